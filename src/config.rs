@@ -1,0 +1,212 @@
+//! Configuration: every number from the seeds, with its default and source, and the
+//! profiles (`kerkov`, `meerkat`, `default`) as presets (REQUIREMENTS "profiles").
+//!
+//! Options arrive from JS in camelCase (`contextWindow`, `thresholdPct`); the seed's
+//! snake_case names (`max_context_tokens`, `threshold_pct`, ...) are accepted as aliases.
+
+use crate::error::{Error, ErrorCode, Result};
+use serde::{Deserialize, Serialize};
+
+/// A named preset. No code path depends on the profile beyond these values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Profile {
+    /// The Kerkov seed exactly: provider-reported trigger only, no in-run stages.
+    Kerkov,
+    /// The Meerkat seed: pressure signals, staged in-run compaction.
+    Meerkat,
+    /// Both combined (the recommended preset).
+    #[default]
+    Default,
+}
+
+/// How the trigger decides (C-1 vs C-2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TriggerMode {
+    /// C-1: only the provider-reported `total_tokens`; no local estimate.
+    ProviderUsage,
+    /// C-2: every pressure signal (provider count, projection, estimates, bytes, refusal).
+    Signals,
+}
+
+/// The resolved configuration. Units are in each field's doc.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Config {
+    pub profile: Profile,
+    pub trigger: TriggerMode,
+    /// Model context window, tokens (Kerkov MAX_CONTEXT_TOKENS). Default 200,000.
+    pub context_window: u64,
+    /// Compact when usage >= this fraction of the window. Kerkov COMPACTION_THRESHOLD_PCT 0.65 (C-1).
+    pub threshold_pct: f64,
+    /// Messages kept verbatim at the end. Kerkov PRESERVE_RECENT_TURNS 6 (S-2).
+    pub preserve_recent_turns: usize,
+    /// Byte budget of the recent window, UTF-8 bytes. Kerkov PRESERVE_RECENT_BYTES 65,536 (S-2).
+    pub preserve_recent_bytes: usize,
+    /// Evict tool-result bodies over this many UTF-8 bytes. Kerkov EVICT_TOOL_RESULT_MIN_BYTES 1,024 (E-3).
+    pub evict_tool_result_min_bytes: usize,
+    /// Head of an unrecoverable clip, UTF-8 bytes (E-4, E-5).
+    pub clip_head_bytes: usize,
+    /// Tail of an unrecoverable clip, UTF-8 bytes (E-4, E-5).
+    pub clip_tail_bytes: usize,
+    /// Artifact handles indexed under a summary, newest kept. Kerkov MAX_INDEXED_ARTIFACTS 60 (Y-2).
+    pub max_indexed_artifacts: usize,
+    /// Roll level-1 summaries up when the block holds more than this. Kerkov MAX_SUMMARIES_BEFORE_ROLLUP 4 (Y-3).
+    pub max_summaries_before_rollup: usize,
+    /// Merge level-2 summaries when more than this. Kerkov MAX_ROLLED_UP_SUMMARIES 4 (Y-3).
+    pub max_rolled_up_summaries: usize,
+    /// Tokens reserved for the model's answer, counted in the floor (C-8). Kerkov 0; Meerkat/default 4,096.
+    pub output_reserve_tokens: u64,
+    /// Provider request-body cap, UTF-8 bytes (C-2, B-1). None: no cap.
+    pub max_request_bytes: Option<u64>,
+    /// Estimator: bytes of text per token (C-7). 4.
+    pub bytes_per_token: u64,
+    /// Estimator: tokens per image (C-7). 1,600.
+    pub image_tokens: u64,
+    /// Output budget asked of the summarizer, tokens (Y-8). 2,048.
+    pub summary_max_output_tokens: u64,
+    /// The summarizer's own context window, tokens (Y-1, Y-8). Default: `context_window`.
+    pub summarizer_context_window: Option<u64>,
+    /// Fold the open run's completed rounds when nothing before the run is left (S-6 stage 2).
+    pub in_run_stage2: bool,
+    /// Append the folded-call ledger to stage-2 summaries (Y-5).
+    pub folded_call_ledger: bool,
+}
+
+impl Config {
+    /// The preset for a profile.
+    pub fn preset(profile: Profile) -> Config {
+        let base = Config {
+            profile,
+            trigger: TriggerMode::Signals,
+            context_window: 200_000,
+            threshold_pct: 0.65,
+            preserve_recent_turns: 6,
+            preserve_recent_bytes: 65_536,
+            evict_tool_result_min_bytes: 1_024,
+            clip_head_bytes: 1_200,
+            clip_tail_bytes: 400,
+            max_indexed_artifacts: 60,
+            max_summaries_before_rollup: 4,
+            max_rolled_up_summaries: 4,
+            output_reserve_tokens: 4_096,
+            max_request_bytes: None,
+            bytes_per_token: 4,
+            image_tokens: 1_600,
+            summary_max_output_tokens: 2_048,
+            summarizer_context_window: None,
+            in_run_stage2: true,
+            folded_call_ledger: true,
+        };
+        match profile {
+            Profile::Kerkov => Config {
+                trigger: TriggerMode::ProviderUsage,
+                output_reserve_tokens: 0,
+                in_run_stage2: false,
+                folded_call_ledger: false,
+                ..base
+            },
+            Profile::Meerkat | Profile::Default => base,
+        }
+    }
+
+    /// Threshold in tokens: `threshold_pct x context_window`, rounded up.
+    pub fn threshold_tokens(&self) -> u64 {
+        (self.threshold_pct * self.context_window as f64).ceil() as u64
+    }
+
+    /// The summarizer's window, tokens.
+    pub fn summarizer_window(&self) -> u64 {
+        self.summarizer_context_window.unwrap_or(self.context_window)
+    }
+
+    /// Resolves options (JSON) over the profile preset. Errors: `invalid_config` naming
+    /// the field.
+    pub fn from_options(opts: &serde_json::Value) -> Result<Config> {
+        let input: ConfigInput = serde_json::from_value(opts.clone())
+            .map_err(|e| Error::new(ErrorCode::InvalidConfig, format!("options: {e}")))?;
+        input.resolve()
+    }
+
+    fn validate(&self) -> Result<()> {
+        let bad = |m: &str| Err(Error::new(ErrorCode::InvalidConfig, m.to_string()));
+        if !(self.threshold_pct > 0.0 && self.threshold_pct <= 1.0) {
+            return bad("thresholdPct must be in (0, 1]");
+        }
+        if self.context_window == 0 {
+            return bad("contextWindow must be > 0 tokens");
+        }
+        if self.bytes_per_token == 0 {
+            return bad("bytesPerToken must be > 0");
+        }
+        Ok(())
+    }
+}
+
+/// Options as the host writes them: every field optional, over a profile preset.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ConfigInput {
+    pub profile: Option<Profile>,
+    pub trigger: Option<TriggerMode>,
+    #[serde(alias = "max_context_tokens", alias = "context_window")]
+    pub context_window: Option<u64>,
+    #[serde(alias = "threshold_pct")]
+    pub threshold_pct: Option<f64>,
+    #[serde(alias = "preserve_recent_turns")]
+    pub preserve_recent_turns: Option<usize>,
+    #[serde(alias = "preserve_recent_bytes")]
+    pub preserve_recent_bytes: Option<usize>,
+    #[serde(alias = "evict_tool_result_min_bytes")]
+    pub evict_tool_result_min_bytes: Option<usize>,
+    #[serde(alias = "clip_head_bytes")]
+    pub clip_head_bytes: Option<usize>,
+    #[serde(alias = "clip_tail_bytes")]
+    pub clip_tail_bytes: Option<usize>,
+    #[serde(alias = "max_indexed_artifacts")]
+    pub max_indexed_artifacts: Option<usize>,
+    #[serde(alias = "max_summaries_before_rollup")]
+    pub max_summaries_before_rollup: Option<usize>,
+    #[serde(alias = "max_rolled_up_summaries")]
+    pub max_rolled_up_summaries: Option<usize>,
+    #[serde(alias = "output_reserve_tokens")]
+    pub output_reserve_tokens: Option<u64>,
+    #[serde(alias = "max_request_bytes")]
+    pub max_request_bytes: Option<u64>,
+    #[serde(alias = "bytes_per_token")]
+    pub bytes_per_token: Option<u64>,
+    #[serde(alias = "image_tokens")]
+    pub image_tokens: Option<u64>,
+    #[serde(alias = "summary_max_output_tokens")]
+    pub summary_max_output_tokens: Option<u64>,
+    #[serde(alias = "summarizer_context_window")]
+    pub summarizer_context_window: Option<u64>,
+    #[serde(alias = "in_run_stage2")]
+    pub in_run_stage2: Option<bool>,
+    #[serde(alias = "folded_call_ledger")]
+    pub folded_call_ledger: Option<bool>,
+    /// Accepted and ignored here (the wasm layer reads it): the provider format.
+    pub format: Option<String>,
+}
+
+impl ConfigInput {
+    pub fn resolve(self) -> Result<Config> {
+        let mut c = Config::preset(self.profile.unwrap_or_default());
+        macro_rules! set {
+            ($($f:ident),*) => { $( if let Some(v) = self.$f { c.$f = v; } )* };
+        }
+        set!(trigger, context_window, threshold_pct, preserve_recent_turns, preserve_recent_bytes,
+             evict_tool_result_min_bytes, clip_head_bytes, clip_tail_bytes, max_indexed_artifacts,
+             max_summaries_before_rollup, max_rolled_up_summaries, output_reserve_tokens,
+             bytes_per_token, image_tokens, summary_max_output_tokens, in_run_stage2, folded_call_ledger);
+        if self.max_request_bytes.is_some() {
+            c.max_request_bytes = self.max_request_bytes;
+        }
+        if self.summarizer_context_window.is_some() {
+            c.summarizer_context_window = self.summarizer_context_window;
+        }
+        c.validate()?;
+        Ok(c)
+    }
+}

@@ -1,0 +1,76 @@
+//! One error type with stable string codes (ARCHITECTURE "One error type").
+//!
+//! Every fallible public function returns [`Error`]. The `code` is stable and is what
+//! the JavaScript layer puts on `Error.code`; the message says what is wrong and where
+//! (a message offset, a field path).
+
+use serde::Serialize;
+
+/// Stable error codes. Serialized in `snake_case` (e.g. `invalid_transcript`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorCode {
+    /// The input is not a transcript of the named format (bad JSON, wrong shape).
+    InvalidTranscript,
+    /// A tool result whose call is not in the transcript (F-5).
+    UnpairedToolResult,
+    /// A tool call with no result while later messages follow it (F-5).
+    UnansweredToolCall,
+    /// A tool-call id used by two calls in one transcript (F-5).
+    DuplicateToolCallId,
+    /// The options/config object is invalid.
+    InvalidConfig,
+    /// The session state JSON is invalid.
+    InvalidState,
+    /// A rewrite failed validation before it was returned (W-2).
+    InvalidRewrite,
+    /// The summary callback failed or returned nothing usable (Y-1, W-3).
+    SummaryFailed,
+    /// The job was resumed with an answer it did not ask for.
+    ProtocolError,
+    /// A save named a revision that is no longer current (W-5).
+    StaleRevision,
+    /// The format name is unknown or could not be detected.
+    UnknownFormat,
+    /// A memory projection failed (M-1, W-3).
+    MemoryFailed,
+}
+
+impl ErrorCode {
+    /// The stable string form, e.g. `"invalid_transcript"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::InvalidTranscript => "invalid_transcript",
+            ErrorCode::UnpairedToolResult => "unpaired_tool_result",
+            ErrorCode::UnansweredToolCall => "unanswered_tool_call",
+            ErrorCode::DuplicateToolCallId => "duplicate_tool_call_id",
+            ErrorCode::InvalidConfig => "invalid_config",
+            ErrorCode::InvalidState => "invalid_state",
+            ErrorCode::InvalidRewrite => "invalid_rewrite",
+            ErrorCode::SummaryFailed => "summary_failed",
+            ErrorCode::ProtocolError => "protocol_error",
+            ErrorCode::StaleRevision => "stale_revision",
+            ErrorCode::UnknownFormat => "unknown_format",
+            ErrorCode::MemoryFailed => "memory_failed",
+        }
+    }
+}
+
+/// An engine error: a stable [`ErrorCode`] and a human message naming the place.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, Serialize)]
+#[error("{}: {message}", code.as_str())]
+pub struct Error {
+    pub code: ErrorCode,
+    pub message: String,
+}
+
+impl Error {
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        Error { code, message: message.into() }
+    }
+    pub fn invalid(message: impl Into<String>) -> Self {
+        Error::new(ErrorCode::InvalidTranscript, message)
+    }
+}
+
+pub type Result<T> = std::result::Result<T, Error>;

@@ -1,0 +1,120 @@
+//! Anthropic Messages API `messages` (F-1), with the system prompt in the envelope's
+//! top-level `system` field.
+//!
+//! Blocks: `text`, `image`, `document`, `tool_use`, `tool_result` (string or block
+//! content, `is_error`), `thinking` (with `signature`), `redacted_thinking`,
+//! `server_tool_use` and its `*_tool_result` (both in the assistant message, so kept
+//! whole as opaque items), anything else opaque. Pairing (Anthropic docs, "tool use"):
+//! each `tool_use` of an assistant message is answered by a `tool_result` in the very
+//! next user message, and the `tool_result` blocks come first in that message.
+
+use super::{Adapter, PairingRules};
+use crate::error::{Error, Result};
+use crate::transcript::{json_len, Block, MediaKind, Role};
+use serde_json::{json, Value};
+
+pub const RULES: PairingRules = PairingRules { results_in_one_message: true, results_first: true };
+
+pub struct Anthropic;
+
+fn media_of(b: &Value) -> Option<(MediaKind, usize, bool)> {
+    let kind = match b.get("type").and_then(Value::as_str)? {
+        "image" => MediaKind::Image,
+        "document" => MediaKind::Document,
+        _ => return None,
+    };
+    let src = b.get("source");
+    let data = src.and_then(|s| s.get("data")).and_then(Value::as_str);
+    match data {
+        Some(d) => Some((kind, d.len(), true)),
+        None => Some((kind, src.map(json_len).unwrap_or(0), false)),
+    }
+}
+
+impl Adapter for Anthropic {
+    fn view(raw: &Value, at: usize) -> Result<(Role, Vec<Block>)> {
+        let role = match raw.get("role").and_then(Value::as_str) {
+            Some("user") => Role::User,
+            Some("assistant") => Role::Assistant,
+            Some(other) => return Err(Error::invalid(format!("message {at}: role {other:?} is not an Anthropic message role (user, assistant); the system prompt goes in the top-level `system` field"))),
+            None => return Err(Error::invalid(format!("message {at}: missing string field `role`"))),
+        };
+        let mut blocks = Vec::new();
+        match raw.get("content") {
+            Some(Value::String(s)) => blocks.push(Block::Text { text: s.clone() }),
+            Some(Value::Array(items)) => {
+                for (k, b) in items.iter().enumerate() {
+                    let ty = b.get("type").and_then(Value::as_str).unwrap_or("");
+                    match ty {
+                        "text" => blocks.push(Block::Text { text: b.get("text").and_then(Value::as_str).unwrap_or("").to_string() }),
+                        "image" | "document" => {
+                            if let Some((kind, bytes, inline)) = media_of(b) {
+                                blocks.push(Block::Media { kind, bytes, inline });
+                            }
+                        }
+                        "tool_use" => {
+                            let id = b.get("id").and_then(Value::as_str).ok_or_else(|| Error::invalid(format!("message {at}: content[{k}] tool_use has no string `id`")))?;
+                            let name = b.get("name").and_then(Value::as_str).unwrap_or("");
+                            let arguments = b.get("input").map(|v| v.to_string()).unwrap_or_default();
+                            blocks.push(Block::ToolCall { id: id.to_string(), name: name.to_string(), arguments });
+                        }
+                        "tool_result" => {
+                            let call_id = b.get("tool_use_id").and_then(Value::as_str).ok_or_else(|| Error::invalid(format!("message {at}: content[{k}] tool_result has no string `tool_use_id`")))?;
+                            let is_error = b.get("is_error").and_then(Value::as_bool).unwrap_or(false);
+                            let mut text = String::new();
+                            let mut media = Vec::new();
+                            let mut media_bytes = 0;
+                            match b.get("content") {
+                                Some(Value::String(s)) => text.push_str(s),
+                                Some(Value::Array(parts)) => {
+                                    for p in parts {
+                                        if let Some(t) = p.get("text").and_then(Value::as_str) {
+                                            if !text.is_empty() {
+                                                text.push('\n');
+                                            }
+                                            text.push_str(t);
+                                        } else if let Some((kind, bytes, _)) = media_of(p) {
+                                            media.push(kind);
+                                            media_bytes += bytes;
+                                        }
+                                    }
+                                }
+                                _ => {}
+                            }
+                            blocks.push(Block::ToolResult { call_id: call_id.to_string(), name: None, text, is_error, media, media_bytes });
+                        }
+                        "thinking" => blocks.push(Block::Reasoning {
+                            text: b.get("thinking").and_then(Value::as_str).unwrap_or("").to_string(),
+                            bytes: json_len(b),
+                            signed: b.get("signature").is_some(),
+                        }),
+                        "redacted_thinking" => blocks.push(Block::Reasoning { text: String::new(), bytes: json_len(b), signed: true }),
+                        _ => blocks.push(Block::Opaque { kind: ty.to_string(), bytes: json_len(b) }),
+                    }
+                }
+            }
+            _ => return Err(Error::invalid(format!("message {at}: `content` must be a string or an array of blocks"))),
+        }
+        Ok((role, blocks))
+    }
+
+    fn set_result_body(raw: &mut Value, nth: usize, text: &str) -> Result<()> {
+        let items = raw.get_mut("content").and_then(Value::as_array_mut).ok_or_else(|| Error::invalid("message has no content blocks"))?;
+        let block = items
+            .iter_mut()
+            .filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_result"))
+            .nth(nth)
+            .ok_or_else(|| Error::invalid(format!("no tool_result number {nth}")))?;
+        match block {
+            Value::Object(map) => {
+                map.insert("content".into(), Value::String(text.to_string()));
+                Ok(())
+            }
+            _ => Err(Error::invalid("tool_result is not an object")),
+        }
+    }
+
+    fn text_message(text: &str) -> Value {
+        json!({ "role": "user", "content": [{ "type": "text", "text": text }] })
+    }
+}

@@ -1,0 +1,316 @@
+//! Provider formats: decode host JSON into the canonical [`Transcript`], encode it back.
+//!
+//! Each adapter module exposes the same free functions (see [`Adapter`]); this module
+//! dispatches on [`Format`] and owns what is common: the provenance convention of the
+//! stored view (F-4), content-derived message ids (T-4), and the generic pairing
+//! validator (F-2) parameterised by each format's [`PairingRules`].
+//!
+//! Provenance convention (F-4): in the *stored* view the engine's provenance rides as
+//! top-level keys of each provider message (`summary_level`, `artifact_ref`,
+//! `transcript_role`, `message_id`, `observation_source`, `pinned`). The *request*
+//! view, meant for the provider, never carries them.
+
+pub mod anthropic;
+pub mod openai_chat;
+
+use crate::error::{Error, ErrorCode, Result};
+use crate::transcript::{
+    fnv1a, json_len, Block, Envelope, Message, Provenance, Role, Transcript, PROVENANCE_KEYS,
+};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// Supported formats. Serialized in kebab-case (`openai-chat`, `anthropic`, ...).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Format {
+    /// OpenAI Chat Completions `messages`.
+    OpenaiChat,
+    /// Anthropic Messages API `messages` (+ top-level `system`).
+    Anthropic,
+}
+
+impl Format {
+    pub fn parse(name: &str) -> Result<Format> {
+        match name {
+            "openai-chat" | "openai_chat" | "openai" => Ok(Format::OpenaiChat),
+            "anthropic" => Ok(Format::Anthropic),
+            other => Err(Error::new(ErrorCode::UnknownFormat, format!("unknown format {other:?}; expected one of openai-chat, anthropic"))),
+        }
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::OpenaiChat => "openai-chat",
+            Format::Anthropic => "anthropic",
+        }
+    }
+    pub fn rules(self) -> PairingRules {
+        match self {
+            Format::OpenaiChat => openai_chat::RULES,
+            Format::Anthropic => anthropic::RULES,
+        }
+    }
+}
+
+/// Which view to encode (F-4).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum View {
+    /// With provenance keys: what the host stores.
+    Stored,
+    /// Without provenance keys: what the host sends to the provider.
+    Request,
+}
+
+/// A format's pairing rules (F-2), checked by [`validate_pairing`].
+#[derive(Debug, Clone, Copy)]
+pub struct PairingRules {
+    /// All results of one assistant message must sit in the single next message
+    /// (Anthropic user message, Gemini user turn). Otherwise they sit in consecutive
+    /// result-carrier messages right after it (OpenAI `tool` messages).
+    pub results_in_one_message: bool,
+    /// Results must come first in that message (Anthropic: tool_result blocks first).
+    pub results_first: bool,
+}
+
+/// Provider usage normalised to token counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Usage {
+    /// Input (prompt) tokens including cached ones.
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    /// `input + output` unless the provider states a total.
+    pub total_tokens: u64,
+}
+
+/// The functions every adapter module implements.
+pub trait Adapter {
+    /// Canonical role and blocks for one provider message (provenance keys removed).
+    fn view(raw: &Value, at: usize) -> Result<(Role, Vec<Block>)>;
+    /// Replace the body of the `nth` tool result of `raw` with `text` (E-2: only the
+    /// output body; every other field, the header, stays).
+    fn set_result_body(raw: &mut Value, nth: usize, text: &str) -> Result<()>;
+    /// A new user-role message carrying `text` (a summary, Y-4).
+    fn text_message(text: &str) -> Value;
+}
+
+fn dispatch_view(format: Format, raw: &Value, at: usize) -> Result<(Role, Vec<Block>)> {
+    match format {
+        Format::OpenaiChat => openai_chat::OpenaiChat::view(raw, at),
+        Format::Anthropic => anthropic::Anthropic::view(raw, at),
+    }
+}
+
+/// Which key of an envelope object holds the messages.
+fn messages_key(format: Format) -> &'static str {
+    match format {
+        Format::OpenaiChat | Format::Anthropic => "messages",
+    }
+}
+
+/// Decodes a host document (a JSON array of messages, or an object with the messages
+/// under the format's key and other fields kept in the envelope).
+///
+/// Errors: `invalid_transcript` naming the offset of a malformed message.
+pub fn decode(format: Format, doc: Value) -> Result<Transcript> {
+    let (items, envelope) = match doc {
+        Value::Array(items) => (items, Envelope::default()),
+        Value::Object(mut map) => {
+            let key = messages_key(format);
+            let items = match map.remove(key) {
+                Some(Value::Array(items)) => items,
+                Some(_) => return Err(Error::invalid(format!("`{key}` must be an array"))),
+                None => return Err(Error::invalid(format!("expected a JSON array of messages or an object with `{key}`"))),
+            };
+            (items, Envelope { messages_key: Some(key.to_string()), fields: map })
+        }
+        _ => return Err(Error::invalid("expected a JSON array of messages or an object")),
+    };
+    let mut messages = Vec::with_capacity(items.len());
+    let mut seen: std::collections::HashMap<u64, u32> = std::collections::HashMap::new();
+    for (at, item) in items.into_iter().enumerate() {
+        messages.push(decode_message(format, item, at, &mut seen)?);
+    }
+    Ok(Transcript { format, messages, envelope })
+}
+
+fn decode_message(format: Format, item: Value, at: usize, seen: &mut std::collections::HashMap<u64, u32>) -> Result<Message> {
+    let Value::Object(mut map) = item else {
+        return Err(Error::invalid(format!("message {at}: expected a JSON object")));
+    };
+    let mut prov = Map::new();
+    for key in PROVENANCE_KEYS {
+        if let Some(v) = map.remove(key) {
+            prov.insert(key.to_string(), v);
+        }
+    }
+    let provenance: Provenance = serde_json::from_value(Value::Object(prov))
+        .map_err(|e| Error::invalid(format!("message {at}: bad provenance field: {e}")))?;
+    let raw = Value::Object(map);
+    let (role, blocks) = dispatch_view(format, &raw, at)?;
+    let bytes = json_len(&raw);
+    let id = match &provenance.message_id {
+        Some(id) => id.clone(),
+        None => content_id(&raw, seen),
+    };
+    Ok(Message { id, role, provenance, blocks, raw, bytes })
+}
+
+/// Content-derived id: hash of the serialized message plus an occurrence counter, so
+/// identical messages get distinct ids and the same transcript always gets the same ids.
+fn content_id(raw: &Value, seen: &mut std::collections::HashMap<u64, u32>) -> String {
+    let text = serde_json::to_string(raw).unwrap_or_default();
+    let h = fnv1a(text.as_bytes());
+    let n = seen.entry(h).or_insert(0);
+    *n += 1;
+    if *n == 1 {
+        format!("m{h:016x}")
+    } else {
+        format!("m{h:016x}-{}", *n)
+    }
+}
+
+/// Builds a [`Message`] from a provider value the engine created or edited.
+pub fn message_from_raw(format: Format, raw: Value, provenance: Provenance, id: String) -> Result<Message> {
+    let (role, blocks) = dispatch_view(format, &raw, 0)?;
+    let bytes = json_len(&raw);
+    Ok(Message { id, role, provenance, blocks, raw, bytes })
+}
+
+/// Encodes one message in the given view.
+pub fn encode_message(m: &Message, view: View) -> Value {
+    let mut raw = m.raw.clone();
+    if view == View::Stored {
+        if let (Value::Object(map), Ok(Value::Object(prov))) = (&mut raw, serde_json::to_value(&m.provenance)) {
+            for key in PROVENANCE_KEYS {
+                if let Some(v) = prov.get(key) {
+                    map.insert(key.to_string(), v.clone());
+                }
+            }
+        }
+    }
+    raw
+}
+
+/// Encodes a whole transcript in the given view, in the shape the host gave it.
+pub fn encode(t: &Transcript, view: View) -> Value {
+    let items: Vec<Value> = t.messages.iter().map(|m| encode_message(m, view)).collect();
+    match &t.envelope.messages_key {
+        None => Value::Array(items),
+        Some(key) => {
+            let mut map = t.envelope.fields.clone();
+            map.insert(key.clone(), Value::Array(items));
+            Value::Object(map)
+        }
+    }
+}
+
+/// Replaces the body of the `nth` tool result in `m` and refreshes its view and size.
+pub fn set_result_body(format: Format, m: &mut Message, nth: usize, text: &str) -> Result<()> {
+    match format {
+        Format::OpenaiChat => openai_chat::OpenaiChat::set_result_body(&mut m.raw, nth, text)?,
+        Format::Anthropic => anthropic::Anthropic::set_result_body(&mut m.raw, nth, text)?,
+    }
+    let (role, blocks) = dispatch_view(format, &m.raw, 0)?;
+    m.role = role;
+    m.blocks = blocks;
+    m.bytes = json_len(&m.raw);
+    Ok(())
+}
+
+/// A new user-role text message in the format (used for summaries).
+pub fn text_message(format: Format, text: &str) -> Value {
+    match format {
+        Format::OpenaiChat => openai_chat::OpenaiChat::text_message(text),
+        Format::Anthropic => anthropic::Anthropic::text_message(text),
+    }
+}
+
+/// Normalises a provider usage object (any of the known field spellings) to tokens.
+/// Accepts OpenAI (`prompt_tokens`, `completion_tokens`, `total_tokens`, or Responses
+/// `input_tokens`/`output_tokens`), Anthropic (`input_tokens` + cache fields,
+/// `output_tokens`) and Gemini (`promptTokenCount`, `candidatesTokenCount`,
+/// `totalTokenCount`). Returns `None` when no count is present.
+pub fn normalize_usage(usage: &Value) -> Option<Usage> {
+    let get = |k: &str| usage.get(k).and_then(Value::as_u64);
+    let input = get("prompt_tokens").or_else(|| get("promptTokenCount")).or_else(|| {
+        get("input_tokens").map(|i| {
+            i + get("cache_creation_input_tokens").unwrap_or(0) + get("cache_read_input_tokens").unwrap_or(0)
+        })
+    });
+    let output = get("completion_tokens").or_else(|| get("candidatesTokenCount")).or_else(|| get("output_tokens"));
+    let total = get("total_tokens").or_else(|| get("totalTokenCount"));
+    if input.is_none() && output.is_none() && total.is_none() {
+        return None;
+    }
+    let input_tokens = input.unwrap_or(0);
+    let output_tokens = output.unwrap_or(0);
+    let total_tokens = total.unwrap_or(input_tokens + output_tokens);
+    Some(Usage { input_tokens: input.unwrap_or(total_tokens.saturating_sub(output_tokens)), output_tokens, total_tokens })
+}
+
+/// Checks the provider's pairing rules (F-2, S-4) over a transcript:
+/// every call is answered by results right after its message (per [`PairingRules`]),
+/// every result answers a call of the message right before its run, no call id is
+/// used twice by open calls. A call at the very end of history (the model's newest
+/// turn, awaiting results) is allowed unanswered.
+///
+/// Errors: `unpaired_tool_result`, `unanswered_tool_call` or `duplicate_tool_call_id`
+/// naming the message offset and the id.
+pub fn validate_pairing(t: &Transcript) -> Result<()> {
+    let rules = t.format.rules();
+    let msgs = &t.messages;
+    let mut i = 0;
+    while i < msgs.len() {
+        let m = &msgs[i];
+        if m.has_calls() {
+            let calls: Vec<&str> = m.call_ids().collect();
+            for (k, c) in calls.iter().enumerate() {
+                if calls[..k].contains(c) {
+                    return Err(Error::new(ErrorCode::DuplicateToolCallId, format!("message {i}: tool call id {c:?} used twice in one message")));
+                }
+            }
+            let mut pending: Vec<&str> = calls.clone();
+            let mut j = i + 1;
+            while j < msgs.len() && !pending.is_empty() && msgs[j].has_results() {
+                let r = &msgs[j];
+                if rules.results_first {
+                    let mut seen_other = false;
+                    for b in &r.blocks {
+                        match b {
+                            Block::ToolResult { call_id, .. } if seen_other => {
+                                return Err(Error::new(ErrorCode::UnpairedToolResult, format!("message {j}: tool result {call_id:?} must come before other content")));
+                            }
+                            Block::ToolResult { .. } => {}
+                            _ => seen_other = true,
+                        }
+                    }
+                }
+                for rid in r.result_ids() {
+                    match pending.iter().position(|p| *p == rid) {
+                        Some(pos) => {
+                            pending.remove(pos);
+                        }
+                        None => {
+                            return Err(Error::new(ErrorCode::UnpairedToolResult, format!("message {j}: tool result {rid:?} does not answer a call of message {i}")));
+                        }
+                    }
+                }
+                j += 1;
+                if rules.results_in_one_message {
+                    break;
+                }
+            }
+            if !pending.is_empty() && j < msgs.len() {
+                return Err(Error::new(ErrorCode::UnansweredToolCall, format!("message {i}: tool call {:?} has no result before message {j}", pending[0])));
+            }
+            i = j.max(i + 1);
+            continue;
+        }
+        if let Some(rid) = m.result_ids().next() {
+            return Err(Error::new(ErrorCode::UnpairedToolResult, format!("message {i}: tool result {rid:?} does not follow a message calling it")));
+        }
+        i += 1;
+    }
+    Ok(())
+}

@@ -1,0 +1,22 @@
+//! # context-compactor
+//!
+//! A sans-IO context-compaction engine for LLM conversations. The core decides *when*
+//! to compact and *how* (evict, summarize, roll up, rewrite) and never performs IO:
+//! summaries, storage and token counts come from the host through the step protocol
+//! of [`engine`]. The [`wasm`] module is the only code that touches wasm-bindgen.
+//!
+//! Module map (one-way flow): [`formats`] decode -> [`measure`] -> [`trigger`] ->
+//! [`select`] -> [`evict`] -> [`summarize`] -> [`rewrite`] -> [`formats`] encode.
+
+pub mod config;
+pub mod error;
+pub mod formats;
+pub mod transcript;
+
+pub use config::{Config, Profile};
+pub use error::{Error, ErrorCode, Result};
+pub use formats::Format;
+pub use transcript::{Block, Message, Role, Transcript};
+
+#[cfg(all(feature = "wasm", target_arch = "wasm32"))]
+pub mod wasm;

@@ -1,0 +1,300 @@
+//! The canonical transcript model (T-1..T-4).
+//!
+//! A [`Message`] is two things at once:
+//! - `raw`: the provider-native JSON of the message, exactly as the host gave it
+//!   (minus the engine's provenance keys). Encoding an untouched message writes `raw`
+//!   back, so every field the engine does not understand is carried through untouched
+//!   (T-1, F-3).
+//! - `blocks`: the canonical view the engine reasons over (text, media, tool calls,
+//!   tool results, reasoning, opaque items), derived from `raw` by the format adapter.
+//!
+//! The engine never edits `raw` itself; it asks the adapter to (replace one tool
+//! result's body, build a summary message), so each provider's shape stays the
+//! adapter's business.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// Provider-level role of a message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    System,
+    User,
+    Assistant,
+    /// A message whose job is carrying tool results (OpenAI `tool`, AI SDK `tool`).
+    Tool,
+}
+
+/// Typed transcript role (T-2, S-7).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TranscriptRole {
+    #[default]
+    Conversational,
+    /// Context the host injected (retrieved docs, notices). Never starts a turn (S-7).
+    InjectedContext,
+    /// A summary written by a compaction (Y-4).
+    CompactionSummary,
+}
+
+/// Media kinds, counted high by the estimator (C-7).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MediaKind {
+    Image,
+    Video,
+    Audio,
+    Document,
+}
+
+/// One content block of the canonical view.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Block {
+    Text { text: String },
+    /// Image, video, audio or document. `bytes`: the length of its inline base64 data
+    /// (or of its URL / file reference when not inline).
+    Media { kind: MediaKind, bytes: usize, inline: bool },
+    /// A tool call (tool_use, function_call, functionCall, server_tool_use...).
+    /// `arguments`: the arguments serialized as JSON text.
+    ToolCall { id: String, name: String, arguments: String },
+    /// A tool result. `text`: the body as text (media inside it are listed in `media`).
+    /// `is_error`: the provider's error flag. `name`: the tool name when the format
+    /// carries it on the result.
+    ToolResult { call_id: String, name: Option<String>, text: String, is_error: bool, media: Vec<MediaKind>, media_bytes: usize },
+    /// Reasoning: thinking (with signature), redacted thinking, encrypted reasoning.
+    /// Never edited (T-3). `text` is the readable part (may be empty); `bytes` is the
+    /// whole serialized size of the block.
+    Reasoning { text: String, bytes: usize, signed: bool },
+    /// Any other provider item (provider compaction items, unknown blocks), kept whole.
+    Opaque { kind: String, bytes: usize },
+}
+
+/// Provenance the engine persists on a message (T-2). In the stored view these ride as
+/// top-level keys of the provider message; the request view drops them (F-4).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Provenance {
+    /// `None` for ordinary messages, `1` for a summary, `2` for a rolled-up one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary_level: Option<u8>,
+    /// The artifact (`artifact#N`) holding this tool message's full output (E-4, E-6).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub artifact_ref: Option<String>,
+    #[serde(default, skip_serializing_if = "is_conversational")]
+    pub transcript_role: TranscriptRole,
+    /// Stable message id (T-4); written to the stored view only when the engine made or
+    /// edited the message, or when the input had one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message_id: Option<String>,
+    /// Where an assistant observation came from; `SpokenUnmeasured` blocks the
+    /// mechanical fallback (Y-6).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observation_source: Option<String>,
+    /// A host-pinned row rides outside compaction (Y-10).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub pinned: bool,
+}
+
+fn is_conversational(r: &TranscriptRole) -> bool {
+    *r == TranscriptRole::Conversational
+}
+
+/// The provenance keys, in the order they are written to the stored view.
+pub const PROVENANCE_KEYS: [&str; 6] =
+    ["summary_level", "artifact_ref", "transcript_role", "message_id", "observation_source", "pinned"];
+
+/// One message (row) of a transcript.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Message {
+    /// Stable id (T-4): the stored `message_id`, else derived from the content.
+    pub id: String,
+    pub role: Role,
+    pub provenance: Provenance,
+    pub blocks: Vec<Block>,
+    /// Provider-native JSON, without provenance keys.
+    pub raw: Value,
+    /// Serialized size of `raw` in UTF-8 bytes.
+    pub bytes: usize,
+}
+
+impl Message {
+    /// Tool-call ids this message makes.
+    pub fn call_ids(&self) -> impl Iterator<Item = &str> {
+        self.blocks.iter().filter_map(|b| match b {
+            Block::ToolCall { id, .. } => Some(id.as_str()),
+            _ => None,
+        })
+    }
+    /// Tool-call ids this message answers.
+    pub fn result_ids(&self) -> impl Iterator<Item = &str> {
+        self.blocks.iter().filter_map(|b| match b {
+            Block::ToolResult { call_id, .. } => Some(call_id.as_str()),
+            _ => None,
+        })
+    }
+    pub fn has_calls(&self) -> bool {
+        self.call_ids().next().is_some()
+    }
+    pub fn has_results(&self) -> bool {
+        self.result_ids().next().is_some()
+    }
+    /// A message that only carries tool results (and nothing a person wrote).
+    pub fn is_result_carrier(&self) -> bool {
+        self.has_results()
+            && self.blocks.iter().all(|b| matches!(b, Block::ToolResult { .. } | Block::Media { .. }))
+    }
+    pub fn is_summary(&self) -> bool {
+        self.provenance.summary_level.is_some()
+            || self.provenance.transcript_role == TranscriptRole::CompactionSummary
+    }
+    /// A conversational user message: starts a turn (S-7).
+    pub fn starts_turn(&self) -> bool {
+        self.role == Role::User
+            && !self.is_summary()
+            && self.provenance.transcript_role == TranscriptRole::Conversational
+            && !self.is_result_carrier()
+    }
+    /// All readable text of the message (text blocks, reasoning text excluded).
+    pub fn text(&self) -> String {
+        let mut out = String::new();
+        for b in &self.blocks {
+            if let Block::Text { text } = b {
+                if !out.is_empty() {
+                    out.push('\n');
+                }
+                out.push_str(text);
+            }
+        }
+        out
+    }
+}
+
+/// A whole transcript: the messages plus the document-level fields of the format.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Transcript {
+    pub format: crate::formats::Format,
+    pub messages: Vec<Message>,
+    /// How the host's document wrapped the messages.
+    pub envelope: Envelope,
+}
+
+/// The document around the message list. A bare JSON array has `messages_key: None`;
+/// an object keeps every other field (Anthropic `system`, Gemini `systemInstruction`,
+/// `tools`...) in `fields`, in order, untouched.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Envelope {
+    pub messages_key: Option<String>,
+    pub fields: serde_json::Map<String, Value>,
+}
+
+impl Envelope {
+    /// UTF-8 bytes of the document-level fields (system prompt, tool definitions).
+    pub fn bytes(&self) -> usize {
+        self.fields.iter().map(|(k, v)| k.len() + json_len(v)).sum()
+    }
+}
+
+/// Serialized length of a JSON value in UTF-8 bytes.
+pub fn json_len(v: &Value) -> usize {
+    struct Counter(usize);
+    impl std::io::Write for Counter {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 += buf.len();
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut c = Counter(0);
+    let _ = serde_json::to_writer(&mut c, v);
+    c.0
+}
+
+/// FNV-1a 64-bit, used for content-derived ids (deterministic across runtimes).
+pub fn fnv1a(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in bytes {
+        h ^= u64::from(*b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}
+
+/// One tool exchange (S-4): the calling assistant message and every message carrying
+/// its results, as an inclusive offset span.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct ToolExchange {
+    pub start: usize,
+    pub end: usize,
+}
+
+/// Index of tool exchanges: for each message, the exchange span it belongs to.
+#[derive(Debug, Clone, Default)]
+pub struct ExchangeIndex {
+    pub exchanges: Vec<ToolExchange>,
+    /// `of[i]` = index into `exchanges` for message `i`, if it is in one.
+    pub of: Vec<Option<usize>>,
+}
+
+impl ExchangeIndex {
+    /// Builds the index. A call's exchange runs from the calling message to the last
+    /// message carrying one of its results. Overlapping spans merge (interleaved
+    /// exchanges are indivisible together). Ids are matched to the nearest open call
+    /// with that id, so a reused id (tau-bench) pairs with its own call.
+    pub fn build(messages: &[Message]) -> Self {
+        let n = messages.len();
+        let mut spans: Vec<ToolExchange> = Vec::new();
+        // open calls: id -> message index of the latest unanswered call with that id
+        let mut open: Vec<(String, usize)> = Vec::new();
+        let mut span_of_call_msg: Vec<Option<usize>> = vec![None; n];
+        for (i, m) in messages.iter().enumerate() {
+            for rid in m.result_ids() {
+                if let Some(pos) = open.iter().rposition(|(id, _)| id == rid) {
+                    let (_, call_msg) = open.remove(pos);
+                    if let Some(s) = span_of_call_msg.get(call_msg).copied().flatten() {
+                        if let Some(span) = spans.get_mut(s) {
+                            span.end = span.end.max(i);
+                        }
+                    }
+                }
+            }
+            if m.has_calls() {
+                spans.push(ToolExchange { start: i, end: i });
+                span_of_call_msg[i] = Some(spans.len() - 1);
+                for cid in m.call_ids() {
+                    open.push((cid.to_string(), i));
+                }
+            }
+        }
+        // merge overlaps (spans are sorted by start)
+        let mut merged: Vec<ToolExchange> = Vec::new();
+        for s in spans {
+            match merged.last_mut() {
+                Some(last) if s.start <= last.end => last.end = last.end.max(s.end),
+                _ => merged.push(s),
+            }
+        }
+        let mut of = vec![None; n];
+        for (k, s) in merged.iter().enumerate() {
+            for slot in of.iter_mut().take(s.end + 1).skip(s.start) {
+                *slot = Some(k);
+            }
+        }
+        ExchangeIndex { exchanges: merged, of }
+    }
+
+    /// The exchange containing message `i`.
+    pub fn get(&self, i: usize) -> Option<ToolExchange> {
+        self.of.get(i).copied().flatten().and_then(|k| self.exchanges.get(k).copied())
+    }
+
+    /// True when a cut before message `i` (keeping `i..`) splits an exchange.
+    pub fn splits(&self, i: usize) -> bool {
+        match self.get(i) {
+            Some(x) => x.start < i,
+            None => false,
+        }
+    }
+}
