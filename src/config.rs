@@ -56,8 +56,9 @@ pub struct Config {
     pub max_summaries_before_rollup: usize,
     /// Merge level-2 summaries when more than this. Kerkov MAX_ROLLED_UP_SUMMARIES 4 (Y-3).
     pub max_rolled_up_summaries: usize,
-    /// Tokens reserved for the model's answer, counted in the floor (C-8). Kerkov 0; Meerkat/default 4,096.
-    pub output_reserve_tokens: u64,
+    /// Tokens reserved for the model's answer, counted in the forecast and floor (C-2,
+    /// C-8). Kerkov 0; Meerkat/default unset = min(4,096, a tenth of the window).
+    pub output_reserve_tokens: Option<u64>,
     /// Provider request-body cap, UTF-8 bytes (C-2, B-1). None: no cap.
     pub max_request_bytes: Option<u64>,
     /// Estimator: bytes of text per token (C-7). 4.
@@ -68,6 +69,9 @@ pub struct Config {
     pub summary_max_output_tokens: u64,
     /// The summarizer's own context window, tokens (Y-1, Y-8). Default: `context_window`.
     pub summarizer_context_window: Option<u64>,
+    /// Never fold the newest user request (S-6, S-9). Kerkov: false (the request is then
+    /// quoted verbatim in the summary when folded, S-9).
+    pub protect_run_request: bool,
     /// Fold the open run's completed rounds when nothing before the run is left (S-6 stage 2).
     pub in_run_stage2: bool,
     /// Append the folded-call ledger to stage-2 summaries (Y-5).
@@ -90,20 +94,22 @@ impl Config {
             max_indexed_artifacts: 60,
             max_summaries_before_rollup: 4,
             max_rolled_up_summaries: 4,
-            output_reserve_tokens: 4_096,
+            output_reserve_tokens: None,
             max_request_bytes: None,
             bytes_per_token: 4,
             image_tokens: 1_600,
             summary_max_output_tokens: 2_048,
             summarizer_context_window: None,
+            protect_run_request: true,
             in_run_stage2: true,
             folded_call_ledger: true,
         };
         match profile {
             Profile::Kerkov => Config {
                 trigger: TriggerMode::ProviderUsage,
-                output_reserve_tokens: 0,
+                output_reserve_tokens: Some(0),
                 in_run_stage2: false,
+                protect_run_request: false,
                 folded_call_ledger: false,
                 ..base
             },
@@ -114,6 +120,11 @@ impl Config {
     /// Threshold in tokens: `threshold_pct x context_window`, rounded up.
     pub fn threshold_tokens(&self) -> u64 {
         (self.threshold_pct * self.context_window as f64).ceil() as u64
+    }
+
+    /// The output reserve in force, tokens (C-8).
+    pub fn output_reserve(&self) -> u64 {
+        self.output_reserve_tokens.unwrap_or_else(|| (self.context_window / 10).min(4_096))
     }
 
     /// The summarizer's window, tokens.
@@ -182,6 +193,8 @@ pub struct ConfigInput {
     pub summary_max_output_tokens: Option<u64>,
     #[serde(alias = "summarizer_context_window")]
     pub summarizer_context_window: Option<u64>,
+    #[serde(alias = "protect_run_request")]
+    pub protect_run_request: Option<bool>,
     #[serde(alias = "in_run_stage2")]
     pub in_run_stage2: Option<bool>,
     #[serde(alias = "folded_call_ledger")]
@@ -198,8 +211,11 @@ impl ConfigInput {
         }
         set!(trigger, context_window, threshold_pct, preserve_recent_turns, preserve_recent_bytes,
              evict_tool_result_min_bytes, clip_head_bytes, clip_tail_bytes, max_indexed_artifacts,
-             max_summaries_before_rollup, max_rolled_up_summaries, output_reserve_tokens,
-             bytes_per_token, image_tokens, summary_max_output_tokens, in_run_stage2, folded_call_ledger);
+             max_summaries_before_rollup, max_rolled_up_summaries,
+             bytes_per_token, image_tokens, summary_max_output_tokens, protect_run_request, in_run_stage2, folded_call_ledger);
+        if self.output_reserve_tokens.is_some() {
+            c.output_reserve_tokens = self.output_reserve_tokens;
+        }
         if self.max_request_bytes.is_some() {
             c.max_request_bytes = self.max_request_bytes;
         }

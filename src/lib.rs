@@ -9,9 +9,17 @@
 //! [`select`] -> [`evict`] -> [`summarize`] -> [`rewrite`] -> [`formats`] encode.
 
 pub mod config;
+pub mod engine;
 pub mod error;
+pub mod evict;
 pub mod formats;
+pub mod measure;
+pub mod rewrite;
+pub mod select;
+pub mod state;
+pub mod summarize;
 pub mod transcript;
+pub mod trigger;
 
 pub use config::{Config, Profile};
 pub use error::{Error, ErrorCode, Result};

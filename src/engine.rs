@@ -1,0 +1,626 @@
+//! Sans-IO orchestration of one compaction (ARCHITECTURE "Sans-IO core").
+//!
+//! [`Job::start`] checks and selects; [`Job::resume`] returns a [`Step`]: either a
+//! [`SummarizeRequest`] the host must answer (then call `resume` again with the
+//! [`Reply`]) or `Done` with the [`Outcome`]. The engine never awaits anything, so
+//! native tests drive every path with fakes.
+//!
+//! Order of one compaction (E-1): evict large tool results, summarize, roll up.
+//! Failure atomicity (W-3): until `Done`, nothing is written; a failed summary or an
+//! invalid rewrite returns the original transcript untouched with a typed reason.
+
+use crate::config::Config;
+use crate::error::{Error, ErrorCode, Result};
+use crate::evict::{evict, Evicted, EvictedBody};
+use crate::formats::{self, encode, message_from_raw, Format, View};
+use crate::measure::{transcript_size, Size};
+use crate::rewrite::{provenance, validate, Expectations, Origin, Retained, Splice};
+use crate::select::{select, Selection, Stage};
+use crate::state::{FoldedCall, SessionState};
+use crate::summarize::{
+    collect_artifact_refs, deterministic_sections, mechanical_merge, mechanical_summary, narrative_part, render_message, rollup_request,
+    summary_request, SummarizeRequest, ROLLUP_PROMPT, SECTIONS_MARKER, SUMMARY_PROMPT,
+};
+use crate::transcript::{Block, Message, Provenance, Transcript, TranscriptRole};
+use crate::trigger::{decide, Decision, Signals};
+use serde::Serialize;
+use serde_json::{json, Value};
+
+/// The host's answer to a [`SummarizeRequest`].
+#[derive(Debug, Clone, PartialEq)]
+pub enum Reply {
+    /// The summary text, and the provider usage of the call if known (W-7).
+    Summary { text: String, usage: Option<Value> },
+    /// The callback failed. `context_exceeded`: the error was recognised as a context /
+    /// request-size error (Y-6).
+    Failed { message: String, context_exceeded: bool },
+}
+
+/// What the engine needs next.
+#[derive(Debug, Clone)]
+pub enum Step {
+    Summarize(SummarizeRequest),
+    Done(Box<Outcome>),
+}
+
+/// Who wrote the summary and how much of the history its source carried (Y-7).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SummarySource {
+    /// `provider` (the host's summarize callback), `mechanical`.
+    pub writer: String,
+    /// `whole`, `trimmed`, `requests_only`.
+    pub coverage: String,
+}
+
+/// The summary of a committed rewrite.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SummaryInfo {
+    pub text: String,
+    pub level: u8,
+    pub source: SummarySource,
+    pub message_id: String,
+    /// Offset in the new transcript.
+    pub offset: usize,
+}
+
+/// One rollup pass (Y-3).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Rollup {
+    /// `level1_to_level2` or `level2_merge`.
+    pub pass: String,
+    pub merged: usize,
+    pub writer: String,
+}
+
+/// A committed rewrite (W-1, W-4).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Rewrite {
+    pub base_revision: u64,
+    pub revision: u64,
+    pub stage: Stage,
+    pub summary: SummaryInfo,
+    pub retained: Vec<Retained>,
+    pub discarded: Vec<usize>,
+    pub patch: Vec<Splice>,
+    pub evicted: Vec<Evicted>,
+    pub rollups: Vec<Rollup>,
+}
+
+/// An event for the host's `onEvent` (J-4).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Event {
+    /// `compaction_started`, `compaction_completed`, `compaction_failed`, `warning`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub data: Value,
+}
+
+/// The result of a job. `status`: `compacted`, `skipped`, `cannot_fit`, `failed`.
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    pub status: &'static str,
+    pub reason: String,
+    pub decision: Decision,
+    /// The new transcript (or the original, untouched, when nothing was committed).
+    pub transcript: Transcript,
+    pub rewrite: Option<Rewrite>,
+    pub before: Size,
+    pub after: Size,
+    /// Validation checks that passed (empty when nothing was rewritten).
+    pub checks: Vec<&'static str>,
+    pub state: SessionState,
+    pub events: Vec<Event>,
+    /// Full bodies evicted from the folded rows (for memory projection).
+    pub evicted_bodies: Vec<EvictedBody>,
+    /// The failure, when `status == "failed"`.
+    pub error: Option<Error>,
+}
+
+impl Outcome {
+    /// Plain JSON of the outcome (the JS `compact()` result).
+    pub fn to_json(&self) -> Value {
+        json!({
+            "status": self.status,
+            "reason": self.reason,
+            "decision": self.decision,
+            "transcript": encode(&self.transcript, View::Stored),
+            "request": encode(&self.transcript, View::Request),
+            "rewrite": self.rewrite,
+            "before": self.before,
+            "after": self.after,
+            "validation": { "ok": self.status != "failed" || self.error.as_ref().is_none_or(|e| e.code != ErrorCode::InvalidRewrite), "checks": self.checks },
+            "state": self.state,
+            "spend": self.state.spend,
+            "events": self.events,
+            "error": self.error,
+        })
+    }
+}
+
+/// Options of one job.
+#[derive(Debug, Clone, Default)]
+pub struct JobOptions {
+    pub signals: Signals,
+    /// The host supplied a summarize callback; otherwise the mechanical summary is used.
+    pub has_summarizer: bool,
+}
+
+enum Phase {
+    Start,
+    AwaitSummary { request: SummarizeRequest },
+    AwaitRollup { pass: &'static str, members: Vec<usize> },
+    Finished,
+}
+
+/// One compaction, driven step by step.
+pub struct Job {
+    config: Config,
+    state: SessionState,
+    source: Transcript,
+    opts: JobOptions,
+    phase: Phase,
+    decision: Option<Decision>,
+    selection: Option<Selection>,
+    evicted: Vec<Evicted>,
+    bodies: Vec<EvictedBody>,
+    events: Vec<Event>,
+    /// The new rows under construction: (origin, message).
+    rows: Vec<(Origin, Message)>,
+    summary: Option<SummaryInfo>,
+    rollups: Vec<Rollup>,
+    new_ids: u32,
+}
+
+fn event(kind: &str, data: Value) -> Event {
+    Event { kind: kind.to_string(), data }
+}
+
+impl Job {
+    /// A new job over the transcript. Nothing runs until [`Job::resume`].
+    pub fn start(config: Config, state: SessionState, source: Transcript, opts: JobOptions) -> Job {
+        Job {
+            config,
+            state,
+            source,
+            opts,
+            phase: Phase::Start,
+            decision: None,
+            selection: None,
+            evicted: Vec::new(),
+            bodies: Vec::new(),
+            events: Vec::new(),
+            rows: Vec::new(),
+            summary: None,
+            rollups: Vec::new(),
+            new_ids: 0,
+        }
+    }
+
+    fn format(&self) -> Format {
+        self.source.format
+    }
+
+    /// Advances the job. Pass `None` first, then the [`Reply`] to each `Summarize`.
+    ///
+    /// Errors: `protocol_error` when a reply is given that was not asked for (or none
+    /// when one was). Expected outcomes (skipped, cannot fit, a failed summary) are
+    /// `Done` outcomes, not errors.
+    pub fn resume(&mut self, reply: Option<Reply>) -> Result<Step> {
+        let phase = std::mem::replace(&mut self.phase, Phase::Finished);
+        match (phase, reply) {
+            (Phase::Start, None) => self.begin(),
+            (Phase::AwaitSummary { request }, Some(r)) => self.on_summary(request, r),
+            (Phase::AwaitRollup { pass, members }, Some(r)) => self.on_rollup(pass, members, r),
+            (Phase::Finished, _) => Err(Error::new(ErrorCode::ProtocolError, "the job is finished")),
+            (_, _) => Err(Error::new(ErrorCode::ProtocolError, "reply does not match the step the job asked for")),
+        }
+    }
+
+    fn done(&mut self, status: &'static str, reason: String, error: Option<Error>) -> Result<Step> {
+        let cal = self.state.calibration();
+        let before = transcript_size(&self.source, &self.config, cal);
+        let decision = self.decision.clone().unwrap_or_else(|| decide(&self.source, &self.config, &self.state, &self.opts.signals));
+        if status == "failed" {
+            self.state.cadence.last_attempt_boundary = Some(self.state.cadence.boundary);
+            self.state.cadence.last_failure = Some(reason.clone());
+            self.events.push(event("compaction_failed", json!({ "reason": reason, "error": error })));
+        }
+        Ok(Step::Done(Box::new(Outcome {
+            status,
+            reason,
+            decision,
+            transcript: self.source.clone(),
+            rewrite: None,
+            before,
+            after: before,
+            checks: Vec::new(),
+            state: self.state.clone(),
+            events: std::mem::take(&mut self.events),
+            evicted_bodies: Vec::new(),
+            error,
+        })))
+    }
+
+    fn begin(&mut self) -> Result<Step> {
+        self.state.cadence.boundary += 1;
+        let decision = decide(&self.source, &self.config, &self.state, &self.opts.signals);
+        self.decision = Some(decision.clone());
+        if decision.reason == "cannot_fit" {
+            let fl = &decision.floor;
+            let reason = format!(
+                "cannot_fit: the floor ({} tokens: system {}, tools {}, protected request {}, output reserve {}) is over the budget of {} tokens",
+                fl.total_tokens, fl.system_tokens, fl.tools_tokens, fl.protected_tokens, fl.output_reserve_tokens, fl.budget_tokens
+            );
+            self.state.cadence.last_failure = Some("cannot_fit".into());
+            self.events.push(event("warning", json!({ "code": "cannot_fit", "message": reason, "floor": fl })));
+            return self.done("cannot_fit", reason, None);
+        }
+        if !decision.compact {
+            return self.done("skipped", decision.reason.clone(), None);
+        }
+        // C-6: the attempt clears a recorded refusal whether or not it commits.
+        self.state.cadence.refusal = false;
+        let selection = match select(&self.source.messages, &self.config) {
+            Ok(s) => s,
+            Err(none) => {
+                // S-5: loud, but a single warning.
+                if !self.state.selection_warned {
+                    self.state.selection_warned = true;
+                    self.events.push(event("warning", json!({ "code": "selection_failed", "reason": none.reason, "message": none.detail })));
+                }
+                self.state.cadence.last_attempt_boundary = Some(self.state.cadence.boundary);
+                self.state.cadence.last_failure = Some(none.reason.to_string());
+                return self.done("skipped", none.reason.to_string(), None);
+            }
+        };
+        self.events.push(event("compaction_started", json!({ "stage": selection.stage, "fold": selection.fold.len(), "reason": decision.reason })));
+        // E-1: evict first, on a copy of the folded rows.
+        let (copies, evicted, bodies) = evict(self.format(), &self.source.messages, &selection.fold, &self.config)?;
+        self.evicted = evicted;
+        self.bodies = bodies;
+        let rendered: Vec<String> = selection.fold.iter().zip(copies.iter()).map(|(o, m)| render_message(*o, m)).collect();
+        self.selection = Some(selection);
+        if self.opts.has_summarizer {
+            let request = summary_request(&rendered, &self.config, SUMMARY_PROMPT);
+            self.phase = Phase::AwaitSummary { request: request.clone() };
+            return Ok(Step::Summarize(request));
+        }
+        let text = self.mechanical_text();
+        self.commit_summary(text, SummarySource { writer: "mechanical".into(), coverage: "whole".into() })
+    }
+
+    fn mechanical_text(&self) -> String {
+        let fold = self.selection.as_ref().map(|s| s.fold.clone()).unwrap_or_default();
+        let rows: Vec<(usize, &Message)> = fold.iter().filter_map(|&o| self.source.messages.get(o).map(|m| (o, m))).collect();
+        mechanical_summary(&rows)
+    }
+
+    fn record_spend(&mut self, usage: &Option<Value>) {
+        self.state.spend.summarize_calls += 1;
+        if let Some(u) = usage.as_ref().and_then(formats::normalize_usage) {
+            // W-7: side spend; the live-context size is not replaced.
+            self.state.spend.input_tokens += u.input_tokens;
+            self.state.spend.output_tokens += u.output_tokens;
+        }
+    }
+
+    fn on_summary(&mut self, request: SummarizeRequest, reply: Reply) -> Result<Step> {
+        match reply {
+            Reply::Summary { text, usage } => {
+                self.record_spend(&usage);
+                if text.trim().is_empty() {
+                    return self.done("failed", "summary_failed: the summarize callback returned empty text".into(), Some(Error::new(ErrorCode::SummaryFailed, "empty summary")));
+                }
+                self.commit_summary(text.trim().to_string(), SummarySource { writer: "provider".into(), coverage: request.coverage })
+            }
+            Reply::Failed { message, context_exceeded } => {
+                self.state.spend.summarize_calls += 1;
+                let spoken = self.selection.as_ref().is_some_and(|s| {
+                    s.fold.iter().any(|&o| self.source.messages.get(o).is_some_and(|m| m.provenance.observation_source.as_deref() == Some("SpokenUnmeasured") && !m.is_summary()))
+                });
+                if context_exceeded && !spoken {
+                    // Y-6: deterministic handoff summary sheds old rows.
+                    self.events.push(event("warning", json!({ "code": "mechanical_fallback", "message": message })));
+                    let text = self.mechanical_text();
+                    return self.commit_summary(text, SummarySource { writer: "mechanical".into(), coverage: "requests_only".into() });
+                }
+                let why = if context_exceeded { "the range holds SpokenUnmeasured observations, so no mechanical fallback" } else { "the summarize callback failed" };
+                self.done("failed", format!("summary_failed: {why}: {message}"), Some(Error::new(ErrorCode::SummaryFailed, message)))
+            }
+        }
+    }
+
+    fn next_id(&mut self, prefix: &str) -> String {
+        self.new_ids += 1;
+        format!("{prefix}-r{}-{}", self.state.revision + 1, self.new_ids)
+    }
+
+    fn summary_message(&mut self, text: &str, level: u8) -> Result<Message> {
+        let raw = formats::text_message(self.format(), text);
+        let id = self.next_id("summary");
+        let prov = Provenance { summary_level: Some(level), transcript_role: TranscriptRole::CompactionSummary, message_id: Some(id.clone()), ..Provenance::default() };
+        message_from_raw(self.format(), raw, prov, id)
+    }
+
+    /// Builds the new rows with the summary in place, then rolls up or finishes.
+    fn commit_summary(&mut self, narrative: String, source: SummarySource) -> Result<Step> {
+        let Some(sel) = self.selection.clone() else {
+            return Err(Error::new(ErrorCode::ProtocolError, "no selection"));
+        };
+        let msgs = std::mem::take(&mut self.source.messages);
+        let built = self.build_rows(&sel, &msgs, narrative, source);
+        self.source.messages = msgs;
+        built?;
+        self.next_rollup()
+    }
+
+    fn build_rows(&mut self, sel: &Selection, msgs: &[Message], narrative: String, source: SummarySource) -> Result<()> {
+        // S-9: the newest request and the first task, when folded, are quoted verbatim.
+        let mut verbatim = Vec::new();
+        let first_task = msgs.iter().position(|m| m.starts_turn());
+        let newest = msgs.iter().rposition(|m| m.starts_turn());
+        for idx in [first_task, newest].into_iter().flatten() {
+            if sel.fold.binary_search(&idx).is_ok() {
+                let t = msgs[idx].text();
+                if !verbatim.contains(&t) {
+                    verbatim.push(t);
+                }
+            }
+        }
+        // Y-5: the folded-call ledger, for stage-2 folds of the open run.
+        let mut ledger_now: Vec<FoldedCall> = Vec::new();
+        if sel.stage == Stage::InRun && self.config.folded_call_ledger {
+            let run_id = sel.run_start.and_then(|r| msgs.get(r)).map(|m| m.id.clone());
+            if self.state.ledger_run != run_id {
+                self.state.ledger.clear();
+                self.state.ledger_run = run_id;
+            }
+            let mut errors: Vec<(String, bool)> = Vec::new();
+            for &o in &sel.fold {
+                if let Some(m) = msgs.get(o) {
+                    for b in &m.blocks {
+                        if let Block::ToolResult { call_id, is_error, .. } = b {
+                            errors.push((call_id.clone(), *is_error));
+                        }
+                    }
+                }
+            }
+            for &o in &sel.fold {
+                let Some(m) = msgs.get(o) else { continue };
+                for b in &m.blocks {
+                    if let Block::ToolCall { id, name, arguments } = b {
+                        // A reused id pairs with the first unconsumed result after it.
+                        let failed = match errors.iter().position(|(c, _)| c == id) {
+                            Some(p) => errors.remove(p).1,
+                            None => false,
+                        };
+                        self.state.ledger.push(FoldedCall { call_id: id.clone(), name: name.clone(), arguments: crate::evict::clip(arguments, 200, 0), failed });
+                    }
+                }
+            }
+            ledger_now = self.state.ledger.clone();
+        }
+        // Y-2: every artifact handle in the folded range, stamped or inline.
+        let stamped: Vec<&str> = sel.fold.iter().filter_map(|&o| msgs.get(o)).filter_map(|m| m.provenance.artifact_ref.as_deref()).collect();
+        let mut texts: Vec<String> = sel.fold.iter().filter_map(|&o| msgs.get(o)).map(|m| m.text()).collect();
+        texts.push(narrative.clone());
+        let artifacts = collect_artifact_refs(texts.iter().map(String::as_str), stamped);
+        let tail = deterministic_sections(&verbatim, &ledger_now, &artifacts, &self.config);
+        let text = format!("{}{}", narrative_part(&narrative).trim_end(), tail);
+        let summary_msg = self.summary_message(&text, 1)?;
+        // New rows: kept rows in order, the summary after the head and remaining summaries.
+        let folded: std::collections::HashSet<usize> = sel.fold.iter().copied().collect();
+        let mut rows: Vec<(Origin, Message)> = Vec::new();
+        let insert_at_source = match sel.stage {
+            Stage::BeforeRun => sel.summary_end,
+            Stage::InRun => sel.head_end,
+        };
+        let mut summary_offset = 0;
+        for (i, m) in msgs.iter().enumerate() {
+            if i == insert_at_source {
+                summary_offset = rows.len();
+                rows.push((Origin::New, summary_msg.clone()));
+            }
+            if !folded.contains(&i) {
+                rows.push((Origin::Source(i), m.clone()));
+            }
+        }
+        if insert_at_source >= msgs.len() {
+            summary_offset = rows.len();
+            rows.push((Origin::New, summary_msg.clone()));
+        }
+        self.rows = rows;
+        self.summary = Some(SummaryInfo { text, level: 1, source, message_id: summary_msg.id.clone(), offset: summary_offset });
+        self.events.push(event("summary_written", json!({ "writer": self.summary.as_ref().map(|s| s.source.writer.clone()) })));
+        Ok(())
+    }
+
+    /// The summary block of the new rows: (offset, level).
+    fn block(&self) -> Vec<(usize, u8)> {
+        let head = self.rows.iter().take_while(|(_, m)| m.role == crate::Role::System).count();
+        self.rows.iter().enumerate().skip(head).take_while(|(_, (_, m))| m.is_summary()).map(|(i, (_, m))| (i, m.provenance.summary_level.unwrap_or(1))).collect()
+    }
+
+    /// Y-3: level-1 run -> one level-2 when the block exceeds the cap and holds >= 2
+    /// level-1s; then level-2s merge among themselves past their cap.
+    fn next_rollup(&mut self) -> Result<Step> {
+        let block = self.block();
+        let ones: Vec<usize> = block.iter().filter(|(_, l)| *l == 1).map(|(i, _)| *i).collect();
+        let twos: Vec<usize> = block.iter().filter(|(_, l)| *l >= 2).map(|(i, _)| *i).collect();
+        let pass_members = if block.len() > self.config.max_summaries_before_rollup && ones.len() >= 2 && !self.rollups.iter().any(|r| r.pass == "level1_to_level2") {
+            Some(("level1_to_level2", ones))
+        } else if twos.len() > self.config.max_rolled_up_summaries && !self.rollups.iter().any(|r| r.pass == "level2_merge") {
+            Some(("level2_merge", twos))
+        } else {
+            None
+        };
+        let Some((pass, members)) = pass_members else {
+            return self.finish();
+        };
+        let texts: Vec<String> = members.iter().filter_map(|&i| self.rows.get(i)).map(|(_, m)| m.text()).collect();
+        if self.opts.has_summarizer {
+            let narratives: Vec<String> = texts.iter().map(|t| narrative_part(t).to_string()).collect();
+            let request = rollup_request(&narratives, &self.config, ROLLUP_PROMPT);
+            self.phase = Phase::AwaitRollup { pass, members };
+            return Ok(Step::Summarize(request));
+        }
+        let merged = mechanical_merge(&texts, (self.config.summary_max_output_tokens * self.config.bytes_per_token) as usize);
+        self.apply_rollup(pass, members, merged, "mechanical")
+    }
+
+    fn on_rollup(&mut self, pass: &'static str, members: Vec<usize>, reply: Reply) -> Result<Step> {
+        match reply {
+            Reply::Summary { text, usage } => {
+                self.record_spend(&usage);
+                if text.trim().is_empty() {
+                    return self.done("failed", "summary_failed: the rollup callback returned empty text".into(), Some(Error::new(ErrorCode::SummaryFailed, "empty rollup")));
+                }
+                self.apply_rollup(pass, members, text.trim().to_string(), "provider")
+            }
+            Reply::Failed { message, .. } => {
+                self.state.spend.summarize_calls += 1;
+                self.done("failed", format!("summary_failed: the rollup call failed: {message}"), Some(Error::new(ErrorCode::SummaryFailed, message)))
+            }
+        }
+    }
+
+    fn apply_rollup(&mut self, pass: &'static str, members: Vec<usize>, merged: String, writer: &str) -> Result<Step> {
+        // Carry the deterministic sections of the merged summaries (Y-2: rollup does the same).
+        let texts: Vec<String> = members.iter().filter_map(|&i| self.rows.get(i)).map(|(_, m)| m.text()).collect();
+        let mut verbatim = Vec::new();
+        for t in &texts {
+            if let Some(p) = t.find(SECTIONS_MARKER) {
+                for part in t[p..].split("\nUser request (verbatim): ").skip(1) {
+                    let v = part.split("\nCalls already run").next().unwrap_or("").split("\nArtifacts: ").next().unwrap_or("").to_string();
+                    if !verbatim.contains(&v) {
+                        verbatim.push(v);
+                    }
+                }
+            }
+        }
+        let mut all: Vec<&str> = texts.iter().map(String::as_str).collect();
+        all.push(&merged);
+        let artifacts = collect_artifact_refs(all, std::iter::empty());
+        let text = format!("{}{}", narrative_part(&merged).trim_end(), deterministic_sections(&verbatim, &[], &artifacts, &self.config));
+        let msg = self.summary_message(&text, 2)?;
+        let Some(&first) = members.first() else { return self.finish() };
+        let mut rows = Vec::with_capacity(self.rows.len());
+        for (i, r) in std::mem::take(&mut self.rows).into_iter().enumerate() {
+            if i == first {
+                rows.push((Origin::New, msg.clone()));
+            } else if !members.contains(&i) {
+                rows.push(r);
+            }
+        }
+        self.rows = rows;
+        self.rollups.push(Rollup { pass: pass.to_string(), merged: members.len(), writer: writer.to_string() });
+        // The newest summary is now the last of the block.
+        if let Some(s) = self.summary.as_mut() {
+            let block_end = self.rows.iter().take_while(|(_, m)| m.role == crate::Role::System).count()
+                + self.rows.iter().skip_while(|(_, m)| m.role == crate::Role::System).take_while(|(_, m)| m.is_summary()).count();
+            s.offset = block_end.saturating_sub(1);
+            if let Some((_, m)) = self.rows.get(s.offset) {
+                s.message_id = m.id.clone();
+                s.level = m.provenance.summary_level.unwrap_or(1);
+                s.text = m.text();
+            }
+        }
+        self.next_rollup()
+    }
+
+    fn finish(&mut self) -> Result<Step> {
+        let Some(sel) = self.selection.clone() else {
+            return Err(Error::new(ErrorCode::ProtocolError, "no selection"));
+        };
+        let Some(summary) = self.summary.clone() else {
+            return Err(Error::new(ErrorCode::ProtocolError, "no summary"));
+        };
+        let msgs = &self.source.messages;
+        let new_t = Transcript { format: self.source.format, messages: self.rows.iter().map(|(_, m)| m.clone()).collect(), envelope: self.source.envelope.clone() };
+        // Protected source rows: system head, pinned rows, the newest request and
+        // everything after the fold's protected tail.
+        let mut protected: Vec<usize> = (0..sel.head_end).collect();
+        protected.extend(msgs.iter().enumerate().filter(|(_, m)| m.provenance.pinned).map(|(i, _)| i));
+        if let Some(r) = sel.run_start {
+            protected.push(r);
+        }
+        let refs: Vec<(Origin, &Message)> = self.rows.iter().map(|(o, m)| (o.clone(), m)).collect();
+        let checks = match validate(&Expectations { source: &self.source, rows: &refs, protected: &protected, summary_at: summary.offset, new_transcript: &new_t }) {
+            Ok(c) => c,
+            Err(e) => {
+                let reason = format!("invalid_rewrite: {}", e.message);
+                return self.done("failed", reason, Some(e));
+            }
+        };
+        let (retained, discarded, patch) = provenance(&refs, msgs.len());
+        let cal = self.state.calibration();
+        let before = transcript_size(&self.source, &self.config, cal);
+        let after = transcript_size(&new_t, &self.config, cal);
+        let base_revision = self.state.revision;
+        self.state.revision += 1;
+        self.state.cadence.last_attempt_boundary = Some(self.state.cadence.boundary);
+        self.state.cadence.last_rewrite_tokens = Some(after.estimated_tokens);
+        self.state.cadence.last_failure = None;
+        self.state.selection_warned = false;
+        let rewrite = Rewrite {
+            base_revision,
+            revision: self.state.revision,
+            stage: sel.stage,
+            summary: summary.clone(),
+            retained,
+            discarded,
+            patch,
+            evicted: self.evicted.clone(),
+            rollups: self.rollups.clone(),
+        };
+        self.events.push(event(
+            "compaction_completed",
+            json!({ "summarySource": summary.source, "stage": sel.stage, "discarded": rewrite.discarded.len(), "before": before, "after": after, "revision": self.state.revision }),
+        ));
+        let decision = self.decision.clone().unwrap_or_else(|| decide(&self.source, &self.config, &self.state, &self.opts.signals));
+        Ok(Step::Done(Box::new(Outcome {
+            status: "compacted",
+            reason: decision.reason.clone(),
+            decision,
+            transcript: new_t,
+            rewrite: Some(rewrite),
+            before,
+            after,
+            checks,
+            state: self.state.clone(),
+            events: std::mem::take(&mut self.events),
+            evicted_bodies: std::mem::take(&mut self.bodies),
+            error: None,
+        })))
+    }
+}
+
+/// Drives a job to completion with a synchronous summarize function (native hosts and
+/// tests). `summarize` returns the reply for each request.
+pub fn run_sync(job: &mut Job, mut summarize: impl FnMut(&SummarizeRequest) -> Reply) -> Result<Outcome> {
+    let mut step = job.resume(None)?;
+    loop {
+        match step {
+            Step::Done(o) => return Ok(*o),
+            Step::Summarize(req) => {
+                let reply = summarize(&req);
+                step = job.resume(Some(reply))?;
+            }
+        }
+    }
+}
+
+/// Convenience: decode, compact with `summarize` (None = mechanical), return the outcome.
+pub fn compact_document(format: Format, doc: Value, config: Config, state: SessionState, signals: Signals, summarize: Option<&mut dyn FnMut(&SummarizeRequest) -> Reply>) -> Result<Outcome> {
+    let t = formats::decode(format, doc)?;
+    let has = summarize.is_some();
+    let mut job = Job::start(config, state, t, JobOptions { signals, has_summarizer: has });
+    match summarize {
+        Some(f) => run_sync(&mut job, f),
+        None => run_sync(&mut job, |_| Reply::Failed { message: "no summarizer".into(), context_exceeded: false }),
+    }
+}

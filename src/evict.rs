@@ -1,0 +1,144 @@
+//! Eviction (E-1..E-5): on a *copy* of the folded rows, every tool-result body over
+//! `evict_tool_result_min_bytes` (measured on the body alone, E-3) becomes a recall
+//! handle `artifact#N` when the message has a stamped `artifact_ref` (recoverable), or
+//! a head/tail clip that states what it omitted (unrecoverable, E-4). Only the body is
+//! replaced: the tool name, status, error flag and metadata (the header) stay (E-2).
+//! No largest-first ordering: the floor is the cutoff.
+
+use crate::config::Config;
+use crate::error::Result;
+use crate::formats::{set_result_body, Format};
+use crate::transcript::{Block, Message};
+use serde::Serialize;
+use std::collections::HashMap;
+
+/// What eviction did to one tool result.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Evicted {
+    /// Source offset of the message carrying the result.
+    pub offset: usize,
+    pub message_id: String,
+    pub call_id: String,
+    pub tool_name: Option<String>,
+    /// `artifact#N` when recoverable.
+    pub handle: Option<String>,
+    /// True when the body became a head/tail clip (unrecoverable).
+    pub clipped: bool,
+    /// Whole body, UTF-8 bytes.
+    pub body_bytes: usize,
+    /// What the copy keeps, UTF-8 bytes.
+    pub kept_bytes: usize,
+}
+
+/// A full body that eviction replaced (for memory projection, M-1).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EvictedBody {
+    pub offset: usize,
+    pub call_id: String,
+    pub tool_name: Option<String>,
+    pub handle: Option<String>,
+    pub body: String,
+}
+
+/// Largest index <= `i` on a char boundary of `s` (E-5).
+pub fn floor_boundary(s: &str, i: usize) -> usize {
+    if i >= s.len() {
+        return s.len();
+    }
+    let mut i = i;
+    while i > 0 && !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+/// Smallest index >= `i` on a char boundary of `s` (E-5).
+pub fn ceil_boundary(s: &str, i: usize) -> usize {
+    if i >= s.len() {
+        return s.len();
+    }
+    let mut i = i;
+    while i < s.len() && !s.is_char_boundary(i) {
+        i += 1;
+    }
+    i
+}
+
+/// Head/tail clip of `body` keeping about `head` + `tail` UTF-8 bytes, cut on character
+/// boundaries (never half a UTF-8 sequence, so never a lone UTF-16 surrogate), with a
+/// marker stating the bytes and characters omitted (E-5).
+pub fn clip(body: &str, head: usize, tail: usize) -> String {
+    if body.len() <= head + tail {
+        return body.to_string();
+    }
+    let h = floor_boundary(body, head);
+    let t = ceil_boundary(body, body.len() - tail).max(h);
+    let omitted = &body[h..t];
+    format!(
+        "{}\n[... clipped: {} bytes ({} characters) omitted; unrecoverable ...]\n{}",
+        &body[..h],
+        omitted.len(),
+        omitted.chars().count(),
+        &body[t..]
+    )
+}
+
+/// Tool names by call id, over the whole transcript.
+pub fn tool_names(messages: &[Message]) -> HashMap<String, String> {
+    let mut names = HashMap::new();
+    for m in messages {
+        for b in &m.blocks {
+            if let Block::ToolCall { id, name, .. } = b {
+                names.insert(id.clone(), name.clone());
+            }
+        }
+    }
+    names
+}
+
+/// Evicts over a copy of the rows at `offsets`. Returns the copies (in `offsets`
+/// order), what was done, and the full bodies that were replaced.
+pub fn evict(format: Format, messages: &[Message], offsets: &[usize], config: &Config) -> Result<(Vec<Message>, Vec<Evicted>, Vec<EvictedBody>)> {
+    let names = tool_names(messages);
+    let mut copies = Vec::with_capacity(offsets.len());
+    let mut report = Vec::new();
+    let mut bodies = Vec::new();
+    for &off in offsets {
+        let Some(src) = messages.get(off) else { continue };
+        let mut copy = src.clone();
+        let results: Vec<(String, Option<String>, String)> = src
+            .blocks
+            .iter()
+            .filter_map(|b| match b {
+                Block::ToolResult { call_id, name, text, .. } => Some((call_id.clone(), name.clone(), text.clone())),
+                _ => None,
+            })
+            .collect();
+        for (nth, (call_id, name, text)) in results.into_iter().enumerate() {
+            if text.len() <= config.evict_tool_result_min_bytes {
+                continue;
+            }
+            let tool_name = name.or_else(|| names.get(&call_id).cloned());
+            let handle = src.provenance.artifact_ref.clone();
+            let replacement = match &handle {
+                Some(h) => h.clone(),
+                None => clip(&text, config.clip_head_bytes, config.clip_tail_bytes),
+            };
+            set_result_body(format, &mut copy, nth, &replacement)?;
+            report.push(Evicted {
+                offset: off,
+                message_id: src.id.clone(),
+                call_id: call_id.clone(),
+                tool_name: tool_name.clone(),
+                handle: handle.clone(),
+                clipped: handle.is_none(),
+                body_bytes: text.len(),
+                kept_bytes: replacement.len(),
+            });
+            bodies.push(EvictedBody { offset: off, call_id, tool_name, handle, body: text });
+        }
+        copies.push(copy);
+    }
+    Ok((copies, report, bodies))
+}

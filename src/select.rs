@@ -1,0 +1,152 @@
+//! What is safe to compact (S-1..S-9).
+//!
+//! Protected: the system rows at the head (S-1), the summary block after them (S-1),
+//! pinned rows (Y-10), the recent window by count *and* bytes (S-2), the newest user
+//! request with the injected context glued to it (S-6, S-7, S-9), and every tool
+//! exchange is kept whole (S-3, S-4).
+//!
+//! Stage 1 folds rows before the open run. When nothing there holds a turn and the
+//! config allows it, stage 2 folds the run's completed rounds together with the earlier
+//! summaries, keeping the run's request and newest round verbatim (S-6).
+
+use crate::config::Config;
+use crate::transcript::{ExchangeIndex, Message, Role, TranscriptRole};
+use serde::Serialize;
+
+/// Which kind of fold.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Stage {
+    /// Rows before the open run (Kerkov's whole range; Meerkat stage 1).
+    BeforeRun,
+    /// The open run's completed rounds with the earlier summaries (Meerkat stage 2).
+    InRun,
+}
+
+/// A selection: the source offsets to fold, sorted ascending.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Selection {
+    pub stage: Stage,
+    pub fold: Vec<usize>,
+    /// Offsets of the system rows at the head.
+    pub head_end: usize,
+    /// End of the summary block (exclusive) in the source.
+    pub summary_end: usize,
+    /// First row of the newest request (injected context glued to it), if any.
+    pub run_start: Option<usize>,
+    /// First row of the recent window.
+    pub recent_start: usize,
+}
+
+/// Why nothing could be selected (S-5: a typed reason).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NoSelection {
+    /// `nothing_eligible`, `single_round_run`, `tool_exchange_at_end`.
+    pub reason: &'static str,
+    pub detail: String,
+}
+
+/// First offset after the system rows at the head.
+pub fn head_end(messages: &[Message]) -> usize {
+    messages.iter().take_while(|m| m.role == Role::System).count()
+}
+
+/// End (exclusive) of the summary block that starts at `from`.
+pub fn summary_end(messages: &[Message], from: usize) -> usize {
+    from + messages.iter().skip(from).take_while(|m| m.is_summary()).count()
+}
+
+/// The newest user request's first row (injected context before it glued on, S-7).
+pub fn run_start(messages: &[Message], from: usize) -> Option<usize> {
+    let r = messages.iter().rposition(|m| m.starts_turn())?;
+    if r < from {
+        return None;
+    }
+    let mut s = r;
+    while s > from && messages.get(s - 1).is_some_and(|m| m.provenance.transcript_role == TranscriptRole::InjectedContext) {
+        s -= 1;
+    }
+    Some(s)
+}
+
+/// First row of the recent window (S-2): up to `preserve_recent_turns` rows from the
+/// end, while their bytes stay within `preserve_recent_bytes`. Injected context does not
+/// count against the row budget (S-7). One oversized row ends the window, so it cannot
+/// pin it.
+pub fn recent_start(messages: &[Message], from: usize, config: &Config) -> usize {
+    let mut count = 0usize;
+    let mut bytes = 0usize;
+    let mut start = messages.len();
+    while start > from {
+        let m = &messages[start - 1];
+        let injected = m.provenance.transcript_role == TranscriptRole::InjectedContext;
+        if !injected && count >= config.preserve_recent_turns {
+            break;
+        }
+        if bytes + m.bytes > config.preserve_recent_bytes {
+            break;
+        }
+        bytes += m.bytes;
+        if !injected {
+            count += 1;
+        }
+        start -= 1;
+    }
+    start
+}
+
+/// Selects what to fold. See the module docs for the rules.
+pub fn select(messages: &[Message], config: &Config) -> Result<Selection, NoSelection> {
+    let n = messages.len();
+    let head = head_end(messages);
+    let sum_end = summary_end(messages, head);
+    let run = if config.protect_run_request { run_start(messages, sum_end) } else { None };
+    let recent = recent_start(messages, sum_end, config);
+    let ex = ExchangeIndex::build(messages);
+    let bytes_from = |i: usize| messages.iter().skip(i).map(|m| m.bytes).sum::<usize>();
+
+    // Stage 1: [sum_end, end) with end before the recent window and the newest request.
+    let mut end = recent.min(run.unwrap_or(n));
+    if ex.splits(end) {
+        if let Some(x) = ex.get(end) {
+            let back = x.start;
+            let fwd = x.end + 1;
+            let read_later = messages.iter().skip(fwd).any(|m| m.role == Role::Assistant);
+            let fwd_ok = fwd < n && read_later && fwd <= run.unwrap_or(n);
+            // S-3: walk back, unless that consumes the whole range or blows the byte
+            // budget of the window; then walk forward if a later row read the results.
+            let back_bad = back <= sum_end || bytes_from(back) > config.preserve_recent_bytes;
+            end = if back_bad && fwd_ok { fwd } else { back };
+        }
+    }
+    let stage1: Vec<usize> = (sum_end..end.max(sum_end)).filter(|&i| !messages[i].provenance.pinned).collect();
+    let holds_turn = stage1.iter().any(|&i| messages[i].starts_turn());
+    if !stage1.is_empty() && (holds_turn || !config.in_run_stage2 || run.is_none()) {
+        return Ok(Selection { stage: Stage::BeforeRun, fold: stage1, head_end: head, summary_end: sum_end, run_start: run, recent_start: recent });
+    }
+
+    // Stage 2 (S-6): the open run's completed rounds, with the earlier summaries.
+    let Some(run_start) = run.filter(|_| config.in_run_stage2) else {
+        let reason = if end <= sum_end && ex.get(sum_end).is_some_and(|x| x.end + 1 >= n) { "tool_exchange_at_end" } else { "nothing_eligible" };
+        return Err(NoSelection { reason, detail: format!("no foldable rows between offset {sum_end} and the protected tail starting at {end}") });
+    };
+    let request_end = (run_start..n).find(|&i| messages[i].starts_turn()).map(|r| r + 1).unwrap_or(n);
+    let newest_round = (request_end..n).rev().find(|&i| messages[i].role == Role::Assistant);
+    let Some(newest_round) = newest_round else {
+        return Err(NoSelection { reason: "single_round_run", detail: "the open run has no completed round to fold".into() });
+    };
+    // The newest round starts at its assistant message, moved back so no exchange splits.
+    let newest_round = match ex.get(newest_round) {
+        Some(x) if x.start < newest_round => x.start,
+        _ => newest_round,
+    };
+    let rounds: Vec<usize> = (request_end..newest_round).filter(|&i| !messages[i].provenance.pinned).collect();
+    if !rounds.iter().any(|&i| messages[i].role == Role::Assistant) {
+        return Err(NoSelection { reason: "single_round_run", detail: format!("the open run's newest round (offset {newest_round}) is its only one") });
+    }
+    let mut fold: Vec<usize> = (head..run_start).filter(|&i| !messages[i].provenance.pinned).collect();
+    fold.extend(rounds);
+    Ok(Selection { stage: Stage::InRun, fold, head_end: head, summary_end: sum_end, run_start: Some(run_start), recent_start: recent })
+}

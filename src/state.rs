@@ -1,0 +1,82 @@
+//! Persisted per-session engine state (W-6): revision, cadence, refusal, projection
+//! anchor, folded-call ledger, artifact counter, side spend. It round-trips through
+//! JSON (camelCase keys) so a resumed session behaves exactly like a live one.
+
+use serde::{Deserialize, Serialize};
+
+/// Everything the engine remembers between calls. Every field has a default, so `{}`
+/// and `null` are valid states for a new session.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct SessionState {
+    /// Revision of the stored transcript this state belongs to; +1 per committed rewrite (W-5).
+    pub revision: u64,
+    /// Number of the next artifact handle (`artifact#N`) the engine stamps (E-6).
+    pub next_artifact: u64,
+    pub cadence: Cadence,
+    /// Calls folded by stage-2 compactions of the open run (Y-5), oldest first.
+    pub ledger: Vec<FoldedCall>,
+    /// Id of the run request the ledger belongs to; a new run starts a new ledger.
+    pub ledger_run: Option<String>,
+    /// Summarizer spend, recorded as side spend (W-7).
+    pub spend: Spend,
+    /// Provider-reported / estimated tokens, when observed (C-7); 0 = unknown.
+    pub calibration: f64,
+    /// A selection failure was already warned about (S-5: a single warning).
+    pub selection_warned: bool,
+}
+
+/// Cadence: what rate-limits compaction (C-4, C-5, C-6).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Cadence {
+    /// Boundaries (checks) seen so far.
+    pub boundary: u64,
+    /// Boundary of the last compaction attempt, committed or failed (C-5).
+    pub last_attempt_boundary: Option<u64>,
+    /// Estimated tokens of the history right after the last committed rewrite.
+    pub last_rewrite_tokens: Option<u64>,
+    /// A provider refusal for not fitting (or a bounded request) awaits recovery (C-6, B-3).
+    pub refusal: bool,
+    /// The last selection or floor check could not compact: reason code.
+    pub last_failure: Option<String>,
+}
+
+/// One call folded away by a stage-2 compaction (Y-5).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FoldedCall {
+    pub call_id: String,
+    pub name: String,
+    /// Arguments, JSON text, clipped to 200 bytes.
+    pub arguments: String,
+    /// The result was an error: the call may be made again.
+    pub failed: bool,
+}
+
+/// Side spend of summarize/rollup calls (W-7), tokens.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Spend {
+    pub summarize_calls: u64,
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+}
+
+impl SessionState {
+    /// Parses a state JSON (`null` = new session). Errors: `invalid_state`.
+    pub fn from_json(v: &serde_json::Value) -> crate::Result<SessionState> {
+        if v.is_null() {
+            return Ok(SessionState::default());
+        }
+        serde_json::from_value(v.clone()).map_err(|e| crate::Error::new(crate::ErrorCode::InvalidState, format!("state: {e}")))
+    }
+    /// The calibration factor to use (1.0 when unknown).
+    pub fn calibration(&self) -> f64 {
+        if self.calibration.is_finite() && self.calibration > 0.0 {
+            self.calibration
+        } else {
+            1.0
+        }
+    }
+}

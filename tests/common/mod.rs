@@ -1,0 +1,82 @@
+//! Shared helpers for the native integration tests.
+#![allow(dead_code)]
+
+use context_compactor::config::Config;
+use context_compactor::engine::{run_sync, Job, JobOptions, Outcome, Reply};
+use context_compactor::formats::{self, Format};
+use context_compactor::state::SessionState;
+use context_compactor::summarize::SummarizeRequest;
+use context_compactor::trigger::Signals;
+use serde_json::{json, Value};
+use std::path::PathBuf;
+
+/// `../shared` beside the crate, or None (a failure under `CI=true`).
+pub fn shared_dir() -> Option<PathBuf> {
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared");
+    if p.is_dir() {
+        return Some(p);
+    }
+    if std::env::var("CI").as_deref() == Ok("true") {
+        panic!("../shared is required under CI=true but is missing at {}", p.display());
+    }
+    eprintln!("note: ../shared not found; skipping suites over it");
+    None
+}
+
+/// A regression case from ../shared/cases.
+pub struct Case {
+    pub raw: Value,
+    pub format: Format,
+    pub doc: Value,
+    pub config: Config,
+    pub signals: Signals,
+}
+
+pub fn load_case(name: &str) -> Option<Case> {
+    let dir = shared_dir()?;
+    let text = std::fs::read_to_string(dir.join("cases").join(format!("{name}.json"))).expect("case file");
+    let raw: Value = serde_json::from_str(&text).expect("case json");
+    let format = Format::parse(raw["format"].as_str().unwrap()).expect("format");
+    let transcript = raw["transcript"].clone();
+    let doc = match format {
+        Format::Anthropic if raw.get("system").is_some() => json!({ "system": raw["system"], "messages": transcript }),
+        _ => transcript,
+    };
+    let mut opts = raw["settings"].clone();
+    opts["profile"] = json!("default");
+    let config = Config::from_options(&opts).expect("settings map to options");
+    let mut signals = Signals { usage: raw.get("usage").cloned(), ..Signals::default() };
+    if let Some(tb) = raw.get("tools_bytes").and_then(Value::as_u64) {
+        signals.tools_bytes = Some(tb);
+    }
+    Some(Case { raw, format, doc, config, signals })
+}
+
+/// A deterministic summarizer: names the request kind and its size.
+pub fn fake_summary(req: &SummarizeRequest) -> Reply {
+    let input: usize = req.messages.iter().map(|m| m.content.len()).sum();
+    Reply::Summary { text: format!("SUMMARY({}, {} bytes of input)", req.kind, input), usage: Some(json!({"input_tokens": 100, "output_tokens": 10})) }
+}
+
+/// Runs a compaction with a recording summarizer; returns the outcome and the requests seen.
+pub fn compact_with(format: Format, doc: Value, config: Config, state: SessionState, signals: Signals, mut reply: impl FnMut(&SummarizeRequest) -> Reply) -> (Outcome, Vec<SummarizeRequest>) {
+    let t = formats::decode(format, doc).expect("decode");
+    let mut job = Job::start(config, state, t, JobOptions { signals, has_summarizer: true });
+    let mut seen = Vec::new();
+    let out = run_sync(&mut job, |r| {
+        seen.push(r.clone());
+        reply(r)
+    })
+    .expect("job runs");
+    (out, seen)
+}
+
+/// Stored-view messages of an outcome's transcript.
+pub fn out_messages(o: &Outcome) -> Vec<Value> {
+    let v = formats::encode(&o.transcript, formats::View::Stored);
+    match v {
+        Value::Array(a) => a,
+        Value::Object(m) => m.get("messages").and_then(Value::as_array).cloned().unwrap_or_default(),
+        _ => vec![],
+    }
+}
