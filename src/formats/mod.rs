@@ -314,3 +314,48 @@ pub fn validate_pairing(t: &Transcript) -> Result<()> {
     }
     Ok(())
 }
+
+/// Guesses the format of a host document from its shape (F-1).
+///
+/// Object envelopes: `contents` -> Gemini, `input` -> OpenAI Responses, `messages` with
+/// a top-level `system` -> Anthropic. Messages: OpenAI `tool_calls` / `tool_call_id` /
+/// `role: "system"` -> openai-chat; Anthropic `tool_use` / `tool_result` / `thinking`
+/// blocks -> anthropic. Errors: `unknown_format` when nothing decides (plain text
+/// messages fit several formats: pass the format explicitly).
+pub fn detect(doc: &Value) -> Result<Format> {
+    let items: &[Value] = match doc {
+        Value::Array(a) => a,
+        Value::Object(m) => {
+            if m.contains_key("system") && m.contains_key("messages") {
+                return Ok(Format::Anthropic);
+            }
+            match m.get("messages") {
+                Some(Value::Array(a)) => a,
+                _ => return Err(Error::new(ErrorCode::UnknownFormat, "cannot detect the format: expected an array of messages or an object with `messages`")),
+            }
+        }
+        _ => return Err(Error::new(ErrorCode::UnknownFormat, "cannot detect the format of a non-array, non-object document")),
+    };
+    let mut votes: Vec<Format> = Vec::new();
+    for m in items {
+        if m.get("tool_calls").is_some() || m.get("tool_call_id").is_some() || matches!(m.get("role").and_then(Value::as_str), Some("system" | "developer" | "tool")) {
+            votes.push(Format::OpenaiChat);
+        }
+        if let Some(Value::Array(blocks)) = m.get("content") {
+            for b in blocks {
+                match b.get("type").and_then(Value::as_str) {
+                    Some("tool_use" | "tool_result" | "thinking" | "redacted_thinking" | "image" | "document") => votes.push(Format::Anthropic),
+                    Some("image_url" | "input_audio") => votes.push(Format::OpenaiChat),
+                    _ => {}
+                }
+            }
+        }
+    }
+    votes.dedup();
+    let first = votes.first().copied();
+    match first {
+        Some(f) if votes.iter().all(|v| *v == f) => Ok(f),
+        Some(_) => Err(Error::new(ErrorCode::UnknownFormat, "ambiguous format: the messages mix OpenAI chat and Anthropic shapes; pass the format explicitly")),
+        None => Err(Error::new(ErrorCode::UnknownFormat, "ambiguous format: plain text messages fit several formats; pass the format explicitly (e.g. openai-chat)")),
+    }
+}

@@ -1,9 +1,245 @@
 //! The only code that touches wasm-bindgen / js-sys: a thin layer over the core.
+//!
+//! Transcripts cross the boundary as JSON text: a JS value is `JSON.stringify`-ed once
+//! (or taken as is when the host passes a string) and parsed once in Rust; results are
+//! serialized once and `JSON.parse`-d. That keeps the bytes identical in every runtime
+//! (J-5) and avoids walking JS objects field by field.
+//!
+//! Callbacks may be sync or return Promises: every result goes through
+//! `Promise.resolve` before it is awaited (J-2). A callback's throw or rejection leaves
+//! the transcript untouched and reaches the caller unchanged.
 
+use crate::config::{Config, ConfigInput};
+use crate::engine::{Job, JobOptions, Reply, Step};
+use crate::error::{Error, ErrorCode};
+use crate::formats::{self, Format, View};
+use crate::state::SessionState;
+use crate::trigger::{decide, Signals};
+use js_sys::{Function, Promise, Reflect, JSON};
+use serde_json::Value;
 use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::JsFuture;
 
 /// The package version (Cargo.toml `version`).
 #[wasm_bindgen]
 pub fn version() -> String {
     env!("CARGO_PKG_VERSION").to_string()
+}
+
+/// A JS `Error` with a stable `code` property (J-2).
+fn js_error(e: &Error) -> JsValue {
+    let err = js_sys::Error::new(&e.message);
+    let _ = Reflect::set(&err, &"code".into(), &e.code.as_str().into());
+    let _ = Reflect::set(&err, &"name".into(), &"ContextCompactorError".into());
+    err.into()
+}
+
+/// JS value (object or JSON text) -> serde_json::Value.
+fn to_json(v: &JsValue, what: &str) -> Result<Value, JsValue> {
+    if v.is_undefined() || v.is_null() {
+        return Ok(Value::Null);
+    }
+    let text = match v.as_string() {
+        Some(s) => s,
+        None => JSON::stringify(v).map_err(|_| js_error(&Error::invalid(format!("{what}: not JSON-serializable"))))?.as_string().unwrap_or_default(),
+    };
+    serde_json::from_str(&text).map_err(|e| js_error(&Error::invalid(format!("{what}: invalid JSON: {e}"))))
+}
+
+/// serde_json::Value -> JS value.
+fn from_json(v: &Value) -> Result<JsValue, JsValue> {
+    let text = serde_json::to_string(v).map_err(|e| js_error(&Error::invalid(e.to_string())))?;
+    JSON::parse(&text)
+}
+
+fn get(obj: &JsValue, key: &str) -> JsValue {
+    if obj.is_object() {
+        Reflect::get(obj, &key.into()).unwrap_or(JsValue::UNDEFINED)
+    } else {
+        JsValue::UNDEFINED
+    }
+}
+
+/// The compactor: options are resolved once; every call is independent.
+#[wasm_bindgen]
+pub struct ContextCompactor {
+    config: Config,
+    /// `None` = detect from each transcript.
+    format: Option<Format>,
+}
+
+fn resolve_format(fixed: Option<Format>, doc: &Value) -> Result<Format, JsValue> {
+    match fixed {
+        Some(f) => Ok(f),
+        None => formats::detect(doc).map_err(|e| js_error(&e)),
+    }
+}
+
+#[wasm_bindgen]
+impl ContextCompactor {
+    /// `new ContextCompactor({ format?, profile?, contextWindow?, thresholdPct?, ... })`.
+    /// Throws an `Error` with `code: "invalid_config"` naming the bad field.
+    #[wasm_bindgen(constructor)]
+    pub fn new(options: JsValue) -> Result<ContextCompactor, JsValue> {
+        let mut opts = to_json(&options, "options")?;
+        if opts.is_null() {
+            opts = Value::Object(Default::default());
+        }
+        let input: ConfigInput = serde_json::from_value(opts).map_err(|e| js_error(&Error::new(ErrorCode::InvalidConfig, format!("options: {e}"))))?;
+        let format = match input.format.as_deref() {
+            None | Some("auto") => None,
+            Some(name) => Some(Format::parse(name).map_err(|e| js_error(&e))?),
+        };
+        let config = input.resolve().map_err(|e| js_error(&e))?;
+        Ok(ContextCompactor { config, format })
+    }
+
+    /// The resolved configuration (plain JSON).
+    #[wasm_bindgen(getter)]
+    pub fn config(&self) -> Result<JsValue, JsValue> {
+        from_json(&serde_json::to_value(&self.config).unwrap_or(Value::Null))
+    }
+
+    /// Pure check (C-9): `check(state | null, transcript, signals?)` ->
+    /// `{ compact, reason, decidedBy, signals: [{ name, unit, value, threshold, crossed }], floor, ... }`.
+    pub fn check(&self, state: JsValue, transcript: JsValue, signals: JsValue) -> Result<JsValue, JsValue> {
+        let state = SessionState::from_json(&to_json(&state, "state")?).map_err(|e| js_error(&e))?;
+        let doc = to_json(&transcript, "transcript")?;
+        let format = resolve_format(self.format, &doc)?;
+        let t = formats::decode(format, doc).map_err(|e| js_error(&e))?;
+        let signals = parse_signals(&signals)?;
+        let d = decide(&t, &self.config, &state, &signals);
+        from_json(&serde_json::to_value(&d).unwrap_or(Value::Null))
+    }
+
+    /// `compact(state | null, transcript, hooks?)` -> Promise of the result JSON
+    /// (`{ status, reason, transcript, request, rewrite, before, after, validation, state, spend, events }`).
+    /// `hooks`: `{ summarize?(request) -> string | { text, usage } | Promise, onEvent?(event),
+    /// usage?, tools?, toolsBytes?, requestBytes?, force? }`. Without `summarize`, the
+    /// deterministic handoff summary is used.
+    pub fn compact(&self, state: JsValue, transcript: JsValue, hooks: JsValue) -> Promise {
+        let config = self.config.clone();
+        let fixed = self.format;
+        wasm_bindgen_futures::future_to_promise(async move { compact_impl(config, fixed, state, transcript, hooks).await })
+    }
+
+    /// The request view of a stored transcript: provenance keys removed (F-4).
+    #[wasm_bindgen(js_name = toRequest)]
+    pub fn to_request(&self, transcript: JsValue) -> Result<JsValue, JsValue> {
+        let doc = to_json(&transcript, "transcript")?;
+        let format = resolve_format(self.format, &doc)?;
+        let t = formats::decode(format, doc).map_err(|e| js_error(&e))?;
+        from_json(&formats::encode(&t, View::Request))
+    }
+}
+
+fn parse_signals(v: &JsValue) -> Result<Signals, JsValue> {
+    let mut j = to_json(v, "signals")?;
+    if let Value::Object(map) = &mut j {
+        // hooks objects may carry functions; JSON drops them, and unknown keys are ignored.
+        map.retain(|k, _| matches!(k.as_str(), "usage" | "tools" | "toolsBytes" | "requestBytes" | "force"));
+    } else {
+        j = Value::Object(Default::default());
+    }
+    serde_json::from_value(j).map_err(|e| js_error(&Error::new(ErrorCode::InvalidConfig, format!("signals: {e}"))))
+}
+
+/// Is this callback error a recognised context / request-size error (Y-6)?
+fn is_context_error(err: &JsValue) -> bool {
+    if get(err, "contextExceeded").as_bool() == Some(true) {
+        return true;
+    }
+    let status = get(err, "status").as_f64();
+    if status == Some(413.0) {
+        return true;
+    }
+    let mut text = String::new();
+    for k in ["code", "type", "message"] {
+        if let Some(s) = get(err, k).as_string() {
+            text.push_str(&s.to_lowercase());
+            text.push(' ');
+        }
+    }
+    if let Some(s) = err.as_string() {
+        text.push_str(&s.to_lowercase());
+    }
+    ["context_length_exceeded", "context length", "context window", "maximum context", "prompt is too long", "request too large", "request_too_large", "too many tokens", "input is too long"]
+        .iter()
+        .any(|p| text.contains(p))
+}
+
+async fn call_hook(f: &Function, arg: &JsValue) -> Result<JsValue, JsValue> {
+    let r = f.call1(&JsValue::NULL, arg)?;
+    JsFuture::from(Promise::resolve(&r)).await
+}
+
+async fn compact_impl(config: Config, fixed: Option<Format>, state: JsValue, transcript: JsValue, hooks: JsValue) -> Result<JsValue, JsValue> {
+    let state = SessionState::from_json(&to_json(&state, "state")?).map_err(|e| js_error(&e))?;
+    let doc = to_json(&transcript, "transcript")?;
+    let format = resolve_format(fixed, &doc)?;
+    let t = formats::decode(format, doc).map_err(|e| js_error(&e))?;
+    let signals = parse_signals(&hooks)?;
+    let summarize = get(&hooks, "summarize").dyn_into::<Function>().ok();
+    let on_event = get(&hooks, "onEvent").dyn_into::<Function>().ok();
+    let mut job = Job::start(config, state, t, JobOptions { signals, has_summarizer: summarize.is_some() });
+    let mut step = job.resume(None).map_err(|e| js_error(&e))?;
+    let mut callback_error: Option<JsValue> = None;
+    let outcome = loop {
+        match step {
+            Step::Done(o) => break o,
+            Step::Summarize(req) => {
+                let Some(f) = summarize.as_ref() else {
+                    return Err(js_error(&Error::new(ErrorCode::ProtocolError, "summary requested without a summarize hook")));
+                };
+                let arg = from_json(&serde_json::to_value(&req).unwrap_or(Value::Null))?;
+                let reply = match call_hook(f, &arg).await {
+                    Ok(v) => {
+                        if let Some(s) = v.as_string() {
+                            Reply::Summary { text: s, usage: None }
+                        } else {
+                            let text = get(&v, "text").as_string().unwrap_or_default();
+                            let usage = to_json(&get(&v, "usage"), "usage").ok().filter(|u| !u.is_null());
+                            Reply::Summary { text, usage }
+                        }
+                    }
+                    Err(e) => {
+                        let context_exceeded = is_context_error(&e);
+                        let message = get(&e, "message").as_string().or_else(|| e.as_string()).unwrap_or_else(|| "summarize callback failed".into());
+                        callback_error = Some(e);
+                        Reply::Failed { message, context_exceeded }
+                    }
+                };
+                step = job.resume(Some(reply)).map_err(|e| js_error(&e))?;
+            }
+        }
+    };
+    let out = outcome.to_json();
+    if let Some(f) = on_event.as_ref() {
+        for ev in &outcome.events {
+            let arg = from_json(&serde_json::to_value(ev).unwrap_or(Value::Null))?;
+            call_hook(f, &arg).await?;
+        }
+    }
+    if outcome.status == "failed" {
+        // W-3 / J-2: the transcript is untouched; a callback's own error reaches the
+        // caller unchanged, otherwise a typed engine error. Both carry the new state.
+        let err = match (callback_error, &outcome.error) {
+            (Some(e), Some(inner)) if inner.code == ErrorCode::SummaryFailed => e,
+            (_, Some(inner)) => js_error(inner),
+            (_, None) => js_error(&Error::new(ErrorCode::SummaryFailed, outcome.reason.clone())),
+        };
+        if err.is_object() {
+            let _ = Reflect::set(&err, &"state".into(), &from_json(&out["state"])?);
+        }
+        return Err(err);
+    }
+    from_json(&out)
+}
+
+/// `detectFormat(transcript)` -> the format name; throws `unknown_format` when the
+/// shape is ambiguous or unknown.
+#[wasm_bindgen(js_name = detectFormat)]
+pub fn detect_format(transcript: JsValue) -> Result<String, JsValue> {
+    let doc = to_json(&transcript, "transcript")?;
+    formats::detect(&doc).map(|f| f.name().to_string()).map_err(|e| js_error(&e))
 }
