@@ -11,6 +11,7 @@
 //! view, meant for the provider, never carries them.
 
 pub mod anthropic;
+pub mod import;
 pub mod openai_chat;
 
 use crate::error::{Error, ErrorCode, Result};
