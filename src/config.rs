@@ -69,6 +69,10 @@ pub struct Config {
     pub summary_max_output_tokens: u64,
     /// The summarizer's own context window, tokens (Y-1, Y-8). Default: `context_window`.
     pub summarizer_context_window: Option<u64>,
+    /// Under byte pressure keep fewer recent rows so the rebuilt request fits (S-8):
+    /// the recent window's bytes are capped at half of what the threshold leaves after
+    /// the floor and the summary budget. Kerkov: false (count and bytes only, S-2).
+    pub fit_recent_window: bool,
     /// Never fold the newest user request (S-6, S-9). Kerkov: false (the request is then
     /// quoted verbatim in the summary when folded, S-9).
     pub protect_run_request: bool,
@@ -100,6 +104,7 @@ impl Config {
             image_tokens: 1_600,
             summary_max_output_tokens: 2_048,
             summarizer_context_window: None,
+            fit_recent_window: true,
             protect_run_request: true,
             in_run_stage2: true,
             folded_call_ledger: true,
@@ -110,6 +115,7 @@ impl Config {
                 output_reserve_tokens: Some(0),
                 in_run_stage2: false,
                 protect_run_request: false,
+                fit_recent_window: false,
                 folded_call_ledger: false,
                 ..base
             },
@@ -193,6 +199,8 @@ pub struct ConfigInput {
     pub summary_max_output_tokens: Option<u64>,
     #[serde(alias = "summarizer_context_window")]
     pub summarizer_context_window: Option<u64>,
+    #[serde(alias = "fit_recent_window")]
+    pub fit_recent_window: Option<bool>,
     #[serde(alias = "protect_run_request")]
     pub protect_run_request: Option<bool>,
     #[serde(alias = "in_run_stage2")]
@@ -212,7 +220,7 @@ impl ConfigInput {
         set!(trigger, context_window, threshold_pct, preserve_recent_turns, preserve_recent_bytes,
              evict_tool_result_min_bytes, clip_head_bytes, clip_tail_bytes, max_indexed_artifacts,
              max_summaries_before_rollup, max_rolled_up_summaries,
-             bytes_per_token, image_tokens, summary_max_output_tokens, protect_run_request, in_run_stage2, folded_call_ledger);
+             bytes_per_token, image_tokens, summary_max_output_tokens, fit_recent_window, protect_run_request, in_run_stage2, folded_call_ledger);
         if self.output_reserve_tokens.is_some() {
             c.output_reserve_tokens = self.output_reserve_tokens;
         }

@@ -264,7 +264,11 @@ impl Job {
         }
         // C-6: the attempt clears a recorded refusal whether or not it commits.
         self.state.cadence.refusal = false;
-        let selection = match select(&self.source.messages, &self.config) {
+        let cap = self.config.fit_recent_window.then(|| {
+            let spare = decision.threshold_tokens.saturating_sub(decision.floor.total_tokens + self.config.summary_max_output_tokens);
+            (spare * self.config.bytes_per_token / 2) as usize
+        });
+        let selection = match select(&self.source.messages, &self.config, cap) {
             Ok(s) => s,
             Err(none) => {
                 // S-5: loud, but a single warning.
@@ -296,7 +300,7 @@ impl Job {
     fn mechanical_text(&self) -> String {
         let fold = self.selection.as_ref().map(|s| s.fold.clone()).unwrap_or_default();
         let rows: Vec<(usize, &Message)> = fold.iter().filter_map(|&o| self.source.messages.get(o).map(|m| (o, m))).collect();
-        mechanical_summary(&rows)
+        mechanical_summary(&rows, (self.config.summary_max_output_tokens * self.config.bytes_per_token) as usize)
     }
 
     fn record_spend(&mut self, usage: &Option<Value>) {

@@ -97,12 +97,28 @@ pub fn recent_start(messages: &[Message], from: usize, config: &Config) -> usize
     start
 }
 
-/// Selects what to fold. See the module docs for the rules.
-pub fn select(messages: &[Message], config: &Config) -> Result<Selection, NoSelection> {
+/// Removes from `fold` every tool exchange it does not hold whole (S-4).
+fn whole_exchanges(mut fold: Vec<usize>, ex: &ExchangeIndex) -> Vec<usize> {
+    let set: std::collections::HashSet<usize> = fold.iter().copied().collect();
+    fold.retain(|&i| match ex.get(i) {
+        Some(x) => (x.start..=x.end).all(|k| set.contains(&k)),
+        None => true,
+    });
+    fold
+}
+
+/// Selects what to fold. See the module docs for the rules. `recent_bytes_cap` bounds
+/// the recent window's bytes below `preserve_recent_bytes` under byte pressure (S-8).
+pub fn select(messages: &[Message], config: &Config, recent_bytes_cap: Option<usize>) -> Result<Selection, NoSelection> {
     let n = messages.len();
     let head = head_end(messages);
     let sum_end = summary_end(messages, head);
     let run = if config.protect_run_request { run_start(messages, sum_end) } else { None };
+    let mut window = config.clone();
+    if let Some(cap) = recent_bytes_cap {
+        window.preserve_recent_bytes = window.preserve_recent_bytes.min(cap);
+    }
+    let config = &window;
     let recent = recent_start(messages, sum_end, config);
     let ex = ExchangeIndex::build(messages);
     let bytes_from = |i: usize| messages.iter().skip(i).map(|m| m.bytes).sum::<usize>();
@@ -121,7 +137,7 @@ pub fn select(messages: &[Message], config: &Config) -> Result<Selection, NoSele
             end = if back_bad && fwd_ok { fwd } else { back };
         }
     }
-    let stage1: Vec<usize> = (sum_end..end.max(sum_end)).filter(|&i| !messages[i].provenance.pinned).collect();
+    let stage1: Vec<usize> = whole_exchanges((sum_end..end.max(sum_end)).filter(|&i| !messages[i].provenance.pinned).collect(), &ex);
     let holds_turn = stage1.iter().any(|&i| messages[i].starts_turn());
     if !stage1.is_empty() && (holds_turn || !config.in_run_stage2 || run.is_none()) {
         return Ok(Selection { stage: Stage::BeforeRun, fold: stage1, head_end: head, summary_end: sum_end, run_start: run, recent_start: recent });
@@ -148,5 +164,9 @@ pub fn select(messages: &[Message], config: &Config) -> Result<Selection, NoSele
     }
     let mut fold: Vec<usize> = (head..run_start).filter(|&i| !messages[i].provenance.pinned).collect();
     fold.extend(rounds);
+    let fold = whole_exchanges(fold, &ex);
+    if !fold.iter().any(|&i| !messages[i].is_summary()) {
+        return Err(NoSelection { reason: "nothing_eligible", detail: "the open run's completed rounds cannot be folded without splitting a tool exchange".into() });
+    }
     Ok(Selection { stage: Stage::InRun, fold, head_end: head, summary_end: sum_end, run_start: Some(run_start), recent_start: recent })
 }

@@ -148,12 +148,13 @@ impl Message {
         self.provenance.summary_level.is_some()
             || self.provenance.transcript_role == TranscriptRole::CompactionSummary
     }
-    /// A conversational user message: starts a turn (S-7).
+    /// A conversational user message: starts a turn (S-7). A user message that carries
+    /// tool results belongs to the round it answers, even with text beside them.
     pub fn starts_turn(&self) -> bool {
         self.role == Role::User
             && !self.is_summary()
             && self.provenance.transcript_role == TranscriptRole::Conversational
-            && !self.is_result_carrier()
+            && !self.has_results()
     }
     /// All readable text of the message (text blocks, reasoning text excluded).
     pub fn text(&self) -> String {

@@ -399,3 +399,25 @@ fn glaive(text: &str) -> Result<Value> {
     }
     Ok(json!({ "messages": messages }))
 }
+
+/// Imports `text` as `kind`: `auto` (a sniffed log kind, else JSON with the provider
+/// format detected), a log kind, or a provider format name. Returns the format and the
+/// provider document. Errors: `invalid_transcript`, `unknown_format`.
+pub fn import_any(kind: &str, text: &str) -> Result<(Format, Value)> {
+    let log_kind = match kind {
+        "auto" => sniff(text),
+        other => match ImportKind::parse(other) {
+            Ok(k) => Some(k),
+            Err(_) => None,
+        },
+    };
+    if let Some(k) = log_kind {
+        return import(k, text);
+    }
+    let doc: Value = serde_json::from_str(text).map_err(|e| Error::invalid(format!("not JSON: {e}")))?;
+    let format = match kind {
+        "auto" => super::detect(&doc)?,
+        name => Format::parse(name)?,
+    };
+    Ok((format, doc))
+}

@@ -243,3 +243,15 @@ pub fn detect_format(transcript: JsValue) -> Result<String, JsValue> {
     let doc = to_json(&transcript, "transcript")?;
     formats::detect(&doc).map(|f| f.name().to_string()).map_err(|e| js_error(&e))
 }
+
+/// `importTranscript(kind, text)` -> `{ format, document }`.
+///
+/// `kind`: `auto` (sniff a log kind, else parse JSON and detect the provider format), a
+/// log kind (`claude-code-jsonl`, `swe-agent-traj`, `tau-bench`, `glaive`), or a provider
+/// format name (the text is parsed as that format's JSON). Errors: `invalid_transcript`
+/// naming the line or index; `unknown_format`.
+#[wasm_bindgen(js_name = importTranscript)]
+pub fn import_transcript(kind: &str, text: &str) -> Result<JsValue, JsValue> {
+    let (format, document) = crate::formats::import::import_any(kind, text).map_err(|e| js_error(&e))?;
+    from_json(&serde_json::json!({ "format": format.name(), "document": document }))
+}
