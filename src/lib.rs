@@ -11,6 +11,7 @@
 pub mod config;
 pub mod error;
 pub mod formats;
+pub mod memory;
 pub mod transcript;
 
 pub use config::{Config, Profile};
