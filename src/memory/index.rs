@@ -81,7 +81,55 @@ struct Entry {
     /// Term counts (embedded embedder only).
     terms: Vec<(u64, u32)>,
     /// Unit vector; `None` when the embedded vector came out zero.
-    vector: Option<Vec<f32>>,
+    vector: Option<Vector>,
+}
+
+/// A stored unit vector: sparse for the embedded embedder (few buckets are non-zero),
+/// dense for host vectors.
+#[derive(Debug, Clone)]
+enum Vector {
+    Dense(Vec<f32>),
+    /// `(bucket, value)` pairs in bucket order, zeros left out.
+    Sparse(Vec<(u32, f32)>),
+}
+
+impl Vector {
+    fn sparse(dense: &[f32]) -> Vector {
+        Vector::Sparse(
+            dense
+                .iter()
+                .enumerate()
+                .filter(|(_, x)| **x != 0.0)
+                .filter_map(|(i, x)| u32::try_from(i).ok().map(|i| (i, *x)))
+                .collect(),
+        )
+    }
+
+    /// Cosine with a dense unit query of the index's dimension.
+    fn dot(&self, query: &[f32]) -> f32 {
+        match self {
+            Vector::Dense(v) => embed::dot(query, v),
+            Vector::Sparse(pairs) => pairs
+                .iter()
+                .filter_map(|&(i, x)| query.get(i as usize).map(|q| f64::from(*q) * f64::from(x)))
+                .sum::<f64>() as f32,
+        }
+    }
+
+    fn bits(&self, dim: usize) -> Vec<u32> {
+        match self {
+            Vector::Dense(v) => v.iter().map(|x| x.to_bits()).collect(),
+            Vector::Sparse(pairs) => {
+                let mut dense = vec![0u32; dim];
+                for &(i, x) in pairs {
+                    if let Some(slot) = dense.get_mut(i as usize) {
+                        *slot = x.to_bits();
+                    }
+                }
+                dense
+            }
+        }
+    }
 }
 
 #[derive(Debug, Clone, Default)]
@@ -130,7 +178,8 @@ impl Scope {
         let docs = self.docs();
         let df = &self.df;
         for e in self.entries.values_mut() {
-            e.vector = embed::vectorize(&e.terms, dim, docs, |t| df.get(&t).copied().unwrap_or(0));
+            e.vector = embed::vectorize(&e.terms, dim, docs, |t| df.get(&t).copied().unwrap_or(0))
+                .map(|v| Vector::sparse(&v));
         }
     }
 
@@ -139,8 +188,7 @@ impl Scope {
             .entries
             .iter()
             .filter_map(|(k, e)| {
-                let v = e.vector.as_deref()?;
-                let s = embed::dot(query, v);
+                let s = e.vector.as_ref()?.dot(query);
                 (s.is_finite() && s > MIN_SCORE).then_some((s, k, e))
             })
             .collect();
@@ -277,7 +325,7 @@ impl Index {
         let mut report = AddReport::default();
         for (record, vector) in records.into_iter().zip(units) {
             let scope = self.scopes.entry(record.session.clone()).or_default();
-            if scope.upsert(Entry { record, terms: Vec::new(), vector: Some(vector) }) {
+            if scope.upsert(Entry { record, terms: Vec::new(), vector: Some(Vector::Dense(vector)) }) {
                 report.replaced += 1;
             } else {
                 report.added += 1;
@@ -377,7 +425,7 @@ impl Index {
             .map(|e| SnapEntry {
                 record: e.record.clone(),
                 vector: match self.embedder {
-                    EmbedderKind::Host => e.vector.as_ref().map(|v| v.iter().map(|x| x.to_bits()).collect()),
+                    EmbedderKind::Host => e.vector.as_ref().map(|v| v.bits(self.dim)),
                     EmbedderKind::Embedded => None,
                 },
             })

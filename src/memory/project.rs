@@ -255,7 +255,7 @@ pub(crate) fn chunk_ranges(text: &str, max: usize) -> Vec<(usize, usize)> {
         let end = if remaining <= max {
             text.len()
         } else {
-            let hard = floor_boundary(text, start + max);
+            let hard = floor_boundary(text, start.saturating_add(max));
             let hard = if hard <= start { next_boundary(text, start) } else { hard };
             let window = text.get(start..hard).unwrap_or("");
             let half = window.len() / 2;
