@@ -14,6 +14,7 @@ pub mod error;
 pub mod evict;
 pub mod formats;
 pub mod measure;
+pub mod memory;
 pub mod rewrite;
 pub mod select;
 pub mod state;

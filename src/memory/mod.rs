@@ -1,0 +1,94 @@
+//! Semantic memory (M-1..M-4): projection of discarded rows into session-scoped
+//! records, a deterministic embedded embedder and index, and the agent-facing `recall`
+//! tool.
+//!
+//! Flow: a compaction's rewrite names the discarded source offsets and the evicted
+//! tool-output bodies; [`project()`] turns them into a [`MemoryBatch`] of
+//! [`MemoryRecord`]s (M-1). The host either stores and embeds them itself (its own
+//! embedder, [`Index::with_dimension`] + [`Index::add_with_vectors`]) or hands them to
+//! the embedded [`Index`] (M-3), which embeds with [`embed`]'s hashed, IDF-weighted
+//! bag of words. The agent reads memory back through the [`recall()`] tool (M-2), which is
+//! always scoped to one session; administrative code pages a scope with
+//! [`Index::enumerate`] and removes it with [`Index::drop_scope`] (M-4).
+//!
+//! Everything here is pure: no IO, no clocks, no randomness. Same input, same bytes.
+
+pub mod embed;
+pub mod index;
+pub mod project;
+pub mod recall;
+
+pub use embed::{tokenize, DEFAULT_DIMENSION};
+pub use index::{AddReport, EmbedderKind, Hit, Index, Page, MAX_DIMENSION};
+pub use project::{project, try_project, EvictedBody, CHUNK_BYTES};
+pub use recall::{
+    recall, recall_from_arguments, recall_tool_definition, recall_with_vector, RecallHit,
+    RecallResult, DEFAULT_LIMIT, MAX_LIMIT, RECALL_TOOL_NAME,
+};
+
+use crate::transcript::Role;
+use serde::{Deserialize, Serialize};
+
+/// What a record was projected from.
+///
+/// Serialized as `"narrative"` or `"tool_output"`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RecordKind {
+    /// User or assistant text of a discarded conversational message.
+    Narrative,
+    /// (A chunk of) a tool result body that was evicted or discarded.
+    ToolOutput,
+}
+
+/// One memory record (M-1): a chunk of discarded context, scoped to one session.
+///
+/// JSON shape (camelCase):
+/// `{ id, session, messageId, role, sourceRange: [start, end], byteRange: [start, end],
+///    kind: "narrative" | "tool_output", toolName?, callId?, handle?, content }`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MemoryRecord {
+    /// Deterministic id, `mem-` + 16 lowercase hex digits (FNV-1a over the session,
+    /// kind, source message, call id, chunk position and content).
+    pub id: String,
+    /// The owning session (scope). Recall never crosses it (M-4).
+    pub session: String,
+    /// Stable id of the source message (T-4).
+    pub message_id: String,
+    /// Provider role of the source message.
+    pub role: Role,
+    /// Inclusive range of source message offsets `[start, end]` (0-based positions in
+    /// the transcript the compaction read). Today always one message: `start == end`.
+    pub source_range: [usize; 2],
+    /// Half-open UTF-8 byte range `[start, end)` of `content` inside the source text
+    /// (the message's joined text, or the tool body). Both ends sit on char boundaries.
+    pub byte_range: [usize; 2],
+    /// What the record was projected from.
+    pub kind: RecordKind,
+    /// Tool name, for tool output, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_name: Option<String>,
+    /// Tool-call id the output answered, for tool output.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub call_id: Option<String>,
+    /// Artifact handle (`artifact#N`) holding the full output in the host store (M-2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub handle: Option<String>,
+    /// The chunk text (at most [`CHUNK_BYTES`] UTF-8 bytes, trimmed of outer
+    /// whitespace).
+    pub content: String,
+}
+
+/// The result of one projection (M-1): every record of one session, in source order
+/// (source offset, then narrative before tool output, then call id, then byte offset).
+///
+/// JSON shape: `{ session, records: [MemoryRecord...] }`.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MemoryBatch {
+    /// The session every record belongs to.
+    pub session: String,
+    /// The projected records.
+    pub records: Vec<MemoryRecord>,
+}

@@ -1,0 +1,314 @@
+//! Projection of discarded rows into memory records (M-1).
+
+use super::{MemoryBatch, MemoryRecord, RecordKind};
+use crate::error::{Error, ErrorCode, Result};
+use crate::transcript::{fnv1a, Block, Message, Role, TranscriptRole};
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Target size of one record's content in UTF-8 bytes. Chunks are cut on char
+/// boundaries, preferably after a newline or a space in the second half of the window.
+pub const CHUNK_BYTES: usize = 1_000;
+
+/// A tool-output body the compaction evicted (replaced by a handle or a clip).
+///
+/// JSON shape (camelCase): `{ offset, callId, toolName?, handle?, body }`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EvictedBody {
+    /// 0-based offset of the message that carried the result, in `messages`.
+    pub offset: usize,
+    /// The tool-call id the body answered.
+    pub call_id: String,
+    /// Tool name; when `None` it is looked up from the matching tool call.
+    #[serde(default)]
+    pub tool_name: Option<String>,
+    /// Artifact handle (`artifact#N`) of the full body in the host store.
+    #[serde(default)]
+    pub handle: Option<String>,
+    /// The full body text that left the transcript.
+    pub body: String,
+}
+
+/// Projects the discarded rows of a compaction into memory records (M-1).
+///
+/// - `session`: the owning scope, copied into every record.
+/// - `messages`: the transcript the compaction read (offsets index into it).
+/// - `discarded`: offsets of the rows the rewrite dropped (any order, duplicates ok).
+/// - `evicted_bodies`: tool-output bodies evicted from the folded range.
+///
+/// Records: the text blocks of discarded user and assistant messages (`narrative`),
+/// every evicted body (`tool_output`, with tool name and handle), and the tool-result
+/// bodies of discarded messages that no evicted body already covers (`tool_output`,
+/// handle = the message's `artifact_ref`). Messages that are injected context or
+/// compaction summaries (typed role, or any `summary_level`) are never projected, nor
+/// are evicted bodies sitting on them. Texts are cut into chunks of at most
+/// [`CHUNK_BYTES`] bytes; blank chunks are dropped. Offsets outside `messages` are
+/// skipped (use [`try_project`] to have them rejected). Output is deterministic.
+pub fn project(
+    session: &str,
+    messages: &[Message],
+    discarded: &[usize],
+    evicted_bodies: &[EvictedBody],
+) -> MemoryBatch {
+    build(session, messages, discarded, evicted_bodies)
+}
+
+/// Like [`project`], but fails with `memory_failed` when a discarded offset or an
+/// evicted body's offset is outside `messages`, or an evicted body's call id is empty,
+/// so the caller can fail the compaction (M-1, W-3).
+pub fn try_project(
+    session: &str,
+    messages: &[Message],
+    discarded: &[usize],
+    evicted_bodies: &[EvictedBody],
+) -> Result<MemoryBatch> {
+    let n = messages.len();
+    if let Some(off) = discarded.iter().find(|&&o| o >= n) {
+        return Err(Error::new(
+            ErrorCode::MemoryFailed,
+            format!("discarded offset {off} is outside the transcript of {n} messages"),
+        ));
+    }
+    for (i, b) in evicted_bodies.iter().enumerate() {
+        if b.offset >= n {
+            return Err(Error::new(
+                ErrorCode::MemoryFailed,
+                format!("evictedBodies[{i}].offset {} is outside the transcript of {n} messages", b.offset),
+            ));
+        }
+        if b.call_id.is_empty() {
+            return Err(Error::new(ErrorCode::MemoryFailed, format!("evictedBodies[{i}].callId is empty")));
+        }
+    }
+    Ok(build(session, messages, discarded, evicted_bodies))
+}
+
+fn excluded(m: &Message) -> bool {
+    m.provenance.summary_level.is_some()
+        || matches!(
+            m.provenance.transcript_role,
+            TranscriptRole::InjectedContext | TranscriptRole::CompactionSummary
+        )
+}
+
+struct Source<'a> {
+    session: &'a str,
+    message: &'a Message,
+    offset: usize,
+    kind: RecordKind,
+    tool_name: Option<String>,
+    call_id: Option<String>,
+    handle: Option<String>,
+}
+
+fn build(
+    session: &str,
+    messages: &[Message],
+    discarded: &[usize],
+    evicted_bodies: &[EvictedBody],
+) -> MemoryBatch {
+    // call id -> tool name, from every tool call of the transcript (first wins).
+    let mut names: BTreeMap<&str, &str> = BTreeMap::new();
+    for m in messages {
+        for b in &m.blocks {
+            if let Block::ToolCall { id, name, .. } = b {
+                names.entry(id.as_str()).or_insert(name.as_str());
+            }
+        }
+    }
+    let evicted_calls: BTreeSet<&str> = evicted_bodies.iter().map(|b| b.call_id.as_str()).collect();
+    let offsets: BTreeSet<usize> = discarded.iter().copied().collect();
+
+    let mut records: Vec<MemoryRecord> = Vec::new();
+    for &offset in &offsets {
+        let Some(m) = messages.get(offset) else { continue };
+        if excluded(m) {
+            continue;
+        }
+        if matches!(m.role, Role::User | Role::Assistant) {
+            let text = m.text();
+            let src = Source {
+                session,
+                message: m,
+                offset,
+                kind: RecordKind::Narrative,
+                tool_name: None,
+                call_id: None,
+                handle: None,
+            };
+            push_chunks(&mut records, &src, &text);
+        }
+        for b in &m.blocks {
+            if let Block::ToolResult { call_id, name, text, .. } = b {
+                if evicted_calls.contains(call_id.as_str()) {
+                    continue;
+                }
+                let tool_name = name.clone().or_else(|| names.get(call_id.as_str()).map(|s| s.to_string()));
+                let src = Source {
+                    session,
+                    message: m,
+                    offset,
+                    kind: RecordKind::ToolOutput,
+                    tool_name,
+                    call_id: Some(call_id.clone()),
+                    handle: m.provenance.artifact_ref.clone(),
+                };
+                push_chunks(&mut records, &src, text);
+            }
+        }
+    }
+    for b in evicted_bodies {
+        let Some(m) = messages.get(b.offset) else { continue };
+        if excluded(m) {
+            continue;
+        }
+        let tool_name = b.tool_name.clone().or_else(|| names.get(b.call_id.as_str()).map(|s| s.to_string()));
+        let src = Source {
+            session,
+            message: m,
+            offset: b.offset,
+            kind: RecordKind::ToolOutput,
+            tool_name,
+            call_id: Some(b.call_id.clone()),
+            handle: b.handle.clone(),
+        };
+        push_chunks(&mut records, &src, &b.body);
+    }
+    records.sort_by(|a, b| {
+        (a.source_range, a.kind, &a.call_id, a.byte_range, &a.id)
+            .cmp(&(b.source_range, b.kind, &b.call_id, b.byte_range, &b.id))
+    });
+    records.dedup_by(|a, b| a.id == b.id);
+    MemoryBatch { session: session.to_string(), records }
+}
+
+fn push_chunks(out: &mut Vec<MemoryRecord>, src: &Source<'_>, text: &str) {
+    for (start, end) in chunk_ranges(text, CHUNK_BYTES) {
+        let Some(content) = text.get(start..end) else { continue };
+        let id = record_id(src, start, content);
+        out.push(MemoryRecord {
+            id,
+            session: src.session.to_string(),
+            message_id: src.message.id.clone(),
+            role: src.message.role,
+            source_range: [src.offset, src.offset],
+            byte_range: [start, end],
+            kind: src.kind,
+            tool_name: src.tool_name.clone(),
+            call_id: src.call_id.clone(),
+            handle: src.handle.clone(),
+            content: content.to_string(),
+        });
+    }
+}
+
+fn record_id(src: &Source<'_>, start: usize, content: &str) -> String {
+    let mut key = String::with_capacity(content.len() + 64);
+    key.push_str(src.session);
+    key.push('\0');
+    key.push_str(match src.kind {
+        RecordKind::Narrative => "narrative",
+        RecordKind::ToolOutput => "tool_output",
+    });
+    key.push('\0');
+    key.push_str(&src.message.id);
+    key.push('\0');
+    key.push_str(&src.offset.to_string());
+    key.push('\0');
+    key.push_str(src.call_id.as_deref().unwrap_or(""));
+    key.push('\0');
+    key.push_str(&start.to_string());
+    key.push('\0');
+    key.push_str(content);
+    format!("mem-{:016x}", fnv1a(key.as_bytes()))
+}
+
+/// Largest char boundary `<= i` in `s` (0 when none).
+fn floor_boundary(s: &str, i: usize) -> usize {
+    let mut i = i.min(s.len());
+    while i > 0 && !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+/// Smallest char boundary `> i` in `s` (`s.len()` when none).
+fn next_boundary(s: &str, i: usize) -> usize {
+    let mut j = i.saturating_add(1);
+    while j < s.len() && !s.is_char_boundary(j) {
+        j += 1;
+    }
+    j.min(s.len())
+}
+
+/// Cuts `text` into half-open byte ranges of at most `max` bytes (a single char wider
+/// than `max` still makes one chunk), on char boundaries, preferring a cut after a
+/// newline, then after a space, in the second half of the window. Ranges are trimmed of
+/// outer whitespace; blank ranges are dropped.
+pub(crate) fn chunk_ranges(text: &str, max: usize) -> Vec<(usize, usize)> {
+    let max = max.max(1);
+    let mut out = Vec::new();
+    let mut start = 0usize;
+    while start < text.len() {
+        let remaining = text.len() - start;
+        let end = if remaining <= max {
+            text.len()
+        } else {
+            let hard = floor_boundary(text, start.saturating_add(max));
+            let hard = if hard <= start { next_boundary(text, start) } else { hard };
+            let window = text.get(start..hard).unwrap_or("");
+            let half = window.len() / 2;
+            let soft = window
+                .rfind('\n')
+                .filter(|&p| p >= half)
+                .or_else(|| window.rfind(' ').filter(|&p| p >= half))
+                .map(|p| start + p + 1);
+            soft.unwrap_or(hard)
+        };
+        if let Some(piece) = text.get(start..end) {
+            let lead = piece.len() - piece.trim_start().len();
+            let trimmed = piece.trim();
+            if !trimmed.is_empty() {
+                out.push((start + lead, start + lead + trimmed.len()));
+            }
+        }
+        if end <= start {
+            break;
+        }
+        start = end;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chunks_respect_char_boundaries_and_size() {
+        let text = "é".repeat(1_500) + " tail";
+        let ranges = chunk_ranges(&text, CHUNK_BYTES);
+        assert!(ranges.len() >= 3);
+        let mut covered = 0;
+        for (s, e) in &ranges {
+            assert!(text.is_char_boundary(*s) && text.is_char_boundary(*e));
+            assert!(e - s <= CHUNK_BYTES);
+            covered += e - s;
+        }
+        assert_eq!(covered, text.len() - 1); // only the separating space is trimmed
+    }
+
+    #[test]
+    fn chunk_prefers_newline() {
+        let text = format!("{}\n{}", "a".repeat(700), "b".repeat(700));
+        let ranges = chunk_ranges(&text, CHUNK_BYTES);
+        assert_eq!(ranges, vec![(0, 700), (701, 1401)]);
+    }
+
+    #[test]
+    fn tiny_max_still_progresses() {
+        assert_eq!(chunk_ranges("日本", 1), vec![(0, 3), (3, 6)]);
+        assert!(chunk_ranges("   \n  ", 10).is_empty());
+    }
+}

@@ -1,0 +1,214 @@
+//! The agent-facing `recall` tool (M-2): its definition per provider format, and the
+//! call that answers it from one session's memory.
+
+use super::index::{Hit, Index};
+use super::RecordKind;
+use crate::error::{Error, ErrorCode, Result};
+use serde::Serialize;
+use serde_json::{json, Value};
+
+/// Name of the tool the agent calls.
+pub const RECALL_TOOL_NAME: &str = "recall";
+/// Hits returned when the call gives no `limit`.
+pub const DEFAULT_LIMIT: usize = 5;
+/// Most hits one call returns; larger limits are clamped to it.
+pub const MAX_LIMIT: usize = 20;
+
+const DESCRIPTION: &str = "Search memory of this conversation's earlier context that was compacted away \
+(discarded messages and evicted tool outputs). Returns the most relevant passages with a score, the \
+source message id and offsets, and an artifact handle (artifact#N) when the full tool output is stored.";
+
+fn json_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "query": {
+                "type": "string",
+                "description": "What to look for, in natural language or keywords."
+            },
+            "limit": {
+                "type": "integer",
+                "description": "Maximum number of passages to return (1-20, default 5).",
+                "minimum": 1,
+                "maximum": MAX_LIMIT,
+                "default": DEFAULT_LIMIT
+            }
+        },
+        "required": ["query"],
+        "additionalProperties": false
+    })
+}
+
+/// Gemini's OpenAPI-subset schema (upper-case types, no `additionalProperties`).
+fn gemini_schema() -> Value {
+    json!({
+        "type": "OBJECT",
+        "properties": {
+            "query": {
+                "type": "STRING",
+                "description": "What to look for, in natural language or keywords."
+            },
+            "limit": {
+                "type": "INTEGER",
+                "description": "Maximum number of passages to return (1-20, default 5).",
+                "minimum": 1,
+                "maximum": MAX_LIMIT
+            }
+        },
+        "required": ["query"]
+    })
+}
+
+/// The `recall` tool definition in a provider's tool shape (M-2). Params: `query`
+/// (string, required) and `limit` (integer 1..=20, default 5).
+///
+/// - `openai-chat`: `{ type: "function", function: { name, description, parameters } }`
+///   (an entry of `tools[]`).
+/// - `openai-responses`: `{ type: "function", name, description, parameters, strict: false }`.
+/// - `anthropic`: `{ name, description, input_schema }`.
+/// - `gemini`: `{ name, description, parameters }` (an entry of
+///   `tools[].functionDeclarations`, OpenAPI-subset schema with upper-case types).
+/// - `ai-sdk`: `{ name, description, inputSchema }` (JSON schema).
+///
+/// Underscore spellings (`openai_chat`, ...) are accepted. Any other name gives
+/// `Value::Null`.
+pub fn recall_tool_definition(format: &str) -> Value {
+    match format {
+        "openai-chat" | "openai_chat" | "openai" => json!({
+            "type": "function",
+            "function": {
+                "name": RECALL_TOOL_NAME,
+                "description": DESCRIPTION,
+                "parameters": json_schema()
+            }
+        }),
+        "openai-responses" | "openai_responses" => json!({
+            "type": "function",
+            "name": RECALL_TOOL_NAME,
+            "description": DESCRIPTION,
+            "parameters": json_schema(),
+            "strict": false
+        }),
+        "anthropic" => json!({
+            "name": RECALL_TOOL_NAME,
+            "description": DESCRIPTION,
+            "input_schema": json_schema()
+        }),
+        "gemini" => json!({
+            "name": RECALL_TOOL_NAME,
+            "description": DESCRIPTION,
+            "parameters": gemini_schema()
+        }),
+        "ai-sdk" | "ai_sdk" => json!({
+            "name": RECALL_TOOL_NAME,
+            "description": DESCRIPTION,
+            "inputSchema": json_schema()
+        }),
+        _ => Value::Null,
+    }
+}
+
+/// One recalled passage.
+///
+/// JSON shape (camelCase): `{ id, content, score, messageId, sourceRange: [start, end],
+/// kind, toolName?, handle? }`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RecallHit {
+    /// Memory record id.
+    pub id: String,
+    /// The passage text.
+    pub content: String,
+    /// Cosine similarity to the query, in `(0, 1]`.
+    pub score: f32,
+    /// Stable id of the source message (T-4).
+    pub message_id: String,
+    /// Inclusive source message offsets `[start, end]`.
+    pub source_range: [usize; 2],
+    /// `narrative` or `tool_output`.
+    pub kind: RecordKind,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tool_name: Option<String>,
+    /// Artifact handle (`artifact#N`); the host resolves it through its store (M-2).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub handle: Option<String>,
+}
+
+/// The answer to one `recall` call.
+///
+/// JSON shape: `{ query, limit, hits: [RecallHit...] }`; `limit` is the effective one.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RecallResult {
+    pub query: String,
+    /// Effective limit after defaulting and clamping (1..=20).
+    pub limit: usize,
+    /// Best first; at most `limit`.
+    pub hits: Vec<RecallHit>,
+}
+
+fn effective_limit(limit: Option<usize>) -> usize {
+    limit.unwrap_or(DEFAULT_LIMIT).clamp(1, MAX_LIMIT)
+}
+
+fn result(query: &str, limit: usize, hits: Vec<Hit>) -> RecallResult {
+    RecallResult {
+        query: query.to_string(),
+        limit,
+        hits: hits
+            .into_iter()
+            .map(|h| RecallHit {
+                id: h.record.id,
+                content: h.record.content,
+                score: h.score,
+                message_id: h.record.message_id,
+                source_range: h.record.source_range,
+                kind: h.record.kind,
+                tool_name: h.record.tool_name,
+                handle: h.record.handle,
+            })
+            .collect(),
+    }
+}
+
+/// Answers a `recall` call from `session`'s memory only (M-2, M-4) with the embedded
+/// embedder. `limit`: `None` -> 5; clamped to 1..=20. A host-vector index yields no
+/// hits (use [`recall_with_vector`]).
+pub fn recall(index: &Index, session: &str, query: &str, limit: Option<usize>) -> RecallResult {
+    let limit = effective_limit(limit);
+    result(query, limit, index.search(session, query, limit))
+}
+
+/// Answers a `recall` call on a host-vector index: `vector` is the host's embedding of
+/// `query` (of [`Index::dimension`] components). Limit as in [`recall`]. Fails with
+/// `memory_failed` on a wrong dimension or zero vector.
+pub fn recall_with_vector(
+    index: &Index,
+    session: &str,
+    query: &str,
+    vector: &[f32],
+    limit: Option<usize>,
+) -> Result<RecallResult> {
+    let limit = effective_limit(limit);
+    Ok(result(query, limit, index.search_by_vector(session, vector, limit)?))
+}
+
+/// Answers a `recall` tool call from its JSON arguments `{ query, limit? }` (embedded
+/// embedder). `limit` may be any number (rounded down, clamped to 1..=20) or null.
+/// Fails with `memory_failed` when `arguments` is not an object with a string `query`.
+pub fn recall_from_arguments(index: &Index, session: &str, arguments: &Value) -> Result<RecallResult> {
+    let bad = |m: &str| Error::new(ErrorCode::MemoryFailed, format!("recall arguments: {m}"));
+    let obj = arguments.as_object().ok_or_else(|| bad("expected an object"))?;
+    let query = obj.get("query").and_then(Value::as_str).ok_or_else(|| bad("query must be a string"))?;
+    let limit = match obj.get("limit") {
+        None | Some(Value::Null) => None,
+        Some(v) => {
+            let n = v.as_f64().ok_or_else(|| bad("limit must be a number"))?;
+            if !n.is_finite() {
+                return Err(bad("limit must be finite"));
+            }
+            // Saturating float -> int cast; negatives become 0 and then clamp to 1.
+            Some(n.floor().max(0.0).min(MAX_LIMIT as f64) as usize)
+        }
+    };
+    Ok(recall(index, session, query, limit))
+}
