@@ -152,7 +152,8 @@ pub fn decode(format: Format, doc: Value) -> Result<Transcript> {
         Value::Array(items) => (items, Envelope::default()),
         Value::Object(mut map) => {
             let key = messages_key(format);
-            let items = match map.remove(key) {
+            // shift_remove keeps the other fields in their order (F-3)
+            let items = match map.shift_remove(key) {
                 Some(Value::Array(items)) => items,
                 Some(_) => return Err(Error::invalid(format!("`{key}` must be an array"))),
                 None => return Err(Error::invalid(format!("expected a JSON array of messages or an object with `{key}`"))),
