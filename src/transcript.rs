@@ -139,6 +139,13 @@ impl Message {
     pub fn has_results(&self) -> bool {
         self.result_ids().next().is_some()
     }
+    /// An assistant message holding nothing but reasoning (an OpenAI Responses
+    /// `reasoning` item).
+    pub fn is_reasoning_only(&self) -> bool {
+        self.role == Role::Assistant
+            && !self.blocks.is_empty()
+            && self.blocks.iter().all(|b| matches!(b, Block::Reasoning { .. }))
+    }
     /// A message that only carries tool results (and nothing a person wrote).
     pub fn is_result_carrier(&self) -> bool {
         self.has_results()
@@ -244,6 +251,12 @@ impl ExchangeIndex {
     /// message carrying one of its results. Overlapping spans merge (interleaved
     /// exchanges are indivisible together). Ids are matched to the nearest open call
     /// with that id, so a reused id (tau-bench) pairs with its own call.
+    ///
+    /// A run of reasoning-only assistant messages right before a calling message joins
+    /// its exchange: in OpenAI Responses a `reasoning` item is a separate input item
+    /// that must be sent back with the `function_call` item following it, so they are
+    /// never split or dropped apart. (Other formats keep reasoning inside the calling
+    /// message, where this never applies.)
     pub fn build(messages: &[Message]) -> Self {
         let n = messages.len();
         let mut spans: Vec<ToolExchange> = Vec::new();
@@ -262,7 +275,11 @@ impl ExchangeIndex {
                 }
             }
             if m.has_calls() {
-                spans.push(ToolExchange { start: i, end: i });
+                let mut start = i;
+                while start > 0 && messages.get(start - 1).is_some_and(Message::is_reasoning_only) {
+                    start -= 1;
+                }
+                spans.push(ToolExchange { start, end: i });
                 span_of_call_msg[i] = Some(spans.len() - 1);
                 for cid in m.call_ids() {
                     open.push((cid.to_string(), i));

@@ -39,6 +39,7 @@ fn has_system_prompt(t: &Transcript) -> bool {
     match t.format {
         Format::Anthropic => t.envelope.fields.get("system").and_then(Value::as_str).is_some_and(|s| !s.is_empty()),
         Format::OpenaiChat => t.messages.first().is_some_and(|m| m.role == Role::System),
+        other => panic!("importers never produce {other:?}"),
     }
 }
 

@@ -13,7 +13,7 @@ use crate::error::{Error, Result};
 use crate::transcript::{json_len, Block, MediaKind, Role};
 use serde_json::{json, Value};
 
-pub const RULES: PairingRules = PairingRules { results_in_one_message: true, results_first: true };
+pub const RULES: PairingRules = PairingRules { results_in_one_message: true, results_first: true, exact_result_count: false, results_anywhere_after: false };
 
 pub struct Anthropic;
 

@@ -10,9 +10,12 @@
 //! `transcript_role`, `message_id`, `observation_source`, `pinned`). The *request*
 //! view, meant for the provider, never carries them.
 
+pub mod ai_sdk;
 pub mod anthropic;
+pub mod gemini;
 pub mod import;
 pub mod openai_chat;
+pub mod openai_responses;
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::transcript::{
@@ -29,6 +32,12 @@ pub enum Format {
     OpenaiChat,
     /// Anthropic Messages API `messages` (+ top-level `system`).
     Anthropic,
+    /// Gemini `generateContent` `contents` (+ top-level `systemInstruction`).
+    Gemini,
+    /// OpenAI Responses API `input` items (+ top-level `instructions`).
+    OpenaiResponses,
+    /// Vercel AI SDK `ModelMessage[]` (+ top-level `system`).
+    AiSdk,
 }
 
 impl Format {
@@ -36,19 +45,28 @@ impl Format {
         match name {
             "openai-chat" | "openai_chat" | "openai" => Ok(Format::OpenaiChat),
             "anthropic" => Ok(Format::Anthropic),
-            other => Err(Error::new(ErrorCode::UnknownFormat, format!("unknown format {other:?}; expected one of openai-chat, anthropic"))),
+            "gemini" => Ok(Format::Gemini),
+            "openai-responses" | "openai_responses" => Ok(Format::OpenaiResponses),
+            "ai-sdk" | "ai_sdk" => Ok(Format::AiSdk),
+            other => Err(Error::new(ErrorCode::UnknownFormat, format!("unknown format {other:?}; expected one of openai-chat, openai-responses, anthropic, gemini, ai-sdk"))),
         }
     }
     pub fn name(self) -> &'static str {
         match self {
             Format::OpenaiChat => "openai-chat",
             Format::Anthropic => "anthropic",
+            Format::Gemini => "gemini",
+            Format::OpenaiResponses => "openai-responses",
+            Format::AiSdk => "ai-sdk",
         }
     }
     pub fn rules(self) -> PairingRules {
         match self {
             Format::OpenaiChat => openai_chat::RULES,
             Format::Anthropic => anthropic::RULES,
+            Format::Gemini => gemini::RULES,
+            Format::OpenaiResponses => openai_responses::RULES,
+            Format::AiSdk => ai_sdk::RULES,
         }
     }
 }
@@ -72,6 +90,16 @@ pub struct PairingRules {
     pub results_in_one_message: bool,
     /// Results must come first in that message (Anthropic: tool_result blocks first).
     pub results_first: bool,
+    /// With `results_in_one_message`: that one message must answer every call of the
+    /// calling message, even at the end of history (Gemini: a model turn with N
+    /// `functionCall` parts is followed by one user turn with N `functionResponse`
+    /// parts; a partial answer turn is rejected).
+    pub exact_result_count: bool,
+    /// Results are separate items that may sit anywhere after their call, with other
+    /// items (reasoning, further calls) in between (OpenAI Responses: every
+    /// `function_call_output` needs an earlier `function_call` with its `call_id`, and
+    /// every `function_call` needs an output unless it ends the input).
+    pub results_anywhere_after: bool,
 }
 
 /// Provider usage normalised to token counts.
@@ -99,13 +127,20 @@ fn dispatch_view(format: Format, raw: &Value, at: usize) -> Result<(Role, Vec<Bl
     match format {
         Format::OpenaiChat => openai_chat::OpenaiChat::view(raw, at),
         Format::Anthropic => anthropic::Anthropic::view(raw, at),
+        Format::Gemini => gemini::Gemini::view(raw, at),
+        Format::OpenaiResponses => openai_responses::OpenaiResponses::view(raw, at),
+        Format::AiSdk => ai_sdk::AiSdk::view(raw, at),
     }
 }
 
-/// Which key of an envelope object holds the messages.
+/// Which key of an envelope object holds the messages: Gemini
+/// `{systemInstruction?, contents}`, Responses `{instructions?, input}`, the others
+/// `{system?, messages}`.
 fn messages_key(format: Format) -> &'static str {
     match format {
-        Format::OpenaiChat | Format::Anthropic => "messages",
+        Format::OpenaiChat | Format::Anthropic | Format::AiSdk => "messages",
+        Format::Gemini => "contents",
+        Format::OpenaiResponses => "input",
     }
 }
 
@@ -118,7 +153,8 @@ pub fn decode(format: Format, doc: Value) -> Result<Transcript> {
         Value::Array(items) => (items, Envelope::default()),
         Value::Object(mut map) => {
             let key = messages_key(format);
-            let items = match map.remove(key) {
+            // shift_remove keeps the other fields in their order (F-3)
+            let items = match map.shift_remove(key) {
                 Some(Value::Array(items)) => items,
                 Some(_) => return Err(Error::invalid(format!("`{key}` must be an array"))),
                 None => return Err(Error::invalid(format!("expected a JSON array of messages or an object with `{key}`"))),
@@ -131,6 +167,9 @@ pub fn decode(format: Format, doc: Value) -> Result<Transcript> {
     let mut seen: std::collections::HashMap<u64, u32> = std::collections::HashMap::new();
     for (at, item) in items.into_iter().enumerate() {
         messages.push(decode_message(format, item, at, &mut seen)?);
+    }
+    if format == Format::Gemini {
+        gemini::link_results(&mut messages);
     }
     Ok(Transcript { format, messages, envelope })
 }
@@ -207,12 +246,29 @@ pub fn encode(t: &Transcript, view: View) -> Value {
 }
 
 /// Replaces the body of the `nth` tool result in `m` and refreshes its view and size.
+/// The results keep the call ids they had in the view (the ids never change with the
+/// body; Gemini's positional links from [`decode`] stay).
 pub fn set_result_body(format: Format, m: &mut Message, nth: usize, text: &str) -> Result<()> {
     match format {
         Format::OpenaiChat => openai_chat::OpenaiChat::set_result_body(&mut m.raw, nth, text)?,
         Format::Anthropic => anthropic::Anthropic::set_result_body(&mut m.raw, nth, text)?,
+        Format::Gemini => gemini::Gemini::set_result_body(&mut m.raw, nth, text)?,
+        Format::OpenaiResponses => openai_responses::OpenaiResponses::set_result_body(&mut m.raw, nth, text)?,
+        Format::AiSdk => ai_sdk::AiSdk::set_result_body(&mut m.raw, nth, text)?,
     }
-    let (role, blocks) = dispatch_view(format, &m.raw, 0)?;
+    let old_ids: Vec<String> = m.result_ids().map(str::to_string).collect();
+    let (role, mut blocks) = dispatch_view(format, &m.raw, 0)?;
+    let new_count = blocks.iter().filter(|b| matches!(b, Block::ToolResult { .. })).count();
+    if new_count == old_ids.len() {
+        let mut ids = old_ids.into_iter();
+        for b in blocks.iter_mut() {
+            if let Block::ToolResult { call_id, .. } = b {
+                if let Some(id) = ids.next() {
+                    *call_id = id;
+                }
+            }
+        }
+    }
     m.role = role;
     m.blocks = blocks;
     m.bytes = json_len(&m.raw);
@@ -224,6 +280,9 @@ pub fn text_message(format: Format, text: &str) -> Value {
     match format {
         Format::OpenaiChat => openai_chat::OpenaiChat::text_message(text),
         Format::Anthropic => anthropic::Anthropic::text_message(text),
+        Format::Gemini => gemini::Gemini::text_message(text),
+        Format::OpenaiResponses => openai_responses::OpenaiResponses::text_message(text),
+        Format::AiSdk => ai_sdk::AiSdk::text_message(text),
     }
 }
 
@@ -256,11 +315,20 @@ pub fn normalize_usage(usage: &Value) -> Option<Usage> {
 /// used twice by open calls. A call at the very end of history (the model's newest
 /// turn, awaiting results) is allowed unanswered.
 ///
+/// With `exact_result_count` (Gemini) a partial answer message is an error even at the
+/// end of history. With `results_anywhere_after` (OpenAI Responses) results may come
+/// any number of items after their call (see [`PairingRules`]). A `tool`-role message
+/// without results (AI SDK `tool-approval-response`) does not end a run of result
+/// messages.
+///
 /// Errors: `unpaired_tool_result`, `unanswered_tool_call` or `duplicate_tool_call_id`
 /// naming the message offset and the id.
 pub fn validate_pairing(t: &Transcript) -> Result<()> {
     let rules = t.format.rules();
     let msgs = &t.messages;
+    if rules.results_anywhere_after {
+        return validate_pairing_anywhere(msgs);
+    }
     let mut i = 0;
     while i < msgs.len() {
         let m = &msgs[i];
@@ -273,7 +341,8 @@ pub fn validate_pairing(t: &Transcript) -> Result<()> {
             }
             let mut pending: Vec<&str> = calls.clone();
             let mut j = i + 1;
-            while j < msgs.len() && !pending.is_empty() && msgs[j].has_results() {
+            let continues_run = |m: &Message| m.has_results() || (!rules.results_in_one_message && m.role == Role::Tool);
+            while j < msgs.len() && !pending.is_empty() && continues_run(&msgs[j]) {
                 let r = &msgs[j];
                 if rules.results_first {
                     let mut seen_other = false;
@@ -302,8 +371,13 @@ pub fn validate_pairing(t: &Transcript) -> Result<()> {
                     break;
                 }
             }
-            if !pending.is_empty() && j < msgs.len() {
-                return Err(Error::new(ErrorCode::UnansweredToolCall, format!("message {i}: tool call {:?} has no result before message {j}", pending[0])));
+            if let Some(first) = pending.first() {
+                if rules.exact_result_count && j > i + 1 {
+                    return Err(Error::new(ErrorCode::UnansweredToolCall, format!("message {i}: makes {} tool calls but message {} answers {}; tool call {first:?} has no result", calls.len(), i + 1, calls.len() - pending.len())));
+                }
+                if j < msgs.len() {
+                    return Err(Error::new(ErrorCode::UnansweredToolCall, format!("message {i}: tool call {first:?} has no result before message {j}")));
+                }
             }
             i = j.max(i + 1);
             continue;
@@ -316,47 +390,113 @@ pub fn validate_pairing(t: &Transcript) -> Result<()> {
     Ok(())
 }
 
-/// Guesses the format of a host document from its shape (F-1).
+/// Guesses the format of a host document from its shape (F-1, issue "format
+/// auto-detection").
 ///
-/// Object envelopes: `contents` -> Gemini, `input` -> OpenAI Responses, `messages` with
-/// a top-level `system` -> Anthropic. Messages: OpenAI `tool_calls` / `tool_call_id` /
-/// `role: "system"` -> openai-chat; Anthropic `tool_use` / `tool_result` / `thinking`
-/// blocks -> anthropic. Errors: `unknown_format` when nothing decides (plain text
-/// messages fit several formats: pass the format explicitly).
+/// Envelopes: `contents`/`systemInstruction` -> Gemini, `input`/`instructions` ->
+/// OpenAI Responses. Messages vote: `parts` or role `model` -> Gemini; top-level item
+/// `type` (`message`, `function_call`, `reasoning`, ...) -> Responses; `tool_calls`,
+/// `tool_call_id`, roles `system`/`developer`/`tool` with string content -> OpenAI chat;
+/// `tool_use`/`tool_result`/`thinking` blocks -> Anthropic; `tool-call`/`tool-result`
+/// parts -> AI SDK. Errors: `unknown_format` when the votes disagree or nothing decides
+/// (plain text messages fit several formats: pass the format explicitly).
 pub fn detect(doc: &Value) -> Result<Format> {
     let items: &[Value] = match doc {
         Value::Array(a) => a,
         Value::Object(m) => {
-            if m.contains_key("system") && m.contains_key("messages") {
-                return Ok(Format::Anthropic);
+            if m.contains_key("contents") || m.contains_key("systemInstruction") {
+                return Ok(Format::Gemini);
+            }
+            if let Some(Value::Array(a)) = m.get("input") {
+                let _ = a;
+                return Ok(Format::OpenaiResponses);
             }
             match m.get("messages") {
-                Some(Value::Array(a)) => a,
-                _ => return Err(Error::new(ErrorCode::UnknownFormat, "cannot detect the format: expected an array of messages or an object with `messages`")),
+                Some(Value::Array(a)) => {
+                    if m.contains_key("system") {
+                        let ai = a.iter().any(|x| x.get("content").and_then(Value::as_array).is_some_and(|p| p.iter().any(|b| b.get("toolCallId").is_some())));
+                        let has_system_role = a.iter().any(|x| x.get("role").and_then(Value::as_str) == Some("system"));
+                        return Ok(if ai || has_system_role { Format::AiSdk } else { Format::Anthropic });
+                    }
+                    a
+                }
+                _ => return Err(Error::new(ErrorCode::UnknownFormat, "cannot detect the format: expected an array of messages or an object with `messages`, `contents` or `input`")),
             }
         }
         _ => return Err(Error::new(ErrorCode::UnknownFormat, "cannot detect the format of a non-array, non-object document")),
     };
     let mut votes: Vec<Format> = Vec::new();
     for m in items {
-        if m.get("tool_calls").is_some() || m.get("tool_call_id").is_some() || matches!(m.get("role").and_then(Value::as_str), Some("system" | "developer" | "tool")) {
+        let role = m.get("role").and_then(Value::as_str);
+        if m.get("parts").is_some() || role == Some("model") {
+            votes.push(Format::Gemini);
+            continue;
+        }
+        if let Some(ty) = m.get("type").and_then(Value::as_str) {
+            if ty != "text" {
+                votes.push(Format::OpenaiResponses);
+                continue;
+            }
+        }
+        if m.get("tool_calls").is_some() || m.get("tool_call_id").is_some() || matches!(role, Some("developer")) {
             votes.push(Format::OpenaiChat);
         }
-        if let Some(Value::Array(blocks)) = m.get("content") {
-            for b in blocks {
-                match b.get("type").and_then(Value::as_str) {
-                    Some("tool_use" | "tool_result" | "thinking" | "redacted_thinking" | "image" | "document") => votes.push(Format::Anthropic),
-                    Some("image_url" | "input_audio") => votes.push(Format::OpenaiChat),
-                    _ => {}
+        match m.get("content") {
+            Some(Value::Array(blocks)) => {
+                for b in blocks {
+                    match b.get("type").and_then(Value::as_str) {
+                        Some("tool_use" | "tool_result" | "thinking" | "redacted_thinking" | "image" | "document") if b.get("toolCallId").is_none() => votes.push(Format::Anthropic),
+                        Some("image_url" | "input_audio") => votes.push(Format::OpenaiChat),
+                        Some("input_text" | "output_text" | "input_image") => votes.push(Format::OpenaiResponses),
+                        Some("tool-call" | "tool-result" | "tool-approval-request" | "tool-approval-response" | "reasoning" | "file") => votes.push(Format::AiSdk),
+                        _ => {}
+                    }
+                }
+            }
+            Some(Value::String(_)) if role == Some("tool") => votes.push(Format::OpenaiChat),
+            _ => {}
+        }
+    }
+    votes.sort_by_key(|f| f.name());
+    votes.dedup();
+    match votes.as_slice() {
+        [f] => Ok(*f),
+        [] => Err(Error::new(ErrorCode::UnknownFormat, "ambiguous format: plain text messages fit several formats; pass the format explicitly (e.g. openai-chat)")),
+        many => Err(Error::new(ErrorCode::UnknownFormat, format!("ambiguous format: the messages mix shapes of {}; pass the format explicitly", many.iter().map(|f| f.name()).collect::<Vec<_>>().join(", ")))),
+    }
+}
+
+/// [`validate_pairing`] for formats whose results are free-standing items that may sit
+/// anywhere after their call (OpenAI Responses). A call left open is allowed only when
+/// nothing but tool items (calls, results, reasoning) follows it: the newest step,
+/// still awaiting its outputs.
+fn validate_pairing_anywhere(msgs: &[Message]) -> Result<()> {
+    let mut open: Vec<(&str, usize)> = Vec::new();
+    for (i, m) in msgs.iter().enumerate() {
+        for rid in m.result_ids() {
+            match open.iter().position(|(id, _)| *id == rid) {
+                Some(pos) => {
+                    open.remove(pos);
+                }
+                None => {
+                    return Err(Error::new(ErrorCode::UnpairedToolResult, format!("message {i}: tool result {rid:?} answers no earlier call")));
                 }
             }
         }
+        for cid in m.call_ids() {
+            if open.iter().any(|(id, _)| *id == cid) {
+                return Err(Error::new(ErrorCode::DuplicateToolCallId, format!("message {i}: tool call id {cid:?} is already used by an unanswered call")));
+            }
+            open.push((cid, i));
+        }
     }
-    votes.dedup();
-    let first = votes.first().copied();
-    match first {
-        Some(f) if votes.iter().all(|v| *v == f) => Ok(f),
-        Some(_) => Err(Error::new(ErrorCode::UnknownFormat, "ambiguous format: the messages mix OpenAI chat and Anthropic shapes; pass the format explicitly")),
-        None => Err(Error::new(ErrorCode::UnknownFormat, "ambiguous format: plain text messages fit several formats; pass the format explicitly (e.g. openai-chat)")),
+    let is_tool_item = |m: &Message| {
+        m.has_calls() || m.has_results() || (!m.blocks.is_empty() && m.blocks.iter().all(|b| matches!(b, Block::Reasoning { .. })))
+    };
+    for (cid, at) in open {
+        if let Some((k, _)) = msgs.iter().enumerate().skip(at + 1).find(|(_, m)| !is_tool_item(m)) {
+            return Err(Error::new(ErrorCode::UnansweredToolCall, format!("message {at}: tool call {cid:?} has no result before message {k}")));
+        }
     }
+    Ok(())
 }

@@ -12,7 +12,7 @@ use crate::error::{Error, Result};
 use crate::transcript::{json_len, Block, MediaKind, Role};
 use serde_json::{json, Value};
 
-pub const RULES: PairingRules = PairingRules { results_in_one_message: false, results_first: false };
+pub const RULES: PairingRules = PairingRules { results_in_one_message: false, results_first: false, exact_result_count: false, results_anywhere_after: false };
 
 pub struct OpenaiChat;
 

@@ -1,0 +1,221 @@
+//! Vercel AI SDK `ModelMessage[]` (F-1), with an optional system prompt in the
+//! envelope's top-level `system` field.
+//!
+//! Roles (AI SDK docs, "ModelMessage"): `system` (string content), `user` (string or
+//! `text`/`image`/`file` parts), `assistant` (string or `text`, `file`, `reasoning`,
+//! `tool-call`, `tool-result`, `tool-approval-request` parts) and `tool`
+//! (`tool-result` and `tool-approval-response` parts). Every part and message may carry
+//! `providerOptions`, kept as is.
+//! - `tool-call {toolCallId, toolName, input}` is a call (`args` of AI SDK 4 read too);
+//!   with `providerExecuted: true` it is a provider-executed tool whose `tool-result`
+//!   sits in the same assistant message: both are kept whole as opaque items.
+//! - `tool-result {toolCallId, toolName, output}` in a `tool` message is a result;
+//!   `output` is `{type: "text"|"json"|"error-text"|"error-json", value}`,
+//!   `{type: "content", value: [parts]}` or `{type: "execution-denied", reason?}`
+//!   (`result` of AI SDK 4 read too).
+//! - `reasoning {text, providerOptions}` (signatures ride in `providerOptions`) and
+//!   `redacted-reasoning` are reasoning, never edited (T-3).
+//! - `tool-approval-request {approvalId, toolCallId}` and `tool-approval-response
+//!   {approvalId, approved, reason?}` are opaque.
+//!
+//! Pairing (AI SDK docs, "tool calling"): each `tool-call` of an assistant message is
+//! answered by a `tool-result` part in the `tool` messages right after it. A `tool`
+//! message with only an approval response sits inside that run (the approved call's
+//! result follows it).
+
+use super::{Adapter, PairingRules};
+use crate::error::{Error, Result};
+use crate::transcript::{json_len, Block, MediaKind, Role};
+use serde_json::{json, Map, Value};
+
+/// AI SDK pairing: like OpenAI Chat, results in the `tool` messages right after.
+pub const RULES: PairingRules =
+    PairingRules { results_in_one_message: false, results_first: false, exact_result_count: false, results_anywhere_after: false };
+
+/// The AI SDK `ModelMessage` adapter.
+pub struct AiSdk;
+
+fn media_kind(mime: &str) -> MediaKind {
+    if mime.starts_with("image/") {
+        MediaKind::Image
+    } else if mime.starts_with("video/") {
+        MediaKind::Video
+    } else if mime.starts_with("audio/") {
+        MediaKind::Audio
+    } else {
+        MediaKind::Document
+    }
+}
+
+/// Size and inline-ness of a data field (base64 string, data URL, URL, byte array).
+fn data_size(v: Option<&Value>) -> (usize, bool) {
+    match v {
+        Some(Value::String(s)) => (s.len(), !(s.starts_with("http://") || s.starts_with("https://"))),
+        Some(other) => (json_len(other), true),
+        None => (0, false),
+    }
+}
+
+fn media_of(p: &Value) -> Option<(MediaKind, usize, bool)> {
+    let mime = p.get("mediaType").or_else(|| p.get("mimeType")).and_then(Value::as_str);
+    match p.get("type").and_then(Value::as_str)? {
+        "image" => {
+            let (bytes, inline) = data_size(p.get("image"));
+            Some((MediaKind::Image, bytes, inline))
+        }
+        "file" => {
+            let (bytes, inline) = data_size(p.get("data"));
+            Some((media_kind(mime.unwrap_or("")), bytes, inline))
+        }
+        // tool-result content parts
+        "media" | "file-data" | "image-data" => {
+            let (bytes, _) = data_size(p.get("data"));
+            let kind = if p.get("type").and_then(Value::as_str) == Some("image-data") { MediaKind::Image } else { media_kind(mime.unwrap_or("")) };
+            Some((kind, bytes, true))
+        }
+        "image-url" | "file-url" => {
+            let (bytes, _) = data_size(p.get("url"));
+            let kind = if p.get("type").and_then(Value::as_str) == Some("image-url") { MediaKind::Image } else { media_kind(mime.unwrap_or("")) };
+            Some((kind, bytes, false))
+        }
+        _ => None,
+    }
+}
+
+fn push_line(text: &mut String, t: &str) {
+    if !text.is_empty() {
+        text.push('\n');
+    }
+    text.push_str(t);
+}
+
+/// The result view of a `tool-result` part.
+fn result_block(p: &Value, call_id: String) -> Block {
+    let name = p.get("toolName").and_then(Value::as_str).map(str::to_string);
+    let mut text = String::new();
+    let mut is_error = false;
+    let mut media = Vec::new();
+    let mut media_bytes = 0;
+    match p.get("output") {
+        Some(out) => {
+            let ty = out.get("type").and_then(Value::as_str).unwrap_or("");
+            is_error = matches!(ty, "error-text" | "error-json" | "execution-denied");
+            match (ty, out.get("value")) {
+                ("content", Some(Value::Array(parts))) => {
+                    for cp in parts {
+                        if let Some(t) = cp.get("text").and_then(Value::as_str) {
+                            push_line(&mut text, t);
+                        } else if let Some((kind, bytes, _)) = media_of(cp) {
+                            media.push(kind);
+                            media_bytes += bytes;
+                        }
+                    }
+                }
+                (_, Some(Value::String(s))) => text.push_str(s),
+                (_, Some(v)) => text.push_str(&v.to_string()),
+                ("execution-denied", None) => text.push_str(out.get("reason").and_then(Value::as_str).unwrap_or("")),
+                (_, None) => text.push_str(&out.to_string()),
+            }
+        }
+        None => match p.get("result") {
+            Some(Value::String(s)) => text.push_str(s),
+            Some(v) => text.push_str(&v.to_string()),
+            None => {}
+        },
+    }
+    if p.get("isError").and_then(Value::as_bool) == Some(true) {
+        is_error = true;
+    }
+    Block::ToolResult { call_id, name, text, is_error, media, media_bytes }
+}
+
+impl Adapter for AiSdk {
+    fn view(raw: &Value, at: usize) -> Result<(Role, Vec<Block>)> {
+        let role = match raw.get("role").and_then(Value::as_str) {
+            Some("system") => Role::System,
+            Some("user") => Role::User,
+            Some("assistant") => Role::Assistant,
+            Some("tool") => Role::Tool,
+            Some(other) => return Err(Error::invalid(format!("message {at}: unknown role {other:?} (expected system, user, assistant, tool)"))),
+            None => return Err(Error::invalid(format!("message {at}: missing string field `role`"))),
+        };
+        let mut blocks = Vec::new();
+        let parts = match raw.get("content") {
+            Some(Value::String(s)) => {
+                if role == Role::Tool {
+                    return Err(Error::invalid(format!("message {at}: a tool message's `content` must be an array of parts")));
+                }
+                blocks.push(Block::Text { text: s.clone() });
+                return Ok((role, blocks));
+            }
+            Some(Value::Array(parts)) => parts,
+            _ => return Err(Error::invalid(format!("message {at}: `content` must be a string or an array of parts"))),
+        };
+        for (k, p) in parts.iter().enumerate() {
+            let ty = p.get("type").and_then(Value::as_str).unwrap_or("");
+            match ty {
+                "text" => blocks.push(Block::Text { text: p.get("text").and_then(Value::as_str).unwrap_or("").to_string() }),
+                "image" | "file" => match media_of(p) {
+                    Some((kind, bytes, inline)) => blocks.push(Block::Media { kind, bytes, inline }),
+                    None => blocks.push(Block::Opaque { kind: ty.to_string(), bytes: json_len(p) }),
+                },
+                "reasoning" => blocks.push(Block::Reasoning {
+                    text: p.get("text").and_then(Value::as_str).unwrap_or("").to_string(),
+                    bytes: json_len(p),
+                    signed: p.get("providerOptions").is_some() || p.get("signature").is_some(),
+                }),
+                "redacted-reasoning" => blocks.push(Block::Reasoning { text: String::new(), bytes: json_len(p), signed: true }),
+                "tool-call" if role == Role::Assistant && p.get("providerExecuted").and_then(Value::as_bool) != Some(true) => {
+                    let id = p.get("toolCallId").and_then(Value::as_str).ok_or_else(|| Error::invalid(format!("message {at}: content[{k}] tool-call has no string `toolCallId`")))?;
+                    let name = p.get("toolName").and_then(Value::as_str).unwrap_or("");
+                    let arguments = match p.get("input").or_else(|| p.get("args")) {
+                        Some(Value::String(s)) => s.clone(),
+                        Some(v) => v.to_string(),
+                        None => String::new(),
+                    };
+                    blocks.push(Block::ToolCall { id: id.to_string(), name: name.to_string(), arguments });
+                }
+                "tool-result" if role == Role::Tool => {
+                    let id = p.get("toolCallId").and_then(Value::as_str).ok_or_else(|| Error::invalid(format!("message {at}: content[{k}] tool-result has no string `toolCallId`")))?;
+                    blocks.push(result_block(p, id.to_string()));
+                }
+                // provider-executed calls and results, approvals, unknown parts
+                _ => blocks.push(Block::Opaque { kind: ty.to_string(), bytes: json_len(p) }),
+            }
+        }
+        Ok((role, blocks))
+    }
+
+    /// Sets the `output` of the `nth` `tool-result` part of a tool message to
+    /// `{type: "text", value: text}` (`result` for an AI SDK 4 part that has no
+    /// `output`); `toolCallId`, `toolName`, `providerOptions` and every other field stay.
+    fn set_result_body(raw: &mut Value, nth: usize, text: &str) -> Result<()> {
+        if raw.get("role").and_then(Value::as_str) != Some("tool") {
+            return Err(Error::invalid("only tool messages carry tool results"));
+        }
+        let parts = raw.get_mut("content").and_then(Value::as_array_mut).ok_or_else(|| Error::invalid("message has no content parts"))?;
+        let part = parts
+            .iter_mut()
+            .filter(|p| p.get("type").and_then(Value::as_str) == Some("tool-result"))
+            .nth(nth)
+            .ok_or_else(|| Error::invalid(format!("no tool-result number {nth}")))?;
+        match part {
+            Value::Object(map) => {
+                if !map.contains_key("output") && map.contains_key("result") {
+                    map.insert("result".into(), Value::String(text.to_string()));
+                } else {
+                    let mut out = Map::new();
+                    out.insert("type".into(), Value::String("text".into()));
+                    out.insert("value".into(), Value::String(text.to_string()));
+                    map.insert("output".into(), Value::Object(out));
+                }
+                Ok(())
+            }
+            _ => Err(Error::invalid("tool-result is not an object")),
+        }
+    }
+
+    fn text_message(text: &str) -> Value {
+        json!({ "role": "user", "content": [{ "type": "text", "text": text }] })
+    }
+}

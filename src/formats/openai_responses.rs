@@ -1,0 +1,231 @@
+//! OpenAI Responses API `input` items (F-1), with the system prompt in the envelope's
+//! top-level `instructions` field.
+//!
+//! Every input item is one [`crate::transcript::Message`] (OpenAI docs, "Responses
+//! input items"):
+//! - `{type: "message", role, content}` and the short form `{role, content}`: role
+//!   `system`/`developer`/`user`/`assistant`, content a string or parts
+//!   (`input_text`, `output_text`, `refusal`, `input_image`, `input_file`,
+//!   `input_audio`; anything else opaque).
+//! - `function_call {call_id, name, arguments}` -> assistant tool call (id `call_id`);
+//!   `function_call_output {call_id, output}` -> tool result (`output` a string or an
+//!   array of `input_text`/`input_image`/`input_file` parts).
+//! - Other client-executed tools with a `call_id` work the same way:
+//!   `custom_tool_call`/`custom_tool_call_output`, `computer_call`/
+//!   `computer_call_output`, `shell_call`/`shell_call_output`,
+//!   `apply_patch_call`/`apply_patch_call_output`, `local_shell_call` (`call_id`) with
+//!   `local_shell_call_output` (whose `id` is the call's id).
+//! - `reasoning {summary, encrypted_content, content?}` -> assistant reasoning, opaque
+//!   and never edited (T-3).
+//! - `compaction` items (from `/responses/compact`), server-side tool items
+//!   (`mcp_call`, `web_search_call`, `file_search_call`, `code_interpreter_call`,
+//!   `image_generation_call`: call and output in one item), MCP approval items,
+//!   `item_reference` and anything unknown -> opaque, kept whole.
+//!
+//! Pairing (OpenAI docs, "function calling"): each output item needs an earlier call
+//! item with its `call_id`; outputs need not be adjacent to the call (parallel calls
+//! are consecutive items, their outputs follow). A `reasoning` item belongs with the
+//! call item after it; `ExchangeIndex::build` keeps them in one exchange.
+
+use super::{Adapter, PairingRules};
+use crate::error::{Error, Result};
+use crate::transcript::{json_len, Block, MediaKind, Role};
+use serde_json::{json, Value};
+
+/// Responses pairing: results are free items anywhere after their call.
+pub const RULES: PairingRules =
+    PairingRules { results_in_one_message: false, results_first: false, exact_result_count: false, results_anywhere_after: true };
+
+/// The OpenAI Responses `input` adapter.
+pub struct OpenaiResponses;
+
+/// Item types that are client-executed calls answered by a `<type>_output` item.
+const CALL_TYPES: [&str; 6] =
+    ["function_call", "custom_tool_call", "computer_call", "local_shell_call", "shell_call", "apply_patch_call"];
+
+fn part_media(p: &Value) -> Option<(MediaKind, usize, bool)> {
+    let ty = p.get("type").and_then(Value::as_str)?;
+    let kind = match ty {
+        "input_image" | "computer_screenshot" => MediaKind::Image,
+        "input_file" => MediaKind::Document,
+        "input_audio" => MediaKind::Audio,
+        _ => return None,
+    };
+    let inline_data = p
+        .get("file_data")
+        .or_else(|| p.pointer("/input_audio/data"))
+        .and_then(Value::as_str)
+        .or_else(|| p.get("image_url").and_then(Value::as_str).filter(|u| u.starts_with("data:")));
+    match inline_data {
+        Some(d) => Some((kind, d.len(), true)),
+        None => {
+            let r = p.get("image_url").or_else(|| p.get("file_url")).or_else(|| p.get("file_id")).and_then(Value::as_str);
+            Some((kind, r.map(str::len).unwrap_or_else(|| json_len(p)), false))
+        }
+    }
+}
+
+fn parts_view(content: &Value, out: &mut Vec<Block>) {
+    match content {
+        Value::String(s) => out.push(Block::Text { text: s.clone() }),
+        Value::Array(parts) => {
+            for p in parts {
+                let ty = p.get("type").and_then(Value::as_str).unwrap_or("");
+                match ty {
+                    "input_text" | "output_text" | "text" => out.push(Block::Text { text: p.get("text").and_then(Value::as_str).unwrap_or("").to_string() }),
+                    "refusal" => out.push(Block::Text { text: p.get("refusal").and_then(Value::as_str).unwrap_or("").to_string() }),
+                    _ => match part_media(p) {
+                        Some((kind, bytes, inline)) => out.push(Block::Media { kind, bytes, inline }),
+                        None => out.push(Block::Opaque { kind: ty.to_string(), bytes: json_len(p) }),
+                    },
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+fn string_field<'a>(raw: &'a Value, key: &str, at: usize, ty: &str) -> Result<&'a str> {
+    raw.get(key).and_then(Value::as_str).ok_or_else(|| Error::invalid(format!("message {at}: {ty} item has no string `{key}`")))
+}
+
+/// The result view of an output item's `output` (string, parts, or an object such as a
+/// `computer_screenshot`).
+fn result_block(call_id: String, output: Option<&Value>) -> Block {
+    let mut text = String::new();
+    let mut media = Vec::new();
+    let mut media_bytes = 0;
+    let mut inner = Vec::new();
+    match output {
+        Some(Value::String(s)) => text.push_str(s),
+        Some(v @ Value::Array(_)) => parts_view(v, &mut inner),
+        Some(v @ Value::Object(_)) => match part_media(v) {
+            Some((kind, bytes, _)) => {
+                media.push(kind);
+                media_bytes += bytes;
+            }
+            None => text.push_str(&v.to_string()),
+        },
+        Some(Value::Null) | None => {}
+        Some(other) => text.push_str(&other.to_string()),
+    }
+    for b in inner {
+        match b {
+            Block::Text { text: t } => {
+                if !text.is_empty() {
+                    text.push('\n');
+                }
+                text.push_str(&t);
+            }
+            Block::Media { kind, bytes, .. } => {
+                media.push(kind);
+                media_bytes += bytes;
+            }
+            _ => {}
+        }
+    }
+    Block::ToolResult { call_id, name: None, text, is_error: false, media, media_bytes }
+}
+
+impl Adapter for OpenaiResponses {
+    fn view(raw: &Value, at: usize) -> Result<(Role, Vec<Block>)> {
+        if !raw.is_object() {
+            return Err(Error::invalid(format!("message {at}: expected a JSON object")));
+        }
+        let ty = match raw.get("type") {
+            Some(Value::String(t)) => t.as_str(),
+            None | Some(Value::Null) => "message",
+            Some(_) => return Err(Error::invalid(format!("message {at}: `type` must be a string"))),
+        };
+        let mut blocks = Vec::new();
+        if ty == "message" {
+            let role = match raw.get("role").and_then(Value::as_str) {
+                Some("system" | "developer") => Role::System,
+                Some("user") => Role::User,
+                Some("assistant") => Role::Assistant,
+                Some(other) => return Err(Error::invalid(format!("message {at}: unknown role {other:?}"))),
+                None => return Err(Error::invalid(format!("message {at}: message item without string `role`"))),
+            };
+            match raw.get("content") {
+                Some(c @ (Value::String(_) | Value::Array(_))) => parts_view(c, &mut blocks),
+                _ => return Err(Error::invalid(format!("message {at}: `content` must be a string or an array of parts"))),
+            }
+            return Ok((role, blocks));
+        }
+        if ty == "reasoning" {
+            let mut text = String::new();
+            for key in ["summary", "content"] {
+                if let Some(items) = raw.get(key).and_then(Value::as_array) {
+                    for s in items {
+                        if let Some(t) = s.get("text").and_then(Value::as_str) {
+                            if !text.is_empty() {
+                                text.push('\n');
+                            }
+                            text.push_str(t);
+                        }
+                    }
+                }
+            }
+            let signed = raw.get("encrypted_content").is_some_and(|v| !v.is_null());
+            blocks.push(Block::Reasoning { text, bytes: json_len(raw), signed });
+            return Ok((Role::Assistant, blocks));
+        }
+        if CALL_TYPES.contains(&ty) {
+            let call_id = string_field(raw, "call_id", at, ty)?;
+            let name = match ty {
+                "function_call" | "custom_tool_call" => string_field(raw, "name", at, ty)?,
+                "computer_call" => "computer",
+                "local_shell_call" => "local_shell",
+                "shell_call" => "shell",
+                _ => "apply_patch",
+            };
+            let arguments = match raw.get("arguments").or_else(|| raw.get("input")).or_else(|| raw.get("action")).or_else(|| raw.get("operation")) {
+                Some(Value::String(s)) => s.clone(),
+                Some(v) => v.to_string(),
+                None => String::new(),
+            };
+            blocks.push(Block::ToolCall { id: call_id.to_string(), name: name.to_string(), arguments });
+            return Ok((Role::Assistant, blocks));
+        }
+        if let Some(call_ty) = ty.strip_suffix("_output") {
+            if CALL_TYPES.contains(&call_ty) {
+                let key = if ty == "local_shell_call_output" && raw.get("call_id").is_none() { "id" } else { "call_id" };
+                let call_id = string_field(raw, key, at, ty)?;
+                blocks.push(result_block(call_id.to_string(), raw.get("output")));
+                return Ok((Role::Tool, blocks));
+            }
+        }
+        // compaction items, server-side tool items, approvals, references, unknown.
+        blocks.push(Block::Opaque { kind: ty.to_string(), bytes: json_len(raw) });
+        let role = if ty.ends_with("_output") || ty.ends_with("_response") { Role::Tool } else { Role::Assistant };
+        Ok((role, blocks))
+    }
+
+    /// Replaces the `output` of an output item with `text` (a plain string output, which
+    /// `function_call_output`, `custom_tool_call_output` and `local_shell_call_output`
+    /// accept); `call_id`, `id`, `status` and every other field stay. A
+    /// `computer_call_output` must carry a screenshot, so it is refused.
+    fn set_result_body(raw: &mut Value, nth: usize, text: &str) -> Result<()> {
+        if nth != 0 {
+            return Err(Error::invalid("a Responses output item carries one result"));
+        }
+        let ty = raw.get("type").and_then(Value::as_str).unwrap_or("");
+        if !ty.ends_with("_call_output") {
+            return Err(Error::invalid(format!("item of type {ty:?} carries no tool result")));
+        }
+        if ty == "computer_call_output" || ty == "shell_call_output" {
+            return Err(Error::invalid(format!("a {ty} output has a fixed structure; its body cannot be replaced by text")));
+        }
+        match raw {
+            Value::Object(map) => {
+                map.insert("output".into(), Value::String(text.to_string()));
+                Ok(())
+            }
+            _ => Err(Error::invalid("output item is not an object")),
+        }
+    }
+
+    fn text_message(text: &str) -> Value {
+        json!({ "type": "message", "role": "user", "content": [{ "type": "input_text", "text": text }] })
+    }
+}
