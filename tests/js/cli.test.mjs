@@ -31,7 +31,7 @@ test('--help prints the usage and exits 0', async () => {
 
 test('usage errors exit 1 with "error: <code>: <message>"', async () => {
   for (const args of [[], ['compact'], ['frobnicate', 'x.json'], ['compact', 'x.json', '--bogus'],
-    ['compact', 'x.json', '--format', 'nope'], ['compact', 'x.json', '--context-window=-5'], ['compact', 'x.json', '--context-window', '1.5'],,
+    ['compact', 'x.json', '--format', 'nope'], ['compact', 'x.json', '--context-window=-5'], ['compact', 'x.json', '--context-window', '1.5'],
     ['compact', 'x.json', '--profile', 'nope'], ['compact', 'x.json', '--summarizer-url', 'http://x']]) {
     const r = await cli(...args)
     assert.equal(r.code, 1, `exit 1 for ${JSON.stringify(args)}`)
