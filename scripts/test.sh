@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The whole test suite. Installs what it needs (scripts/setup.sh), then runs
-#   1. native core tests:      cargo test --no-default-features
+#   1. native core tests:      cargo test --no-default-features --no-fail-fast
 #   2. JS tests of the build:  node --test tests/js/
 # and prints one final line "N passed, N failed" (Rust + JS). Exits non-zero on any failure.
 set -uo pipefail
@@ -15,7 +15,7 @@ failed=0
 status=0
 
 # ---- 1. Rust (native) -------------------------------------------------------------
-cargo test --no-default-features 2>&1 | tee "$logs/cargo.log"
+cargo test --no-default-features --no-fail-fast 2>&1 | tee "$logs/cargo.log"
 rc=${PIPESTATUS[0]}
 # Sum every "test result: ok. N passed; M failed; ..." line (unit, integration, doc tests).
 read -r p f < <(awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^failed/) f += $i } }
