@@ -5,7 +5,7 @@ import { execFile } from 'node:child_process'
 import { createServer } from 'node:http'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
-import { FORMATS, httpSummarizer } from '../../bin/context-compactor.mjs'
+import { FORMATS, httpSummarizer, report } from '../../bin/context-compactor.mjs'
 
 const bin = fileURLToPath(new URL('../../bin/context-compactor.mjs', import.meta.url))
 
@@ -89,4 +89,39 @@ test('httpSummarizer throws with err.status on an HTTP error', async () => {
     await assert.rejects(summarize({ system: 's', messages: [], maxOutputTokens: 10 }),
       (err) => err.status === 429 && /HTTP 429: slow down/.test(err.message))
   })
+})
+
+test('report() renders a result of the documented shape', () => {
+  const out = {
+    status: 'compacted', reason: 'forced',
+    before: { messages: 57, bytes: 99507, estimatedTokens: 24877 },
+    after: { messages: 12, bytes: 9000, estimatedTokens: 2250 },
+    rewrite: {
+      summary: { text: 'Line one\n\nLine two', level: 1, source: 'builtin', messageId: 'm1' },
+      retained: [{ source: 0, offset: 0, id: 'a' }, { source: 50, offset: 2, id: 'b' }],
+      discarded: [1, 2, 3],
+      evicted: [
+        { offset: 3, callId: 'call_001', toolName: 'list_files', handle: 'artifact#1', clipped: false, bodyBytes: 4377, keptBytes: 10 },
+        { offset: 4, callId: 'call_002', toolName: 'search_code', handle: null, clipped: true, bodyBytes: 4499, keptBytes: 1024 },
+      ],
+    },
+    validation: { ok: true, checks: ['pairing'] },
+  }
+  const text = report({ input: 'in.json', format: 'openai-chat', decision: { compact: true, reason: 'over_window' }, out, contextWindow: 16000 })
+  assert.deepEqual(text.split('\n'), [
+    'input:      in.json (format: openai-chat)',
+    'window:     16,000 tokens',
+    'before:     57 messages, 99,507 bytes, ~24,877 tokens',
+    'after:      12 messages, 9,000 bytes, ~2,250 tokens',
+    'check:      would compact (over_window)',
+    'status:     compacted (forced)',
+    'evicted:    2 tool results',
+    '  #3 list_files (call_001) -> artifact#1, 4,377 -> 10 bytes',
+    '  #4 search_code (call_002) -> clipped, 4,499 -> 1,024 bytes',
+    'summary:    level 1, source builtin, 19 chars',
+    '  | Line one',
+    '  | Line two',
+    'kept:       2 messages, discarded 3',
+    'validation: ok (pairing)',
+  ])
 })
