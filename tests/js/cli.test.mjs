@@ -118,7 +118,7 @@ test('report() renders a result of the documented shape', () => {
     'evicted:    2 tool results',
     '  #3 list_files (call_001) -> artifact#1, 4,377 -> 10 bytes',
     '  #4 search_code (call_002) -> clipped, 4,499 -> 1,024 bytes',
-    'summary:    level 1, source builtin, 19 chars',
+    'summary:    level 1, source builtin, 18 chars',
     '  | Line one',
     '  | Line two',
     'kept:       2 messages, discarded 3',
