@@ -1,0 +1,225 @@
+#!/usr/bin/env node
+// context-compactor CLI: compact a transcript file and report what the engine did.
+// Node >= 20, no dependencies. The engine calls are all in `runEngine` below.
+import { readFile, writeFile } from 'node:fs/promises'
+import { realpathSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import { parseArgs } from 'node:util'
+
+export const FORMATS = [
+  'auto', 'openai-chat', 'anthropic', 'gemini', 'openai-responses', 'ai-sdk',
+  'claude-code-jsonl', 'swe-agent-traj', 'tau-bench', 'glaive',
+]
+export const PROFILES = ['kerkov', 'meerkat', 'default']
+const API_KEY_ENV = 'CONTEXT_COMPACTOR_API_KEY'
+
+export const USAGE = `Usage:
+  context-compactor compact INPUT [options]
+  context-compactor --help
+
+Compact the transcript in INPUT once (forced) and print a report of what changed.
+
+Options:
+  --format F            input format (default: auto):
+                        ${FORMATS.join(', ')}
+  --context-window N    the model's context window in tokens (default: the profile's)
+  --profile P           ${PROFILES.join(' | ')} (default: default)
+  --out FILE            write the compacted transcript (stored view) to FILE as JSON
+  --json                print the whole result object as JSON instead of the report
+  --summarizer-url URL  summarize with an OpenAI-compatible chat-completions endpoint
+                        (a base URL such as https://host/v1, or the full
+                        .../chat/completions URL); the API key is read from
+                        ${API_KEY_ENV}. Without it the engine's built-in
+                        deterministic summary is used.
+  --model NAME          the summarizer model (required with --summarizer-url)
+  -h, --help            show this help
+
+Exit status: 0 on success, 1 on error (printed as "error: <code>: <message>").`
+
+/** An error carrying a stable `code`, printed as `error: <code>: <message>`. */
+function fail(code, message) {
+  return Object.assign(new Error(message), { code })
+}
+
+/**
+ * The only code that talks to the wasm engine. Returns `{ format, decision, out }`.
+ * `options` = { profile?, contextWindow? }; `summarize` is optional.
+ */
+async function runEngine({ kind, text, options, summarize }) {
+  let wasm
+  try {
+    wasm = await import('../pkg/node/context_compactor.js')
+  } catch (err) {
+    throw fail('not_built', `cannot load the wasm package (${err.message}); run \`npm run build\``)
+  }
+  if (typeof wasm.importTranscript !== 'function' || typeof wasm.ContextCompactor !== 'function') {
+    throw fail('not_implemented', 'this build does not export importTranscript / ContextCompactor yet')
+  }
+  const { format, document } = wasm.importTranscript(kind, text)
+  const compactor = new wasm.ContextCompactor({ format, ...options })
+  const decision = compactor.check(null, document, {})
+  const out = await compactor.compact(null, document, { force: true, ...(summarize ? { summarize } : {}) })
+  return { format, decision, out }
+}
+
+/**
+ * A `summarize` callback that POSTs an OpenAI chat-completions request and returns the
+ * first choice's content. Throws on an HTTP error with `err.status` set.
+ */
+export function httpSummarizer({ url, model, apiKey, fetchImpl = globalThis.fetch }) {
+  const endpoint = /\/chat\/completions\/?$/.test(url) ? url : `${url.replace(/\/+$/, '')}/chat/completions`
+  return async (req) => {
+    const messages = [
+      ...(req.system != null ? [{ role: 'system', content: req.system }] : []),
+      ...(req.messages ?? []),
+    ]
+    const body = { model, messages, ...(req.maxOutputTokens != null ? { max_tokens: req.maxOutputTokens } : {}) }
+    const headers = { 'content-type': 'application/json' }
+    if (apiKey) headers.authorization = `Bearer ${apiKey}`
+    const res = await fetchImpl(endpoint, { method: 'POST', headers, body: JSON.stringify(body) })
+    const raw = await res.text()
+    if (!res.ok) {
+      throw Object.assign(fail('summarizer_http_error', `summarizer returned HTTP ${res.status}: ${raw.slice(0, 500)}`),
+        { status: res.status })
+    }
+    let content
+    try {
+      content = JSON.parse(raw)?.choices?.[0]?.message?.content
+    } catch {
+      throw fail('summarizer_bad_response', `summarizer response is not JSON: ${raw.slice(0, 200)}`)
+    }
+    if (typeof content !== 'string') {
+      throw fail('summarizer_bad_response', 'summarizer response has no choices[0].message.content string')
+    }
+    return content
+  }
+}
+
+function parse(argv) {
+  let parsed
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      strict: true,
+      options: {
+        format: { type: 'string', default: 'auto' },
+        'context-window': { type: 'string' },
+        profile: { type: 'string' },
+        out: { type: 'string' },
+        json: { type: 'boolean', default: false },
+        'summarizer-url': { type: 'string' },
+        model: { type: 'string' },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    })
+  } catch (err) {
+    throw fail('usage', `${err.message} (see --help)`)
+  }
+  const { values: v, positionals } = parsed
+  if (v.help) return { help: true }
+  const [command, input, ...extra] = positionals
+  if (command !== 'compact') {
+    throw fail('usage', command ? `unknown command "${command}" (see --help)` : 'missing command (see --help)')
+  }
+  if (!input) throw fail('usage', 'missing INPUT file (see --help)')
+  if (extra.length) throw fail('usage', `unexpected argument "${extra[0]}" (see --help)`)
+  if (!FORMATS.includes(v.format)) throw fail('usage', `unknown --format "${v.format}"; expected one of ${FORMATS.join(', ')}`)
+  if (v.profile !== undefined && !PROFILES.includes(v.profile)) {
+    throw fail('usage', `unknown --profile "${v.profile}"; expected one of ${PROFILES.join(', ')}`)
+  }
+  let contextWindow
+  if (v['context-window'] !== undefined) {
+    contextWindow = Number(v['context-window'])
+    if (!Number.isSafeInteger(contextWindow) || contextWindow <= 0) {
+      throw fail('usage', `--context-window must be a positive integer, got "${v['context-window']}"`)
+    }
+  }
+  const url = v['summarizer-url']
+  if (url !== undefined && !v.model) throw fail('usage', '--summarizer-url needs --model')
+  if (url === undefined && v.model) throw fail('usage', '--model is only used with --summarizer-url')
+  return {
+    input, kind: v.format, out: v.out, json: v.json,
+    options: {
+      ...(v.profile !== undefined ? { profile: v.profile } : {}),
+      ...(contextWindow !== undefined ? { contextWindow } : {}),
+    },
+    summarizer: url === undefined ? null : { url, model: v.model, apiKey: process.env[API_KEY_ENV] },
+  }
+}
+
+const n = (x) => (typeof x === 'number' ? x.toLocaleString('en-US') : String(x ?? '?'))
+const size = (m) => `${n(m?.messages)} messages, ${n(m?.bytes)} bytes, ~${n(m?.estimatedTokens)} tokens`
+
+/** The human-readable report, one string. */
+export function report({ input, format, decision, out, contextWindow }) {
+  const rw = out.rewrite ?? {}
+  const lines = [
+    `input:      ${input} (format: ${format})`,
+    `window:     ${contextWindow != null ? `${n(contextWindow)} tokens` : 'profile default'}`,
+    `before:     ${size(out.before)}`,
+    `after:      ${size(out.after)}`,
+  ]
+  if (decision) lines.push(`check:      ${decision.compact ? 'would compact' : 'would not compact'} (${decision.reason})`)
+  lines.push(`status:     ${out.status} (${out.reason})`)
+  const evicted = rw.evicted ?? []
+  lines.push(`evicted:    ${evicted.length} tool result${evicted.length === 1 ? '' : 's'}`)
+  for (const e of evicted) {
+    const how = e.handle ?? (e.clipped ? 'clipped' : 'no handle')
+    lines.push(`  #${e.offset} ${e.toolName ?? '?'} (${e.callId ?? '?'}) -> ${how}, ${n(e.bodyBytes)} -> ${n(e.keptBytes)} bytes`)
+  }
+  const s = rw.summary
+  if (s) {
+    const text = String(s.text ?? '')
+    const first = text.split('\n').filter((l) => l.trim()).slice(0, 6)
+    lines.push(`summary:    level ${s.level}, source ${s.source}, ${n(text.length)} chars`)
+    for (const l of first) lines.push(`  | ${l.length > 100 ? `${l.slice(0, 99)}…` : l}`)
+  } else {
+    lines.push('summary:    none')
+  }
+  lines.push(`kept:       ${n(rw.retained?.length ?? 0)} messages, discarded ${n(rw.discarded?.length ?? 0)}`)
+  const v = out.validation
+  if (v) lines.push(`validation: ${v.ok ? 'ok' : 'FAILED'}${v.checks?.length ? ` (${v.checks.join(', ')})` : ''}`)
+  return lines.join('\n')
+}
+
+export async function main(argv = process.argv.slice(2)) {
+  try {
+    const args = parse(argv)
+    if (args.help) {
+      console.log(USAGE)
+      return 0
+    }
+    let text
+    try {
+      text = await readFile(args.input, 'utf8')
+    } catch (err) {
+      throw fail('io_error', `cannot read ${args.input}: ${err.message}`)
+    }
+    const summarize = args.summarizer ? httpSummarizer(args.summarizer) : undefined
+    const { format, decision, out } = await runEngine({ kind: args.kind, text, options: args.options, summarize })
+    if (args.out) {
+      try {
+        await writeFile(args.out, `${JSON.stringify(out.transcript, null, 2)}\n`)
+      } catch (err) {
+        throw fail('io_error', `cannot write ${args.out}: ${err.message}`)
+      }
+    }
+    if (args.json) console.log(JSON.stringify(out, null, 2))
+    else {
+      console.log(report({ input: args.input, format, decision, out, contextWindow: args.options.contextWindow }))
+      if (args.out) console.log(`wrote:      ${args.out}`)
+    }
+    return 0
+  } catch (err) {
+    const code = err?.code ?? 'error'
+    const message = err?.message ?? String(err)
+    console.error(`error: ${code}: ${message}`)
+    return 1
+  }
+}
+
+// Run when executed (directly or through the npm bin symlink), not when imported by tests.
+if (process.argv[1] && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  process.exitCode = await main()
+}

@@ -1,0 +1,34 @@
+#!/usr/bin/env node
+// Build the wasm module and the two wasm-bindgen outputs the package ships:
+//   pkg/node  (--target nodejs, CommonJS; loads the .wasm synchronously with fs)
+//   pkg/web   (--target web, ESM; `init()` / `initSync()` instantiate the .wasm)
+// Usage: node scripts/build.mjs   (or: npm run build)
+import { spawnSync } from 'node:child_process'
+import { rmSync, writeFileSync } from 'node:fs'
+import { dirname, isAbsolute, join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
+const crate = 'context_compactor'
+const wasmTarget = 'wasm32-unknown-unknown'
+
+function run(cmd, args) {
+  console.log(`$ ${cmd} ${args.join(' ')}`)
+  const r = spawnSync(cmd, args, { cwd: root, stdio: 'inherit' })
+  if (r.error) throw r.error
+  if (r.status !== 0) process.exit(r.status ?? 1)
+}
+
+run('cargo', ['build', '--release', '--target', wasmTarget, '--lib'])
+
+// cargo honours CARGO_TARGET_DIR; the default is the repo's own target/.
+const targetDir = process.env.CARGO_TARGET_DIR || 'target'
+const wasm = join(isAbsolute(targetDir) ? targetDir : join(root, targetDir),
+  wasmTarget, 'release', `${crate}.wasm`)
+
+for (const [target, outDir] of [['nodejs', 'pkg/node'], ['web', 'pkg/web']]) {
+  rmSync(join(root, outDir), { recursive: true, force: true })
+  run('wasm-bindgen', [wasm, '--target', target, '--out-dir', outDir])
+}
+// The package is "type": "module"; the nodejs output is CommonJS, so mark its folder.
+writeFileSync(join(root, 'pkg/node/package.json'), '{ "type": "commonjs" }\n')

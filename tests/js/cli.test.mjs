@@ -1,0 +1,127 @@
+// The CLI shell: argument handling and the HTTP summarizer (no engine needed).
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { execFile } from 'node:child_process'
+import { createServer } from 'node:http'
+import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
+import { FORMATS, httpSummarizer, report } from '../../bin/context-compactor.mjs'
+
+const bin = fileURLToPath(new URL('../../bin/context-compactor.mjs', import.meta.url))
+
+async function cli(...args) {
+  try {
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [bin, ...args])
+    return { code: 0, stdout, stderr }
+  } catch (err) {
+    return { code: err.code, stdout: err.stdout, stderr: err.stderr }
+  }
+}
+
+test('--help prints the usage and exits 0', async () => {
+  const r = await cli('--help')
+  assert.equal(r.code, 0)
+  assert.match(r.stdout, /Usage:\n {2}context-compactor compact INPUT/)
+  for (const flag of ['--format', '--context-window', '--profile', '--out', '--json', '--summarizer-url', '--model']) {
+    assert.ok(r.stdout.includes(flag), `help mentions ${flag}`)
+  }
+  for (const f of FORMATS) assert.ok(r.stdout.includes(f), `help lists format ${f}`)
+  assert.ok(r.stdout.includes('CONTEXT_COMPACTOR_API_KEY'))
+})
+
+test('usage errors exit 1 with "error: <code>: <message>"', async () => {
+  for (const args of [[], ['compact'], ['frobnicate', 'x.json'], ['compact', 'x.json', '--bogus'],
+    ['compact', 'x.json', '--format', 'nope'], ['compact', 'x.json', '--context-window=-5'], ['compact', 'x.json', '--context-window', '1.5'],
+    ['compact', 'x.json', '--profile', 'nope'], ['compact', 'x.json', '--summarizer-url', 'http://x']]) {
+    const r = await cli(...args)
+    assert.equal(r.code, 1, `exit 1 for ${JSON.stringify(args)}`)
+    assert.match(r.stderr, /^error: usage: .+\n$/, `usage error for ${JSON.stringify(args)}`)
+  }
+})
+
+test('a missing input file is an io_error', async () => {
+  const r = await cli('compact', '/nonexistent/input.json')
+  assert.equal(r.code, 1)
+  assert.match(r.stderr, /^error: io_error: cannot read \/nonexistent\/input.json/)
+})
+
+async function withServer(handler, fn) {
+  const server = createServer(handler)
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve))
+  try {
+    return await fn(`http://127.0.0.1:${server.address().port}`)
+  } finally {
+    server.close()
+  }
+}
+
+test('httpSummarizer POSTs an OpenAI chat-completions request and returns the content', async () => {
+  let seen
+  await withServer((req, res) => {
+    let body = ''
+    req.on('data', (c) => { body += c })
+    req.on('end', () => {
+      seen = { url: req.url, auth: req.headers.authorization, body: JSON.parse(body) }
+      res.setHeader('content-type', 'application/json')
+      res.end(JSON.stringify({ choices: [{ message: { role: 'assistant', content: 'SUMMARY' } }] }))
+    })
+  }, async (base) => {
+    const summarize = httpSummarizer({ url: `${base}/v1`, model: 'm1', apiKey: 'k123' })
+    const text = await summarize({ system: 'SYS', messages: [{ role: 'user', content: 'hi' }], maxOutputTokens: 77 })
+    assert.equal(text, 'SUMMARY')
+  })
+  assert.equal(seen.url, '/v1/chat/completions')
+  assert.equal(seen.auth, 'Bearer k123')
+  assert.deepEqual(seen.body, {
+    model: 'm1',
+    messages: [{ role: 'system', content: 'SYS' }, { role: 'user', content: 'hi' }],
+    max_tokens: 77,
+  })
+})
+
+test('httpSummarizer throws with err.status on an HTTP error', async () => {
+  await withServer((req, res) => {
+    req.resume()
+    res.statusCode = 429
+    res.end('slow down')
+  }, async (base) => {
+    const summarize = httpSummarizer({ url: `${base}/v1/chat/completions`, model: 'm1' })
+    await assert.rejects(summarize({ system: 's', messages: [], maxOutputTokens: 10 }),
+      (err) => err.status === 429 && /HTTP 429: slow down/.test(err.message))
+  })
+})
+
+test('report() renders a result of the documented shape', () => {
+  const out = {
+    status: 'compacted', reason: 'forced',
+    before: { messages: 57, bytes: 99507, estimatedTokens: 24877 },
+    after: { messages: 12, bytes: 9000, estimatedTokens: 2250 },
+    rewrite: {
+      summary: { text: 'Line one\n\nLine two', level: 1, source: 'builtin', messageId: 'm1' },
+      retained: [{ source: 0, offset: 0, id: 'a' }, { source: 50, offset: 2, id: 'b' }],
+      discarded: [1, 2, 3],
+      evicted: [
+        { offset: 3, callId: 'call_001', toolName: 'list_files', handle: 'artifact#1', clipped: false, bodyBytes: 4377, keptBytes: 10 },
+        { offset: 4, callId: 'call_002', toolName: 'search_code', handle: null, clipped: true, bodyBytes: 4499, keptBytes: 1024 },
+      ],
+    },
+    validation: { ok: true, checks: ['pairing'] },
+  }
+  const text = report({ input: 'in.json', format: 'openai-chat', decision: { compact: true, reason: 'over_window' }, out, contextWindow: 16000 })
+  assert.deepEqual(text.split('\n'), [
+    'input:      in.json (format: openai-chat)',
+    'window:     16,000 tokens',
+    'before:     57 messages, 99,507 bytes, ~24,877 tokens',
+    'after:      12 messages, 9,000 bytes, ~2,250 tokens',
+    'check:      would compact (over_window)',
+    'status:     compacted (forced)',
+    'evicted:    2 tool results',
+    '  #3 list_files (call_001) -> artifact#1, 4,377 -> 10 bytes',
+    '  #4 search_code (call_002) -> clipped, 4,499 -> 1,024 bytes',
+    'summary:    level 1, source builtin, 18 chars',
+    '  | Line one',
+    '  | Line two',
+    'kept:       2 messages, discarded 3',
+    'validation: ok (pairing)',
+  ])
+})
