@@ -172,7 +172,7 @@ export function report({ input, format, decision, out, contextWindow }) {
   if (s) {
     const text = String(s.text ?? '')
     const first = text.split('\n').filter((l) => l.trim()).slice(0, 6)
-    lines.push(`summary:    level ${s.level}, source ${s.source}, ${n(text.length)} chars`)
+    lines.push(`summary:    level ${s.level}, source ${typeof s.source === 'object' && s.source ? `${s.source.writer} (${s.source.coverage})` : s.source}, ${n(text.length)} chars`)
     for (const l of first) lines.push(`  | ${l.length > 100 ? `${l.slice(0, 99)}…` : l}`)
   } else {
     lines.push('summary:    none')

@@ -72,6 +72,19 @@ pub fn clip(body: &str, head: usize, tail: usize) -> String {
     if body.len() <= head + tail {
         return body.to_string();
     }
+    clip_exact(body, head, tail)
+}
+
+/// Clip for eviction: like [`clip`], but a body not longer than `head + tail` still
+/// shrinks (to a quarter head, an eighth tail), so every evicted body gets smaller (E-3).
+pub fn evict_clip(body: &str, head: usize, tail: usize) -> String {
+    if body.len() <= head + tail {
+        return clip_exact(body, body.len() / 4, body.len() / 8);
+    }
+    clip_exact(body, head, tail)
+}
+
+fn clip_exact(body: &str, head: usize, tail: usize) -> String {
     let h = floor_boundary(body, head);
     let t = ceil_boundary(body, body.len() - tail).max(h);
     let omitted = &body[h..t];
@@ -123,7 +136,7 @@ pub fn evict(format: Format, messages: &[Message], offsets: &[usize], config: &C
             let handle = src.provenance.artifact_ref.clone();
             let replacement = match &handle {
                 Some(h) => h.clone(),
-                None => clip(&text, config.clip_head_bytes, config.clip_tail_bytes),
+                None => evict_clip(&text, config.clip_head_bytes, config.clip_tail_bytes),
             };
             set_result_body(format, &mut copy, nth, &replacement)?;
             report.push(Evicted {
