@@ -27,7 +27,7 @@ pub fn version() -> String {
 }
 
 /// A JS `Error` with a stable `code` property (J-2).
-fn js_error(e: &Error) -> JsValue {
+pub(crate) fn js_error(e: &Error) -> JsValue {
     let err = js_sys::Error::new(&e.message);
     let _ = Reflect::set(&err, &"code".into(), &e.code.as_str().into());
     let _ = Reflect::set(&err, &"name".into(), &"ContextCompactorError".into());
@@ -35,7 +35,7 @@ fn js_error(e: &Error) -> JsValue {
 }
 
 /// JS value (object or JSON text) -> serde_json::Value.
-fn to_json(v: &JsValue, what: &str) -> Result<Value, JsValue> {
+pub(crate) fn to_json(v: &JsValue, what: &str) -> Result<Value, JsValue> {
     if v.is_undefined() || v.is_null() {
         return Ok(Value::Null);
     }
@@ -47,12 +47,12 @@ fn to_json(v: &JsValue, what: &str) -> Result<Value, JsValue> {
 }
 
 /// serde_json::Value -> JS value.
-fn from_json(v: &Value) -> Result<JsValue, JsValue> {
+pub(crate) fn from_json(v: &Value) -> Result<JsValue, JsValue> {
     let text = serde_json::to_string(v).map_err(|e| js_error(&Error::invalid(e.to_string())))?;
     JSON::parse(&text)
 }
 
-fn get(obj: &JsValue, key: &str) -> JsValue {
+pub(crate) fn get(obj: &JsValue, key: &str) -> JsValue {
     if obj.is_object() {
         Reflect::get(obj, &key.into()).unwrap_or(JsValue::UNDEFINED)
     } else {
@@ -133,7 +133,7 @@ impl ContextCompactor {
     }
 }
 
-fn parse_signals(v: &JsValue) -> Result<Signals, JsValue> {
+pub(crate) fn parse_signals(v: &JsValue) -> Result<Signals, JsValue> {
     let mut j = to_json(v, "signals")?;
     if let Value::Object(map) = &mut j {
         // hooks objects may carry functions; JSON drops them, and unknown keys are ignored.
@@ -145,7 +145,7 @@ fn parse_signals(v: &JsValue) -> Result<Signals, JsValue> {
 }
 
 /// Is this callback error a recognised context / request-size error (Y-6)?
-fn is_context_error(err: &JsValue) -> bool {
+pub(crate) fn is_context_error(err: &JsValue) -> bool {
     if get(err, "contextExceeded").as_bool() == Some(true) {
         return true;
     }
@@ -168,7 +168,7 @@ fn is_context_error(err: &JsValue) -> bool {
         .any(|p| text.contains(p))
 }
 
-async fn call_hook(f: &Function, arg: &JsValue) -> Result<JsValue, JsValue> {
+pub(crate) async fn call_hook(f: &Function, arg: &JsValue) -> Result<JsValue, JsValue> {
     let r = f.call1(&JsValue::NULL, arg)?;
     JsFuture::from(Promise::resolve(&r)).await
 }
