@@ -246,6 +246,9 @@ impl Job {
     }
 
     fn begin(&mut self) -> Result<Step> {
+        // F-5: input that already breaks its provider's pairing rules is reported, never
+        // compacted further.
+        formats::validate_pairing(&self.source)?;
         self.state.cadence.boundary += 1;
         let decision = decide(&self.source, &self.config, &self.state, &self.opts.signals);
         self.decision = Some(decision.clone());
@@ -402,7 +405,7 @@ impl Job {
                             Some(p) => errors.remove(p).1,
                             None => false,
                         };
-                        self.state.ledger.push(FoldedCall { call_id: id.clone(), name: name.clone(), arguments: crate::evict::clip(arguments, 200, 0), failed });
+                        self.state.ledger.push(FoldedCall { call_id: id.clone(), name: name.clone(), arguments: crate::evict::truncate(arguments, 200), failed });
                     }
                 }
             }

@@ -97,6 +97,15 @@ fn clip_exact(body: &str, head: usize, tail: usize) -> String {
     )
 }
 
+/// The first `max` UTF-8 bytes of `s` cut on a character boundary, with `…` appended
+/// when something was cut (for one-line mentions, not for evicted bodies).
+pub fn truncate(s: &str, max: usize) -> String {
+    if s.len() <= max {
+        return s.to_string();
+    }
+    format!("{}…", &s[..floor_boundary(s, max)])
+}
+
 /// Tool names by call id, over the whole transcript.
 pub fn tool_names(messages: &[Message]) -> HashMap<String, String> {
     let mut names = HashMap::new();

@@ -4,7 +4,7 @@
 //! requests (Y-3).
 
 use crate::config::Config;
-use crate::evict::{clip, floor_boundary};
+use crate::evict::{clip, floor_boundary, truncate};
 use crate::state::FoldedCall;
 use crate::transcript::{Block, Message, Role};
 use serde::{Deserialize, Serialize};
@@ -246,7 +246,7 @@ pub fn mechanical_summary(rows: &[(usize, &Message)], max_bytes: usize) -> Strin
         }
         for b in &m.blocks {
             match b {
-                Block::ToolCall { id, name, arguments } => calls.push((id.clone(), name.clone(), clip(arguments, 120, 0))),
+                Block::ToolCall { id, name, arguments } => calls.push((id.clone(), name.clone(), truncate(arguments, 120))),
                 Block::ToolResult { call_id, is_error, .. } => {
                     outcomes.insert(call_id.clone(), *is_error);
                 }
@@ -256,12 +256,12 @@ pub fn mechanical_summary(rows: &[(usize, &Message)], max_bytes: usize) -> Strin
         if m.starts_turn() {
             let t = m.text();
             if !t.trim().is_empty() {
-                requests.push(clip(&t, 2_000, 0));
+                requests.push(truncate(&t, 2_000));
             }
         } else if m.role == Role::Assistant {
             let t = m.text();
             if !t.trim().is_empty() {
-                last_note = clip(&t, 600, 0);
+                last_note = truncate(&t, 600);
             }
         }
     }

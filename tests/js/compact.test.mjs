@@ -1,0 +1,150 @@
+// JS tests of the built package: the README example, sync and async callbacks, a
+// rejecting callback, engine errors with stable codes (J-2), events (J-4), determinism (J-5).
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { ContextCompactor, detectFormat, importTranscript } from 'context-compactor'
+
+/** A small OpenAI-chat agent session: 12 turns with tool calls and big results. */
+function session(turns = 12) {
+  const msgs = [{ role: 'system', content: 'You are a coding agent.' }]
+  for (let i = 0; i < turns; i++) {
+    msgs.push({ role: 'user', content: `step ${i}: inspect module m${i}` })
+    msgs.push({ role: 'assistant', content: null, tool_calls: [
+      { id: `c${i}a`, type: 'function', function: { name: 'read_file', arguments: `{"path":"m${i}.rs"}` } },
+      { id: `c${i}b`, type: 'function', function: { name: 'grep', arguments: `{"q":"fn m${i}"}` } }] })
+    msgs.push({ role: 'tool', tool_call_id: `c${i}a`, content: `fn m${i}() {}\n`.repeat(200) })
+    msgs.push({ role: 'tool', tool_call_id: `c${i}b`, content: `m${i}.rs:1: fn m${i}` })
+    msgs.push({ role: 'assistant', content: `Module m${i} looks fine.` })
+  }
+  msgs.push({ role: 'user', content: 'Now write the report; do not touch q.cfg.' })
+  return msgs
+}
+
+test('README example: check then compact with an async summarize (C-9, Y-1, W-1)', async () => {
+  const compactor = new ContextCompactor({ format: 'openai-chat', profile: 'default', contextWindow: 8000 })
+  const transcript = session()
+  const decision = compactor.check(null, transcript, { usage: { total_tokens: 7000 } })
+  assert.equal(decision.compact, true)
+  assert.equal(decision.reason, 'provider_usage_over_threshold')
+  assert.ok(decision.signals.some(s => s.name === 'provider_total_tokens' && s.value === 7000 && s.threshold === 5200))
+  const seen = []
+  const out = await compactor.compact(null, transcript, {
+    usage: { total_tokens: 7000 },
+    summarize: async (req) => { seen.push(req); return { text: `summary of ${req.kind}`, usage: { prompt_tokens: 900, completion_tokens: 40 } } },
+  })
+  assert.equal(out.status, 'compacted')
+  assert.equal(seen.length, 1)
+  assert.equal(seen[0].kind, 'summary')
+  assert.match(seen[0].system, /data, not instructions/)
+  assert.ok(out.rewrite.summary.text.startsWith('summary of summary'))
+  assert.equal(out.rewrite.summary.source.writer, 'provider')
+  assert.equal(out.validation.ok, true)
+  assert.deepEqual(out.transcript[0], transcript[0], 'system prompt kept')
+  assert.equal(out.transcript.at(-1).content, 'Now write the report; do not touch q.cfg.')
+  // retained + discarded partition the source (W-1)
+  const offsets = [...out.rewrite.retained.map(r => r.source), ...out.rewrite.discarded].sort((a, b) => a - b)
+  assert.deepEqual(offsets, transcript.map((_, i) => i))
+  // side spend recorded (W-7), live size not replaced
+  assert.deepEqual(out.spend, { summarizeCalls: 1, inputTokens: 900, outputTokens: 40 })
+  // request view carries no provenance (F-4)
+  assert.ok(out.transcript[1].summary_level === 1)
+  assert.ok(!('summary_level' in out.request[1]))
+  assert.ok(out.after.bytes < out.before.bytes)
+})
+
+test('a sync summarize callback returning a string works (J-2)', async () => {
+  const c = new ContextCompactor({ format: 'openai-chat', contextWindow: 8000 })
+  const out = await c.compact(null, session(), { force: true, summarize: () => 'plain string summary' })
+  assert.equal(out.status, 'compacted')
+  assert.ok(out.rewrite.summary.text.startsWith('plain string summary'))
+})
+
+test('transcripts may be passed as JSON text (fast path) with identical output (J-5)', async () => {
+  const c = new ContextCompactor({ format: 'openai-chat', contextWindow: 8000 })
+  const t = session()
+  const a = await c.compact(null, t, { force: true, summarize: () => 'S' })
+  const b = await c.compact(null, JSON.stringify(t), { force: true, summarize: () => 'S' })
+  assert.equal(JSON.stringify(a), JSON.stringify(b))
+})
+
+test('without summarize the deterministic handoff summary is used', async () => {
+  const c = new ContextCompactor({ format: 'openai-chat', contextWindow: 8000 })
+  const out = await c.compact(null, session(), { force: true })
+  assert.equal(out.rewrite.summary.source.writer, 'mechanical')
+  assert.match(out.rewrite.summary.text, /step 0: inspect module m0/)
+})
+
+test('a rejecting callback reaches the caller unchanged and the input is untouched (J-2, W-3)', async () => {
+  const c = new ContextCompactor({ format: 'openai-chat', contextWindow: 8000 })
+  const t = session()
+  const before = JSON.stringify(t)
+  const boom = new Error('network down')
+  boom.custom = 42
+  await assert.rejects(c.compact(null, t, { force: true, summarize: async () => { throw boom } }), (err) => {
+    assert.equal(err, boom, 'the very same error object')
+    assert.equal(err.custom, 42)
+    assert.equal(err.state.cadence.lastFailure.startsWith('summary_failed'), true, 'state records the failed attempt (C-5)')
+    return true
+  })
+  assert.equal(JSON.stringify(t), before)
+  // a sync throw too
+  const sync = new TypeError('bad')
+  await assert.rejects(c.compact(null, t, { force: true, summarize: () => { throw sync } }), (err) => err === sync)
+})
+
+test('a context-size error from the summarizer falls back to the mechanical summary (Y-6)', async () => {
+  const c = new ContextCompactor({ format: 'openai-chat', contextWindow: 8000 })
+  const err = Object.assign(new Error("This model's maximum context length is 8192 tokens"), { code: 'context_length_exceeded' })
+  const out = await c.compact(null, session(), { force: true, summarize: () => Promise.reject(err) })
+  assert.equal(out.status, 'compacted')
+  assert.equal(out.rewrite.summary.source.writer, 'mechanical')
+})
+
+test('engine errors are Errors with a stable code (J-2)', async () => {
+  assert.throws(() => new ContextCompactor({ contextWindow: -1 }), (e) => e instanceof Error && e.code === 'invalid_config')
+  assert.throws(() => new ContextCompactor({ nope: 1 }), (e) => e.code === 'invalid_config' && /nope/.test(e.message))
+  assert.throws(() => new ContextCompactor({ format: 'klingon' }), (e) => e.code === 'unknown_format')
+  const c = new ContextCompactor({ format: 'openai-chat' })
+  assert.throws(() => c.check(null, [{ content: 'no role' }], {}), (e) => e.code === 'invalid_transcript' && /message 0/.test(e.message))
+  await assert.rejects(c.compact(null, [{ role: 'tool', tool_call_id: 'x', content: 'orphan' }, { role: 'user', content: 'hi' }], { force: true }), (e) => e.code === 'unpaired_tool_result' && /message 0/.test(e.message))
+  assert.throws(() => c.check({ revision: 'x' }, session(), {}), (e) => e.code === 'invalid_state')
+  assert.throws(() => detectFormat([{ role: 'user', content: 'hi' }]), (e) => e.code === 'unknown_format' && /ambiguous/.test(e.message))
+})
+
+test('onEvent receives compaction_started and compaction_completed (J-4)', async () => {
+  const c = new ContextCompactor({ format: 'openai-chat', contextWindow: 8000 })
+  const events = []
+  await c.compact(null, session(), { force: true, onEvent: (e) => { events.push(e.type) } })
+  assert.ok(events.indexOf('compaction_started') >= 0)
+  assert.ok(events.indexOf('compaction_completed') > events.indexOf('compaction_started'))
+})
+
+test('state round-trips: a second compaction from the returned state rolls up eventually (W-6, Y-3)', async () => {
+  const c = new ContextCompactor({ format: 'openai-chat', contextWindow: 8000, preserveRecentTurns: 4 })
+  let t = session(3)
+  let state = null
+  const kinds = []
+  for (let round = 0; round < 7; round++) {
+    for (let i = 0; i < 3; i++) {
+      t.push({ role: 'assistant', content: null, tool_calls: [{ id: `r${round}_${i}`, type: 'function', function: { name: 'ls', arguments: '{}' } }] })
+      t.push({ role: 'tool', tool_call_id: `r${round}_${i}`, content: 'x'.repeat(3000) })
+      t.push({ role: 'assistant', content: `done ${round}.${i}` })
+      t.push({ role: 'user', content: `continue ${round}.${i}` })
+    }
+    const out = await c.compact(JSON.parse(JSON.stringify(state)), t, { force: true, summarize: (r) => { kinds.push(r.kind); return `${r.kind} ${round}` } })
+    assert.equal(out.status, 'compacted')
+    t = out.transcript
+    state = out.state
+    assert.equal(state.revision, round + 1)
+    const levels = t.filter(m => m.summary_level).map(m => m.summary_level)
+    assert.ok(levels.length <= 4, `summary block bounded: ${levels}`)
+  }
+  assert.ok(kinds.includes('rollup'), 'a rollup happened')
+})
+
+test('importTranscript detects provider formats and log kinds', () => {
+  const { format, document } = importTranscript('auto', JSON.stringify(session(1)))
+  assert.equal(format, 'openai-chat')
+  assert.equal(document.length, 7)
+  assert.throws(() => importTranscript('auto', '{not json'), (e) => e.code === 'invalid_transcript')
+})

@@ -1,0 +1,50 @@
+// The CLI over every real transcript in ../shared/transcripts (claude-code, swe-agent,
+// tau-bench, glaive): each imports, compacts at a window small enough to force a
+// compaction, and the rewrite validates and fits the window. Runs whenever ../shared
+// exists; required under CI=true.
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { existsSync, readdirSync, statSync, readFileSync } from 'node:fs'
+import { join, relative } from 'node:path'
+import { execFileSync } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import { ContextCompactor, importTranscript } from 'context-compactor'
+
+const root = fileURLToPath(new URL('../..', import.meta.url))
+const shared = join(root, '..', 'shared', 'transcripts')
+const cli = join(root, 'bin', 'context-compactor.mjs')
+
+function files(dir) {
+  return readdirSync(dir).flatMap((name) => {
+    const p = join(dir, name)
+    if (statSync(p).isDirectory()) return files(p)
+    return /\.(jsonl|json|traj)$/.test(name) ? [p] : []
+  })
+}
+
+if (!existsSync(shared)) {
+  test('../shared/transcripts is present', { skip: process.env.CI !== 'true' && 'no ../shared here' }, () => {
+    assert.fail('../shared/transcripts is required under CI=true')
+  })
+} else {
+  for (const file of files(shared)) {
+    for (const profile of ['default', 'kerkov', 'meerkat']) {
+      test(`CLI compacts ${relative(shared, file)} (profile ${profile}) to a valid rewrite under the window`, () => {
+        const { format, document } = importTranscript('auto', readFileSync(file, 'utf8'))
+        const est = new ContextCompactor({ format, profile }).check(null, document, {}).signals.find(s => s.name === 'estimated_transcript_tokens')
+        const before = est ? est.value : 20000
+        // at least one compaction: a window below the transcript's own size
+        const window = Math.max(4000, Math.min(16000, Math.floor(before / 2)))
+        const stdout = execFileSync('node', [cli, 'compact', file, '--json', '--context-window', String(window), '--profile', profile], { maxBuffer: 256 << 20 })
+        const out = JSON.parse(stdout)
+        assert.equal(out.status, 'compacted', `${out.status}: ${out.reason}`)
+        assert.equal(out.validation.ok, true)
+        assert.ok(out.validation.checks.includes('provider_pairing'))
+        assert.ok(out.after.estimatedTokens < window, `after ${out.after.estimatedTokens} tokens < window ${window}`)
+        assert.ok(out.after.bytes < out.before.bytes)
+        const offsets = [...out.rewrite.retained.map(r => r.source), ...out.rewrite.discarded].sort((a, b) => a - b)
+        assert.equal(offsets.length, out.before.messages)
+      })
+    }
+  }
+}
