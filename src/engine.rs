@@ -405,10 +405,25 @@ impl Job {
             ledger_now = self.state.ledger.clone();
         }
         // Y-2: every artifact handle in the folded range, stamped or inline.
-        let stamped: Vec<&str> = sel.fold.iter().filter_map(|&o| msgs.get(o)).filter_map(|m| m.provenance.artifact_ref.as_deref()).collect();
-        let mut texts: Vec<String> = sel.fold.iter().filter_map(|&o| msgs.get(o)).map(|m| m.text()).collect();
-        texts.push(narrative.clone());
-        let artifacts = collect_artifact_refs(texts.iter().map(String::as_str), stamped);
+        // Row by row in transcript order (stamped, then inline in text and tool output),
+        // a handle seen again moving to the end, so the cap keeps the newest.
+        let mut artifacts: Vec<String> = Vec::new();
+        for m in sel.fold.iter().filter_map(|&o| msgs.get(o)) {
+            let mut texts = vec![m.text()];
+            texts.extend(m.blocks.iter().filter_map(|b| match b {
+                Block::ToolResult { text, .. } => Some(text.clone()),
+                _ => None,
+            }));
+            for h in collect_artifact_refs(texts.iter().map(String::as_str), m.provenance.artifact_ref.as_deref()) {
+                artifacts.retain(|x| *x != h);
+                artifacts.push(h);
+            }
+        }
+        for h in collect_artifact_refs([narrative.as_str()], std::iter::empty()) {
+            if !artifacts.contains(&h) {
+                artifacts.push(h);
+            }
+        }
         let tail = deterministic_sections(&verbatim, &ledger_now, &artifacts, &self.config);
         let text = format!("{}{}", narrative_part(&narrative).trim_end(), tail);
         let summary_msg = self.summary_message(&text, 1)?;
