@@ -554,6 +554,12 @@ impl Job {
         let Some(summary) = self.summary.clone() else {
             return Err(Error::new(ErrorCode::ProtocolError, "no summary"));
         };
+        // T-4: ids survive storage even when a twin of a kept row was folded.
+        let mut kept: Vec<Message> = self.rows.iter().map(|(_, m)| m.clone()).collect();
+        formats::pin_unstable_ids(&mut kept);
+        for ((_, m), k) in self.rows.iter_mut().zip(kept) {
+            *m = k;
+        }
         let msgs = &self.source.messages;
         let new_t = Transcript { format: self.source.format, messages: self.rows.iter().map(|(_, m)| m.clone()).collect(), envelope: self.source.envelope.clone() };
         // Protected source rows: system head, pinned rows, the newest request and
@@ -571,7 +577,7 @@ impl Job {
                 return self.done("failed", reason, Some(e));
             }
         };
-        let (retained, discarded, patch) = provenance(&refs, msgs.len());
+        let (retained, discarded, patch) = provenance(&refs, msgs);
         let cal = self.state.calibration();
         let before = transcript_size(&self.source, &self.config, cal);
         let after = transcript_size(&new_t, &self.config, cal);
