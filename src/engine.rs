@@ -522,10 +522,12 @@ impl Job {
         let artifacts = collect_artifact_refs(all, std::iter::empty());
         let text = format!("{}{}", narrative_part(&merged).trim_end(), deterministic_sections(&verbatim, &[], &artifacts, &self.config));
         let msg = self.summary_message(&text, 2)?;
-        let Some(&first) = members.first() else { return self.finish() };
+        // At the last member's place, so the merge is the newest of the members even
+        // when a stored block is out of order ([1,1,2] + new 1).
+        let Some(&last) = members.last() else { return self.finish() };
         let mut rows = Vec::with_capacity(self.rows.len());
         for (i, r) in std::mem::take(&mut self.rows).into_iter().enumerate() {
-            if i == first {
+            if i == last {
                 rows.push((Origin::New, msg.clone()));
             } else if !members.contains(&i) {
                 rows.push(r);
