@@ -761,6 +761,21 @@ fn y3_both_passes_use_the_merge_prompt() {
 }
 
 #[test]
+fn y3_out_of_order_stored_block_rolls_up_with_the_merge_newest() {
+    // a stored block [1,1,1,2] (host data): + new 1 -> the level-1s merge; the merged
+    // summary holds the newest text, so it sits last: [2,2]
+    let (o, reqs) = run(Format::OpenaiChat, doc(with_block(&[1, 1, 1, 2])), kerkov(), over());
+    assert_eq!(o.status, "compacted", "{}", o.reason);
+    assert_eq!(block_levels(&o), vec![2, 2]);
+    assert_eq!(reqs.iter().filter(|r| r.kind == "rollup").count(), 1);
+    let msgs = out_messages(&o);
+    assert!(content_text(&msgs[1]).starts_with("SUMMARY-3-L2"));
+    assert!(content_text(&msgs[2]).starts_with("SUMMARY(rollup"));
+    assert_eq!(o.rewrite.as_ref().unwrap().summary.offset, 2);
+    check_patch(Format::OpenaiChat, doc(with_block(&[1, 1, 1, 2])));
+}
+
+#[test]
 fn y4_new_summary_is_placed_after_existing_ones() {
     let (o, _) = run(Format::OpenaiChat, doc(with_block(&[2, 1])), kerkov(), over());
     let msgs = out_messages(&o);
