@@ -199,3 +199,66 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(64), ..ProptestConfig::default() })]
+
+    /// Kerkov profile, provider-usage trigger over the threshold: the same structural
+    /// invariants (pairing, partition, system rows, smaller), and J-5 determinism.
+    #[test]
+    fn kerkov_compaction_invariants_and_determinism(inp in input()) {
+        let (format, doc) = build(&inp);
+        let source = formats::decode(format, doc).expect("decode");
+        let mut config = Config::preset(Profile::Kerkov);
+        config.context_window = inp.window.max(50_000);
+        config.preserve_recent_turns = inp.turns;
+        config.preserve_recent_bytes = inp.bytes;
+        let total = config.threshold_tokens();
+        let signals = Signals { usage: Some(json!({ "prompt_tokens": total, "completion_tokens": 0 })), ..Signals::default() };
+        let go = || {
+            let mut job = Job::start(config.clone(), SessionState::default(), source.clone(), JobOptions { signals: signals.clone(), has_summarizer: true });
+            run_sync(&mut job, fake_summary).expect("the job returns Ok")
+        };
+        let out = go();
+        prop_assert_eq!(out.to_json().to_string(), go().to_json().to_string());
+        let no_gain = out.status == "failed" && out.reason.starts_with("invalid_rewrite: no reduction");
+        prop_assert!(["compacted", "skipped", "cannot_fit"].contains(&out.status) || no_gain, "status {} ({})", out.status, out.reason);
+        if out.status != "compacted" {
+            prop_assert_eq!(&out.transcript, &source);
+            return Ok(());
+        }
+        validate_pairing(&out.transcript).map_err(|e| TestCaseError::fail(format!("pairing: {e}")))?;
+        let rw = out.rewrite.as_ref().unwrap();
+        let mut all: Vec<usize> = rw.retained.iter().map(|r| r.source).chain(rw.discarded.iter().copied()).collect();
+        all.sort();
+        prop_assert_eq!(all, (0..source.messages.len()).collect::<Vec<_>>());
+        for (i, m) in source.messages.iter().enumerate() {
+            if m.role == Role::System || (m.is_summary() && rw.rollups.is_empty()) {
+                prop_assert!(!rw.discarded.contains(&i), "protected row {} kept", i);
+            }
+        }
+        prop_assert!(out.after.bytes < out.before.bytes);
+        let mut rows = match encode(&source, View::Stored) { Value::Array(a) => a, Value::Object(m) => m["messages"].as_array().unwrap().clone(), _ => unreachable!() };
+        context_compactor::rewrite::apply_patch(&mut rows, &rw.patch).unwrap();
+        let want = match encode(&out.transcript, View::Stored) { Value::Array(a) => a, Value::Object(m) => m["messages"].as_array().unwrap().clone(), _ => unreachable!() };
+        prop_assert_eq!(rows, want);
+    }
+
+    /// E-5: a clip of any text at any cut is valid Unicode and states exactly what it omitted.
+    #[test]
+    fn clip_is_valid_and_exact(body in prop::collection::vec(prop::sample::select(PIECES), 0..400).prop_map(|v| v.concat()), head in 0usize..600, tail in 0usize..300) {
+        let c = context_compactor::evict::clip(&body, head, tail);
+        prop_assert!(String::from_utf16(&c.encode_utf16().collect::<Vec<_>>()).is_ok());
+        if body.len() <= head + tail {
+            prop_assert_eq!(c, body);
+        } else {
+            let m = c.find("\n[... clipped: ").unwrap();
+            let end = c.find(" ...]\n").unwrap() + 6;
+            let (h, t) = (&c[..m], &c[end..]);
+            prop_assert!(body.starts_with(h) && body.ends_with(t) && h.len() <= head);
+            let omitted = &body[h.len()..body.len() - t.len()];
+            let stated = format!("clipped: {} bytes ({} characters) omitted", omitted.len(), omitted.chars().count());
+            prop_assert!(c.contains(&stated), "{}", stated);
+        }
+    }
+}
