@@ -412,10 +412,25 @@ impl Job {
             ledger_now = self.state.ledger.clone();
         }
         // Y-2: every artifact handle in the folded range, stamped or inline.
-        let stamped: Vec<&str> = sel.fold.iter().filter_map(|&o| msgs.get(o)).filter_map(|m| m.provenance.artifact_ref.as_deref()).collect();
-        let mut texts: Vec<String> = sel.fold.iter().filter_map(|&o| msgs.get(o)).map(|m| m.text()).collect();
-        texts.push(narrative.clone());
-        let artifacts = collect_artifact_refs(texts.iter().map(String::as_str), stamped);
+        // Row by row in transcript order (stamped, then inline in text and tool output),
+        // a handle seen again moving to the end, so the cap keeps the newest.
+        let mut artifacts: Vec<String> = Vec::new();
+        for m in sel.fold.iter().filter_map(|&o| msgs.get(o)) {
+            let mut texts = vec![m.text()];
+            texts.extend(m.blocks.iter().filter_map(|b| match b {
+                Block::ToolResult { text, .. } => Some(text.clone()),
+                _ => None,
+            }));
+            for h in collect_artifact_refs(texts.iter().map(String::as_str), m.provenance.artifact_ref.as_deref()) {
+                artifacts.retain(|x| *x != h);
+                artifacts.push(h);
+            }
+        }
+        for h in collect_artifact_refs([narrative.as_str()], std::iter::empty()) {
+            if !artifacts.contains(&h) {
+                artifacts.push(h);
+            }
+        }
         let tail = deterministic_sections(&verbatim, &ledger_now, &artifacts, &self.config);
         let text = format!("{}{}", narrative_part(&narrative).trim_end(), tail);
         let summary_msg = self.summary_message(&text, 1)?;
@@ -514,10 +529,12 @@ impl Job {
         let artifacts = collect_artifact_refs(all, std::iter::empty());
         let text = format!("{}{}", narrative_part(&merged).trim_end(), deterministic_sections(&verbatim, &[], &artifacts, &self.config));
         let msg = self.summary_message(&text, 2)?;
-        let Some(&first) = members.first() else { return self.finish() };
+        // At the last member's place, so the merge is the newest of the members even
+        // when a stored block is out of order ([1,1,2] + new 1).
+        let Some(&last) = members.last() else { return self.finish() };
         let mut rows = Vec::with_capacity(self.rows.len());
         for (i, r) in std::mem::take(&mut self.rows).into_iter().enumerate() {
-            if i == first {
+            if i == last {
                 rows.push((Origin::New, msg.clone()));
             } else if !members.contains(&i) {
                 rows.push(r);
@@ -546,6 +563,12 @@ impl Job {
         let Some(summary) = self.summary.clone() else {
             return Err(Error::new(ErrorCode::ProtocolError, "no summary"));
         };
+        // T-4: ids survive storage even when a twin of a kept row was folded.
+        let mut kept: Vec<Message> = self.rows.iter().map(|(_, m)| m.clone()).collect();
+        formats::pin_unstable_ids(&mut kept);
+        for ((_, m), k) in self.rows.iter_mut().zip(kept) {
+            *m = k;
+        }
         let msgs = &self.source.messages;
         let new_t = Transcript { format: self.source.format, messages: self.rows.iter().map(|(_, m)| m.clone()).collect(), envelope: self.source.envelope.clone() };
         // Protected source rows: system head, pinned rows, the newest request and
@@ -563,7 +586,7 @@ impl Job {
                 return self.done("failed", reason, Some(e));
             }
         };
-        let (retained, discarded, patch) = provenance(&refs, msgs.len());
+        let (retained, discarded, patch) = provenance(&refs, msgs);
         let cal = self.state.calibration();
         let before = transcript_size(&self.source, &self.config, cal);
         let after = transcript_size(&new_t, &self.config, cal);

@@ -37,7 +37,10 @@ pub struct Splice {
 }
 
 /// Retained and discarded offsets plus the patch, computed from the new row origins.
-pub fn provenance(new_rows: &[(Origin, &Message)], source_len: usize) -> (Vec<Retained>, Vec<usize>, Vec<Splice>) {
+/// A retained row whose stored form differs from its source (an id pinned, T-4) is
+/// written by the patch as a replacement.
+pub fn provenance(new_rows: &[(Origin, &Message)], source: &[Message]) -> (Vec<Retained>, Vec<usize>, Vec<Splice>) {
+    let source_len = source.len();
     let mut retained = Vec::new();
     let mut kept = vec![false; source_len];
     for (offset, (origin, m)) in new_rows.iter().enumerate() {
@@ -63,6 +66,9 @@ pub fn provenance(new_rows: &[(Origin, &Message)], source_len: usize) -> (Vec<Re
     for (origin, m) in new_rows {
         match origin {
             Origin::New => pending_insert.push(encode_message(m, View::Stored)),
+            Origin::Source(s) if source.get(*s).is_some_and(|src| encode_message(src, View::Stored) != encode_message(m, View::Stored)) => {
+                pending_insert.push(encode_message(m, View::Stored))
+            }
             Origin::Source(s) => {
                 let from = prev_source.map(|p| p + 1).unwrap_or(0);
                 let del = s.saturating_sub(from);

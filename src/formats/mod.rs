@@ -210,6 +210,24 @@ fn content_id(raw: &Value, seen: &mut std::collections::HashMap<u64, u32>) -> St
     }
 }
 
+/// T-4: a row without a stored `message_id` gets a content id on every decode, whose
+/// occurrence counter shifts when an identical twin before it is dropped. Writes the
+/// id as `message_id` on exactly those rows whose id would change on re-decode.
+pub fn pin_unstable_ids(messages: &mut [Message]) {
+    let mut seen: std::collections::HashMap<u64, u32> = std::collections::HashMap::new();
+    for m in messages.iter_mut() {
+        if m.provenance.message_id.is_some() {
+            continue;
+        }
+        let mut trial = seen.clone();
+        if content_id(&m.raw, &mut trial) == m.id {
+            seen = trial;
+        } else {
+            m.provenance.message_id = Some(m.id.clone());
+        }
+    }
+}
+
 /// Builds a [`Message`] from a provider value the engine created or edited.
 pub fn message_from_raw(format: Format, raw: Value, provenance: Provenance, id: String) -> Result<Message> {
     let (role, blocks) = dispatch_view(format, &raw, 0)?;
