@@ -306,7 +306,7 @@ fn s3_walks_back_out_of_trailing_tool_results() {
     ];
     // count window starts at 5 (a result of c1): walk back to 4
     let t = formats::decode(Format::OpenaiChat, doc(rows.clone())).unwrap();
-    let sel = select(&t.messages, &kerkov()).unwrap();
+    let sel = select(&t.messages, &kerkov(), None).unwrap();
     assert_eq!(sel.fold, vec![1, 2, 3]);
     let (o, _) = run(Format::OpenaiChat, doc(rows), kerkov(), over());
     assert_eq!(retained_sources(&o), vec![0, 4, 5, 6, 7, 8, 9, 10]);
@@ -333,7 +333,7 @@ fn s3_no_forward_walk_without_a_later_reader() {
     let t = formats::decode(Format::OpenaiChat, doc(rows)).unwrap();
     let mut cfg = kerkov();
     cfg.preserve_recent_turns = 6; // window starts at 2, inside the exchange
-    let err = select(&t.messages, &cfg).unwrap_err();
+    let err = select(&t.messages, &cfg, None).unwrap_err();
     assert_eq!(err.reason, "nothing_eligible");
 }
 
@@ -355,7 +355,7 @@ fn exchange_only() -> Vec<Value> {
 #[test]
 fn s3_exchange_at_end_with_nothing_earlier_returns_none_with_reason() {
     let t = formats::decode(Format::OpenaiChat, doc(exchange_only())).unwrap();
-    let err = select(&t.messages, &kerkov()).unwrap_err();
+    let err = select(&t.messages, &kerkov(), None).unwrap_err();
     assert_eq!(err.reason, "tool_exchange_at_end");
     let mut called = false;
     let (o, _) = compact_with(Format::OpenaiChat, doc(exchange_only()), kerkov(), SessionState::default(), over(), |r| {
