@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 
 export const FORMATS = [
-  'auto', 'openai-chat', 'anthropic', 'gemini', 'openai-responses', 'ai-sdk',
+  'auto', 'openai-chat', 'anthropic', 'gemini', 'openai-responses', 'ai-sdk', 'canonical',
   'claude-code-jsonl', 'swe-agent-traj', 'tau-bench', 'glaive',
 ]
 export const PROFILES = ['kerkov', 'meerkat', 'default']

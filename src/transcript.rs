@@ -48,8 +48,9 @@ pub enum MediaKind {
     Document,
 }
 
-/// One content block of the canonical view.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// One content block of the canonical view (also the block shape of the `canonical`
+/// JSON format).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Block {
     Text { text: String },
@@ -62,13 +63,35 @@ pub enum Block {
     /// A tool result. `text`: the body as text (media inside it are listed in `media`).
     /// `is_error`: the provider's error flag. `name`: the tool name when the format
     /// carries it on the result.
-    ToolResult { call_id: String, name: Option<String>, text: String, is_error: bool, media: Vec<MediaKind>, media_bytes: usize },
+    ToolResult {
+        call_id: String,
+        #[serde(default)]
+        name: Option<String>,
+        text: String,
+        #[serde(default)]
+        is_error: bool,
+        #[serde(default)]
+        media: Vec<MediaKind>,
+        #[serde(default)]
+        media_bytes: usize,
+    },
     /// Reasoning: thinking (with signature), redacted thinking, encrypted reasoning.
     /// Never edited (T-3). `text` is the readable part (may be empty); `bytes` is the
     /// whole serialized size of the block.
-    Reasoning { text: String, bytes: usize, signed: bool },
+    Reasoning {
+        #[serde(default)]
+        text: String,
+        #[serde(default)]
+        bytes: usize,
+        #[serde(default)]
+        signed: bool,
+    },
     /// Any other provider item (provider compaction items, unknown blocks), kept whole.
-    Opaque { kind: String, bytes: usize },
+    Opaque {
+        kind: String,
+        #[serde(default)]
+        bytes: usize,
+    },
 }
 
 /// Provenance the engine persists on a message (T-2). In the stored view these ride as

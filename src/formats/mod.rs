@@ -12,6 +12,7 @@
 
 pub mod ai_sdk;
 pub mod anthropic;
+pub mod canonical;
 pub mod gemini;
 pub mod import;
 pub mod openai_chat;
@@ -38,6 +39,8 @@ pub enum Format {
     OpenaiResponses,
     /// Vercel AI SDK `ModelMessage[]` (+ top-level `system`).
     AiSdk,
+    /// The engine's canonical JSON (see [`canonical`]).
+    Canonical,
 }
 
 impl Format {
@@ -48,7 +51,8 @@ impl Format {
             "gemini" => Ok(Format::Gemini),
             "openai-responses" | "openai_responses" => Ok(Format::OpenaiResponses),
             "ai-sdk" | "ai_sdk" => Ok(Format::AiSdk),
-            other => Err(Error::new(ErrorCode::UnknownFormat, format!("unknown format {other:?}; expected one of openai-chat, openai-responses, anthropic, gemini, ai-sdk"))),
+            "canonical" => Ok(Format::Canonical),
+            other => Err(Error::new(ErrorCode::UnknownFormat, format!("unknown format {other:?}; expected one of openai-chat, openai-responses, anthropic, gemini, ai-sdk, canonical"))),
         }
     }
     pub fn name(self) -> &'static str {
@@ -58,6 +62,7 @@ impl Format {
             Format::Gemini => "gemini",
             Format::OpenaiResponses => "openai-responses",
             Format::AiSdk => "ai-sdk",
+            Format::Canonical => "canonical",
         }
     }
     pub fn rules(self) -> PairingRules {
@@ -67,6 +72,7 @@ impl Format {
             Format::Gemini => gemini::RULES,
             Format::OpenaiResponses => openai_responses::RULES,
             Format::AiSdk => ai_sdk::RULES,
+            Format::Canonical => canonical::RULES,
         }
     }
 }
@@ -130,6 +136,7 @@ fn dispatch_view(format: Format, raw: &Value, at: usize) -> Result<(Role, Vec<Bl
         Format::Gemini => gemini::Gemini::view(raw, at),
         Format::OpenaiResponses => openai_responses::OpenaiResponses::view(raw, at),
         Format::AiSdk => ai_sdk::AiSdk::view(raw, at),
+        Format::Canonical => canonical::Canonical::view(raw, at),
     }
 }
 
@@ -138,7 +145,7 @@ fn dispatch_view(format: Format, raw: &Value, at: usize) -> Result<(Role, Vec<Bl
 /// `{system?, messages}`.
 fn messages_key(format: Format) -> &'static str {
     match format {
-        Format::OpenaiChat | Format::Anthropic | Format::AiSdk => "messages",
+        Format::OpenaiChat | Format::Anthropic | Format::AiSdk | Format::Canonical => "messages",
         Format::Gemini => "contents",
         Format::OpenaiResponses => "input",
     }
@@ -273,6 +280,7 @@ pub fn set_result_body(format: Format, m: &mut Message, nth: usize, text: &str) 
         Format::Gemini => gemini::Gemini::set_result_body(&mut m.raw, nth, text)?,
         Format::OpenaiResponses => openai_responses::OpenaiResponses::set_result_body(&mut m.raw, nth, text)?,
         Format::AiSdk => ai_sdk::AiSdk::set_result_body(&mut m.raw, nth, text)?,
+        Format::Canonical => canonical::Canonical::set_result_body(&mut m.raw, nth, text)?,
     }
     let old_ids: Vec<String> = m.result_ids().map(str::to_string).collect();
     let (role, mut blocks) = dispatch_view(format, &m.raw, 0)?;
@@ -301,6 +309,7 @@ pub fn text_message(format: Format, text: &str) -> Value {
         Format::Gemini => gemini::Gemini::text_message(text),
         Format::OpenaiResponses => openai_responses::OpenaiResponses::text_message(text),
         Format::AiSdk => ai_sdk::AiSdk::text_message(text),
+        Format::Canonical => canonical::Canonical::text_message(text),
     }
 }
 
@@ -463,6 +472,8 @@ pub fn detect(doc: &Value) -> Result<Format> {
             Some(Value::Array(blocks)) => {
                 for b in blocks {
                     match b.get("type").and_then(Value::as_str) {
+                        Some("tool_call") if b.get("arguments").is_some() => votes.push(Format::Canonical),
+                        Some("tool_result") if b.get("call_id").is_some() => votes.push(Format::Canonical),
                         Some("tool_use" | "tool_result" | "thinking" | "redacted_thinking" | "image" | "document") if b.get("toolCallId").is_none() => votes.push(Format::Anthropic),
                         Some("image_url" | "input_audio") => votes.push(Format::OpenaiChat),
                         Some("input_text" | "output_text" | "input_image") => votes.push(Format::OpenaiResponses),
