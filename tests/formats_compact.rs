@@ -190,3 +190,35 @@ fn write_cli_fixtures() {
         std::fs::write(dir.join(format!("{}.json", f.name())), serde_json::to_string_pretty(&doc).unwrap()).unwrap();
     }
 }
+
+/// F-5: real logs reuse tool-call ids across exchanges (tau-bench). Each result pairs
+/// with the nearest open call, so such a transcript compacts without splitting; a
+/// duplicate id inside one message is a typed error naming the message.
+#[test]
+fn f5_reused_ids_across_exchanges_are_handled_and_duplicates_in_one_message_rejected() {
+    let mut msgs = vec![json!({"role": "system", "content": SYSTEM})];
+    for k in 0..8 {
+        msgs.push(json!({"role": "user", "content": format!("question {k}")}));
+        msgs.push(json!({"role": "assistant", "content": null, "tool_calls": [{"id": "call_1", "type": "function", "function": {"name": "lookup", "arguments": format!("{{\"k\":{k}}}")}}]}));
+        msgs.push(json!({"role": "tool", "tool_call_id": "call_1", "content": format!("answer {k} ").repeat(300)}));
+        msgs.push(json!({"role": "assistant", "content": format!("done {k}")}));
+    }
+    msgs.push(json!({"role": "user", "content": "last"}));
+    let doc = Value::Array(msgs);
+    let out = check_outcome(Format::OpenaiChat, &doc, "last", 4000).expect("compacts");
+    assert!(out.transcript.messages.iter().filter(|m| m.has_calls()).count() >= 1);
+
+    let bad = json!([
+        {"role": "user", "content": "x"},
+        {"role": "assistant", "content": null, "tool_calls": [
+            {"id": "dup", "type": "function", "function": {"name": "a", "arguments": "{}"}},
+            {"id": "dup", "type": "function", "function": {"name": "b", "arguments": "{}"}}]},
+        {"role": "tool", "tool_call_id": "dup", "content": "1"},
+        {"role": "tool", "tool_call_id": "dup", "content": "2"},
+        {"role": "user", "content": "y"}
+    ]);
+    let t = formats::decode(Format::OpenaiChat, bad).unwrap();
+    let e = formats::validate_pairing(&t).unwrap_err();
+    assert_eq!(e.code, context_compactor::ErrorCode::DuplicateToolCallId);
+    assert!(e.message.contains("message 1"), "{}", e.message);
+}
