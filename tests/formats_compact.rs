@@ -205,7 +205,7 @@ fn f5_reused_ids_across_exchanges_are_handled_and_duplicates_in_one_message_reje
     }
     msgs.push(json!({"role": "user", "content": "last"}));
     let doc = Value::Array(msgs);
-    let out = check_outcome(Format::OpenaiChat, &doc, "last", 4000).expect("compacts");
+    let out = check_outcome(Format::OpenaiChat, &doc, "last", 9000).expect("compacts");
     assert!(out.transcript.messages.iter().filter(|m| m.has_calls()).count() >= 1);
 
     let bad = json!([
