@@ -48,6 +48,21 @@ pub enum MediaKind {
     Document,
 }
 
+impl MediaKind {
+    /// The kind of a MIME type (`image/*`, `video/*`, `audio/*`, anything else a document).
+    pub fn from_mime(mime: &str) -> MediaKind {
+        if mime.starts_with("image/") {
+            MediaKind::Image
+        } else if mime.starts_with("video/") {
+            MediaKind::Video
+        } else if mime.starts_with("audio/") {
+            MediaKind::Audio
+        } else {
+            MediaKind::Document
+        }
+    }
+}
+
 /// One content block of the canonical view (also the block shape of the `canonical`
 /// JSON format).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

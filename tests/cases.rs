@@ -8,14 +8,6 @@ use context_compactor::state::SessionState;
 use context_compactor::transcript::Block;
 use serde_json::Value;
 
-fn text_of(v: &Value) -> String {
-    match v.get("content") {
-        Some(Value::String(s)) => s.clone(),
-        Some(Value::Array(a)) => a.iter().filter_map(|b| b.get("text").and_then(Value::as_str)).collect::<Vec<_>>().join("\n"),
-        _ => String::new(),
-    }
-}
-
 #[test]
 fn case_parallel_batch_split_s4() {
     let Some(c) = load_case("parallel-batch-split") else { return };

@@ -35,17 +35,6 @@ pub const RULES: PairingRules =
 /// The AI SDK `ModelMessage` adapter.
 pub struct AiSdk;
 
-fn media_kind(mime: &str) -> MediaKind {
-    if mime.starts_with("image/") {
-        MediaKind::Image
-    } else if mime.starts_with("video/") {
-        MediaKind::Video
-    } else if mime.starts_with("audio/") {
-        MediaKind::Audio
-    } else {
-        MediaKind::Document
-    }
-}
 
 /// Size and inline-ness of a data field (base64 string, data URL, URL, byte array).
 fn data_size(v: Option<&Value>) -> (usize, bool) {
@@ -65,17 +54,17 @@ fn media_of(p: &Value) -> Option<(MediaKind, usize, bool)> {
         }
         "file" => {
             let (bytes, inline) = data_size(p.get("data"));
-            Some((media_kind(mime.unwrap_or("")), bytes, inline))
+            Some((MediaKind::from_mime(mime.unwrap_or("")), bytes, inline))
         }
         // tool-result content parts
         "media" | "file-data" | "image-data" => {
             let (bytes, _) = data_size(p.get("data"));
-            let kind = if p.get("type").and_then(Value::as_str) == Some("image-data") { MediaKind::Image } else { media_kind(mime.unwrap_or("")) };
+            let kind = if p.get("type").and_then(Value::as_str) == Some("image-data") { MediaKind::Image } else { MediaKind::from_mime(mime.unwrap_or("")) };
             Some((kind, bytes, true))
         }
         "image-url" | "file-url" => {
             let (bytes, _) = data_size(p.get("url"));
-            let kind = if p.get("type").and_then(Value::as_str) == Some("image-url") { MediaKind::Image } else { media_kind(mime.unwrap_or("")) };
+            let kind = if p.get("type").and_then(Value::as_str) == Some("image-url") { MediaKind::Image } else { MediaKind::from_mime(mime.unwrap_or("")) };
             Some((kind, bytes, false))
         }
         _ => None,

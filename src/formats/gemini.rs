@@ -38,29 +38,18 @@ fn positional_id(name: &str, k: usize) -> String {
     format!("{POSITIONAL_ID_PREFIX}{name}:{k}")
 }
 
-fn media_kind(mime: &str) -> MediaKind {
-    if mime.starts_with("image/") {
-        MediaKind::Image
-    } else if mime.starts_with("video/") {
-        MediaKind::Video
-    } else if mime.starts_with("audio/") {
-        MediaKind::Audio
-    } else {
-        MediaKind::Document
-    }
-}
 
 /// Media of an `inlineData` / `fileData` part: kind, bytes, inline.
 fn media_of(p: &Value) -> Option<(MediaKind, usize, bool)> {
     if let Some(d) = p.get("inlineData") {
         let mime = d.get("mimeType").and_then(Value::as_str).unwrap_or("");
         let bytes = d.get("data").and_then(Value::as_str).map(str::len).unwrap_or(0);
-        return Some((media_kind(mime), bytes, true));
+        return Some((MediaKind::from_mime(mime), bytes, true));
     }
     if let Some(f) = p.get("fileData") {
         let mime = f.get("mimeType").and_then(Value::as_str).unwrap_or("");
         let bytes = f.get("fileUri").and_then(Value::as_str).map(str::len).unwrap_or_else(|| json_len(f));
-        return Some((media_kind(mime), bytes, false));
+        return Some((MediaKind::from_mime(mime), bytes, false));
     }
     None
 }

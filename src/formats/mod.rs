@@ -77,6 +77,30 @@ impl Format {
     }
 }
 
+/// Folds a tool result's content parts into its text (parts joined by newlines), the
+/// media kinds it carries and their bytes.
+pub(crate) fn result_parts(parts: Vec<Block>) -> (String, Vec<crate::transcript::MediaKind>, usize) {
+    let mut text = String::new();
+    let mut media = Vec::new();
+    let mut media_bytes = 0;
+    for b in parts {
+        match b {
+            Block::Text { text: t } => {
+                if !text.is_empty() {
+                    text.push('\n');
+                }
+                text.push_str(&t);
+            }
+            Block::Media { kind, bytes, .. } => {
+                media.push(kind);
+                media_bytes += bytes;
+            }
+            _ => {}
+        }
+    }
+    (text, media, media_bytes)
+}
+
 /// Which view to encode (F-4).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

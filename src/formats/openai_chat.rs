@@ -67,24 +67,7 @@ impl Adapter for OpenaiChat {
                 };
                 let mut inner = Vec::new();
                 parts_view(content, &mut inner);
-                let mut text = String::new();
-                let mut media = Vec::new();
-                let mut media_bytes = 0;
-                for b in inner {
-                    match b {
-                        Block::Text { text: t } => {
-                            if !text.is_empty() {
-                                text.push('\n');
-                            }
-                            text.push_str(&t);
-                        }
-                        Block::Media { kind, bytes, .. } => {
-                            media.push(kind);
-                            media_bytes += bytes;
-                        }
-                        _ => {}
-                    }
-                }
+                let (text, media, media_bytes) = super::result_parts(inner);
                 let name = raw.get("name").and_then(Value::as_str).map(str::to_string);
                 blocks.push(Block::ToolResult { call_id, name, text, is_error: false, media, media_bytes });
             }

@@ -92,38 +92,18 @@ fn string_field<'a>(raw: &'a Value, key: &str, at: usize, ty: &str) -> Result<&'
 /// The result view of an output item's `output` (string, parts, or an object such as a
 /// `computer_screenshot`).
 fn result_block(call_id: String, output: Option<&Value>) -> Block {
-    let mut text = String::new();
-    let mut media = Vec::new();
-    let mut media_bytes = 0;
     let mut inner = Vec::new();
     match output {
-        Some(Value::String(s)) => text.push_str(s),
+        Some(Value::String(s)) => inner.push(Block::Text { text: s.clone() }),
         Some(v @ Value::Array(_)) => parts_view(v, &mut inner),
         Some(v @ Value::Object(_)) => match part_media(v) {
-            Some((kind, bytes, _)) => {
-                media.push(kind);
-                media_bytes += bytes;
-            }
-            None => text.push_str(&v.to_string()),
+            Some((kind, bytes, inline)) => inner.push(Block::Media { kind, bytes, inline }),
+            None => inner.push(Block::Text { text: v.to_string() }),
         },
         Some(Value::Null) | None => {}
-        Some(other) => text.push_str(&other.to_string()),
+        Some(other) => inner.push(Block::Text { text: other.to_string() }),
     }
-    for b in inner {
-        match b {
-            Block::Text { text: t } => {
-                if !text.is_empty() {
-                    text.push('\n');
-                }
-                text.push_str(&t);
-            }
-            Block::Media { kind, bytes, .. } => {
-                media.push(kind);
-                media_bytes += bytes;
-            }
-            _ => {}
-        }
-    }
+    let (text, media, media_bytes) = super::result_parts(inner);
     Block::ToolResult { call_id, name: None, text, is_error: false, media, media_bytes }
 }
 
