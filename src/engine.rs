@@ -12,6 +12,7 @@
 use crate::config::Config;
 use crate::error::{Error, ErrorCode, Result};
 use crate::evict::{evict, Evicted, EvictedBody};
+use crate::memory::{try_project, MemoryBatch};
 use crate::formats::{self, encode, message_from_raw, Format, View};
 use crate::measure::{transcript_size, Size};
 use crate::rewrite::{provenance, validate, Expectations, Origin, Retained, Splice};
@@ -32,14 +33,22 @@ pub enum Reply {
     /// The summary text, and the provider usage of the call if known (W-7).
     Summary { text: String, usage: Option<Value> },
     /// The callback failed. `context_exceeded`: the error was recognised as a context /
-    /// request-size error (Y-6).
+    /// request-size error (Y-6). Also the answer to a refused [`Step::Project`]
+    /// (`context_exceeded` is ignored there).
     Failed { message: String, context_exceeded: bool },
+    /// The host stored the memory batch of a [`Step::Project`] (M-1).
+    Accepted,
 }
 
 /// What the engine needs next.
 #[derive(Debug, Clone)]
 pub enum Step {
     Summarize(SummarizeRequest),
+    /// The rewrite is valid and ready; the host must store (embed, put) this memory
+    /// batch and answer [`Reply::Accepted`] or [`Reply::Failed`]. Nothing is committed
+    /// until it accepts; a failure fails the compaction with `memory_failed` (M-1, W-3).
+    /// Asked only when [`Job::with_memory`] was called with `confirm: true`.
+    Project(Box<MemoryBatch>),
     Done(Box<Outcome>),
 }
 
@@ -116,6 +125,9 @@ pub struct Outcome {
     pub events: Vec<Event>,
     /// Full bodies evicted from the folded rows (for memory projection).
     pub evicted_bodies: Vec<EvictedBody>,
+    /// The memory batch projected from what the committed rewrite discarded (M-1);
+    /// `None` when nothing was committed.
+    pub memory: Option<MemoryBatch>,
     /// The failure, when `status == "failed"`.
     pub error: Option<Error>,
 }
@@ -137,6 +149,7 @@ impl Outcome {
             "spend": self.state.spend,
             "events": self.events,
             "error": self.error,
+            "memory": self.memory,
         })
     }
 }
@@ -153,6 +166,7 @@ enum Phase {
     Start,
     AwaitSummary { request: SummarizeRequest },
     AwaitRollup { pass: &'static str, members: Vec<usize> },
+    AwaitProject,
     Finished,
 }
 
@@ -173,6 +187,13 @@ pub struct Job {
     summary: Option<SummaryInfo>,
     rollups: Vec<Rollup>,
     new_ids: u32,
+    /// Memory scope of the projection (M-1); "default" unless [`Job::with_memory`].
+    session: String,
+    /// Ask the host to accept the batch before committing ([`Step::Project`]).
+    confirm_memory: bool,
+    /// The projected batch, once built; `memory_accepted` once the host took it.
+    memory: Option<MemoryBatch>,
+    memory_accepted: bool,
 }
 
 fn event(kind: &str, data: Value) -> Event {
@@ -197,7 +218,21 @@ impl Job {
             summary: None,
             rollups: Vec::new(),
             new_ids: 0,
+            session: "default".to_string(),
+            confirm_memory: false,
+            memory: None,
+            memory_accepted: false,
         }
+    }
+
+    /// Sets the memory scope (`session`, the host's session id; default `"default"`)
+    /// and whether the host stores memory: with `confirm`, the job returns
+    /// [`Step::Project`] before it commits and commits only on [`Reply::Accepted`]
+    /// (M-1, W-3). Without it the batch is only reported in [`Outcome::memory`].
+    pub fn with_memory(mut self, session: impl Into<String>, confirm: bool) -> Job {
+        self.session = session.into();
+        self.confirm_memory = confirm;
+        self
     }
 
     fn format(&self) -> Format {
@@ -215,6 +250,7 @@ impl Job {
             (Phase::Start, None) => self.begin(),
             (Phase::AwaitSummary { request }, Some(r)) => self.on_summary(request, r),
             (Phase::AwaitRollup { pass, members }, Some(r)) => self.on_rollup(pass, members, r),
+            (Phase::AwaitProject, Some(r)) => self.on_project(r),
             (Phase::Finished, _) => Err(Error::new(ErrorCode::ProtocolError, "the job is finished")),
             (_, _) => Err(Error::new(ErrorCode::ProtocolError, "reply does not match the step the job asked for")),
         }
@@ -241,6 +277,7 @@ impl Job {
             state: self.state.clone(),
             events: std::mem::take(&mut self.events),
             evicted_bodies: Vec::new(),
+            memory: None,
             error,
         })))
     }
@@ -324,6 +361,7 @@ impl Job {
                 }
                 self.commit_summary(text.trim().to_string(), SummarySource { writer: "provider".into(), coverage: request.coverage })
             }
+            Reply::Accepted => Err(Error::new(ErrorCode::ProtocolError, "a summary was asked for, not a memory answer")),
             Reply::Failed { message, context_exceeded } => {
                 self.state.spend.summarize_calls += 1;
                 let spoken = self.selection.as_ref().is_some_and(|s| {
@@ -503,6 +541,7 @@ impl Job {
                 }
                 self.apply_rollup(pass, members, text.trim().to_string(), "provider")
             }
+            Reply::Accepted => Err(Error::new(ErrorCode::ProtocolError, "a rollup was asked for, not a memory answer")),
             Reply::Failed { message, .. } => {
                 self.state.spend.summarize_calls += 1;
                 self.done("failed", format!("summary_failed: the rollup call failed: {message}"), Some(Error::new(ErrorCode::SummaryFailed, message)))
@@ -587,6 +626,23 @@ impl Job {
             }
         };
         let (retained, discarded, patch) = provenance(&refs, msgs);
+        // M-1: project what leaves the transcript; a failed projection, or a host that
+        // refuses the batch, fails the compaction before anything is committed (W-3).
+        if self.memory.is_none() {
+            let bodies: Vec<crate::memory::EvictedBody> = self
+                .bodies
+                .iter()
+                .map(|b| crate::memory::EvictedBody { offset: b.offset, call_id: b.call_id.clone(), tool_name: b.tool_name.clone(), handle: b.handle.clone(), body: b.body.clone() })
+                .collect();
+            match try_project(&self.session, msgs, &discarded, &bodies) {
+                Ok(batch) => self.memory = Some(batch),
+                Err(e) => return self.done("failed", format!("memory_failed: {}", e.message), Some(e)),
+            }
+        }
+        if self.confirm_memory && !self.memory_accepted {
+            self.phase = Phase::AwaitProject;
+            return Ok(Step::Project(Box::new(self.memory.clone().unwrap_or_default())));
+        }
         let cal = self.state.calibration();
         let before = transcript_size(&self.source, &self.config, cal);
         let after = transcript_size(&new_t, &self.config, cal);
@@ -624,20 +680,47 @@ impl Job {
             state: self.state.clone(),
             events: std::mem::take(&mut self.events),
             evicted_bodies: std::mem::take(&mut self.bodies),
+            memory: self.memory.take(),
             error: None,
         })))
+    }
+
+    /// The host's answer to [`Step::Project`]: commit, or fail with `memory_failed`.
+    fn on_project(&mut self, reply: Reply) -> Result<Step> {
+        match reply {
+            Reply::Accepted => {
+                self.memory_accepted = true;
+                self.finish()
+            }
+            Reply::Failed { message, .. } => {
+                self.memory = None;
+                self.done("failed", format!("memory_failed: the memory store or embedder failed: {message}"), Some(Error::new(ErrorCode::MemoryFailed, message)))
+            }
+            Reply::Summary { .. } => Err(Error::new(ErrorCode::ProtocolError, "a memory answer was asked for, not a summary")),
+        }
     }
 }
 
 /// Drives a job to completion with a synchronous summarize function (native hosts and
-/// tests). `summarize` returns the reply for each request.
-pub fn run_sync(job: &mut Job, mut summarize: impl FnMut(&SummarizeRequest) -> Reply) -> Result<Outcome> {
+/// tests). `summarize` returns the reply for each request; a [`Step::Project`] is
+/// accepted as is.
+pub fn run_sync(job: &mut Job, summarize: impl FnMut(&SummarizeRequest) -> Reply) -> Result<Outcome> {
+    run_sync_with_memory(job, summarize, |_| Reply::Accepted)
+}
+
+/// Like [`run_sync`], with a synchronous memory store: `store` answers each
+/// [`Step::Project`] with [`Reply::Accepted`] or [`Reply::Failed`] (M-1, W-3).
+pub fn run_sync_with_memory(job: &mut Job, mut summarize: impl FnMut(&SummarizeRequest) -> Reply, mut store: impl FnMut(&MemoryBatch) -> Reply) -> Result<Outcome> {
     let mut step = job.resume(None)?;
     loop {
         match step {
             Step::Done(o) => return Ok(*o),
             Step::Summarize(req) => {
                 let reply = summarize(&req);
+                step = job.resume(Some(reply))?;
+            }
+            Step::Project(batch) => {
+                let reply = store(&batch);
                 step = job.resume(Some(reply))?;
             }
         }

@@ -20,6 +20,8 @@ use serde_json::Value;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
+mod memory;
+
 /// The package version (Cargo.toml `version`).
 #[wasm_bindgen]
 pub fn version() -> String {
@@ -115,8 +117,11 @@ impl ContextCompactor {
     /// `compact(state | null, transcript, hooks?)` -> Promise of the result JSON
     /// (`{ status, reason, transcript, request, rewrite, before, after, validation, state, spend, events }`).
     /// `hooks`: `{ summarize?(request) -> string | { text, usage } | Promise, onEvent?(event),
-    /// usage?, tools?, toolsBytes?, requestBytes?, force? }`. Without `summarize`, the
-    /// deterministic handoff summary is used.
+    /// usage?, tools?, toolsBytes?, requestBytes?, force?, sessionId?, memory?, embed?,
+    /// embedDimension?, store? }`. Without `summarize`, the deterministic handoff summary
+    /// is used. The result's `memory` is `{ session, records }` projected from what the
+    /// rewrite discarded (M-1); the memory hooks (see `memory::MemoryHooks`) must accept
+    /// it before the commit, and their throw rejects the call with nothing committed.
     pub fn compact(&self, state: JsValue, transcript: JsValue, hooks: JsValue) -> Promise {
         let config = self.config.clone();
         let fixed = self.format;
@@ -181,7 +186,8 @@ async fn compact_impl(config: Config, fixed: Option<Format>, state: JsValue, tra
     let signals = parse_signals(&hooks)?;
     let summarize = get(&hooks, "summarize").dyn_into::<Function>().ok();
     let on_event = get(&hooks, "onEvent").dyn_into::<Function>().ok();
-    let mut job = Job::start(config, state, t, JobOptions { signals, has_summarizer: summarize.is_some() });
+    let memory_hooks = memory::MemoryHooks::from_hooks(&hooks)?;
+    let mut job = Job::start(config, state, t, JobOptions { signals, has_summarizer: summarize.is_some() }).with_memory(memory_hooks.session.clone(), memory_hooks.active());
     let mut step = job.resume(None).map_err(|e| js_error(&e))?;
     let mut callback_error: Option<JsValue> = None;
     let outcome = loop {
@@ -211,6 +217,18 @@ async fn compact_impl(config: Config, fixed: Option<Format>, state: JsValue, tra
                 };
                 step = job.resume(Some(reply)).map_err(|e| js_error(&e))?;
             }
+            Step::Project(batch) => {
+                // M-1 / W-3: the host's store or embedder must accept before the commit.
+                let reply = match memory_hooks.accept(&batch).await {
+                    Ok(()) => Reply::Accepted,
+                    Err(e) => {
+                        let message = get(&e, "message").as_string().or_else(|| e.as_string()).unwrap_or_else(|| "memory store failed".into());
+                        callback_error = Some(e);
+                        Reply::Failed { message, context_exceeded: false }
+                    }
+                };
+                step = job.resume(Some(reply)).map_err(|e| js_error(&e))?;
+            }
         }
     };
     let out = outcome.to_json();
@@ -224,7 +242,7 @@ async fn compact_impl(config: Config, fixed: Option<Format>, state: JsValue, tra
         // W-3 / J-2: the transcript is untouched; a callback's own error reaches the
         // caller unchanged, otherwise a typed engine error. Both carry the new state.
         let err = match (callback_error, &outcome.error) {
-            (Some(e), Some(inner)) if inner.code == ErrorCode::SummaryFailed => e,
+            (Some(e), Some(inner)) if matches!(inner.code, ErrorCode::SummaryFailed | ErrorCode::MemoryFailed) => e,
             (_, Some(inner)) => js_error(inner),
             (_, None) => js_error(&Error::new(ErrorCode::SummaryFailed, outcome.reason.clone())),
         };

@@ -1,0 +1,343 @@
+//! Semantic memory at the JS boundary (M-1..M-4): the `MemoryIndex` class over the
+//! embedded index, `recallToolDefinition`, and the memory hooks of `compact`.
+//!
+//! Records and results cross as plain JSON (camelCase, see [`crate::memory`]); a
+//! snapshot crosses as a `Uint8Array`.
+
+use super::{call_hook, from_json, get, js_error, to_json};
+use crate::error::{Error, ErrorCode};
+use crate::memory::{self, Index, MemoryBatch, MemoryRecord, MAX_DIMENSION, MAX_LIMIT};
+use js_sys::{Array, Function, Promise};
+use serde_json::Value;
+use wasm_bindgen::prelude::*;
+
+fn fail(message: impl Into<String>) -> JsValue {
+    js_error(&Error::new(ErrorCode::MemoryFailed, message))
+}
+
+fn bad_config(message: impl Into<String>) -> JsValue {
+    js_error(&Error::new(ErrorCode::InvalidConfig, message))
+}
+
+/// Records from JS: an array of records, or a batch `{ session, records }`.
+fn parse_records(v: &JsValue) -> Result<Vec<MemoryRecord>, JsValue> {
+    let mut j = to_json(v, "records")?;
+    if let Value::Object(map) = &mut j {
+        j = map.remove("records").unwrap_or(Value::Null);
+    }
+    serde_json::from_value(j).map_err(|e| fail(format!("records: {e}")))
+}
+
+/// `number[][]` (or an array of typed arrays) -> vectors; `what` names the source.
+fn parse_vectors(v: &JsValue, what: &str) -> Result<Vec<Vec<f32>>, JsValue> {
+    if !Array::is_array(v) {
+        return Err(fail(format!("{what}: expected an array of vectors")));
+    }
+    let outer = Array::from(v);
+    let mut out = Vec::with_capacity(outer.length() as usize);
+    for (i, row) in outer.iter().enumerate() {
+        if !row.is_object() {
+            return Err(fail(format!("{what}[{i}]: expected an array of numbers")));
+        }
+        let inner = Array::from(&row);
+        let mut vec = Vec::with_capacity(inner.length() as usize);
+        for (k, x) in inner.iter().enumerate() {
+            let Some(f) = x.as_f64() else {
+                return Err(fail(format!("{what}[{i}][{k}]: not a number")));
+            };
+            vec.push(f as f32);
+        }
+        out.push(vec);
+    }
+    Ok(out)
+}
+
+/// `limit` of a recall: absent -> default 5; a number is floored and clamped to 1..=20.
+fn parse_limit(options: &JsValue) -> Result<Option<usize>, JsValue> {
+    let l = get(options, "limit");
+    if l.is_undefined() || l.is_null() {
+        return Ok(None);
+    }
+    match l.as_f64() {
+        Some(n) if n.is_finite() => Ok(Some(n.floor().clamp(0.0, MAX_LIMIT as f64) as usize)),
+        _ => Err(fail("recall: limit must be a finite number")),
+    }
+}
+
+fn json_out<T: serde::Serialize>(v: &T) -> Result<JsValue, JsValue> {
+    from_json(&serde_json::to_value(v).map_err(|e| fail(e.to_string()))?)
+}
+
+/// A session-scoped memory index living in wasm (M-3, M-4).
+///
+/// `new MemoryIndex()` uses the embedded embedder (deterministic hashed, IDF-weighted
+/// bag of words, 512 dimensions); `new MemoryIndex({ dimension })` stores host vectors
+/// of that many components instead (fill it with `addWithVectors`, query with
+/// `recall(session, query, { vector })`). Every read names one session and never
+/// sees another session's records.
+#[wasm_bindgen]
+pub struct MemoryIndex {
+    inner: Index,
+}
+
+#[wasm_bindgen]
+impl MemoryIndex {
+    /// `new MemoryIndex(options?)`, `options: { dimension? }`. Throws `memory_failed`
+    /// when `dimension` is not an integer in 1..=65536.
+    #[wasm_bindgen(constructor)]
+    pub fn new(options: JsValue) -> Result<MemoryIndex, JsValue> {
+        let d = get(&options, "dimension");
+        if d.is_undefined() || d.is_null() {
+            return Ok(MemoryIndex { inner: Index::new() });
+        }
+        let n = d.as_f64().filter(|n| n.fract() == 0.0 && *n >= 1.0 && *n <= MAX_DIMENSION as f64).ok_or_else(|| fail(format!("dimension must be an integer in 1..={MAX_DIMENSION}")))?;
+        Index::with_dimension(n as usize).map(|inner| MemoryIndex { inner }).map_err(|e| js_error(&e))
+    }
+
+    /// `MemoryIndex.restore(bytes)`: rebuilds an index from `snapshot()` bytes (the
+    /// host kept them in its store). Throws `memory_failed` on bytes that are not a
+    /// snapshot of a known version.
+    pub fn restore(bytes: &[u8]) -> Result<MemoryIndex, JsValue> {
+        Index::restore(bytes).map(|inner| MemoryIndex { inner }).map_err(|e| js_error(&e))
+    }
+
+    /// Versioned JSON snapshot of the whole index as a `Uint8Array` (same index, same
+    /// bytes).
+    pub fn snapshot(&self) -> Vec<u8> {
+        self.inner.snapshot()
+    }
+
+    /// Vector components (512 for the embedded embedder).
+    #[wasm_bindgen(getter)]
+    pub fn dimension(&self) -> usize {
+        self.inner.dimension()
+    }
+
+    /// `"embedded"` or `"host"`.
+    #[wasm_bindgen(getter)]
+    pub fn embedder(&self) -> String {
+        match self.inner.embedder() {
+            memory::EmbedderKind::Embedded => "embedded".into(),
+            memory::EmbedderKind::Host => "host".into(),
+        }
+    }
+
+    /// Number of records stored for `session`.
+    pub fn size(&self, session: &str) -> usize {
+        self.inner.len(session)
+    }
+
+    /// Sessions holding records, in byte order.
+    pub fn sessions(&self) -> Vec<String> {
+        self.inner.sessions()
+    }
+
+    /// `add(records | { session, records })` -> `{ added, replaced, skipped: [id] }`.
+    /// Each record goes to its own `session`; same id replaces. Embedded index only;
+    /// throws `memory_failed` (storing nothing) on malformed records or a host index.
+    pub fn add(&mut self, records: JsValue) -> Result<JsValue, JsValue> {
+        let records = parse_records(&records)?;
+        let report = self.inner.add(records).map_err(|e| js_error(&e))?;
+        json_out(&report)
+    }
+
+    /// `addWithVectors(records, vectors)`: host vectors (`number[][]`, one per record,
+    /// `dimension` components each, not all zero). Host index only; throws
+    /// `memory_failed` storing nothing otherwise.
+    #[wasm_bindgen(js_name = addWithVectors)]
+    pub fn add_with_vectors(&mut self, records: JsValue, vectors: JsValue) -> Result<JsValue, JsValue> {
+        let records = parse_records(&records)?;
+        let vectors = parse_vectors(&vectors, "vectors")?;
+        let report = self.inner.add_with_vectors(records, vectors).map_err(|e| js_error(&e))?;
+        json_out(&report)
+    }
+
+    /// `recall(session, query, { limit?, vector? })` -> `{ query, limit, hits: [{ id,
+    /// content, score, messageId, sourceRange, kind, toolName?, handle? }] }` (M-2).
+    /// `limit`: default 5, clamped to 1..=20. Only `session`'s records are searched.
+    /// A host index needs `vector` (the host's embedding of `query`).
+    pub fn recall(&self, session: &str, query: &str, options: JsValue) -> Result<JsValue, JsValue> {
+        let limit = parse_limit(&options)?;
+        let result = match self.inner.embedder() {
+            memory::EmbedderKind::Embedded => memory::recall(&self.inner, session, query, limit),
+            memory::EmbedderKind::Host => {
+                let v = get(&options, "vector");
+                if v.is_undefined() || v.is_null() {
+                    return Err(fail("recall on a host-vector index needs options.vector"));
+                }
+                let wrapped = Array::of1(&v);
+                let vector = parse_vectors(&wrapped.into(), "options.vector")?.into_iter().next().unwrap_or_default();
+                memory::recall_with_vector(&self.inner, session, query, &vector, limit).map_err(|e| js_error(&e))?
+            }
+        };
+        json_out(&result)
+    }
+
+    /// `enumerate(session, { pageToken?, pageSize? })` -> `{ records, next }` (M-4):
+    /// records in source order, `pageSize` default 100 (clamped to 1..=1000), `next`
+    /// is the token of the following page or null on the last one.
+    pub fn enumerate(&self, session: &str, options: JsValue) -> Result<JsValue, JsValue> {
+        let token = get(&options, "pageToken").as_string();
+        let size = get(&options, "pageSize").as_f64().filter(|n| n.is_finite()).map(|n| n.max(1.0).min(1000.0) as usize).unwrap_or(100);
+        let page = self.inner.enumerate(session, token.as_deref(), size).map_err(|e| js_error(&e))?;
+        json_out(&page)
+    }
+
+    /// `dropScope(session)` -> how many records were removed, all at once (M-4).
+    #[wasm_bindgen(js_name = dropScope)]
+    pub fn drop_scope(&mut self, session: &str) -> usize {
+        self.inner.drop_scope(session)
+    }
+
+    /// `resolveHandle(session, "artifact#N", loadArtifact)` -> Promise of what
+    /// `loadArtifact(handle)` returns (M-2). The handle must belong to a record of
+    /// `session`; otherwise it rejects with `memory_failed` and the loader is not
+    /// called (no cross-session reads, M-4).
+    #[wasm_bindgen(js_name = resolveHandle)]
+    pub fn resolve_handle(&self, session: &str, handle: &str, load_artifact: JsValue) -> Result<Promise, JsValue> {
+        let loader = load_artifact.dyn_into::<Function>().map_err(|_| fail("resolveHandle: loadArtifact must be a function"))?;
+        if !self.holds_handle(session, handle)? {
+            return Err(fail(format!("handle {handle:?} is not in the memory of session {session:?}")));
+        }
+        let arg = JsValue::from_str(handle);
+        Ok(wasm_bindgen_futures::future_to_promise(async move { call_hook(&loader, &arg).await }))
+    }
+}
+
+impl MemoryIndex {
+    fn holds_handle(&self, session: &str, handle: &str) -> Result<bool, JsValue> {
+        let mut token: Option<String> = None;
+        loop {
+            let page = self.inner.enumerate(session, token.as_deref(), 1000).map_err(|e| js_error(&e))?;
+            if page.records.iter().any(|r| r.handle.as_deref() == Some(handle)) {
+                return Ok(true);
+            }
+            match page.next {
+                Some(t) => token = Some(t),
+                None => return Ok(false),
+            }
+        }
+    }
+}
+
+/// `recallToolDefinition(format)` -> the `recall` tool in that provider's tool shape
+/// (`openai-chat`, `openai-responses`, `anthropic`, `gemini`, `ai-sdk`) (M-2). Throws
+/// `unknown_format` for any other name.
+#[wasm_bindgen(js_name = recallToolDefinition)]
+pub fn recall_tool_definition(format: &str) -> Result<JsValue, JsValue> {
+    let def = memory::recall_tool_definition(format);
+    if def.is_null() {
+        return Err(js_error(&Error::new(ErrorCode::UnknownFormat, format!("no recall tool shape for format {format:?}"))));
+    }
+    from_json(&def)
+}
+
+/// The memory hooks of one `compact` call.
+///
+/// - `sessionId` (string, default `"default"`): the scope of the batch.
+/// - `memory`: a `MemoryIndex` (or any object with `add(records)` /
+///   `addWithVectors(records, vectors)`): records are added before the commit.
+/// - `embed(texts) -> number[][]` (sync or async) with `embedDimension`: the host's
+///   embedder; each vector must have `embedDimension` finite components, not all zero.
+/// - `store: { put(records, vectors | null), search?, enumerate?, drop? }`: the host's
+///   store; `put` (sync or async) must accept the batch before the commit.
+///
+/// Any throw or rejection fails the compaction, which rejects with that error (the
+/// transcript and state are not advanced).
+pub(crate) struct MemoryHooks {
+    pub session: String,
+    memory: Option<JsValue>,
+    embed: Option<Function>,
+    dimension: usize,
+    store: Option<JsValue>,
+}
+
+impl MemoryHooks {
+    /// Reads and checks the hooks; throws `invalid_config` on a bad combination.
+    pub fn from_hooks(hooks: &JsValue) -> Result<MemoryHooks, JsValue> {
+        let sid = get(hooks, "sessionId");
+        let session = if sid.is_undefined() || sid.is_null() {
+            "default".to_string()
+        } else {
+            sid.as_string().filter(|s| !s.is_empty()).ok_or_else(|| bad_config("sessionId must be a non-empty string"))?
+        };
+        let some = |v: JsValue| (!v.is_undefined() && !v.is_null()).then_some(v);
+        let memory = some(get(hooks, "memory"));
+        let store = some(get(hooks, "store"));
+        let embed = match some(get(hooks, "embed")) {
+            None => None,
+            Some(f) => Some(f.dyn_into::<Function>().map_err(|_| bad_config("embed must be a function"))?),
+        };
+        if memory.is_some() && store.is_some() {
+            return Err(bad_config("give either memory (a MemoryIndex) or store, not both"));
+        }
+        if let Some(s) = &store {
+            if !get(s, "put").is_function() {
+                return Err(bad_config("store.put must be a function"));
+            }
+        }
+        let mut dimension = 0;
+        if embed.is_some() {
+            if memory.is_none() && store.is_none() {
+                return Err(bad_config("embed needs a store (or a host-vector MemoryIndex as memory) to put the vectors in"));
+            }
+            dimension = get(hooks, "embedDimension")
+                .as_f64()
+                .filter(|n| n.fract() == 0.0 && *n >= 1.0 && *n <= MAX_DIMENSION as f64)
+                .ok_or_else(|| bad_config(format!("embedDimension must be an integer in 1..={MAX_DIMENSION} when embed is given")))? as usize;
+        }
+        Ok(MemoryHooks { session, memory, embed, dimension, store })
+    }
+
+    /// True when the host takes memory, so the engine must ask before committing.
+    pub fn active(&self) -> bool {
+        self.memory.is_some() || self.store.is_some()
+    }
+
+    async fn vectors(&self, f: &Function, batch: &MemoryBatch) -> Result<JsValue, JsValue> {
+        let texts: Array = batch.records.iter().map(|r| JsValue::from_str(&r.content)).collect();
+        let out = call_hook(f, &texts.into()).await?;
+        let vectors = parse_vectors(&out, "embed() result")?;
+        if vectors.len() != batch.records.len() {
+            return Err(fail(format!("embed() returned {} vectors for {} texts", vectors.len(), batch.records.len())));
+        }
+        for (i, v) in vectors.iter().enumerate() {
+            if v.len() != self.dimension {
+                return Err(fail(format!("embed() vector {i} has {} components; embedDimension is {}", v.len(), self.dimension)));
+            }
+            if v.iter().any(|x| !x.is_finite()) || v.iter().all(|x| *x == 0.0) {
+                return Err(fail(format!("embed() vector {i} is zero or not finite")));
+            }
+        }
+        let rows: Array = vectors.iter().map(|v| JsValue::from(v.iter().map(|x| JsValue::from_f64(f64::from(*x))).collect::<Array>())).collect();
+        Ok(rows.into())
+    }
+
+    /// Hands the batch to the host (embed, then put / add). `Err` is the host's own
+    /// error (or a `memory_failed` one for a malformed answer).
+    pub async fn accept(&self, batch: &MemoryBatch) -> Result<(), JsValue> {
+        if batch.records.is_empty() {
+            return Ok(());
+        }
+        let records = from_json(&serde_json::to_value(&batch.records).map_err(|e| fail(e.to_string()))?)?;
+        let vectors = match &self.embed {
+            Some(f) => Some(self.vectors(f, batch).await?),
+            None => None,
+        };
+        if let Some(store) = &self.store {
+            let put = get(store, "put").dyn_into::<Function>().map_err(|_| fail("store.put must be a function"))?;
+            let r = put.call2(store, &records, &vectors.unwrap_or(JsValue::NULL))?;
+            wasm_bindgen_futures::JsFuture::from(Promise::resolve(&r)).await?;
+            return Ok(());
+        }
+        if let Some(mem) = &self.memory {
+            let (name, r) = match vectors {
+                Some(v) => ("addWithVectors", get(mem, "addWithVectors").dyn_into::<Function>().map(|f| f.call2(mem, &records, &v))),
+                None => ("add", get(mem, "add").dyn_into::<Function>().map(|f| f.call1(mem, &records))),
+            };
+            let r = r.map_err(|_| fail(format!("memory.{name} must be a function")))??;
+            wasm_bindgen_futures::JsFuture::from(Promise::resolve(&r)).await?;
+        }
+        Ok(())
+    }
+}
