@@ -11,15 +11,15 @@
 
 use crate::config::Config;
 use crate::error::{Error, ErrorCode, Result};
-use crate::evict::{evict, Evicted, EvictedBody};
+use crate::evict::{evict_with, tool_names, Evicted, EvictedBody};
 use crate::formats::{self, encode, message_from_raw, Format, View};
 use crate::measure::{transcript_size, Size};
 use crate::rewrite::{provenance, validate, Expectations, Origin, Retained, Splice};
 use crate::select::{select, Selection, Stage};
 use crate::state::{FoldedCall, SessionState};
 use crate::summarize::{
-    collect_artifact_refs, deterministic_sections, mechanical_merge, mechanical_summary, narrative_part, render_message, rollup_request,
-    summary_request, SummarizeRequest, ROLLUP_PROMPT, SECTIONS_MARKER, SUMMARY_PROMPT,
+    collect_artifact_refs, curate_request, deterministic_sections, mechanical_merge, mechanical_summary, narrative_part, render_row, rollup_request,
+    summary_request, RenderedRow, SummarizeRequest, SECTIONS_MARKER,
 };
 use crate::transcript::{Block, Message, Provenance, Transcript, TranscriptRole};
 use crate::trigger::{decide, Decision, Signals};
@@ -34,12 +34,37 @@ pub enum Reply {
     /// The callback failed. `context_exceeded`: the error was recognised as a context /
     /// request-size error (Y-6).
     Failed { message: String, context_exceeded: bool },
+    /// The answer to [`Step::StoreArtifacts`] (E-6): one entry per item, in order:
+    /// `Some(handle)` = stored under that handle (the proposed one or the host's own),
+    /// `None` = storing that body failed (its eviction falls back to a clip). A shorter
+    /// list counts the missing entries as failed.
+    Artifacts { handles: Vec<Option<String>> },
+}
+
+/// One tool result the host's artifact store is asked to keep before eviction (E-6).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ArtifactItem {
+    /// The handle the engine proposes (`artifact#N`, from `state.nextArtifact`). The host
+    /// may answer with its own handle instead.
+    pub handle: String,
+    /// Source offset of the message carrying the result.
+    pub offset: usize,
+    pub message_id: String,
+    pub call_id: String,
+    pub tool_name: Option<String>,
+    /// The whole result body (text; media inside it are not included).
+    pub body: String,
 }
 
 /// What the engine needs next.
 #[derive(Debug, Clone)]
 pub enum Step {
+    /// Ask the host's summarizer (kind `summary` / `rollup`) or curator (kind `curate`).
     Summarize(SummarizeRequest),
+    /// Ask the host's artifact store to keep these bodies (E-6); answer with
+    /// [`Reply::Artifacts`]. Only asked when [`JobOptions::artifact_store`] is set.
+    StoreArtifacts(Vec<ArtifactItem>),
     Done(Box<Outcome>),
 }
 
@@ -47,7 +72,8 @@ pub enum Step {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SummarySource {
-    /// `provider` (the host's summarize callback), `mechanical`.
+    /// `provider` (the host's summarize callback), `curator` (the host's curator, Y-1),
+    /// `mechanical` (the deterministic handoff summary).
     pub writer: String,
     /// `whole`, `trimmed`, `requests_only`.
     pub coverage: String,
@@ -128,7 +154,7 @@ impl Outcome {
             "reason": self.reason,
             "decision": self.decision,
             "transcript": encode(&self.transcript, View::Stored),
-            "request": encode(&self.transcript, View::Request),
+            "request": crate::session::request_view(&self.transcript, &self.state),
             "rewrite": self.rewrite,
             "before": self.before,
             "after": self.after,
@@ -147,10 +173,20 @@ pub struct JobOptions {
     pub signals: Signals,
     /// The host supplied a summarize callback; otherwise the mechanical summary is used.
     pub has_summarizer: bool,
+    /// The host supplied a curator (Y-1): stage-1 summaries are asked of it with a
+    /// `curate` request carrying only the rows before the open run (S-6). Its failure
+    /// fails the attempt with history untouched, never falling back. Stage 2 stays the
+    /// runtime's own rewrite (summarizer, else mechanical).
+    pub curator: bool,
+    /// The host supplied an artifact store (E-6): before eviction, every tool result in
+    /// the folded range whose message has no `artifact_ref` is offered to it in one
+    /// [`Step::StoreArtifacts`] batch.
+    pub artifact_store: bool,
 }
 
 enum Phase {
     Start,
+    AwaitArtifacts { items: Vec<ArtifactItem> },
     AwaitSummary { request: SummarizeRequest },
     AwaitRollup { pass: &'static str, members: Vec<usize> },
     Finished,
@@ -173,6 +209,8 @@ pub struct Job {
     summary: Option<SummaryInfo>,
     rollups: Vec<Rollup>,
     new_ids: u32,
+    /// Handles the artifact store issued, by (source offset, nth result of the message).
+    stored: std::collections::HashMap<(usize, usize), String>,
 }
 
 fn event(kind: &str, data: Value) -> Event {
@@ -197,6 +235,7 @@ impl Job {
             summary: None,
             rollups: Vec::new(),
             new_ids: 0,
+            stored: std::collections::HashMap::new(),
         }
     }
 
@@ -213,6 +252,7 @@ impl Job {
         let phase = std::mem::replace(&mut self.phase, Phase::Finished);
         match (phase, reply) {
             (Phase::Start, None) => self.begin(),
+            (Phase::AwaitArtifacts { items }, Some(Reply::Artifacts { handles })) => self.on_artifacts(items, handles),
             (Phase::AwaitSummary { request }, Some(r)) => self.on_summary(request, r),
             (Phase::AwaitRollup { pass, members }, Some(r)) => self.on_rollup(pass, members, r),
             (Phase::Finished, _) => Err(Error::new(ErrorCode::ProtocolError, "the job is finished")),
@@ -285,14 +325,86 @@ impl Job {
             }
         };
         self.events.push(event("compaction_started", json!({ "stage": selection.stage, "fold": selection.fold.len(), "reason": decision.reason })));
-        // E-1: evict first, on a copy of the folded rows.
-        let (copies, evicted, bodies) = evict(self.format(), &self.source.messages, &selection.fold, &self.config)?;
+        self.selection = Some(selection);
+        if self.opts.artifact_store {
+            let items = self.artifact_items();
+            if !items.is_empty() {
+                self.phase = Phase::AwaitArtifacts { items: items.clone() };
+                return Ok(Step::StoreArtifacts(items));
+            }
+        }
+        self.summarize_fold()
+    }
+
+    /// E-6: every tool result in the folded range whose message has no `artifact_ref`,
+    /// with a proposed handle each (`artifact#N`, N from `state.nextArtifact`, from 1).
+    fn artifact_items(&mut self) -> Vec<ArtifactItem> {
+        let fold = self.selection.as_ref().map(|s| s.fold.clone()).unwrap_or_default();
+        let names = tool_names(&self.source.messages);
+        let mut items = Vec::new();
+        for off in fold {
+            let Some(m) = self.source.messages.get(off) else { continue };
+            if m.provenance.artifact_ref.is_some() || m.is_summary() {
+                continue;
+            }
+            let results = m.blocks.iter().filter_map(|b| match b {
+                Block::ToolResult { call_id, name, text, .. } => Some((call_id, name, text)),
+                _ => None,
+            });
+            for (call_id, name, text) in results {
+                let n = self.state.next_artifact.max(1);
+                self.state.next_artifact = n + 1;
+                items.push(ArtifactItem {
+                    handle: format!("artifact#{n}"),
+                    offset: off,
+                    message_id: m.id.clone(),
+                    call_id: call_id.clone(),
+                    tool_name: name.clone().or_else(|| names.get(call_id).cloned()),
+                    body: text.clone(),
+                });
+            }
+        }
+        items
+    }
+
+    fn on_artifacts(&mut self, items: Vec<ArtifactItem>, handles: Vec<Option<String>>) -> Result<Step> {
+        let mut nth_of: std::collections::HashMap<usize, usize> = std::collections::HashMap::new();
+        let mut failed = Vec::new();
+        for (k, item) in items.iter().enumerate() {
+            let nth = nth_of.entry(item.offset).or_insert(0);
+            match handles.get(k).cloned().flatten().filter(|h| !h.trim().is_empty()) {
+                Some(h) => {
+                    self.stored.insert((item.offset, *nth), h);
+                }
+                None => failed.push(item.call_id.clone()),
+            }
+            *nth += 1;
+        }
+        if !failed.is_empty() {
+            self.events.push(event("warning", json!({ "code": "artifact_store_failed", "message": "some tool results could not be stored; their eviction clips them", "callIds": failed })));
+        }
+        self.summarize_fold()
+    }
+
+    /// E-1: evict first, on a copy of the folded rows; then ask for the summary.
+    fn summarize_fold(&mut self) -> Result<Step> {
+        let Some(selection) = self.selection.clone() else {
+            return Err(Error::new(ErrorCode::ProtocolError, "no selection"));
+        };
+        let (copies, evicted, bodies) = evict_with(self.format(), &self.source.messages, &selection.fold, &self.config, &self.stored)?;
         self.evicted = evicted;
         self.bodies = bodies;
-        let rendered: Vec<String> = selection.fold.iter().zip(copies.iter()).map(|(o, m)| render_message(*o, m)).collect();
-        self.selection = Some(selection);
+        let rendered: Vec<RenderedRow> = selection.fold.iter().zip(copies.iter()).map(|(o, m)| render_row(*o, m)).collect();
+        if self.opts.curator && selection.stage == Stage::BeforeRun {
+            // Y-1, S-6: the curator gets only the rows before the run (stage 1 folds
+            // nothing else), in the stored view.
+            let rows: Vec<Value> = selection.fold.iter().filter_map(|&o| self.source.messages.get(o)).map(|m| formats::encode_message(m, View::Stored)).collect();
+            let request = curate_request(&rendered, rows, &self.config, self.config.summary_instructions());
+            self.phase = Phase::AwaitSummary { request: request.clone() };
+            return Ok(Step::Summarize(request));
+        }
         if self.opts.has_summarizer {
-            let request = summary_request(&rendered, &self.config, SUMMARY_PROMPT);
+            let request = summary_request(&rendered, &self.config, self.config.summary_instructions());
             self.phase = Phase::AwaitSummary { request: request.clone() };
             return Ok(Step::Summarize(request));
         }
@@ -316,6 +428,9 @@ impl Job {
     }
 
     fn on_summary(&mut self, request: SummarizeRequest, reply: Reply) -> Result<Step> {
+        if request.kind == "curate" {
+            return self.on_curated(reply);
+        }
         match reply {
             Reply::Summary { text, usage } => {
                 self.record_spend(&usage);
@@ -338,6 +453,21 @@ impl Job {
                 let why = if context_exceeded { "the range holds SpokenUnmeasured observations, so no mechanical fallback" } else { "the summarize callback failed" };
                 self.done("failed", format!("summary_failed: {why}: {message}"), Some(Error::new(ErrorCode::SummaryFailed, message)))
             }
+            Reply::Artifacts { .. } => Err(Error::new(ErrorCode::ProtocolError, "artifact handles given where a summary was asked for")),
+        }
+    }
+
+    /// Y-1: a curator's answer. Failure (or empty text) keeps history, no fallback (Y-6).
+    fn on_curated(&mut self, reply: Reply) -> Result<Step> {
+        match reply {
+            Reply::Summary { text, .. } if !text.trim().is_empty() => {
+                self.commit_summary(text.trim().to_string(), SummarySource { writer: "curator".into(), coverage: "whole".into() })
+            }
+            Reply::Summary { .. } => self.done("failed", "summary_failed: the curator returned empty text".into(), Some(Error::new(ErrorCode::SummaryFailed, "empty curated summary"))),
+            Reply::Failed { message, .. } => {
+                self.done("failed", format!("summary_failed: the curator failed (no fallback for a curator): {message}"), Some(Error::new(ErrorCode::SummaryFailed, message)))
+            }
+            Reply::Artifacts { .. } => Err(Error::new(ErrorCode::ProtocolError, "artifact handles given where a summary was asked for")),
         }
     }
 
@@ -412,7 +542,9 @@ impl Job {
             ledger_now = self.state.ledger.clone();
         }
         // Y-2: every artifact handle in the folded range, stamped or inline.
-        let stamped: Vec<&str> = sel.fold.iter().filter_map(|&o| msgs.get(o)).filter_map(|m| m.provenance.artifact_ref.as_deref()).collect();
+        let mut stored: Vec<(&(usize, usize), &String)> = self.stored.iter().collect();
+        stored.sort();
+        let stamped: Vec<&str> = sel.fold.iter().filter_map(|&o| msgs.get(o)).filter_map(|m| m.provenance.artifact_ref.as_deref()).chain(stored.iter().map(|(_, h)| h.as_str())).collect();
         let mut texts: Vec<String> = sel.fold.iter().filter_map(|&o| msgs.get(o)).map(|m| m.text()).collect();
         texts.push(narrative.clone());
         let artifacts = collect_artifact_refs(texts.iter().map(String::as_str), stamped);
@@ -471,7 +603,7 @@ impl Job {
         let texts: Vec<String> = members.iter().filter_map(|&i| self.rows.get(i)).map(|(_, m)| m.text()).collect();
         if self.opts.has_summarizer {
             let narratives: Vec<String> = texts.iter().map(|t| narrative_part(t).to_string()).collect();
-            let request = rollup_request(&narratives, &self.config, ROLLUP_PROMPT);
+            let request = rollup_request(&narratives, &self.config, self.config.rollup_instructions());
             self.phase = Phase::AwaitRollup { pass, members };
             return Ok(Step::Summarize(request));
         }
@@ -492,6 +624,7 @@ impl Job {
                 self.state.spend.summarize_calls += 1;
                 self.done("failed", format!("summary_failed: the rollup call failed: {message}"), Some(Error::new(ErrorCode::SummaryFailed, message)))
             }
+            Reply::Artifacts { .. } => Err(Error::new(ErrorCode::ProtocolError, "artifact handles given where a rollup was asked for")),
         }
     }
 
@@ -607,8 +740,15 @@ impl Job {
 }
 
 /// Drives a job to completion with a synchronous summarize function (native hosts and
-/// tests). `summarize` returns the reply for each request.
-pub fn run_sync(job: &mut Job, mut summarize: impl FnMut(&SummarizeRequest) -> Reply) -> Result<Outcome> {
+/// tests). `summarize` returns the reply for each request (kinds `summary`, `rollup`,
+/// `curate`). An artifact-store step is answered "not stored" (bodies are clipped).
+pub fn run_sync(job: &mut Job, summarize: impl FnMut(&SummarizeRequest) -> Reply) -> Result<Outcome> {
+    run_sync_with_store(job, summarize, |_| None)
+}
+
+/// Like [`run_sync`], with a synchronous artifact store (E-6): `store` keeps one body
+/// and returns its handle (the item's proposed `handle` or its own), or `None` on failure.
+pub fn run_sync_with_store(job: &mut Job, mut summarize: impl FnMut(&SummarizeRequest) -> Reply, mut store: impl FnMut(&ArtifactItem) -> Option<String>) -> Result<Outcome> {
     let mut step = job.resume(None)?;
     loop {
         match step {
@@ -616,6 +756,10 @@ pub fn run_sync(job: &mut Job, mut summarize: impl FnMut(&SummarizeRequest) -> R
             Step::Summarize(req) => {
                 let reply = summarize(&req);
                 step = job.resume(Some(reply))?;
+            }
+            Step::StoreArtifacts(items) => {
+                let handles = items.iter().map(&mut store).collect();
+                step = job.resume(Some(Reply::Artifacts { handles }))?;
             }
         }
     }
@@ -625,7 +769,7 @@ pub fn run_sync(job: &mut Job, mut summarize: impl FnMut(&SummarizeRequest) -> R
 pub fn compact_document(format: Format, doc: Value, config: Config, state: SessionState, signals: Signals, summarize: Option<&mut dyn FnMut(&SummarizeRequest) -> Reply>) -> Result<Outcome> {
     let t = formats::decode(format, doc)?;
     let has = summarize.is_some();
-    let mut job = Job::start(config, state, t, JobOptions { signals, has_summarizer: has });
+    let mut job = Job::start(config, state, t, JobOptions { signals, has_summarizer: has, ..JobOptions::default() });
     match summarize {
         Some(f) => run_sync(&mut job, f),
         None => run_sync(&mut job, |_| Reply::Failed { message: "no summarizer".into(), context_exceeded: false }),
