@@ -63,7 +63,7 @@ pub enum Step {
     /// Ask the host's summarizer (kind `summary` / `rollup`) or curator (kind `curate`).
     Summarize(SummarizeRequest),
     /// Ask the host's artifact store to keep these bodies (E-6); answer with
-    /// [`Reply::Artifacts`]. Only asked when [`JobOptions::artifact_store`] is set.
+    /// [`Reply::Artifacts`]. Only asked after [`Job::with_artifact_store`].
     StoreArtifacts(Vec<ArtifactItem>),
     Done(Box<Outcome>),
 }
@@ -173,15 +173,6 @@ pub struct JobOptions {
     pub signals: Signals,
     /// The host supplied a summarize callback; otherwise the mechanical summary is used.
     pub has_summarizer: bool,
-    /// The host supplied a curator (Y-1): stage-1 summaries are asked of it with a
-    /// `curate` request carrying only the rows before the open run (S-6). Its failure
-    /// fails the attempt with history untouched, never falling back. Stage 2 stays the
-    /// runtime's own rewrite (summarizer, else mechanical).
-    pub curator: bool,
-    /// The host supplied an artifact store (E-6): before eviction, every tool result in
-    /// the folded range whose message has no `artifact_ref` is offered to it in one
-    /// [`Step::StoreArtifacts`] batch.
-    pub artifact_store: bool,
 }
 
 enum Phase {
@@ -211,6 +202,10 @@ pub struct Job {
     new_ids: u32,
     /// Handles the artifact store issued, by (source offset, nth result of the message).
     stored: std::collections::HashMap<(usize, usize), String>,
+    /// See [`Job::with_curator`].
+    curator: bool,
+    /// See [`Job::with_artifact_store`].
+    artifact_store: bool,
 }
 
 fn event(kind: &str, data: Value) -> Event {
@@ -236,7 +231,26 @@ impl Job {
             rollups: Vec::new(),
             new_ids: 0,
             stored: std::collections::HashMap::new(),
+            curator: false,
+            artifact_store: false,
         }
+    }
+
+    /// The host supplied a curator (Y-1): stage-1 summaries are asked of it with a
+    /// `curate` request carrying only the rows before the open run (S-6). Its failure
+    /// fails the attempt with history untouched, never falling back (Y-6). Stage 2 stays
+    /// the runtime's own rewrite (the summarizer, else the mechanical summary).
+    pub fn with_curator(mut self, on: bool) -> Job {
+        self.curator = on;
+        self
+    }
+
+    /// The host supplied an artifact store (E-6): before eviction, every tool result in
+    /// the folded range whose message has no `artifact_ref` is offered to it in one
+    /// [`Step::StoreArtifacts`] batch, so eviction yields recoverable handles.
+    pub fn with_artifact_store(mut self, on: bool) -> Job {
+        self.artifact_store = on;
+        self
     }
 
     fn format(&self) -> Format {
@@ -326,7 +340,7 @@ impl Job {
         };
         self.events.push(event("compaction_started", json!({ "stage": selection.stage, "fold": selection.fold.len(), "reason": decision.reason })));
         self.selection = Some(selection);
-        if self.opts.artifact_store {
+        if self.artifact_store {
             let items = self.artifact_items();
             if !items.is_empty() {
                 self.phase = Phase::AwaitArtifacts { items: items.clone() };
@@ -395,7 +409,7 @@ impl Job {
         self.evicted = evicted;
         self.bodies = bodies;
         let rendered: Vec<RenderedRow> = selection.fold.iter().zip(copies.iter()).map(|(o, m)| render_row(*o, m)).collect();
-        if self.opts.curator && selection.stage == Stage::BeforeRun {
+        if self.curator && selection.stage == Stage::BeforeRun {
             // Y-1, S-6: the curator gets only the rows before the run (stage 1 folds
             // nothing else), in the stored view.
             let rows: Vec<Value> = selection.fold.iter().filter_map(|&o| self.source.messages.get(o)).map(|m| formats::encode_message(m, View::Stored)).collect();
@@ -769,7 +783,7 @@ pub fn run_sync_with_store(job: &mut Job, mut summarize: impl FnMut(&SummarizeRe
 pub fn compact_document(format: Format, doc: Value, config: Config, state: SessionState, signals: Signals, summarize: Option<&mut dyn FnMut(&SummarizeRequest) -> Reply>) -> Result<Outcome> {
     let t = formats::decode(format, doc)?;
     let has = summarize.is_some();
-    let mut job = Job::start(config, state, t, JobOptions { signals, has_summarizer: has, ..JobOptions::default() });
+    let mut job = Job::start(config, state, t, JobOptions { signals, has_summarizer: has });
     match summarize {
         Some(f) => run_sync(&mut job, f),
         None => run_sync(&mut job, |_| Reply::Failed { message: "no summarizer".into(), context_exceeded: false }),

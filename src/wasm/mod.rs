@@ -200,8 +200,7 @@ pub(crate) async fn drive(config: Config, state: SessionState, t: crate::Transcr
     let summarize = get(hooks, "summarize").dyn_into::<Function>().ok();
     let curator = get(hooks, "curator").dyn_into::<Function>().ok();
     let store = get(hooks, "storeArtifact").dyn_into::<Function>().ok();
-    let opts = JobOptions { signals, has_summarizer: summarize.is_some(), curator: curator.is_some(), artifact_store: store.is_some() };
-    let mut job = Job::start(config, state, t, opts);
+    let mut job = Job::start(config, state, t, JobOptions { signals, has_summarizer: summarize.is_some() }).with_curator(curator.is_some()).with_artifact_store(store.is_some());
     let mut step = job.resume(None).map_err(|e| js_error(&e))?;
     let mut callback_error: Option<JsValue> = None;
     let outcome = loop {
