@@ -80,6 +80,14 @@ pub struct Config {
     pub in_run_stage2: bool,
     /// Append the folded-call ledger to stage-2 summaries (Y-5).
     pub folded_call_ledger: bool,
+    /// Instructions for a summary call (Y-9). `None`: the built-in
+    /// [`crate::summarize::SUMMARY_PROMPT`]. The engine still fences the transcript as data.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary_prompt: Option<String>,
+    /// Instructions for a rollup merge call (Y-3, Y-9). `None`: the built-in
+    /// [`crate::summarize::ROLLUP_PROMPT`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rollup_prompt: Option<String>,
 }
 
 impl Config {
@@ -108,6 +116,8 @@ impl Config {
             protect_run_request: true,
             in_run_stage2: true,
             folded_call_ledger: true,
+            summary_prompt: None,
+            rollup_prompt: None,
         };
         match profile {
             Profile::Kerkov => Config {
@@ -133,6 +143,16 @@ impl Config {
         self.output_reserve_tokens.unwrap_or_else(|| (self.context_window / 10).min(4_096))
     }
 
+    /// The summary instructions in force (Y-9).
+    pub fn summary_instructions(&self) -> &str {
+        self.summary_prompt.as_deref().unwrap_or(crate::summarize::SUMMARY_PROMPT)
+    }
+
+    /// The rollup instructions in force (Y-3, Y-9).
+    pub fn rollup_instructions(&self) -> &str {
+        self.rollup_prompt.as_deref().unwrap_or(crate::summarize::ROLLUP_PROMPT)
+    }
+
     /// The summarizer's window, tokens.
     pub fn summarizer_window(&self) -> u64 {
         self.summarizer_context_window.unwrap_or(self.context_window)
@@ -153,6 +173,12 @@ impl Config {
         }
         if self.context_window == 0 {
             return bad("contextWindow must be > 0 tokens");
+        }
+        if self.summary_prompt.as_deref().is_some_and(|p| p.trim().is_empty()) {
+            return bad("summaryPrompt must not be empty");
+        }
+        if self.rollup_prompt.as_deref().is_some_and(|p| p.trim().is_empty()) {
+            return bad("rollupPrompt must not be empty");
         }
         if self.bytes_per_token == 0 {
             return bad("bytesPerToken must be > 0");
@@ -207,6 +233,10 @@ pub struct ConfigInput {
     pub in_run_stage2: Option<bool>,
     #[serde(alias = "folded_call_ledger")]
     pub folded_call_ledger: Option<bool>,
+    #[serde(alias = "summary_prompt")]
+    pub summary_prompt: Option<String>,
+    #[serde(alias = "rollup_prompt")]
+    pub rollup_prompt: Option<String>,
     /// Accepted and ignored here (the wasm layer reads it): the provider format.
     pub format: Option<String>,
 }
@@ -226,6 +256,12 @@ impl ConfigInput {
         }
         if self.max_request_bytes.is_some() {
             c.max_request_bytes = self.max_request_bytes;
+        }
+        if self.summary_prompt.is_some() {
+            c.summary_prompt = self.summary_prompt;
+        }
+        if self.rollup_prompt.is_some() {
+            c.rollup_prompt = self.rollup_prompt;
         }
         if self.summarizer_context_window.is_some() {
             c.summarizer_context_window = self.summarizer_context_window;

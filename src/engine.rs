@@ -11,7 +11,7 @@
 
 use crate::config::Config;
 use crate::error::{Error, ErrorCode, Result};
-use crate::evict::{evict, Evicted, EvictedBody};
+use crate::evict::{evict_with, tool_names, Evicted, EvictedBody};
 use crate::memory::{try_project, MemoryBatch};
 use crate::formats::{self, encode, message_from_raw, Format, View};
 use crate::measure::{transcript_size, Size};
@@ -19,8 +19,8 @@ use crate::rewrite::{provenance, validate, Expectations, Origin, Retained, Splic
 use crate::select::{select, Selection, Stage};
 use crate::state::{FoldedCall, SessionState};
 use crate::summarize::{
-    collect_artifact_refs, deterministic_sections, mechanical_merge, mechanical_summary, narrative_part, render_message, rollup_request,
-    summary_request, SummarizeRequest, ROLLUP_PROMPT, SECTIONS_MARKER, SUMMARY_PROMPT,
+    collect_artifact_refs, curate_request, deterministic_sections, mechanical_merge, mechanical_summary, narrative_part, render_row, rollup_request,
+    summary_request, RenderedRow, SummarizeRequest, SECTIONS_MARKER,
 };
 use crate::transcript::{Block, Message, Provenance, Transcript, TranscriptRole};
 use crate::trigger::{decide, Decision, Signals};
@@ -38,17 +38,42 @@ pub enum Reply {
     Failed { message: String, context_exceeded: bool },
     /// The host stored the memory batch of a [`Step::Project`] (M-1).
     Accepted,
+    /// The answer to [`Step::StoreArtifacts`] (E-6): one entry per item, in order:
+    /// `Some(handle)` = stored under that handle (the proposed one or the host's own),
+    /// `None` = storing that body failed (its eviction falls back to a clip). A shorter
+    /// list counts the missing entries as failed.
+    Artifacts { handles: Vec<Option<String>> },
+}
+
+/// One tool result the host's artifact store is asked to keep before eviction (E-6).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ArtifactItem {
+    /// The handle the engine proposes (`artifact#N`, from `state.nextArtifact`). The host
+    /// may answer with its own handle instead.
+    pub handle: String,
+    /// Source offset of the message carrying the result.
+    pub offset: usize,
+    pub message_id: String,
+    pub call_id: String,
+    pub tool_name: Option<String>,
+    /// The whole result body (text; media inside it are not included).
+    pub body: String,
 }
 
 /// What the engine needs next.
 #[derive(Debug, Clone)]
 pub enum Step {
+    /// Ask the host's summarizer (kind `summary` / `rollup`) or curator (kind `curate`).
     Summarize(SummarizeRequest),
     /// The rewrite is valid and ready; the host must store (embed, put) this memory
     /// batch and answer [`Reply::Accepted`] or [`Reply::Failed`]. Nothing is committed
     /// until it accepts; a failure fails the compaction with `memory_failed` (M-1, W-3).
     /// Asked only when [`Job::with_memory`] was called with `confirm: true`.
     Project(Box<MemoryBatch>),
+    /// Ask the host's artifact store to keep these bodies (E-6); answer with
+    /// [`Reply::Artifacts`]. Only asked after [`Job::with_artifact_store`].
+    StoreArtifacts(Vec<ArtifactItem>),
     Done(Box<Outcome>),
 }
 
@@ -56,7 +81,8 @@ pub enum Step {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SummarySource {
-    /// `provider` (the host's summarize callback), `mechanical`.
+    /// `provider` (the host's summarize callback), `curator` (the host's curator, Y-1),
+    /// `mechanical` (the deterministic handoff summary).
     pub writer: String,
     /// `whole`, `trimmed`, `requests_only`.
     pub coverage: String,
@@ -140,7 +166,7 @@ impl Outcome {
             "reason": self.reason,
             "decision": self.decision,
             "transcript": encode(&self.transcript, View::Stored),
-            "request": encode(&self.transcript, View::Request),
+            "request": crate::session::request_view(&self.transcript, &self.state),
             "rewrite": self.rewrite,
             "before": self.before,
             "after": self.after,
@@ -164,6 +190,7 @@ pub struct JobOptions {
 
 enum Phase {
     Start,
+    AwaitArtifacts { items: Vec<ArtifactItem> },
     AwaitSummary { request: SummarizeRequest },
     AwaitRollup { pass: &'static str, members: Vec<usize> },
     AwaitProject,
@@ -194,6 +221,12 @@ pub struct Job {
     /// The projected batch, once built; `memory_accepted` once the host took it.
     memory: Option<MemoryBatch>,
     memory_accepted: bool,
+    /// Handles the artifact store issued, by (source offset, nth result of the message).
+    stored: std::collections::HashMap<(usize, usize), String>,
+    /// See [`Job::with_curator`].
+    curator: bool,
+    /// See [`Job::with_artifact_store`].
+    artifact_store: bool,
 }
 
 fn event(kind: &str, data: Value) -> Event {
@@ -222,6 +255,9 @@ impl Job {
             confirm_memory: false,
             memory: None,
             memory_accepted: false,
+            stored: std::collections::HashMap::new(),
+            curator: false,
+            artifact_store: false,
         }
     }
 
@@ -232,6 +268,23 @@ impl Job {
     pub fn with_memory(mut self, session: impl Into<String>, confirm: bool) -> Job {
         self.session = session.into();
         self.confirm_memory = confirm;
+        self
+    }
+
+    /// The host supplied a curator (Y-1): stage-1 summaries are asked of it with a
+    /// `curate` request carrying only the rows before the open run (S-6). Its failure
+    /// fails the attempt with history untouched, never falling back (Y-6). Stage 2 stays
+    /// the runtime's own rewrite (the summarizer, else the mechanical summary).
+    pub fn with_curator(mut self, on: bool) -> Job {
+        self.curator = on;
+        self
+    }
+
+    /// The host supplied an artifact store (E-6): before eviction, every tool result in
+    /// the folded range whose message has no `artifact_ref` is offered to it in one
+    /// [`Step::StoreArtifacts`] batch, so eviction yields recoverable handles.
+    pub fn with_artifact_store(mut self, on: bool) -> Job {
+        self.artifact_store = on;
         self
     }
 
@@ -248,6 +301,7 @@ impl Job {
         let phase = std::mem::replace(&mut self.phase, Phase::Finished);
         match (phase, reply) {
             (Phase::Start, None) => self.begin(),
+            (Phase::AwaitArtifacts { items }, Some(Reply::Artifacts { handles })) => self.on_artifacts(items, handles),
             (Phase::AwaitSummary { request }, Some(r)) => self.on_summary(request, r),
             (Phase::AwaitRollup { pass, members }, Some(r)) => self.on_rollup(pass, members, r),
             (Phase::AwaitProject, Some(r)) => self.on_project(r),
@@ -322,14 +376,86 @@ impl Job {
             }
         };
         self.events.push(event("compaction_started", json!({ "stage": selection.stage, "fold": selection.fold.len(), "reason": decision.reason })));
-        // E-1: evict first, on a copy of the folded rows.
-        let (copies, evicted, bodies) = evict(self.format(), &self.source.messages, &selection.fold, &self.config)?;
+        self.selection = Some(selection);
+        if self.artifact_store {
+            let items = self.artifact_items();
+            if !items.is_empty() {
+                self.phase = Phase::AwaitArtifacts { items: items.clone() };
+                return Ok(Step::StoreArtifacts(items));
+            }
+        }
+        self.summarize_fold()
+    }
+
+    /// E-6: every tool result in the folded range whose message has no `artifact_ref`,
+    /// with a proposed handle each (`artifact#N`, N from `state.nextArtifact`, from 1).
+    fn artifact_items(&mut self) -> Vec<ArtifactItem> {
+        let fold = self.selection.as_ref().map(|s| s.fold.clone()).unwrap_or_default();
+        let names = tool_names(&self.source.messages);
+        let mut items = Vec::new();
+        for off in fold {
+            let Some(m) = self.source.messages.get(off) else { continue };
+            if m.provenance.artifact_ref.is_some() || m.is_summary() {
+                continue;
+            }
+            let results = m.blocks.iter().filter_map(|b| match b {
+                Block::ToolResult { call_id, name, text, .. } => Some((call_id, name, text)),
+                _ => None,
+            });
+            for (call_id, name, text) in results {
+                let n = self.state.next_artifact.max(1);
+                self.state.next_artifact = n + 1;
+                items.push(ArtifactItem {
+                    handle: format!("artifact#{n}"),
+                    offset: off,
+                    message_id: m.id.clone(),
+                    call_id: call_id.clone(),
+                    tool_name: name.clone().or_else(|| names.get(call_id).cloned()),
+                    body: text.clone(),
+                });
+            }
+        }
+        items
+    }
+
+    fn on_artifacts(&mut self, items: Vec<ArtifactItem>, handles: Vec<Option<String>>) -> Result<Step> {
+        let mut nth_of: std::collections::HashMap<usize, usize> = std::collections::HashMap::new();
+        let mut failed = Vec::new();
+        for (k, item) in items.iter().enumerate() {
+            let nth = nth_of.entry(item.offset).or_insert(0);
+            match handles.get(k).cloned().flatten().filter(|h| !h.trim().is_empty()) {
+                Some(h) => {
+                    self.stored.insert((item.offset, *nth), h);
+                }
+                None => failed.push(item.call_id.clone()),
+            }
+            *nth += 1;
+        }
+        if !failed.is_empty() {
+            self.events.push(event("warning", json!({ "code": "artifact_store_failed", "message": "some tool results could not be stored; their eviction clips them", "callIds": failed })));
+        }
+        self.summarize_fold()
+    }
+
+    /// E-1: evict first, on a copy of the folded rows; then ask for the summary.
+    fn summarize_fold(&mut self) -> Result<Step> {
+        let Some(selection) = self.selection.clone() else {
+            return Err(Error::new(ErrorCode::ProtocolError, "no selection"));
+        };
+        let (copies, evicted, bodies) = evict_with(self.format(), &self.source.messages, &selection.fold, &self.config, &self.stored)?;
         self.evicted = evicted;
         self.bodies = bodies;
-        let rendered: Vec<String> = selection.fold.iter().zip(copies.iter()).map(|(o, m)| render_message(*o, m)).collect();
-        self.selection = Some(selection);
+        let rendered: Vec<RenderedRow> = selection.fold.iter().zip(copies.iter()).map(|(o, m)| render_row(*o, m)).collect();
+        if self.curator && selection.stage == Stage::BeforeRun {
+            // Y-1, S-6: the curator gets only the rows before the run (stage 1 folds
+            // nothing else), in the stored view.
+            let rows: Vec<Value> = selection.fold.iter().filter_map(|&o| self.source.messages.get(o)).map(|m| formats::encode_message(m, View::Stored)).collect();
+            let request = curate_request(&rendered, rows, &self.config, self.config.summary_instructions());
+            self.phase = Phase::AwaitSummary { request: request.clone() };
+            return Ok(Step::Summarize(request));
+        }
         if self.opts.has_summarizer {
-            let request = summary_request(&rendered, &self.config, SUMMARY_PROMPT);
+            let request = summary_request(&rendered, &self.config, self.config.summary_instructions());
             self.phase = Phase::AwaitSummary { request: request.clone() };
             return Ok(Step::Summarize(request));
         }
@@ -353,6 +479,9 @@ impl Job {
     }
 
     fn on_summary(&mut self, request: SummarizeRequest, reply: Reply) -> Result<Step> {
+        if request.kind == "curate" {
+            return self.on_curated(reply);
+        }
         match reply {
             Reply::Summary { text, usage } => {
                 self.record_spend(&usage);
@@ -376,6 +505,21 @@ impl Job {
                 let why = if context_exceeded { "the range holds SpokenUnmeasured observations, so no mechanical fallback" } else { "the summarize callback failed" };
                 self.done("failed", format!("summary_failed: {why}: {message}"), Some(Error::new(ErrorCode::SummaryFailed, message)))
             }
+            Reply::Artifacts { .. } => Err(Error::new(ErrorCode::ProtocolError, "artifact handles given where a summary was asked for")),
+        }
+    }
+
+    /// Y-1: a curator's answer. Failure (or empty text) keeps history, no fallback (Y-6).
+    fn on_curated(&mut self, reply: Reply) -> Result<Step> {
+        match reply {
+            Reply::Summary { text, .. } if !text.trim().is_empty() => {
+                self.commit_summary(text.trim().to_string(), SummarySource { writer: "curator".into(), coverage: "whole".into() })
+            }
+            Reply::Summary { .. } => self.done("failed", "summary_failed: the curator returned empty text".into(), Some(Error::new(ErrorCode::SummaryFailed, "empty curated summary"))),
+            Reply::Failed { message, .. } => {
+                self.done("failed", format!("summary_failed: the curator failed (no fallback for a curator): {message}"), Some(Error::new(ErrorCode::SummaryFailed, message)))
+            }
+            Reply::Artifacts { .. } | Reply::Accepted => Err(Error::new(ErrorCode::ProtocolError, "a curated summary was asked for")),
         }
     }
 
@@ -450,16 +594,20 @@ impl Job {
             ledger_now = self.state.ledger.clone();
         }
         // Y-2: every artifact handle in the folded range, stamped or inline.
-        // Row by row in transcript order (stamped, then inline in text and tool output),
-        // a handle seen again moving to the end, so the cap keeps the newest.
+        // Row by row in transcript order (stamped or stored, then inline in text and
+        // tool output), a handle seen again moving to the end, so the cap keeps the newest.
         let mut artifacts: Vec<String> = Vec::new();
-        for m in sel.fold.iter().filter_map(|&o| msgs.get(o)) {
+        for &o in &sel.fold {
+            let Some(m) = msgs.get(o) else { continue };
             let mut texts = vec![m.text()];
             texts.extend(m.blocks.iter().filter_map(|b| match b {
                 Block::ToolResult { text, .. } => Some(text.clone()),
                 _ => None,
             }));
-            for h in collect_artifact_refs(texts.iter().map(String::as_str), m.provenance.artifact_ref.as_deref()) {
+            let mut stored: Vec<(&(usize, usize), &String)> = self.stored.iter().filter(|((off, _), _)| *off == o).collect();
+            stored.sort();
+            let stamped = m.provenance.artifact_ref.as_deref().into_iter().chain(stored.iter().map(|(_, h)| h.as_str()));
+            for h in collect_artifact_refs(texts.iter().map(String::as_str), stamped) {
                 artifacts.retain(|x| *x != h);
                 artifacts.push(h);
             }
@@ -524,7 +672,7 @@ impl Job {
         let texts: Vec<String> = members.iter().filter_map(|&i| self.rows.get(i)).map(|(_, m)| m.text()).collect();
         if self.opts.has_summarizer {
             let narratives: Vec<String> = texts.iter().map(|t| narrative_part(t).to_string()).collect();
-            let request = rollup_request(&narratives, &self.config, ROLLUP_PROMPT);
+            let request = rollup_request(&narratives, &self.config, self.config.rollup_instructions());
             self.phase = Phase::AwaitRollup { pass, members };
             return Ok(Step::Summarize(request));
         }
@@ -546,6 +694,7 @@ impl Job {
                 self.state.spend.summarize_calls += 1;
                 self.done("failed", format!("summary_failed: the rollup call failed: {message}"), Some(Error::new(ErrorCode::SummaryFailed, message)))
             }
+            Reply::Artifacts { .. } => Err(Error::new(ErrorCode::ProtocolError, "artifact handles given where a rollup was asked for")),
         }
     }
 
@@ -696,21 +845,39 @@ impl Job {
                 self.memory = None;
                 self.done("failed", format!("memory_failed: the memory store or embedder failed: {message}"), Some(Error::new(ErrorCode::MemoryFailed, message)))
             }
-            Reply::Summary { .. } => Err(Error::new(ErrorCode::ProtocolError, "a memory answer was asked for, not a summary")),
+            Reply::Summary { .. } | Reply::Artifacts { .. } => Err(Error::new(ErrorCode::ProtocolError, "a memory answer was asked for")),
         }
     }
 }
 
 /// Drives a job to completion with a synchronous summarize function (native hosts and
-/// tests). `summarize` returns the reply for each request; a [`Step::Project`] is
-/// accepted as is.
+/// tests). `summarize` returns the reply for each request (kinds `summary`, `rollup`,
+/// `curate`); a [`Step::Project`] is accepted as is; an artifact-store step is answered
+/// "not stored" (bodies are clipped).
 pub fn run_sync(job: &mut Job, summarize: impl FnMut(&SummarizeRequest) -> Reply) -> Result<Outcome> {
-    run_sync_with_memory(job, summarize, |_| Reply::Accepted)
+    run_sync_full(job, summarize, |_| None, |_| Reply::Accepted)
 }
 
 /// Like [`run_sync`], with a synchronous memory store: `store` answers each
 /// [`Step::Project`] with [`Reply::Accepted`] or [`Reply::Failed`] (M-1, W-3).
-pub fn run_sync_with_memory(job: &mut Job, mut summarize: impl FnMut(&SummarizeRequest) -> Reply, mut store: impl FnMut(&MemoryBatch) -> Reply) -> Result<Outcome> {
+pub fn run_sync_with_memory(job: &mut Job, summarize: impl FnMut(&SummarizeRequest) -> Reply, store: impl FnMut(&MemoryBatch) -> Reply) -> Result<Outcome> {
+    run_sync_full(job, summarize, |_| None, store)
+}
+
+/// Like [`run_sync`], with a synchronous artifact store (E-6): `store` keeps one body
+/// and returns its handle (the item's proposed `handle` or its own), or `None` on failure.
+pub fn run_sync_with_store(job: &mut Job, summarize: impl FnMut(&SummarizeRequest) -> Reply, store: impl FnMut(&ArtifactItem) -> Option<String>) -> Result<Outcome> {
+    run_sync_full(job, summarize, store, |_| Reply::Accepted)
+}
+
+/// Drives a job with every host step answered synchronously: summaries, the artifact
+/// store (E-6) and the memory store (M-1).
+pub fn run_sync_full(
+    job: &mut Job,
+    mut summarize: impl FnMut(&SummarizeRequest) -> Reply,
+    mut artifacts: impl FnMut(&ArtifactItem) -> Option<String>,
+    mut memory: impl FnMut(&MemoryBatch) -> Reply,
+) -> Result<Outcome> {
     let mut step = job.resume(None)?;
     loop {
         match step {
@@ -720,8 +887,12 @@ pub fn run_sync_with_memory(job: &mut Job, mut summarize: impl FnMut(&SummarizeR
                 step = job.resume(Some(reply))?;
             }
             Step::Project(batch) => {
-                let reply = store(&batch);
+                let reply = memory(&batch);
                 step = job.resume(Some(reply))?;
+            }
+            Step::StoreArtifacts(items) => {
+                let handles = items.iter().map(&mut artifacts).collect();
+                step = job.resume(Some(Reply::Artifacts { handles }))?;
             }
         }
     }

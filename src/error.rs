@@ -34,6 +34,8 @@ pub enum ErrorCode {
     UnknownFormat,
     /// A memory projection failed (M-1, W-3).
     MemoryFailed,
+    /// The host's `save` refused a record for a reason other than a stale revision (W-3, W-8).
+    SaveFailed,
 }
 
 impl ErrorCode {
@@ -52,6 +54,7 @@ impl ErrorCode {
             ErrorCode::StaleRevision => "stale_revision",
             ErrorCode::UnknownFormat => "unknown_format",
             ErrorCode::MemoryFailed => "memory_failed",
+            ErrorCode::SaveFailed => "save_failed",
         }
     }
 }

@@ -122,6 +122,20 @@ pub fn tool_names(messages: &[Message]) -> HashMap<String, String> {
 /// Evicts over a copy of the rows at `offsets`. Returns the copies (in `offsets`
 /// order), what was done, and the full bodies that were replaced.
 pub fn evict(format: Format, messages: &[Message], offsets: &[usize], config: &Config) -> Result<(Vec<Message>, Vec<Evicted>, Vec<EvictedBody>)> {
+    evict_with(format, messages, offsets, config, &HashMap::new())
+}
+
+/// Like [`evict`], with artifact handles the host store just issued (E-6), keyed by
+/// (source offset, index of the tool result within that message). A result with a
+/// handle there (or a message with a stamped `artifact_ref`) becomes that handle; the
+/// copy is stamped with the message's first handle.
+pub fn evict_with(
+    format: Format,
+    messages: &[Message],
+    offsets: &[usize],
+    config: &Config,
+    stored: &HashMap<(usize, usize), String>,
+) -> Result<(Vec<Message>, Vec<Evicted>, Vec<EvictedBody>)> {
     let names = tool_names(messages);
     let mut copies = Vec::with_capacity(offsets.len());
     let mut report = Vec::new();
@@ -129,6 +143,9 @@ pub fn evict(format: Format, messages: &[Message], offsets: &[usize], config: &C
     for &off in offsets {
         let Some(src) = messages.get(off) else { continue };
         let mut copy = src.clone();
+        if copy.provenance.artifact_ref.is_none() {
+            copy.provenance.artifact_ref = (0..copy.blocks.len()).find_map(|nth| stored.get(&(off, nth)).cloned());
+        }
         let results: Vec<(String, Option<String>, String)> = src
             .blocks
             .iter()
@@ -142,7 +159,7 @@ pub fn evict(format: Format, messages: &[Message], offsets: &[usize], config: &C
                 continue;
             }
             let tool_name = name.or_else(|| names.get(&call_id).cloned());
-            let handle = src.provenance.artifact_ref.clone();
+            let handle = stored.get(&(off, nth)).cloned().or_else(|| src.provenance.artifact_ref.clone());
             let replacement = match &handle {
                 Some(h) => h.clone(),
                 None => evict_clip(&text, config.clip_head_bytes, config.clip_tail_bytes),

@@ -17,6 +17,7 @@ pub mod measure;
 pub mod memory;
 pub mod rewrite;
 pub mod select;
+pub mod session;
 pub mod state;
 pub mod summarize;
 pub mod transcript;

@@ -24,6 +24,11 @@ pub struct SessionState {
     pub calibration: f64,
     /// A selection failure was already warned about (S-5: a single warning).
     pub selection_warned: bool,
+    /// Findings ledger (Y-10): load-bearing facts the host or the agent recorded, oldest
+    /// first. They ride outside the transcript, are never folded or summarized, are
+    /// counted in the floor (C-8) and are rendered into every request view (see
+    /// [`crate::session::request_view`]).
+    pub findings: Vec<String>,
 }
 
 /// Cadence: what rate-limits compaction (C-4, C-5, C-6).

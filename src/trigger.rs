@@ -56,6 +56,8 @@ pub struct Floor {
     pub tools_tokens: u64,
     /// The protected newest request (and pinned rows).
     pub protected_tokens: u64,
+    /// The findings ledger rendered into every request (Y-10).
+    pub findings_tokens: u64,
     /// The output reserve.
     pub output_reserve_tokens: u64,
     pub total_tokens: u64,
@@ -81,7 +83,7 @@ pub struct Decision {
 }
 
 /// Computes the floor (C-8): system rows + envelope system prompt + tool definitions +
-/// the newest user request and pinned rows + output reserve.
+/// the newest user request and pinned rows + the findings ledger (Y-10) + output reserve.
 pub fn floor(t: &Transcript, config: &Config, state: &SessionState, signals: &Signals) -> Floor {
     let cal = state.calibration();
     let mut system_tokens = text_tokens(t.envelope.bytes(), config, cal);
@@ -95,11 +97,13 @@ pub fn floor(t: &Transcript, config: &Config, state: &SessionState, signals: &Si
         }
     }
     let tools_tokens = text_tokens(signals.tools_bytes() as usize, config, cal);
-    let total = system_tokens + tools_tokens + protected_tokens + config.output_reserve();
+    let findings_tokens = text_tokens(crate::session::findings_bytes(&state.findings), config, cal);
+    let total = system_tokens + tools_tokens + protected_tokens + findings_tokens + config.output_reserve();
     Floor {
         system_tokens,
         tools_tokens,
         protected_tokens,
+        findings_tokens,
         output_reserve_tokens: config.output_reserve(),
         total_tokens: total,
         budget_tokens: config.threshold_tokens(),
@@ -125,7 +129,8 @@ pub fn decide(t: &Transcript, config: &Config, state: &SessionState, signals: &S
     }
     if config.trigger == TriggerMode::Signals {
         let cal = state.calibration();
-        let est: u64 = t.messages.iter().map(|m| message_tokens(m, config, cal)).sum::<u64>() + text_tokens(t.envelope.bytes(), config, cal);
+        let est: u64 = t.messages.iter().map(|m| message_tokens(m, config, cal)).sum::<u64>()
+            + text_tokens(t.envelope.bytes() + crate::session::findings_bytes(&state.findings), config, cal);
         out.push(SignalValue { name: "estimated_transcript_tokens", unit: "tokens", value: est, threshold, crossed: est >= threshold });
         let forecast = est + text_tokens(signals.tools_bytes() as usize, config, cal) + config.output_reserve();
         let budget = config.context_window;

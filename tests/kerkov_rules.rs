@@ -1044,6 +1044,7 @@ fn j5_step_protocol_matches_run_sync() {
             context_compactor::engine::Step::Done(o) => break *o,
             context_compactor::engine::Step::Summarize(r) => step = job2.resume(Some(fake_summary(&r))).unwrap(),
             context_compactor::engine::Step::Project(_) => step = job2.resume(Some(context_compactor::engine::Reply::Accepted)).unwrap(),
+            context_compactor::engine::Step::StoreArtifacts(items) => step = job2.resume(Some(context_compactor::engine::Reply::Artifacts { handles: items.iter().map(|_| None).collect() })).unwrap(),
         }
     };
     assert_eq!(a.to_json(), b.to_json());

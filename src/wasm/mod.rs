@@ -10,9 +10,9 @@
 //! the transcript untouched and reaches the caller unchanged.
 
 use crate::config::{Config, ConfigInput};
-use crate::engine::{Job, JobOptions, Reply, Step};
+use crate::engine::{Job, JobOptions, Outcome, Reply, Step};
 use crate::error::{Error, ErrorCode};
-use crate::formats::{self, Format, View};
+use crate::formats::{self, Format};
 use crate::state::SessionState;
 use crate::trigger::{decide, Signals};
 use js_sys::{Function, Promise, Reflect, JSON};
@@ -21,6 +21,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
 mod memory;
+mod session;
 
 /// The package version (Cargo.toml `version`).
 #[wasm_bindgen]
@@ -116,25 +117,34 @@ impl ContextCompactor {
 
     /// `compact(state | null, transcript, hooks?)` -> Promise of the result JSON
     /// (`{ status, reason, transcript, request, rewrite, before, after, validation, state, spend, events }`).
-    /// `hooks`: `{ summarize?(request) -> string | { text, usage } | Promise, onEvent?(event),
-    /// usage?, tools?, toolsBytes?, requestBytes?, force?, sessionId?, memory?, embed?,
-    /// embedDimension?, store? }`. Without `summarize`, the deterministic handoff summary
-    /// is used. The result's `memory` is `{ session, records }` projected from what the
-    /// rewrite discarded (M-1); the memory hooks (see `memory::MemoryHooks`) must accept
-    /// it before the commit, and their throw rejects the call with nothing committed.
+    /// `hooks`: `{ summarize?(request) -> string | { text, usage } | Promise,
+    /// curator?(request) -> same (Y-1: writes stage-1 summaries from the rows before the
+    /// run, `request.kind === "curate"`, `request.rows` in the stored view; a throw fails
+    /// the attempt with no fallback), storeArtifact?({ handle, callId, toolName, body,
+    /// offset, messageId }) -> handle | undefined | Promise (E-6: a string is the handle
+    /// to use, undefined/null/true accepts the proposed `handle`, false or a throw means
+    /// not stored: that body is clipped), onEvent?(event), usage?, tools?, toolsBytes?,
+    /// requestBytes?, force?, sessionId?, memory?, embed?, embedDimension?, store? }`.
+    /// Without `summarize`, the deterministic handoff summary is used. The result's
+    /// `memory` is `{ session, records }` projected from what the rewrite discarded (M-1);
+    /// the memory hooks (see `memory::MemoryHooks`) must accept it before the commit, and
+    /// their throw rejects the call with nothing committed.
     pub fn compact(&self, state: JsValue, transcript: JsValue, hooks: JsValue) -> Promise {
         let config = self.config.clone();
         let fixed = self.format;
         wasm_bindgen_futures::future_to_promise(async move { compact_impl(config, fixed, state, transcript, hooks).await })
     }
 
-    /// The request view of a stored transcript: provenance keys removed (F-4).
+    /// `toRequest(transcript, state?)`: the request view of a stored transcript:
+    /// provenance keys removed (F-4); with a `state` holding findings (Y-10), the findings
+    /// ledger as one pinned user-role text message right after the system rows.
     #[wasm_bindgen(js_name = toRequest)]
-    pub fn to_request(&self, transcript: JsValue) -> Result<JsValue, JsValue> {
+    pub fn to_request(&self, transcript: JsValue, state: JsValue) -> Result<JsValue, JsValue> {
         let doc = to_json(&transcript, "transcript")?;
         let format = resolve_format(self.format, &doc)?;
         let t = formats::decode(format, doc).map_err(|e| js_error(&e))?;
-        from_json(&formats::encode(&t, View::Request))
+        let state = SessionState::from_json(&to_json(&state, "state")?).map_err(|e| js_error(&e))?;
+        from_json(&crate::session::request_view(&t, &state))
     }
 }
 
@@ -183,18 +193,30 @@ async fn compact_impl(config: Config, fixed: Option<Format>, state: JsValue, tra
     let doc = to_json(&transcript, "transcript")?;
     let format = resolve_format(fixed, &doc)?;
     let t = formats::decode(format, doc).map_err(|e| js_error(&e))?;
-    let signals = parse_signals(&hooks)?;
-    let summarize = get(&hooks, "summarize").dyn_into::<Function>().ok();
-    let on_event = get(&hooks, "onEvent").dyn_into::<Function>().ok();
-    let memory_hooks = memory::MemoryHooks::from_hooks(&hooks)?;
-    let mut job = Job::start(config, state, t, JobOptions { signals, has_summarizer: summarize.is_some() }).with_memory(memory_hooks.session.clone(), memory_hooks.active());
+    let (outcome, callback_error) = drive(config, state, t, &hooks).await?;
+    finish(&outcome, callback_error, &hooks).await
+}
+
+/// Runs one job over the hooks. Returns the outcome and the callback's own error when a
+/// summarize / curator / memory callback threw.
+pub(crate) async fn drive(config: Config, state: SessionState, t: crate::Transcript, hooks: &JsValue) -> Result<(Box<Outcome>, Option<JsValue>), JsValue> {
+    let signals = parse_signals(hooks)?;
+    let summarize = get(hooks, "summarize").dyn_into::<Function>().ok();
+    let curator = get(hooks, "curator").dyn_into::<Function>().ok();
+    let store = get(hooks, "storeArtifact").dyn_into::<Function>().ok();
+    let memory_hooks = memory::MemoryHooks::from_hooks(hooks)?;
+    let mut job = Job::start(config, state, t, JobOptions { signals, has_summarizer: summarize.is_some() })
+        .with_curator(curator.is_some())
+        .with_artifact_store(store.is_some())
+        .with_memory(memory_hooks.session.clone(), memory_hooks.active());
     let mut step = job.resume(None).map_err(|e| js_error(&e))?;
     let mut callback_error: Option<JsValue> = None;
     let outcome = loop {
         match step {
             Step::Done(o) => break o,
             Step::Summarize(req) => {
-                let Some(f) = summarize.as_ref() else {
+                let hook = if req.kind == "curate" { curator.as_ref() } else { summarize.as_ref() };
+                let Some(f) = hook else {
                     return Err(js_error(&Error::new(ErrorCode::ProtocolError, "summary requested without a summarize hook")));
                 };
                 let arg = from_json(&serde_json::to_value(&req).unwrap_or(Value::Null))?;
@@ -209,7 +231,8 @@ async fn compact_impl(config: Config, fixed: Option<Format>, state: JsValue, tra
                         }
                     }
                     Err(e) => {
-                        let context_exceeded = is_context_error(&e);
+                        // Y-6: never a fallback for a curator, whatever the error says.
+                        let context_exceeded = req.kind != "curate" && is_context_error(&e);
                         let message = get(&e, "message").as_string().or_else(|| e.as_string()).unwrap_or_else(|| "summarize callback failed".into());
                         callback_error = Some(e);
                         Reply::Failed { message, context_exceeded }
@@ -229,8 +252,34 @@ async fn compact_impl(config: Config, fixed: Option<Format>, state: JsValue, tra
                 };
                 step = job.resume(Some(reply)).map_err(|e| js_error(&e))?;
             }
+            Step::StoreArtifacts(items) => {
+                let mut handles = Vec::with_capacity(items.len());
+                for item in &items {
+                    let handle = match store.as_ref() {
+                        None => None,
+                        Some(f) => {
+                            let arg = from_json(&serde_json::to_value(item).unwrap_or(Value::Null))?;
+                            match call_hook(f, &arg).await {
+                                Ok(v) if v.is_undefined() || v.is_null() || v.as_bool() == Some(true) => Some(item.handle.clone()),
+                                Ok(v) => v.as_string().or_else(|| get(&v, "handle").as_string()),
+                                Err(_) => None,
+                            }
+                        }
+                    };
+                    handles.push(handle);
+                }
+                step = job.resume(Some(Reply::Artifacts { handles })).map_err(|e| js_error(&e))?;
+            }
         }
     };
+    Ok((outcome, callback_error))
+}
+
+/// Emits the outcome's events to `onEvent`, then resolves to the result JSON, or throws
+/// for a failed outcome (W-3 / J-2: the callback's own error when it threw, else a typed
+/// engine error; both carry the new `state`).
+pub(crate) async fn finish(outcome: &Outcome, callback_error: Option<JsValue>, hooks: &JsValue) -> Result<JsValue, JsValue> {
+    let on_event = get(hooks, "onEvent").dyn_into::<Function>().ok();
     let out = outcome.to_json();
     if let Some(f) = on_event.as_ref() {
         for ev in &outcome.events {
@@ -239,8 +288,6 @@ async fn compact_impl(config: Config, fixed: Option<Format>, state: JsValue, tra
         }
     }
     if outcome.status == "failed" {
-        // W-3 / J-2: the transcript is untouched; a callback's own error reaches the
-        // caller unchanged, otherwise a typed engine error. Both carry the new state.
         let err = match (callback_error, &outcome.error) {
             (Some(e), Some(inner)) if matches!(inner.code, ErrorCode::SummaryFailed | ErrorCode::MemoryFailed) => e,
             (_, Some(inner)) => js_error(inner),

@@ -1,0 +1,176 @@
+//! Storage-side helpers (W-5, W-8, Y-10), pure: the session record a host stores, the
+//! compare-and-swap rule its `save` applies, the findings ledger, and the request view
+//! with the findings rendered in. The wasm `Session` (src/wasm/session.rs) is a thin
+//! async shell over these: it calls the host's `load` / `save` callbacks.
+//!
+//! One record holds everything a session needs to resume exactly like a live one:
+//! the stored-view transcript (provenance keys included), the engine state, and the
+//! revision the record is at. A compaction saves the new transcript and the new state
+//! in ONE `save(record, { expectedRevision })` call; the store refuses it when its
+//! current revision is not `expectedRevision` (two workers compacting one session: the
+//! second save is stale and nothing of it is written).
+
+use crate::engine::Outcome;
+use crate::error::{Error, ErrorCode, Result};
+use crate::formats::{self, View};
+use crate::state::SessionState;
+use crate::transcript::{Role, Transcript};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// What a host stores per session. JSON (camelCase): `{ transcript, state, revision }`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionRecord {
+    /// The transcript in the stored view (the host's document shape, provenance keys kept).
+    pub transcript: Value,
+    /// The engine state (W-6); `null` / missing = a new session.
+    #[serde(default)]
+    pub state: SessionState,
+    /// Revision of this record; +1 per committed rewrite. Missing = `state.revision`.
+    #[serde(default)]
+    pub revision: Option<u64>,
+}
+
+impl SessionRecord {
+    /// Parses a loaded record. Errors: `invalid_state` naming what is wrong.
+    pub fn from_json(v: &Value) -> Result<SessionRecord> {
+        let Value::Object(map) = v else {
+            return Err(Error::new(ErrorCode::InvalidState, "load() must return { transcript, state?, revision? }"));
+        };
+        let transcript = map.get("transcript").cloned().unwrap_or(Value::Null);
+        if transcript.is_null() {
+            return Err(Error::new(ErrorCode::InvalidState, "load(): the record has no `transcript`"));
+        }
+        let state = SessionState::from_json(map.get("state").unwrap_or(&Value::Null))?;
+        let revision = match map.get("revision") {
+            None | Some(Value::Null) => None,
+            Some(r) => Some(r.as_u64().ok_or_else(|| Error::new(ErrorCode::InvalidState, "load(): `revision` must be a non-negative integer"))?),
+        };
+        Ok(SessionRecord { transcript, state, revision })
+    }
+
+    /// The revision in force: `revision`, else the state's.
+    pub fn current_revision(&self) -> u64 {
+        self.revision.unwrap_or(self.state.revision)
+    }
+}
+
+/// One save: the record to write and the revision the store must still be at (W-5).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SavePlan {
+    pub record: SessionRecord,
+    pub expected_revision: u64,
+}
+
+/// What to save after a job over `loaded` (W-8): the new transcript (when a rewrite was
+/// committed) and the new state, together, expected at the loaded revision. A failed
+/// outcome saves nothing (W-3): `None`.
+pub fn plan_save(loaded: &SessionRecord, outcome: &Outcome) -> Option<SavePlan> {
+    if outcome.status == "failed" {
+        return None;
+    }
+    let base = loaded.current_revision();
+    let (transcript, revision) = match &outcome.rewrite {
+        Some(_) => (formats::encode(&outcome.transcript, View::Stored), base + 1),
+        None => (loaded.transcript.clone(), base),
+    };
+    let mut state = outcome.state.clone();
+    state.revision = revision;
+    Some(SavePlan { record: SessionRecord { transcript, state, revision: Some(revision) }, expected_revision: base })
+}
+
+/// The compare-and-swap rule (W-5): a save expected at `expected` is accepted only when
+/// the store is at `current`. Errors: `stale_revision`.
+pub fn check_revision(current: u64, expected: u64) -> Result<()> {
+    if current == expected {
+        Ok(())
+    } else {
+        Err(Error::new(ErrorCode::StaleRevision, format!("stale_revision: the store is at revision {current}, the save expected {expected}")))
+    }
+}
+
+/// An in-memory store applying [`check_revision`] (native hosts and tests).
+#[derive(Debug, Clone, Default)]
+pub struct MemoryStore {
+    pub record: Option<SessionRecord>,
+}
+
+impl MemoryStore {
+    /// A copy of the stored record, through JSON (as a real store would give it back).
+    pub fn load(&self) -> Result<SessionRecord> {
+        let r = self.record.as_ref().ok_or_else(|| Error::new(ErrorCode::InvalidState, "no session stored"))?;
+        let v = serde_json::to_value(r).map_err(|e| Error::new(ErrorCode::InvalidState, e.to_string()))?;
+        SessionRecord::from_json(&v)
+    }
+    /// Writes `plan.record` when the store is still at `plan.expected_revision`.
+    /// Errors: `stale_revision` (nothing written).
+    pub fn save(&mut self, plan: &SavePlan) -> Result<()> {
+        let current = self.record.as_ref().map(SessionRecord::current_revision).unwrap_or(0);
+        check_revision(current, plan.expected_revision)?;
+        self.record = Some(plan.record.clone());
+        Ok(())
+    }
+}
+
+/// Most bytes one finding may hold, UTF-8 bytes.
+pub const MAX_FINDING_BYTES: usize = 4_096;
+
+/// Records a load-bearing fact in the findings ledger (Y-10). An exact repeat is not
+/// added again (returns `false`). Errors: `invalid_state` for blank text or text over
+/// [`MAX_FINDING_BYTES`].
+pub fn record_finding(state: &mut SessionState, text: &str) -> Result<bool> {
+    let t = text.trim();
+    if t.is_empty() {
+        return Err(Error::new(ErrorCode::InvalidState, "a finding must not be blank"));
+    }
+    if t.len() > MAX_FINDING_BYTES {
+        return Err(Error::new(ErrorCode::InvalidState, format!("a finding holds at most {MAX_FINDING_BYTES} bytes (got {})", t.len())));
+    }
+    if state.findings.iter().any(|f| f == t) {
+        return Ok(false);
+    }
+    state.findings.push(t.to_string());
+    Ok(true)
+}
+
+/// The pinned context text the findings render to, or `None` when there are none.
+pub fn findings_text(findings: &[String]) -> Option<String> {
+    if findings.is_empty() {
+        return None;
+    }
+    let mut out = String::from("Findings recorded during this session (pinned; kept outside compaction):");
+    for f in findings {
+        out.push_str("\n- ");
+        out.push_str(f);
+    }
+    Some(out)
+}
+
+/// UTF-8 bytes the findings add to every request (counted in the floor, C-8).
+pub fn findings_bytes(findings: &[String]) -> usize {
+    findings_text(findings).map(|t| t.len() + 32).unwrap_or(0)
+}
+
+/// The request view (F-4: provenance keys removed) with the findings ledger rendered in
+/// (Y-10): one user-role text message in the transcript's format, placed right after
+/// the system rows at the head (for formats whose system prompt lives in the envelope,
+/// Anthropic and Gemini, that is the first message). No findings: exactly
+/// `encode(t, View::Request)`.
+pub fn request_view(t: &Transcript, state: &SessionState) -> Value {
+    let mut v = formats::encode(t, View::Request);
+    let Some(text) = findings_text(&state.findings) else { return v };
+    let head = t.messages.iter().take_while(|m| m.role == Role::System).count();
+    let msg = formats::text_message(t.format, &text);
+    let list = match (&mut v, &t.envelope.messages_key) {
+        (Value::Array(a), None) => Some(a),
+        (Value::Object(map), Some(key)) => map.get_mut(key).and_then(Value::as_array_mut),
+        _ => None,
+    };
+    if let Some(list) = list {
+        let at = head.min(list.len());
+        list.insert(at, msg);
+    }
+    v
+}
