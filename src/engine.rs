@@ -291,6 +291,7 @@ impl Job {
                 }
                 self.state.cadence.last_attempt_boundary = Some(self.state.cadence.boundary);
                 self.state.cadence.last_failure = Some(none.reason.to_string());
+                self.state.cadence.failed_on = Some(crate::state::RowsMark::of(&self.source));
                 return self.done("skipped", none.reason.to_string(), None);
             }
         };
@@ -582,13 +583,17 @@ impl Job {
         self.state.cadence.last_attempt_boundary = Some(self.state.cadence.boundary);
         self.state.cadence.last_rewrite_tokens = Some(after.estimated_tokens);
         self.state.cadence.last_failure = None;
+        self.state.cadence.failed_on = None;
         self.state.selection_warned = false;
         // C-3: a committed rewrite drops the projection anchor until the next answer.
         self.state.cadence.anchor = None;
-        // C-4: a rewrite that left history at or above the threshold warns once.
+        // C-4: a rewrite that left history at or above the threshold warns, once until a
+        // rewrite gets the history under it again.
         let threshold = self.config.threshold_tokens();
-        self.state.cadence.over_threshold_warned = false;
-        if self.config.trigger == crate::config::TriggerMode::Signals && after.estimated_tokens >= threshold {
+        let over = self.config.trigger == crate::config::TriggerMode::Signals && after.estimated_tokens >= threshold;
+        if !over {
+            self.state.cadence.over_threshold_warned = false;
+        } else if !self.state.cadence.over_threshold_warned {
             self.state.cadence.over_threshold_warned = true;
             let message = crate::trigger::history_over_threshold_message(after.estimated_tokens, threshold);
             self.events.push(event("warning", json!({ "code": crate::trigger::HISTORY_OVER_THRESHOLD, "message": message })));

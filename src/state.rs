@@ -59,6 +59,26 @@ pub struct Cadence {
     /// given (C-4: one warning per such rewrite).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub over_threshold_warned: bool,
+    /// The transcript a selection found nothing to fold in (C-5): while the transcript is
+    /// still exactly this (same rows, same last row), crossings do not retry; only a
+    /// refusal or `force` does.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failed_on: Option<RowsMark>,
+}
+
+/// Identifies a transcript's extent: its number of rows and the id of its last row.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct RowsMark {
+    pub rows: usize,
+    pub last_row_id: Option<String>,
+}
+
+impl RowsMark {
+    /// The mark of a transcript.
+    pub fn of(t: &crate::transcript::Transcript) -> RowsMark {
+        RowsMark { rows: t.messages.len(), last_row_id: t.messages.last().map(|m| m.id.clone()) }
+    }
 }
 
 /// The projection anchor (C-3): the input-token count a provider reported for the last

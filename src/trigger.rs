@@ -163,6 +163,8 @@ pub struct Decision {
     /// Stable reason code: `provider_usage_over_threshold`, `projection_over_threshold`,
     /// `estimate_over_threshold`, `forecast_over_window`, `request_bytes_over_cap`,
     /// `refusal_recovery`, `forced`, `under_threshold`, `waiting_for_cadence`,
+    /// `unchanged_since_failed_attempt` (C-5: a selection found nothing to fold in this
+    /// very transcript),
     /// `no_provider_usage`, `cannot_fit`.
     pub reason: String,
     /// The signal that decided, if any (`forced` for `force`).
@@ -269,8 +271,11 @@ pub fn decide(t: &Transcript, config: &Config, state: &SessionState, signals: &S
         let seen = c.refusal && !signals.in_run;
         out.push(SignalValue { name: "refusal", unit: "flag", value: u64::from(seen), threshold: 1, crossed: seen, kind: "refusal" });
     }
+    // C-5: a selection that found nothing to fold is not retried on the same transcript.
+    let unchanged = c.failed_on.as_ref().is_some_and(|f| *f == crate::state::RowsMark::of(t));
     let allowed = |s: &SignalValue| match s.kind {
         "refusal" => true,
+        _ if unchanged => false,
         "high_water" => cadence_open,
         "history" if rewrite_over => cadence_open,
         _ => cadence_open || !last_failed,
@@ -302,6 +307,8 @@ pub fn decide(t: &Transcript, config: &Config, state: &SessionState, signals: &S
             _ => "forced",
         }
         .into();
+    } else if !suppressed.is_empty() && unchanged {
+        reason = "unchanged_since_failed_attempt".into();
     } else if !suppressed.is_empty() {
         reason = "waiting_for_cadence".into();
     } else if config.trigger == TriggerMode::ProviderUsage && usage.is_none() {

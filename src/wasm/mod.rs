@@ -20,6 +20,8 @@ use serde_json::Value;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
+mod capacity;
+
 /// The package version (Cargo.toml `version`).
 #[wasm_bindgen]
 pub fn version() -> String {
@@ -137,7 +139,7 @@ pub(crate) fn parse_signals(v: &JsValue) -> Result<Signals, JsValue> {
     let mut j = to_json(v, "signals")?;
     if let Value::Object(map) = &mut j {
         // hooks objects may carry functions; JSON drops them, and unknown keys are ignored.
-        map.retain(|k, _| matches!(k.as_str(), "usage" | "tools" | "toolsBytes" | "requestBytes" | "force"));
+        map.retain(|k, _| matches!(k.as_str(), "usage" | "tools" | "toolsBytes" | "requestBytes" | "force" | "provider" | "model" | "inRun"));
     } else {
         j = Value::Object(Default::default());
     }
