@@ -167,7 +167,7 @@ fn water_fill(sizes: &[u64], available: u64) -> u64 {
 }
 
 fn marker(c: &Candidate, kept: usize) -> String {
-    let omitted = &c.text[kept..];
+    let omitted = c.text.get(kept..).unwrap_or("");
     let name = c.name.as_deref().map(|n| format!(" ({n})")).unwrap_or_default();
     let media = match c.media.len() {
         0 => String::new(),
