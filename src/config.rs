@@ -88,6 +88,22 @@ pub struct Config {
     /// [`crate::summarize::ROLLUP_PROMPT`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rollup_prompt: Option<String>,
+    /// Minimum-boundary cadence (C-4, C-5), boundaries: after a compaction attempt
+    /// (committed or failed) at boundary B, an ordinary high-water mark (the provider's
+    /// count, an anchor already over the threshold, any crossing after a failed attempt
+    /// or after a rewrite that left history over the threshold) is suppressed until
+    /// boundary B + this. Recovery (request bytes, or history / projection crossing
+    /// through growth when the last rewrite got history under the threshold), a
+    /// recorded refusal and `force` are never suppressed. A boundary is one answered or
+    /// refused request (`observeUsage`, `recordRefusal`), or a `compact` call with none
+    /// since the previous one. Meerkat/default: 2 (one boundary skipped between
+    /// attempts; the seed names the cadence but not its length). Kerkov: 0 (none).
+    #[serde(default = "default_min_boundaries")]
+    pub min_boundaries_between: u64,
+}
+
+fn default_min_boundaries() -> u64 {
+    2
 }
 
 impl Config {
@@ -118,6 +134,7 @@ impl Config {
             folded_call_ledger: true,
             summary_prompt: None,
             rollup_prompt: None,
+            min_boundaries_between: 2,
         };
         match profile {
             Profile::Kerkov => Config {
@@ -127,6 +144,7 @@ impl Config {
                 protect_run_request: false,
                 fit_recent_window: false,
                 folded_call_ledger: false,
+                min_boundaries_between: 0,
                 ..base
             },
             Profile::Meerkat | Profile::Default => base,
@@ -237,6 +255,8 @@ pub struct ConfigInput {
     pub summary_prompt: Option<String>,
     #[serde(alias = "rollup_prompt")]
     pub rollup_prompt: Option<String>,
+    #[serde(alias = "min_boundaries_between")]
+    pub min_boundaries_between: Option<u64>,
     /// Accepted and ignored here (the wasm layer reads it): the provider format.
     pub format: Option<String>,
 }
@@ -250,7 +270,7 @@ impl ConfigInput {
         set!(trigger, context_window, threshold_pct, preserve_recent_turns, preserve_recent_bytes,
              evict_tool_result_min_bytes, clip_head_bytes, clip_tail_bytes, max_indexed_artifacts,
              max_summaries_before_rollup, max_rolled_up_summaries,
-             bytes_per_token, image_tokens, summary_max_output_tokens, fit_recent_window, protect_run_request, in_run_stage2, folded_call_ledger);
+             bytes_per_token, image_tokens, summary_max_output_tokens, fit_recent_window, protect_run_request, in_run_stage2, folded_call_ledger, min_boundaries_between);
         if self.output_reserve_tokens.is_some() {
             c.output_reserve_tokens = self.output_reserve_tokens;
         }

@@ -340,8 +340,17 @@ impl Job {
         // F-5: input that already breaks its provider's pairing rules is reported, never
         // compacted further.
         formats::validate_pairing(&self.source)?;
-        self.state.cadence.boundary += 1;
         let decision = decide(&self.source, &self.config, &self.state, &self.opts.signals);
+        // C-4: this call is one boundary unless an answer was observed since the last one.
+        let b = crate::trigger::effective_boundary(&self.state);
+        self.state.cadence.boundary = b;
+        self.state.cadence.last_check_boundary = Some(b);
+        for w in &decision.warnings {
+            self.events.push(event("warning", json!({ "code": w.code, "message": w.message })));
+            if w.code == crate::trigger::HISTORY_OVER_THRESHOLD {
+                self.state.cadence.over_threshold_warned = true;
+            }
+        }
         self.decision = Some(decision.clone());
         if decision.reason == "cannot_fit" {
             let fl = &decision.floor;
@@ -356,8 +365,12 @@ impl Job {
         if !decision.compact {
             return self.done("skipped", decision.reason.clone(), None);
         }
-        // C-6: the attempt clears a recorded refusal whether or not it commits.
-        self.state.cadence.refusal = false;
+        // C-6: an attempt covering the whole transcript clears a recorded refusal whether
+        // or not it commits; an in-run check does not see it, so keeps it.
+        if !self.opts.signals.in_run {
+            self.state.cadence.refusal = false;
+            self.state.cadence.refusal_source = None;
+        }
         let cap = self.config.fit_recent_window.then(|| {
             let spare = decision.threshold_tokens.saturating_sub(decision.floor.total_tokens + self.config.summary_max_output_tokens);
             (spare * self.config.bytes_per_token / 2) as usize
@@ -372,6 +385,7 @@ impl Job {
                 }
                 self.state.cadence.last_attempt_boundary = Some(self.state.cadence.boundary);
                 self.state.cadence.last_failure = Some(none.reason.to_string());
+                self.state.cadence.failed_on = Some(crate::state::RowsMark::of(&self.source));
                 return self.done("skipped", none.reason.to_string(), None);
             }
         };
@@ -800,7 +814,21 @@ impl Job {
         self.state.cadence.last_attempt_boundary = Some(self.state.cadence.boundary);
         self.state.cadence.last_rewrite_tokens = Some(after.estimated_tokens);
         self.state.cadence.last_failure = None;
+        self.state.cadence.failed_on = None;
         self.state.selection_warned = false;
+        // C-3: a committed rewrite drops the projection anchor until the next answer.
+        self.state.cadence.anchor = None;
+        // C-4: a rewrite that left history at or above the threshold warns, once until a
+        // rewrite gets the history under it again.
+        let threshold = self.config.threshold_tokens();
+        let over = self.config.trigger == crate::config::TriggerMode::Signals && after.estimated_tokens >= threshold;
+        if !over {
+            self.state.cadence.over_threshold_warned = false;
+        } else if !self.state.cadence.over_threshold_warned {
+            self.state.cadence.over_threshold_warned = true;
+            let message = crate::trigger::history_over_threshold_message(after.estimated_tokens, threshold);
+            self.events.push(event("warning", json!({ "code": crate::trigger::HISTORY_OVER_THRESHOLD, "message": message })));
+        }
         let rewrite = Rewrite {
             base_revision,
             revision: self.state.revision,

@@ -8,6 +8,8 @@
 //! Module map (one-way flow): [`formats`] decode -> [`measure`] -> [`trigger`] ->
 //! [`select`] -> [`evict`] -> [`summarize`] -> [`rewrite`] -> [`formats`] encode.
 
+pub mod bound;
+pub mod capacity;
 pub mod config;
 pub mod engine;
 pub mod error;

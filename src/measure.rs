@@ -24,7 +24,15 @@ pub struct Size {
 /// Token estimate of one message (C-7). `calibration` multiplies the text part
 /// (1.0 when unknown).
 pub fn message_tokens(m: &Message, config: &Config, calibration: f64) -> u64 {
-    let bpt = config.bytes_per_token.max(1);
+    let (text_bytes, media_tokens) = message_parts(m, config);
+    let text_tokens = (text_bytes.div_ceil(config.bytes_per_token.max(1)) as f64 * calibration.max(0.01)).ceil() as u64;
+    text_tokens + media_tokens
+}
+
+/// The two parts of a message's estimate (C-7): UTF-8 bytes counted as text (the
+/// serialized message less its media payloads), and the media tokens (1,600 an image,
+/// a token per 4 bytes of inline video base64). Calibration applies to the text part only.
+pub fn message_parts(m: &Message, config: &Config) -> (u64, u64) {
     let mut media_bytes = 0usize;
     let mut media_tokens = 0u64;
     for b in &m.blocks {
@@ -54,9 +62,7 @@ pub fn message_tokens(m: &Message, config: &Config, calibration: f64) -> u64 {
             None => {}
         }
     }
-    let text_bytes = m.bytes.saturating_sub(media_bytes) as u64;
-    let text_tokens = (text_bytes.div_ceil(bpt) as f64 * calibration.max(0.01)).ceil() as u64;
-    text_tokens + media_tokens
+    (m.bytes.saturating_sub(media_bytes) as u64, media_tokens)
 }
 
 /// Token estimate of plain text bytes.

@@ -45,6 +45,64 @@ pub struct Cadence {
     pub refusal: bool,
     /// The last selection or floor check could not compact: reason code.
     pub last_failure: Option<String>,
+    /// What recorded `refusal`: `context_refusal` (the provider refused the request for
+    /// not fitting, C-6) or `bounded_request` (a request carried the open run's results
+    /// shortened, B-3). `None` when no refusal is recorded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub refusal_source: Option<String>,
+    /// The projection anchor (C-3): the provider's count for the last answered request
+    /// sent whole. `None` after a committed rewrite, host edit, revision restore,
+    /// system-prompt update or fork, until the next answer.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub anchor: Option<Anchor>,
+    /// `boundary` as it was at the last `compact` call; a compact call that finds no
+    /// boundary observed since (no `observeUsage` / `recordRefusal`) counts as one
+    /// itself, so cadence advances for hosts that only call `compact` (C-4).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_check_boundary: Option<u64>,
+    /// The warning that the last rewrite left history at or above the threshold was
+    /// given (C-4: one warning per such rewrite).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub over_threshold_warned: bool,
+    /// The transcript a selection found nothing to fold in (C-5): while the transcript is
+    /// still exactly this (same rows, same last row), crossings do not retry; only a
+    /// refusal or `force` does.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failed_on: Option<RowsMark>,
+}
+
+/// Identifies a transcript's extent: its number of rows and the id of its last row.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct RowsMark {
+    pub rows: usize,
+    pub last_row_id: Option<String>,
+}
+
+impl RowsMark {
+    /// The mark of a transcript.
+    pub fn of(t: &crate::transcript::Transcript) -> RowsMark {
+        RowsMark { rows: t.messages.len(), last_row_id: t.messages.last().map(|m| m.id.clone()) }
+    }
+}
+
+/// The projection anchor (C-3): the input-token count a provider reported for the last
+/// answered request that was sent whole, the transcript rows that request covered, and
+/// who counted them.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Anchor {
+    /// Provider-reported input tokens of that request (cached tokens included).
+    pub input_tokens: u64,
+    /// Messages of the transcript the request carried (`rows[0..rows]`).
+    pub rows: usize,
+    /// Stable id (T-4) of the last covered message; a projection is only made when the
+    /// transcript still has this message at `rows - 1`.
+    pub last_row_id: Option<String>,
+    /// Provider that counted (host's name for it, e.g. `anthropic`), if given.
+    pub provider: Option<String>,
+    /// Model that counted, if given.
+    pub model: Option<String>,
 }
 
 /// One call folded away by a stage-2 compaction (Y-5).

@@ -23,27 +23,119 @@ pub struct Signals {
     pub request_bytes: Option<u64>,
     /// Compact regardless of the measures (a host's explicit request).
     pub force: bool,
+    /// Provider the next request goes to (the host's name for it). A projection anchor
+    /// counted by another provider is not used (C-3).
+    pub provider: Option<String>,
+    /// Model the next request goes to. An anchor counted by another model is not used (C-3).
+    pub model: Option<String>,
+    /// The check runs inside an open run (after its first response): it does not see a
+    /// recorded refusal, since a compaction there keeps the run's request and newest
+    /// round (C-6). `false` (default): the check's compaction covers the whole
+    /// transcript (a run's first check).
+    pub in_run: bool,
 }
 
 impl Signals {
+    /// Tool definitions' size, UTF-8 bytes: `toolsBytes`, else the serialized `tools`, else 0.
     pub fn tools_bytes(&self) -> u64 {
         self.tools_bytes.unwrap_or_else(|| self.tools.as_ref().map(|t| json_len(t) as u64).unwrap_or(0))
     }
+    /// The usage normalised to tokens, if given and recognised.
     pub fn usage(&self) -> Option<Usage> {
         self.usage.as_ref().and_then(normalize_usage)
     }
 }
 
-/// One measured signal: its value, the threshold it is held to, whether it crossed.
+/// The projection of the next request's input (C-2, C-3): the anchor's provider count
+/// plus an estimate of only the rows appended since, tokens.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Projection {
+    /// The anchor's provider-reported input tokens.
+    pub anchor_tokens: u64,
+    /// Estimated tokens (C-7, calibrated) of the rows appended since the anchor.
+    pub appended_tokens: u64,
+    /// How many rows were appended since the anchor.
+    pub appended_rows: usize,
+    /// `anchor_tokens + appended_tokens`.
+    pub projected_tokens: u64,
+}
+
+/// The usable projection, if any (C-3): the state has an anchor, it was counted by the
+/// provider and model the signals name (both compared as given; unnamed matches
+/// unnamed), and the transcript still holds the anchored rows (its row `rows - 1` has
+/// the anchored id). Otherwise `None`.
+pub fn projection(t: &Transcript, config: &Config, state: &SessionState, signals: &Signals) -> Option<Projection> {
+    let a = state.cadence.anchor.as_ref()?;
+    if a.provider != signals.provider || a.model != signals.model || a.rows > t.messages.len() {
+        return None;
+    }
+    if let Some(id) = &a.last_row_id {
+        let last = t.messages.get(a.rows.checked_sub(1)?)?;
+        if &last.id != id {
+            return None;
+        }
+    }
+    let cal = state.calibration();
+    let appended = t.messages.get(a.rows..).unwrap_or(&[]);
+    let appended_tokens: u64 = appended.iter().map(|m| message_tokens(m, config, cal)).sum();
+    Some(Projection { anchor_tokens: a.input_tokens, appended_tokens, appended_rows: appended.len(), projected_tokens: a.input_tokens + appended_tokens })
+}
+
+/// One measured signal: its value, the threshold it is held to, whether it crossed,
+/// and how the cadence treats a crossing (C-4, C-9).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SignalValue {
+    /// `provider_total_tokens`, `projected_input_tokens`, `estimated_transcript_tokens`,
+    /// `forecast_request_tokens`, `request_bytes`, `refusal`.
     pub name: &'static str,
-    /// `tokens` or `bytes`.
+    /// `tokens`, `bytes`, or `flag` (0/1).
     pub unit: &'static str,
     pub value: u64,
     pub threshold: u64,
     pub crossed: bool,
+    /// How a crossing is treated: `high_water` (an ordinary mark: waits for the
+    /// cadence), `recovery` (never waits, unless the last attempt failed, C-5),
+    /// `history` (recovery when the last rewrite got history under the threshold,
+    /// else waits), `refusal` (forces one compaction on a whole-transcript check).
+    pub kind: &'static str,
+}
+
+/// Where the cadence stands at this check (C-4, C-5).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CadenceView {
+    /// The boundary this check counts as.
+    pub boundary: u64,
+    pub last_attempt_boundary: Option<u64>,
+    pub min_boundaries_between: u64,
+    /// An ordinary high-water mark may compact now.
+    pub open: bool,
+    /// The last attempt failed (C-5): recovery crossings wait for the cadence too.
+    pub last_attempt_failed: bool,
+    /// The last committed rewrite left history at or above the threshold: history and
+    /// projection crossings wait for the cadence.
+    pub last_rewrite_over_threshold: bool,
+}
+
+/// A warning attached to a decision (`code`, `message`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Warning {
+    pub code: &'static str,
+    pub message: String,
+}
+
+/// The code of the C-4 warning.
+pub const HISTORY_OVER_THRESHOLD: &str = "history_over_threshold_after_rewrite";
+
+/// The C-4 warning text: names the remedies.
+pub fn history_over_threshold_message(history_tokens: u64, threshold: u64) -> String {
+    format!(
+        "the last compaction left the history at {history_tokens} estimated tokens, at or above the threshold of {threshold}: \
+         further compaction cannot recover it, so crossings wait for the cadence. Remedies: raise the context window (or the threshold), \
+         shorten the system prompt, or send fewer tools"
+    )
 }
 
 /// The floor compaction cannot remove (C-8), tokens, by part.
@@ -70,13 +162,25 @@ pub struct Floor {
 #[serde(rename_all = "camelCase")]
 pub struct Decision {
     pub compact: bool,
-    /// Stable reason code: `provider_usage_over_threshold`, `estimate_over_threshold`,
-    /// `forecast_over_threshold`, `request_bytes_over_cap`, `refusal_recovery`, `forced`,
-    /// `under_threshold`, `no_provider_usage`, `cannot_fit`.
+    /// Stable reason code: `provider_usage_over_threshold`, `projection_over_threshold`,
+    /// `estimate_over_threshold`, `forecast_over_window`, `request_bytes_over_cap`,
+    /// `refusal_recovery`, `forced`, `under_threshold`, `waiting_for_cadence`,
+    /// `unchanged_since_failed_attempt` (C-5: a selection found nothing to fold in this
+    /// very transcript),
+    /// `no_provider_usage`, `cannot_fit`.
     pub reason: String,
-    /// The signal that decided, if any.
+    /// The signal that decided, if any (`forced` for `force`).
     pub decided_by: Option<&'static str>,
     pub signals: Vec<SignalValue>,
+    /// Signals that crossed but wait for the cadence (C-4, C-5).
+    pub suppressed: Vec<&'static str>,
+    pub cadence: CadenceView,
+    /// The projection when an anchor is usable (C-3).
+    pub projection: Option<Projection>,
+    /// The check was an in-run check (it does not see a refusal, C-6).
+    pub in_run: bool,
+    /// Warnings (C-4 `history_over_threshold_after_rewrite`, not yet given).
+    pub warnings: Vec<Warning>,
     pub floor: Floor,
     pub threshold_tokens: u64,
     pub context_window: u64,
@@ -110,48 +214,88 @@ pub fn floor(t: &Transcript, config: &Config, state: &SessionState, signals: &Si
     }
 }
 
-/// Decides whether to compact now. Pure (C-9).
+/// The boundary a check at this state counts as: `boundary`, or one more when a
+/// `compact` call already ran at `boundary` (no answer observed since, C-4).
+pub fn effective_boundary(state: &SessionState) -> u64 {
+    let c = &state.cadence;
+    if c.last_check_boundary == Some(c.boundary) {
+        c.boundary + 1
+    } else {
+        c.boundary
+    }
+}
+
+/// Decides whether to compact now. Pure (C-9): every signal with its value, threshold
+/// and whether it crossed; which one decided; what waits for the cadence.
 ///
 /// - `provider_usage` mode (C-1): compact when the provider-reported total tokens >=
 ///   `threshold_pct x context_window`; no local estimate.
-/// - `signals` mode (C-2): also the estimate of the transcript, the forecast with tool
-///   definitions and output reserve, request bytes against `max_request_bytes`, and a
-///   recorded refusal (C-6).
+/// - `signals` mode (C-2): also the projection (C-3), the estimate of the transcript,
+///   the forecast with tool definitions and output reserve against the window, request
+///   bytes against `threshold_pct x max_request_bytes`, and a recorded refusal (C-6).
+///
+/// Cadence (C-4, C-5): see [`Config::min_boundaries_between`] and [`SignalValue::kind`].
+/// A recorded refusal compacts once on a whole-transcript check (`in_run: false`)
+/// whatever the measures and the cadence say; in-run checks do not see it.
 ///
 /// When a compaction is called for but the floor is over budget, the decision is
 /// `compact: false, reason: "cannot_fit"` (C-8): no summary call can help.
 pub fn decide(t: &Transcript, config: &Config, state: &SessionState, signals: &Signals) -> Decision {
     let threshold = config.threshold_tokens();
+    let c = &state.cadence;
+    let boundary = effective_boundary(state);
+    let cadence_open = config.min_boundaries_between == 0 || c.last_attempt_boundary.map_or(true, |b| boundary.saturating_sub(b) >= config.min_boundaries_between);
+    let last_failed = c.last_failure.as_deref().is_some_and(|f| f != "cannot_fit") && c.last_attempt_boundary.is_some();
+    let rewrite_over = c.last_rewrite_tokens.is_some_and(|r| r >= threshold);
     let mut out: Vec<SignalValue> = Vec::new();
     let usage = signals.usage();
     if let Some(u) = usage {
-        out.push(SignalValue { name: "provider_total_tokens", unit: "tokens", value: u.total_tokens, threshold, crossed: u.total_tokens >= threshold });
+        out.push(SignalValue { name: "provider_total_tokens", unit: "tokens", value: u.total_tokens, threshold, crossed: u.total_tokens >= threshold, kind: "high_water" });
     }
+    let mut proj = None;
     if config.trigger == TriggerMode::Signals {
         let cal = state.calibration();
-        let est: u64 = t.messages.iter().map(|m| message_tokens(m, config, cal)).sum::<u64>()
-            + text_tokens(t.envelope.bytes() + crate::session::findings_bytes(&state.findings), config, cal);
-        out.push(SignalValue { name: "estimated_transcript_tokens", unit: "tokens", value: est, threshold, crossed: est >= threshold });
+        proj = projection(t, config, state, signals);
+        if let Some(p) = proj {
+            // An anchor already at or over the threshold waits for the cadence, like the
+            // provider's count; a crossing through what was appended is recovery.
+            let kind = if p.anchor_tokens >= threshold { "high_water" } else { "history" };
+            out.push(SignalValue { name: "projected_input_tokens", unit: "tokens", value: p.projected_tokens, threshold, crossed: p.projected_tokens >= threshold, kind });
+        }
+        let est: u64 = t.messages.iter().map(|m| message_tokens(m, config, cal)).sum::<u64>() + text_tokens(t.envelope.bytes() + crate::session::findings_bytes(&state.findings), config, cal);
+        out.push(SignalValue { name: "estimated_transcript_tokens", unit: "tokens", value: est, threshold, crossed: est >= threshold, kind: "history" });
         let forecast = est + text_tokens(signals.tools_bytes() as usize, config, cal) + config.output_reserve();
         let budget = config.context_window;
-        out.push(SignalValue { name: "forecast_request_tokens", unit: "tokens", value: forecast, threshold: budget, crossed: forecast >= budget });
+        out.push(SignalValue { name: "forecast_request_tokens", unit: "tokens", value: forecast, threshold: budget, crossed: forecast >= budget, kind: "history" });
         if let Some(cap) = config.max_request_bytes {
             let bytes = signals.request_bytes.unwrap_or_else(|| (t.messages.iter().map(|m| m.bytes).sum::<usize>() + t.envelope.bytes()) as u64 + signals.tools_bytes());
             let limit = (cap as f64 * config.threshold_pct).ceil() as u64;
-            out.push(SignalValue { name: "request_bytes", unit: "bytes", value: bytes, threshold: limit, crossed: bytes >= limit });
+            out.push(SignalValue { name: "request_bytes", unit: "bytes", value: bytes, threshold: limit, crossed: bytes >= limit, kind: "recovery" });
         }
+        let seen = c.refusal && !signals.in_run;
+        out.push(SignalValue { name: "refusal", unit: "flag", value: u64::from(seen), threshold: 1, crossed: seen, kind: "refusal" });
+    }
+    // C-5: a selection that found nothing to fold is not retried on the same transcript.
+    let unchanged = c.failed_on.as_ref().is_some_and(|f| *f == crate::state::RowsMark::of(t));
+    let allowed = |s: &SignalValue| match s.kind {
+        "refusal" => true,
+        _ if unchanged => false,
+        "high_water" => cadence_open,
+        "history" if rewrite_over => cadence_open,
+        _ => cadence_open || !last_failed,
+    };
+    let mut decided_by = out.iter().find(|s| s.crossed && s.kind == "refusal").or_else(|| out.iter().find(|s| s.crossed && allowed(s))).map(|s| s.name);
+    let suppressed: Vec<&'static str> = out.iter().filter(|s| s.crossed && !allowed(s)).map(|s| s.name).collect();
+    let mut warnings = Vec::new();
+    if rewrite_over && !c.over_threshold_warned && out.iter().any(|s| s.crossed && s.kind == "history") {
+        warnings.push(Warning { code: HISTORY_OVER_THRESHOLD, message: history_over_threshold_message(c.last_rewrite_tokens.unwrap_or(0), threshold) });
     }
     let fl = floor(t, config, state, signals);
-    let mut decided_by = out.iter().find(|s| s.crossed).map(|s| s.name);
     let reason: String;
     let mut compact = decided_by.is_some();
-    if signals.force {
+    if signals.force && !compact {
         compact = true;
-        decided_by = decided_by.or(Some("forced"));
-    }
-    if config.trigger == TriggerMode::Signals && state.cadence.refusal && !compact {
-        compact = true;
-        decided_by = Some("refusal");
+        decided_by = Some("forced");
     }
     if compact && fl.total_tokens >= fl.budget_tokens {
         compact = false;
@@ -159,6 +303,7 @@ pub fn decide(t: &Transcript, config: &Config, state: &SessionState, signals: &S
     } else if compact {
         reason = match decided_by {
             Some("provider_total_tokens") => "provider_usage_over_threshold",
+            Some("projected_input_tokens") => "projection_over_threshold",
             Some("estimated_transcript_tokens") => "estimate_over_threshold",
             Some("forecast_request_tokens") => "forecast_over_window",
             Some("request_bytes") => "request_bytes_over_cap",
@@ -166,10 +311,35 @@ pub fn decide(t: &Transcript, config: &Config, state: &SessionState, signals: &S
             _ => "forced",
         }
         .into();
+    } else if !suppressed.is_empty() && unchanged {
+        reason = "unchanged_since_failed_attempt".into();
+    } else if !suppressed.is_empty() {
+        reason = "waiting_for_cadence".into();
     } else if config.trigger == TriggerMode::ProviderUsage && usage.is_none() {
         reason = "no_provider_usage".into();
     } else {
         reason = "under_threshold".into();
     }
-    Decision { compact, reason, decided_by, signals: out, floor: fl, threshold_tokens: threshold, context_window: config.context_window }
+    let cadence = CadenceView {
+        boundary,
+        last_attempt_boundary: c.last_attempt_boundary,
+        min_boundaries_between: config.min_boundaries_between,
+        open: cadence_open,
+        last_attempt_failed: last_failed,
+        last_rewrite_over_threshold: rewrite_over,
+    };
+    Decision {
+        compact,
+        reason,
+        decided_by,
+        signals: out,
+        suppressed,
+        cadence,
+        projection: proj,
+        in_run: signals.in_run,
+        warnings,
+        floor: fl,
+        threshold_tokens: threshold,
+        context_window: config.context_window,
+    }
 }

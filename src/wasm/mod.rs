@@ -22,6 +22,7 @@ use wasm_bindgen_futures::JsFuture;
 
 mod memory;
 mod session;
+mod capacity;
 
 /// The package version (Cargo.toml `version`).
 #[wasm_bindgen]
@@ -152,7 +153,7 @@ pub(crate) fn parse_signals(v: &JsValue) -> Result<Signals, JsValue> {
     let mut j = to_json(v, "signals")?;
     if let Value::Object(map) = &mut j {
         // hooks objects may carry functions; JSON drops them, and unknown keys are ignored.
-        map.retain(|k, _| matches!(k.as_str(), "usage" | "tools" | "toolsBytes" | "requestBytes" | "force"));
+        map.retain(|k, _| matches!(k.as_str(), "usage" | "tools" | "toolsBytes" | "requestBytes" | "force" | "provider" | "model" | "inRun"));
     } else {
         j = Value::Object(Default::default());
     }

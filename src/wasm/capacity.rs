@@ -1,0 +1,78 @@
+//! Capacity operations on `ContextCompactor` (C-3, C-6, C-7, B-1..B-3): what the host
+//! reports between checks, and per-request bounding. Each returns plain JSON; none
+//! touches the stored transcript.
+
+use super::{from_json, js_error, resolve_format, to_json, ContextCompactor};
+use crate::bound::{bound_request, BoundOptions};
+use crate::capacity::{note_transcript_edit, observe_usage, record_refusal, EditKind, Observation};
+use crate::error::{Error, ErrorCode};
+use crate::formats;
+use crate::state::SessionState;
+use serde_json::Value;
+use wasm_bindgen::prelude::*;
+
+fn state_of(v: &JsValue) -> Result<SessionState, JsValue> {
+    SessionState::from_json(&to_json(v, "state")?).map_err(|e| js_error(&e))
+}
+
+fn state_json(s: &SessionState) -> Result<JsValue, JsValue> {
+    from_json(&serde_json::to_value(s).unwrap_or(Value::Null))
+}
+
+fn options<T: serde::de::DeserializeOwned + Default>(v: &JsValue, what: &str) -> Result<T, JsValue> {
+    let j = to_json(v, what)?;
+    if j.is_null() {
+        return Ok(T::default());
+    }
+    serde_json::from_value(j).map_err(|e| js_error(&Error::new(ErrorCode::InvalidConfig, format!("{what}: {e}"))))
+}
+
+#[wasm_bindgen]
+impl ContextCompactor {
+    /// `observeUsage(state, transcript, { usage, provider?, model?, bounded?, tools?, toolsBytes? })`
+    /// -> new state. Records an answered request: `transcript` as that request carried it
+    /// (before the answer). Sent whole: anchors the projection (count, rows, provider,
+    /// model), calibrates the estimate, clears a recorded refusal. `bounded: true`
+    /// (the request carried shortened results): anchors nothing, keeps the refusal.
+    #[wasm_bindgen(js_name = observeUsage)]
+    pub fn observe_usage(&self, state: JsValue, transcript: JsValue, observation: JsValue) -> Result<JsValue, JsValue> {
+        let state = state_of(&state)?;
+        let doc = to_json(&transcript, "transcript")?;
+        let format = resolve_format(self.format, &doc)?;
+        let t = formats::decode(format, doc).map_err(|e| js_error(&e))?;
+        let obs: Observation = options(&observation, "observation")?;
+        state_json(&observe_usage(&state, &t, &self.config, &obs))
+    }
+
+    /// `recordRefusal(state)` -> new state: the provider refused a request for not
+    /// fitting the context; the next whole-transcript check compacts once (C-6).
+    #[wasm_bindgen(js_name = recordRefusal)]
+    pub fn record_refusal(&self, state: JsValue) -> Result<JsValue, JsValue> {
+        state_json(&record_refusal(&state_of(&state)?))
+    }
+
+    /// `noteTranscriptEdit(state, kind)` -> new state. `kind`: `edit`, `revision_restore`,
+    /// `system_prompt`, `fork`. Drops the projection anchor; `edit` and `fork` also drop
+    /// a recorded refusal (C-3, C-6). Throws `invalid_config` for another kind.
+    #[wasm_bindgen(js_name = noteTranscriptEdit)]
+    pub fn note_transcript_edit(&self, state: JsValue, kind: &str) -> Result<JsValue, JsValue> {
+        let kind = EditKind::parse(kind).map_err(|e| js_error(&e))?;
+        state_json(&note_transcript_edit(&state_of(&state)?, kind))
+    }
+
+    /// `boundRequest(state, transcript, { maxRequestBytes?, inputBudgetTokens?, tools?,
+    /// toolsBytes?, requestBytes?, compaction? })` -> `{ request, bounded: [{ callId,
+    /// name, offset, keptBytes, wholeBytes, mediaOmitted }], limit, before, after, fits,
+    /// event, state }` (B-1..B-3). `request` is the request view to send; the stored
+    /// transcript is not touched.
+    #[wasm_bindgen(js_name = boundRequest)]
+    pub fn bound_request(&self, state: JsValue, transcript: JsValue, opts: JsValue) -> Result<JsValue, JsValue> {
+        let state = state_of(&state)?;
+        let doc = to_json(&transcript, "transcript")?;
+        let format = resolve_format(self.format, &doc)?;
+        let t = formats::decode(format, doc).map_err(|e| js_error(&e))?;
+        let opts: BoundOptions = options(&opts, "options")?;
+        let out = bound_request(&t, &self.config, &state, &opts).map_err(|e| js_error(&e))?;
+        from_json(&out.to_json())
+    }
+}
