@@ -1,7 +1,10 @@
 //! Property tests over random OpenAI-chat and Anthropic transcripts (default profile):
 //! the job never panics and returns Ok; a committed rewrite keeps pairing valid (F-2,
 //! S-4), never splits a tool exchange, partitions the source (W-1), keeps the system
-//! rows and the newest user request (S-1, S-9) and shrinks the transcript (W-2).
+//! rows and the newest user request (S-1, S-9) and shrinks the transcript (W-2);
+//! injected context stays glued to its request (S-7), a stage-2 fold keeps the run's
+//! newest round and names the folded calls (S-6, Y-5), and memory never indexes
+//! injected context or summaries (M-1).
 
 mod common;
 use common::fake_summary;
@@ -38,6 +41,8 @@ enum Seg {
     Asst(String),
     /// Parallel calls: (arguments text, result body, is_error, stamped artifact).
     Tools(Vec<(String, String, bool, bool)>),
+    /// Host-injected context (T-2, S-7).
+    Injected(String),
 }
 
 fn seg() -> impl Strategy<Value = Seg> {
@@ -45,6 +50,7 @@ fn seg() -> impl Strategy<Value = Seg> {
         3 => text(60).prop_map(Seg::User),
         3 => text(60).prop_map(Seg::Asst),
         3 => prop::collection::vec((text(20), body(), any::<bool>(), any::<bool>()), 1..=3).prop_map(Seg::Tools),
+        1 => text(30).prop_map(Seg::Injected),
     ]
 }
 
@@ -86,6 +92,7 @@ fn build(inp: &Input) -> (Format, Value) {
     for (k, s) in inp.segs.iter().enumerate() {
         match s {
             Seg::User(t) => rows.push(json!({ "role": "user", "content": t })),
+            Seg::Injected(t) => rows.push(json!({ "role": "user", "content": format!("[context] {t}"), "transcript_role": "injected_context" })),
             Seg::Asst(t) if inp.anthropic => rows.push(json!({ "role": "assistant", "content": [{ "type": "text", "text": t }] })),
             Seg::Asst(t) => rows.push(json!({ "role": "assistant", "content": t })),
             Seg::Tools(cs) => {
@@ -177,6 +184,33 @@ proptest! {
             let r = rw.retained.iter().find(|r| r.source == last);
             prop_assert!(r.is_some(), "newest request {} kept", last);
             prop_assert_eq!(&t.messages[r.unwrap().offset].raw, &source.messages[last].raw);
+        }
+        // S-7: injected context right before the newest request stays glued to it
+        if let Some(last) = source.messages.iter().rposition(|m| m.starts_turn()) {
+            let mut k = last;
+            while k > 0 && source.messages[k - 1].provenance.transcript_role == context_compactor::transcript::TranscriptRole::InjectedContext {
+                k -= 1;
+                prop_assert!(ret.contains(&k), "injected row {} glued to request {} kept", k, last);
+            }
+            // S-6 stage 2: the run's newest round (from its last assistant row) is kept verbatim
+            if rw.stage == context_compactor::select::Stage::InRun {
+                if let Some(a) = source.messages.iter().rposition(|m| m.role == Role::Assistant).filter(|&a| a > last) {
+                    for j in a..source.messages.len() {
+                        prop_assert!(ret.contains(&j), "newest-round row {} kept in stage 2", j);
+                    }
+                }
+                // Y-5: the summary names the calls folded from the run's earlier rounds
+                let folded_calls = rw.discarded.iter().filter(|&&d| d > last).any(|&d| source.messages[d].has_calls());
+                if folded_calls {
+                    prop_assert!(rw.summary.text.contains("Calls already run"), "ledger in stage-2 summary");
+                }
+            }
+        }
+        // M-1: nothing injected or summarized is projected into memory
+        if let Some(batch) = out.memory.as_ref() {
+            for r in &batch.records {
+                prop_assert!(!r.content.starts_with("[context]") && !r.content.starts_with("[summary]"), "{}", r.content);
+            }
         }
         // W-2: smaller
         prop_assert!(out.after.bytes < out.before.bytes, "{} < {}", out.after.bytes, out.before.bytes);
