@@ -7,7 +7,8 @@
 // on an instantiated module; start-up is also reported as a ratio to it.
 // Usage: npm run bench:size [-- file.wasm ...] [-- --runs N] [-- --json]
 import { readFile } from 'node:fs/promises'
-import { basename, resolve } from 'node:path'
+import { existsSync } from 'node:fs'
+import { basename, dirname, resolve } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { pathToFileURL, fileURLToPath } from 'node:url'
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib'
@@ -21,13 +22,18 @@ const files = args.filter((a, i) => a.endsWith('.wasm') && args[i - 1] !== '--ru
 if (files.length === 0) files.push(resolve(root, 'pkg/web/context_compactor_bg.wasm'))
 
 const median = (xs) => { const s = [...xs].sort((a, b) => a - b); const m = s.length >> 1; return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2 }
-const glue = pathToFileURL(resolve(root, 'pkg/web/context_compactor.js')).href
+// The wasm-bindgen glue must come from the same wasm-bindgen run as the module: use the
+// context_compactor.js next to the .wasm, else the package's pkg/web one.
+const glueFor = (file) => {
+  const near = resolve(dirname(file), 'context_compactor.js')
+  return pathToFileURL(existsSync(near) ? near : resolve(root, 'pkg/web/context_compactor.js')).href
+}
 const { runGolden } = await import(pathToFileURL(resolve(root, 'tests/runtime/golden.mjs')).href)
 const golden = JSON.parse(await readFile(resolve(root, 'tests/fixtures/golden.json'), 'utf8'))
 const expected = JSON.parse(await readFile(resolve(root, 'tests/fixtures/golden.expected.json'), 'utf8'))
 let fresh = 0
 
-async function startup(bytes) {
+async function startup(bytes, glue) {
   // A fresh instance of the glue module each time (a new URL = a new module record).
   const api = await import(`${glue}?instance=${fresh++}`)
   const t0 = performance.now()
@@ -41,11 +47,11 @@ for (const file of files) {
   const bytes = await readFile(file)
   const gzip = gzipSync(bytes, { level: 9 }).length
   const brotli = brotliCompressSync(bytes, { params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: bytes.length } }).length
-  await startup(bytes) // warm-up (V8 caches nothing across distinct modules, but the glue and JIT settle)
+  await startup(bytes, glueFor(file)) // warm-up (V8 caches nothing across distinct modules, but the glue and JIT settle)
   const starts = []
   const compactions = []
   for (let i = 0; i < runs; i++) {
-    const { ms, api } = await startup(bytes)
+    const { ms, api } = await startup(bytes, glueFor(file))
     starts.push(ms)
     const t0 = performance.now()
     const r = await runGolden(api, golden)
