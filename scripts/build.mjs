@@ -2,6 +2,9 @@
 // Build the wasm module and the two wasm-bindgen outputs the package ships:
 //   pkg/node  (--target nodejs, CommonJS; loads the .wasm synchronously with fs)
 //   pkg/web   (--target web, ESM; `init()` / `initSync()` instantiate the .wasm)
+// Size settings (README "Runtimes and size"): Cargo release profile opt-level "z", lto,
+// codegen-units 1, panic abort; no name/producers sections. wasm-opt (binaryen) was
+// measured and not adopted: smaller raw, but larger gzip/brotli and slower.
 // Usage: node scripts/build.mjs   (or: npm run build)
 import { spawnSync } from 'node:child_process'
 import { rmSync, writeFileSync } from 'node:fs'
@@ -28,7 +31,9 @@ const wasm = join(isAbsolute(targetDir) ? targetDir : join(root, targetDir),
 
 for (const [target, outDir] of [['nodejs', 'pkg/node'], ['web', 'pkg/web']]) {
   rmSync(join(root, outDir), { recursive: true, force: true })
-  run('wasm-bindgen', [wasm, '--target', target, '--out-dir', outDir])
+  // Names and producers sections are debug metadata (~150 KB of names); not shipped.
+  run('wasm-bindgen', [wasm, '--target', target, '--out-dir', outDir, '--remove-name-section', '--remove-producers-section'])
 }
+
 // The package is "type": "module"; the nodejs output is CommonJS, so mark its folder.
 writeFileSync(join(root, 'pkg/node/package.json'), '{ "type": "commonjs" }\n')

@@ -1,0 +1,74 @@
+#!/usr/bin/env node
+// Size and start-up benchmark (not a test): for each .wasm given (default: the built
+// pkg/web/context_compactor_bg.wasm) reports the size raw, gzip (level 9) and brotli
+// (quality 11) via node:zlib, and the median time to compile + instantiate it in Node
+// (WebAssembly.compile + the web build's initSync in a fresh module instance). The
+// baseline measured in the same run is one golden compaction (tests/fixtures/golden.json)
+// on an instantiated module; start-up is also reported as a ratio to it.
+// Usage: npm run bench:size [-- file.wasm ...] [-- --runs N] [-- --json]
+import { readFile } from 'node:fs/promises'
+import { existsSync } from 'node:fs'
+import { basename, dirname, resolve } from 'node:path'
+import { performance } from 'node:perf_hooks'
+import { pathToFileURL, fileURLToPath } from 'node:url'
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib'
+
+const root = resolve(fileURLToPath(new URL('..', import.meta.url)))
+const args = process.argv.slice(2)
+const runsAt = args.indexOf('--runs')
+const runs = runsAt >= 0 ? Number(args[runsAt + 1]) : 15
+const json = args.includes('--json')
+const files = args.filter((a, i) => a.endsWith('.wasm') && args[i - 1] !== '--runs')
+if (files.length === 0) files.push(resolve(root, 'pkg/web/context_compactor_bg.wasm'))
+
+const median = (xs) => { const s = [...xs].sort((a, b) => a - b); const m = s.length >> 1; return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2 }
+// The wasm-bindgen glue must come from the same wasm-bindgen run as the module: use the
+// context_compactor.js next to the .wasm, else the package's pkg/web one.
+const glueFor = (file) => {
+  const near = resolve(dirname(file), 'context_compactor.js')
+  return pathToFileURL(existsSync(near) ? near : resolve(root, 'pkg/web/context_compactor.js')).href
+}
+const { runGolden } = await import(pathToFileURL(resolve(root, 'tests/runtime/golden.mjs')).href)
+const golden = JSON.parse(await readFile(resolve(root, 'tests/fixtures/golden.json'), 'utf8'))
+const expected = JSON.parse(await readFile(resolve(root, 'tests/fixtures/golden.expected.json'), 'utf8'))
+let fresh = 0
+
+async function startup(bytes, glue) {
+  // A fresh instance of the glue module each time (a new URL = a new module record).
+  const api = await import(`${glue}?instance=${fresh++}`)
+  const t0 = performance.now()
+  const module = await WebAssembly.compile(bytes)
+  api.initSync({ module })
+  return { ms: performance.now() - t0, api }
+}
+
+const rows = []
+for (const file of files) {
+  const bytes = await readFile(file)
+  const gzip = gzipSync(bytes, { level: 9 }).length
+  const brotli = brotliCompressSync(bytes, { params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: bytes.length } }).length
+  await startup(bytes, glueFor(file)) // warm-up (V8 caches nothing across distinct modules, but the glue and JIT settle)
+  const starts = []
+  const compactions = []
+  for (let i = 0; i < runs; i++) {
+    const { ms, api } = await startup(bytes, glueFor(file))
+    starts.push(ms)
+    const t0 = performance.now()
+    const r = await runGolden(api, golden)
+    compactions.push(performance.now() - t0)
+    if (r.sha256 !== expected.sha256) throw new Error(`${file}: golden compaction differs from tests/fixtures/golden.expected.json`)
+  }
+  const s = median(starts)
+  const c = median(compactions)
+  rows.push({ file: basename(file), path: file, raw: bytes.length, gzip, brotli, startupMs: +s.toFixed(2), goldenCompactMs: +c.toFixed(2), startupPerCompaction: +(s / c).toFixed(2), runs })
+}
+
+if (json) console.log(JSON.stringify(rows, null, 2))
+else {
+  const kb = (n) => `${(n / 1024).toFixed(1)} KiB`
+  console.log(`node ${process.version}, ${runs} runs, medians`)
+  console.log('file | raw | gzip | brotli | compile+instantiate | golden compaction (baseline) | ratio')
+  for (const r of rows) {
+    console.log(`${r.path} | ${kb(r.raw)} | ${kb(r.gzip)} | ${kb(r.brotli)} | ${r.startupMs} ms | ${r.goldenCompactMs} ms | ${r.startupPerCompaction}x`)
+  }
+}

@@ -1,0 +1,143 @@
+// J-5: the golden transcript compacted in every runtime gives the same result bytes as
+// the fixture generated in Node (scripts/golden.mjs). Each runtime runs for real: Node ESM
+// and CJS, Deno (npm package `deno`), workerd (npm package `workerd`, a worker bundled the
+// way wrangler does it and serving on loopback), and an esbuild browser bundle.
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { execFile, spawn } from 'node:child_process'
+import { copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+import { promisify } from 'node:util'
+import * as esbuild from 'esbuild'
+import * as api from 'context-compactor'
+import { runGolden, sha256Hex } from '../runtime/golden.mjs'
+
+const root = fileURLToPath(new URL('../../', import.meta.url))
+const bin = (name) => join(root, 'node_modules', '.bin', name)
+const expected = JSON.parse(await readFile(join(root, 'tests/fixtures/golden.expected.json'), 'utf8'))
+const golden = await readFile(join(root, 'tests/fixtures/golden.json'), 'utf8')
+const run = promisify(execFile)
+
+function assertGolden(got, where) {
+  assert.equal(got.status, 'compacted', `${where}: status`)
+  assert.equal(got.bytes, expected.bytes, `${where}: byte length`)
+  assert.equal(got.sha256, expected.sha256, `${where}: SHA-256 of JSON.stringify(result)`)
+}
+
+test('J-5 golden fixture: the golden transcript is openai-chat with parallel tool calls and compacts', () => {
+  const doc = JSON.parse(golden)
+  assert.equal(api.detectFormat(doc), 'openai-chat')
+  assert.ok(doc.messages.length >= 30)
+  assert.ok(doc.messages.some((m) => (m.tool_calls ?? []).length >= 2), 'has a parallel tool call')
+  assert.equal(expected.status, 'compacted')
+})
+
+test('J-5 Node ESM (node + import condition) matches the golden bytes', async () => {
+  assertGolden(await runGolden(api, JSON.parse(golden)), 'node esm')
+})
+
+test('J-5 Node CJS (node + require condition) matches the golden bytes', async () => {
+  const { stdout } = await run(process.execPath, [join(root, 'tests/runtime/cjs-golden.cjs')], { cwd: root })
+  const got = JSON.parse(stdout)
+  assert.equal(got.format, 'openai-chat')
+  assertGolden(got, 'node cjs')
+})
+
+test('J-5 Deno (web build, init() fetches the .wasm) matches the golden bytes', async () => {
+  const { stdout } = await run(bin('deno'), ['run', '--no-prompt', `--allow-read=${root}`, join(root, 'tests/runtime/deno-golden.mjs')],
+    { cwd: root, env: { ...process.env, DENO_NO_UPDATE_CHECK: '1', NO_COLOR: '1' } })
+  const got = JSON.parse(stdout.trim().split('\n').pop())
+  assert.match(got.runtime, /^deno \d+\./)
+  assertGolden(got, 'deno')
+})
+
+/** Bundle like wrangler: workerd/worker/browser conditions, .wasm kept as a module. */
+async function bundleWorker(dir) {
+  await esbuild.build({
+    entryPoints: [join(root, 'tests/workerd/worker.mjs')], bundle: true, format: 'esm', platform: 'neutral',
+    conditions: ['workerd', 'worker', 'browser'], outfile: join(dir, 'worker.js'), logLevel: 'error',
+    plugins: [{ name: 'wasm-module', setup(b) { b.onResolve({ filter: /\.wasm$/ }, () => ({ path: 'context_compactor_bg.wasm', external: true })) } }],
+  })
+  await copyFile(join(root, 'pkg/web/context_compactor_bg.wasm'), join(dir, 'context_compactor_bg.wasm'))
+  await writeFile(join(dir, 'config.capnp'), `using Workerd = import "/workerd/workerd.capnp";
+const config :Workerd.Config = (
+  services = [(name = "main", worker = .worker)],
+  sockets = [(name = "http", address = "127.0.0.1:0", http = (), service = "main")],
+);
+const worker :Workerd.Worker = (
+  modules = [
+    (name = "worker.js", esModule = embed "worker.js"),
+    (name = "context_compactor_bg.wasm", wasm = embed "context_compactor_bg.wasm"),
+  ],
+  compatibilityDate = "2025-01-01",
+);
+`)
+}
+
+async function freePort() {
+  const srv = createServer()
+  await new Promise((resolve) => srv.listen(0, '127.0.0.1', resolve))
+  const { port } = srv.address()
+  await new Promise((resolve) => srv.close(resolve))
+  return port
+}
+
+test('J-5 workerd (workerd condition, wasm handed in as a Module) compacts a POSTed transcript to the golden bytes', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'cc-workerd-'))
+  const port = await freePort()
+  let log = ''
+  let child
+  try {
+    await bundleWorker(dir)
+    const bundle = await readFile(join(dir, 'worker.js'), 'utf8')
+    assert.match(bundle, /initSync\(\{ module: /, 'the workerd entry (and its initSync) is in the bundle')
+    child = spawn(bin('workerd'), ['serve', join(dir, 'config.capnp'), '--socket-addr', `http=127.0.0.1:${port}`], { cwd: dir })
+    child.stdout.on('data', (d) => { log += d })
+    child.stderr.on('data', (d) => { log += d })
+    const url = `http://127.0.0.1:${port}/`
+    let hello
+    for (let i = 0; i < 150 && hello === undefined; i++) {
+      try { hello = await (await fetch(url)).text() } catch { await new Promise((r) => setTimeout(r, 100)) }
+      assert.equal(child.exitCode, null, `workerd exited early:\n${log}`)
+    }
+    assert.equal(hello, `context-compactor ${api.version()}\n`, `workerd answered GET:\n${log}`)
+    const res = await fetch(url, { method: 'POST', body: golden, headers: { 'content-type': 'application/json' } })
+    const text = await res.text()
+    assert.equal(res.status, 200, text)
+    assertGolden({ status: JSON.parse(text).status, bytes: Buffer.byteLength(text), sha256: await sha256Hex(text) }, 'workerd')
+    const bad = await fetch(url, { method: 'POST', body: '{"messages": 3}' })
+    assert.equal(bad.status, 400)
+    assert.equal(typeof (await bad.json()).error.code, 'string', 'errors carry a code across the worker')
+  } finally {
+    if (child && child.exitCode === null) {
+      const exited = new Promise((resolve) => child.once('exit', resolve))
+      child.kill('SIGTERM')
+      await exited
+    }
+    await rm(dir, { recursive: true, force: true })
+  }
+})
+
+test('J-5 esbuild browser bundle of the package loads with initSync and matches the golden bytes', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'cc-esbuild-'))
+  try {
+    const entry = join(root, 'tests/runtime/bundle-entry.mjs')
+    const result = await esbuild.build({
+      entryPoints: [entry], bundle: true, format: 'esm', platform: 'browser', outfile: join(dir, 'bundle.mjs'),
+      absWorkingDir: root, logLevel: 'error', metafile: true, minify: true,
+    })
+    const inputs = Object.keys(result.metafile.inputs)
+    assert.ok(inputs.some((p) => p.endsWith('pkg/web/context_compactor.js')), `browser condition picks the web build: ${inputs}`)
+    assert.ok(!inputs.some((p) => p.includes('pkg/node')), 'no node build in a browser bundle')
+    const bundle = await readFile(join(dir, 'bundle.mjs'), 'utf8')
+    assert.doesNotMatch(bundle, /from\s*"node:|require\(/, 'no Node built-ins in the bundle')
+    const mod = await import(pathToFileURL(join(dir, 'bundle.mjs')).href)
+    mod.initSync({ module: await readFile(join(root, 'pkg/web/context_compactor_bg.wasm')) })
+    assertGolden(await runGolden(mod, JSON.parse(golden)), 'esbuild bundle')
+  } finally {
+    await rm(dir, { recursive: true, force: true })
+  }
+})
