@@ -11,7 +11,7 @@
 
 use crate::config::Config;
 use crate::error::{Error, ErrorCode, Result};
-use crate::evict::{evict, Evicted, EvictedBody};
+use crate::evict::{evict_sparse, Evicted, EvictedBody};
 use crate::formats::{self, encode, message_from_raw, Format, View};
 use crate::measure::{transcript_size, Size};
 use crate::rewrite::{provenance, validate, Expectations, Origin, Retained, Splice};
@@ -204,6 +204,18 @@ impl Job {
         self.source.format
     }
 
+    fn take_source(&mut self) -> Transcript {
+        let empty = Transcript { format: self.source.format, messages: Vec::new(), envelope: Default::default() };
+        std::mem::replace(&mut self.source, empty)
+    }
+
+    /// Gives back the transcript the job was started with, untouched, when the job did
+    /// not finish (e.g. [`Job::resume`] returned an error). After a `Done` step the
+    /// transcript has moved into the [`Outcome`] and this is empty.
+    pub fn into_transcript(self) -> Transcript {
+        self.source
+    }
+
     /// Advances the job. Pass `None` first, then the [`Reply`] to each `Summarize`.
     ///
     /// Errors: `protocol_error` when a reply is given that was not asked for (or none
@@ -233,7 +245,8 @@ impl Job {
             status,
             reason,
             decision,
-            transcript: self.source.clone(),
+            // The job is finished: the untouched source moves out instead of a copy.
+            transcript: self.take_source(),
             rewrite: None,
             before,
             after: before,
@@ -286,10 +299,22 @@ impl Job {
         };
         self.events.push(event("compaction_started", json!({ "stage": selection.stage, "fold": selection.fold.len(), "reason": decision.reason })));
         // E-1: evict first, on a copy of the folded rows.
-        let (copies, evicted, bodies) = evict(self.format(), &self.source.messages, &selection.fold, &self.config)?;
-        self.evicted = evicted;
-        self.bodies = bodies;
-        let rendered: Vec<String> = selection.fold.iter().zip(copies.iter()).map(|(o, m)| render_message(*o, m)).collect();
+        // Only the edited rows are copied; the others render from the source.
+        let sparse = evict_sparse(self.format(), &self.source.messages, &selection.fold, &self.config)?;
+        self.evicted = sparse.evicted;
+        self.bodies = sparse.bodies;
+        let mut edited = sparse.copies.iter().peekable();
+        let mut rendered: Vec<String> = Vec::with_capacity(selection.fold.len());
+        for (k, &o) in selection.fold.iter().enumerate() {
+            match edited.next_if(|(i, _)| *i == k) {
+                Some((_, m)) => rendered.push(render_message(o, m)),
+                None => {
+                    if let Some(m) = self.source.messages.get(o) {
+                        rendered.push(render_message(o, m));
+                    }
+                }
+            }
+        }
         self.selection = Some(selection);
         if self.opts.has_summarizer {
             let request = summary_request(&rendered, &self.config, SUMMARY_PROMPT);
@@ -546,8 +571,10 @@ impl Job {
         let Some(summary) = self.summary.clone() else {
             return Err(Error::new(ErrorCode::ProtocolError, "no summary"));
         };
+        // The new rows move into the new transcript; their origins stay beside them.
+        let (origins, new_msgs): (Vec<Origin>, Vec<Message>) = std::mem::take(&mut self.rows).into_iter().unzip();
+        let new_t = Transcript { format: self.source.format, messages: new_msgs, envelope: self.source.envelope.clone() };
         let msgs = &self.source.messages;
-        let new_t = Transcript { format: self.source.format, messages: self.rows.iter().map(|(_, m)| m.clone()).collect(), envelope: self.source.envelope.clone() };
         // Protected source rows: system head, pinned rows, the newest request and
         // everything after the fold's protected tail.
         let mut protected: Vec<usize> = (0..sel.head_end).collect();
@@ -555,7 +582,7 @@ impl Job {
         if let Some(r) = sel.run_start {
             protected.push(r);
         }
-        let refs: Vec<(Origin, &Message)> = self.rows.iter().map(|(o, m)| (o.clone(), m)).collect();
+        let refs: Vec<(Origin, &Message)> = origins.into_iter().zip(new_t.messages.iter()).collect();
         let checks = match validate(&Expectations { source: &self.source, rows: &refs, protected: &protected, summary_at: summary.offset, new_transcript: &new_t }) {
             Ok(c) => c,
             Err(e) => {

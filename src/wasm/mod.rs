@@ -20,6 +20,8 @@ use serde_json::Value;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
+mod live;
+
 /// The package version (Cargo.toml `version`).
 #[wasm_bindgen]
 pub fn version() -> String {
@@ -178,10 +180,24 @@ async fn compact_impl(config: Config, fixed: Option<Format>, state: JsValue, tra
     let doc = to_json(&transcript, "transcript")?;
     let format = resolve_format(fixed, &doc)?;
     let t = formats::decode(format, doc).map_err(|e| js_error(&e))?;
-    let signals = parse_signals(&hooks)?;
-    let summarize = get(&hooks, "summarize").dyn_into::<Function>().ok();
-    let on_event = get(&hooks, "onEvent").dyn_into::<Function>().ok();
-    let mut job = Job::start(config, state, t, JobOptions { signals, has_summarizer: summarize.is_some() });
+    let mut job = start_job(config, state, t, &hooks)?;
+    let (outcome, callback_error) = drive_job(&mut job, &hooks).await?;
+    let out = outcome.to_json();
+    deliver(&outcome, out, callback_error, &hooks).await
+}
+
+/// A job over `t` with the signals and summarizer presence of `hooks`.
+pub(crate) fn start_job(config: Config, state: SessionState, t: crate::transcript::Transcript, hooks: &JsValue) -> Result<Job, JsValue> {
+    let signals = parse_signals(hooks)?;
+    let has_summarizer = get(hooks, "summarize").dyn_into::<Function>().is_ok();
+    Ok(Job::start(config, state, t, JobOptions { signals, has_summarizer }))
+}
+
+/// Drives a job to its outcome, awaiting `hooks.summarize` for each request. Returns the
+/// outcome and the callback's own error, if it threw. A job error (e.g. F-5 pairing)
+/// is returned as a JS error; the job then still holds its untouched transcript.
+pub(crate) async fn drive_job(job: &mut Job, hooks: &JsValue) -> Result<(Box<crate::engine::Outcome>, Option<JsValue>), JsValue> {
+    let summarize = get(hooks, "summarize").dyn_into::<Function>().ok();
     let mut step = job.resume(None).map_err(|e| js_error(&e))?;
     let mut callback_error: Option<JsValue> = None;
     let outcome = loop {
@@ -213,7 +229,13 @@ async fn compact_impl(config: Config, fixed: Option<Format>, state: JsValue, tra
             }
         }
     };
-    let out = outcome.to_json();
+    Ok((outcome, callback_error))
+}
+
+/// Sends the outcome's events to `hooks.onEvent`, then returns the result object `out`
+/// (the outcome's JSON), or throws for a failed outcome (W-3 / J-2).
+pub(crate) async fn deliver(outcome: &crate::engine::Outcome, out: Value, callback_error: Option<JsValue>, hooks: &JsValue) -> Result<JsValue, JsValue> {
+    let on_event = get(hooks, "onEvent").dyn_into::<Function>().ok();
     if let Some(f) = on_event.as_ref() {
         for ev in &outcome.events {
             let arg = from_json(&serde_json::to_value(ev).unwrap_or(Value::Null))?;
