@@ -54,6 +54,18 @@ if [ "$rc" -ne 0 ]; then
   [ "${f:-0}" -eq 0 ] && failed=$((failed + 1))
 fi
 
+# ---- 2b. Benchmark smoke check (1 MB, no timing assertions; ~15 s) -----------------
+if [ -d ../shared/transcripts ]; then
+  if node bench/run.mjs --sizes 1 --runs 3 > "$logs/bench.log" 2>&1; then
+    echo "bench smoke (1 MB): ok"
+  else
+    cat "$logs/bench.log"; echo "bench smoke (1 MB): FAILED"
+    failed=$((failed + 1)); status=1
+  fi
+else
+  echo "note: ../shared/transcripts not found; skipping the benchmark smoke check"
+fi
+
 # ---- 3. The wasm boundary (wasm-bindgen-test): in Node, then in headless Chromium ---
 # .cargo/config.toml makes wasm-bindgen-test-runner the runner of the wasm32 target.
 cargo test --target wasm32-unknown-unknown --test wasm_boundary 2>&1 | tee "$logs/wasm-node.log"

@@ -292,6 +292,18 @@ impl Job {
         self.source.format
     }
 
+    fn take_source(&mut self) -> Transcript {
+        let empty = Transcript { format: self.source.format, messages: Vec::new(), envelope: Default::default() };
+        std::mem::replace(&mut self.source, empty)
+    }
+
+    /// Gives back the transcript the job was started with, untouched, when the job did
+    /// not finish (e.g. [`Job::resume`] returned an error). After a `Done` step the
+    /// transcript has moved into the [`Outcome`] and this is empty.
+    pub fn into_transcript(self) -> Transcript {
+        self.source
+    }
+
     /// Advances the job. Pass `None` first, then the [`Reply`] to each `Summarize`.
     ///
     /// Errors: `protocol_error` when a reply is given that was not asked for (or none
@@ -323,7 +335,8 @@ impl Job {
             status,
             reason,
             decision,
-            transcript: self.source.clone(),
+            // The job is finished: the untouched source moves out instead of a copy.
+            transcript: self.take_source(),
             rewrite: None,
             before,
             after: before,
@@ -765,14 +778,13 @@ impl Job {
         let Some(summary) = self.summary.clone() else {
             return Err(Error::new(ErrorCode::ProtocolError, "no summary"));
         };
-        // T-4: ids survive storage even when a twin of a kept row was folded.
+        // T-4: ids survive storage even when a twin of a kept row was folded. The rows
+        // are cloned, not moved: a memory step may come back here (Step::Project).
         let mut kept: Vec<Message> = self.rows.iter().map(|(_, m)| m.clone()).collect();
         formats::pin_unstable_ids(&mut kept);
-        for ((_, m), k) in self.rows.iter_mut().zip(kept) {
-            *m = k;
-        }
+        let origins: Vec<Origin> = self.rows.iter().map(|(o, _)| o.clone()).collect();
+        let new_t = Transcript { format: self.source.format, messages: kept, envelope: self.source.envelope.clone() };
         let msgs = &self.source.messages;
-        let new_t = Transcript { format: self.source.format, messages: self.rows.iter().map(|(_, m)| m.clone()).collect(), envelope: self.source.envelope.clone() };
         // Protected source rows: system head, pinned rows, the newest request and
         // everything after the fold's protected tail.
         let mut protected: Vec<usize> = (0..sel.head_end).collect();
@@ -780,7 +792,7 @@ impl Job {
         if let Some(r) = sel.run_start {
             protected.push(r);
         }
-        let refs: Vec<(Origin, &Message)> = self.rows.iter().map(|(o, m)| (o.clone(), m)).collect();
+        let refs: Vec<(Origin, &Message)> = origins.into_iter().zip(new_t.messages.iter()).collect();
         let checks = match validate(&Expectations { source: &self.source, rows: &refs, protected: &protected, summary_at: summary.offset, new_transcript: &new_t }) {
             Ok(c) => c,
             Err(e) => {

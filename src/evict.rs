@@ -136,36 +136,60 @@ pub fn evict_with(
     config: &Config,
     stored: &HashMap<(usize, usize), String>,
 ) -> Result<(Vec<Message>, Vec<Evicted>, Vec<EvictedBody>)> {
-    let names = tool_names(messages);
+    let sparse = evict_sparse(format, messages, offsets, config, stored)?;
+    let mut edited = sparse.copies.into_iter().peekable();
     let mut copies = Vec::with_capacity(offsets.len());
-    let mut report = Vec::new();
-    let mut bodies = Vec::new();
-    for &off in offsets {
-        let Some(src) = messages.get(off) else { continue };
-        let mut copy = src.clone();
-        if copy.provenance.artifact_ref.is_none() {
-            copy.provenance.artifact_ref = (0..copy.blocks.len()).find_map(|nth| stored.get(&(off, nth)).cloned());
+    for (k, &off) in offsets.iter().enumerate() {
+        match edited.next_if(|(i, _)| *i == k) {
+            Some((_, m)) => copies.push(m),
+            None => {
+                if let Some(src) = messages.get(off) {
+                    copies.push(src.clone());
+                }
+            }
         }
-        let results: Vec<(String, Option<String>, String)> = src
-            .blocks
-            .iter()
-            .filter_map(|b| match b {
-                Block::ToolResult { call_id, name, text, .. } => Some((call_id.clone(), name.clone(), text.clone())),
-                _ => None,
-            })
-            .collect();
-        for (nth, (call_id, name, text)) in results.into_iter().enumerate() {
+    }
+    Ok((copies, sparse.evicted, sparse.bodies))
+}
+
+/// What [`evict_sparse`] returns.
+#[derive(Debug, Clone, Default)]
+pub struct SparseEviction {
+    /// Edited copies only: (index into `offsets`, the copy), ascending. A folded row
+    /// that is not listed was not changed; read it from the source.
+    pub copies: Vec<(usize, Message)>,
+    pub evicted: Vec<Evicted>,
+    pub bodies: Vec<EvictedBody>,
+}
+
+/// [`evict_with`] without copying the rows it leaves unchanged: the same edits, reports
+/// and bodies, in the same order, but only the edited rows are copied.
+pub fn evict_sparse(format: Format, messages: &[Message], offsets: &[usize], config: &Config, stored: &HashMap<(usize, usize), String>) -> Result<SparseEviction> {
+    // Tool names by call id, built on first need (a result without its own name).
+    let mut names: Option<HashMap<String, String>> = None;
+    let mut out = SparseEviction::default();
+    for (k, &off) in offsets.iter().enumerate() {
+        let Some(src) = messages.get(off) else { continue };
+        let mut copy: Option<Message> = None;
+        let results = src.blocks.iter().filter_map(|b| match b {
+            Block::ToolResult { call_id, name, text, .. } => Some((call_id, name, text)),
+            _ => None,
+        });
+        for (nth, (call_id, name, text)) in results.enumerate() {
             if text.len() <= config.evict_tool_result_min_bytes {
                 continue;
             }
-            let tool_name = name.or_else(|| names.get(&call_id).cloned());
+            let tool_name = match name {
+                Some(n) => Some(n.clone()),
+                None => names.get_or_insert_with(|| tool_names(messages)).get(call_id).cloned(),
+            };
             let handle = stored.get(&(off, nth)).cloned().or_else(|| src.provenance.artifact_ref.clone());
             let replacement = match &handle {
                 Some(h) => h.clone(),
-                None => evict_clip(&text, config.clip_head_bytes, config.clip_tail_bytes),
+                None => evict_clip(text, config.clip_head_bytes, config.clip_tail_bytes),
             };
-            set_result_body(format, &mut copy, nth, &replacement)?;
-            report.push(Evicted {
+            set_result_body(format, copy.get_or_insert_with(|| src.clone()), nth, &replacement)?;
+            out.evicted.push(Evicted {
                 offset: off,
                 message_id: src.id.clone(),
                 call_id: call_id.clone(),
@@ -175,9 +199,14 @@ pub fn evict_with(
                 body_bytes: text.len(),
                 kept_bytes: replacement.len(),
             });
-            bodies.push(EvictedBody { offset: off, call_id, tool_name, handle, body: text });
+            out.bodies.push(EvictedBody { offset: off, call_id: call_id.clone(), tool_name, handle, body: text.clone() });
         }
-        copies.push(copy);
+        if let Some(mut c) = copy {
+            if c.provenance.artifact_ref.is_none() {
+                c.provenance.artifact_ref = (0..c.blocks.len()).find_map(|nth| stored.get(&(off, nth)).cloned());
+            }
+            out.copies.push((k, c));
+        }
     }
-    Ok((copies, report, bodies))
+    Ok(out)
 }

@@ -15,6 +15,7 @@ pub mod engine;
 pub mod error;
 pub mod evict;
 pub mod formats;
+pub mod live;
 pub mod measure;
 pub mod memory;
 pub mod rewrite;

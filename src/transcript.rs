@@ -258,9 +258,39 @@ pub fn json_len(v: &Value) -> usize {
     c.0
 }
 
+/// Serialized length (UTF-8 bytes) and [`fnv1a`] hash of the compact JSON text of a
+/// value, in one serialization pass with no allocation: the same figures as
+/// `json_len(v)` and `fnv1a(serde_json::to_string(v).as_bytes())`.
+pub fn json_len_and_hash(v: &Value) -> (usize, u64) {
+    struct Hasher {
+        len: usize,
+        hash: u64,
+    }
+    impl std::io::Write for Hasher {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.len += buf.len();
+            let mut h = self.hash;
+            for b in buf {
+                h ^= u64::from(*b);
+                h = h.wrapping_mul(0x0100_0000_01b3);
+            }
+            self.hash = h;
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut w = Hasher { len: 0, hash: FNV_OFFSET };
+    let _ = serde_json::to_writer(&mut w, v);
+    (w.len, w.hash)
+}
+
+const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+
 /// FNV-1a 64-bit, used for content-derived ids (deterministic across runtimes).
 pub fn fnv1a(bytes: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut h: u64 = FNV_OFFSET;
     for b in bytes {
         h ^= u64::from(*b);
         h = h.wrapping_mul(0x0100_0000_01b3);
@@ -298,13 +328,13 @@ impl ExchangeIndex {
     pub fn build(messages: &[Message]) -> Self {
         let n = messages.len();
         let mut spans: Vec<ToolExchange> = Vec::new();
-        // open calls: id -> message index of the latest unanswered call with that id
-        let mut open: Vec<(String, usize)> = Vec::new();
+        // open calls: id -> message indexes of the unanswered calls with that id, the
+        // latest last (a reused id pairs with its nearest open call)
+        let mut open: std::collections::HashMap<&str, Vec<usize>> = std::collections::HashMap::new();
         let mut span_of_call_msg: Vec<Option<usize>> = vec![None; n];
         for (i, m) in messages.iter().enumerate() {
             for rid in m.result_ids() {
-                if let Some(pos) = open.iter().rposition(|(id, _)| id == rid) {
-                    let (_, call_msg) = open.remove(pos);
+                if let Some(call_msg) = open.get_mut(rid).and_then(Vec::pop) {
                     if let Some(s) = span_of_call_msg.get(call_msg).copied().flatten() {
                         if let Some(span) = spans.get_mut(s) {
                             span.end = span.end.max(i);
@@ -320,7 +350,7 @@ impl ExchangeIndex {
                 spans.push(ToolExchange { start, end: i });
                 span_of_call_msg[i] = Some(spans.len() - 1);
                 for cid in m.call_ids() {
-                    open.push((cid.to_string(), i));
+                    open.entry(cid).or_default().push(i);
                 }
             }
         }

@@ -186,27 +186,58 @@ pub struct Decision {
     pub context_window: u64,
 }
 
+/// The transcript measures a decision reads, tokens at one calibration and bytes.
+/// [`Totals::of`] measures a whole transcript; a live handle keeps them up to date as
+/// rows are appended (see [`crate::live`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Totals {
+    /// Estimated tokens of every message plus the document-level fields (C-7).
+    pub estimated_tokens: u64,
+    /// UTF-8 bytes of every message plus the document-level fields.
+    pub bytes: u64,
+    /// System rows plus the document-level system prompt, tokens (C-8).
+    pub system_tokens: u64,
+    /// The newest user request and the pinned non-system rows, tokens (C-8).
+    pub protected_tokens: u64,
+}
+
+impl Totals {
+    /// Measures a whole transcript at the state's calibration.
+    pub fn of(t: &Transcript, config: &Config, state: &SessionState) -> Totals {
+        let cal = state.calibration();
+        let env_tokens = text_tokens(t.envelope.bytes(), config, cal);
+        let last_request = t.messages.iter().rposition(|m| m.starts_turn());
+        let mut out = Totals { estimated_tokens: env_tokens, bytes: t.envelope.bytes() as u64, system_tokens: env_tokens, protected_tokens: 0 };
+        for (i, m) in t.messages.iter().enumerate() {
+            let tokens = message_tokens(m, config, cal);
+            out.estimated_tokens += tokens;
+            out.bytes += m.bytes as u64;
+            if m.role == Role::System {
+                out.system_tokens += tokens;
+            } else if Some(i) == last_request || m.provenance.pinned {
+                out.protected_tokens += tokens;
+            }
+        }
+        out
+    }
+}
+
 /// Computes the floor (C-8): system rows + envelope system prompt + tool definitions +
 /// the newest user request and pinned rows + the findings ledger (Y-10) + output reserve.
 pub fn floor(t: &Transcript, config: &Config, state: &SessionState, signals: &Signals) -> Floor {
+    floor_of(&Totals::of(t, config, state), config, state, signals)
+}
+
+/// [`floor`] from measured [`Totals`].
+pub fn floor_of(totals: &Totals, config: &Config, state: &SessionState, signals: &Signals) -> Floor {
     let cal = state.calibration();
-    let mut system_tokens = text_tokens(t.envelope.bytes(), config, cal);
-    let mut protected_tokens = 0;
-    let last_request = t.messages.iter().rposition(|m| m.starts_turn());
-    for (i, m) in t.messages.iter().enumerate() {
-        if m.role == Role::System {
-            system_tokens += message_tokens(m, config, cal);
-        } else if Some(i) == last_request || m.provenance.pinned {
-            protected_tokens += message_tokens(m, config, cal);
-        }
-    }
     let tools_tokens = text_tokens(signals.tools_bytes() as usize, config, cal);
     let findings_tokens = text_tokens(crate::session::findings_bytes(&state.findings), config, cal);
-    let total = system_tokens + tools_tokens + protected_tokens + findings_tokens + config.output_reserve();
+    let total = totals.system_tokens + tools_tokens + totals.protected_tokens + findings_tokens + config.output_reserve();
     Floor {
-        system_tokens,
+        system_tokens: totals.system_tokens,
         tools_tokens,
-        protected_tokens,
+        protected_tokens: totals.protected_tokens,
         findings_tokens,
         output_reserve_tokens: config.output_reserve(),
         total_tokens: total,
@@ -241,6 +272,13 @@ pub fn effective_boundary(state: &SessionState) -> u64 {
 /// When a compaction is called for but the floor is over budget, the decision is
 /// `compact: false, reason: "cannot_fit"` (C-8): no summary call can help.
 pub fn decide(t: &Transcript, config: &Config, state: &SessionState, signals: &Signals) -> Decision {
+    decide_from(t, &Totals::of(t, config, state), config, state, signals)
+}
+
+/// [`decide`] from measured [`Totals`] (taken at `state`'s calibration): the same
+/// decision without a pass over the messages (the projection reads only the rows
+/// appended since its anchor).
+pub fn decide_from(t: &Transcript, totals: &Totals, config: &Config, state: &SessionState, signals: &Signals) -> Decision {
     let threshold = config.threshold_tokens();
     let c = &state.cadence;
     let boundary = effective_boundary(state);
@@ -262,13 +300,14 @@ pub fn decide(t: &Transcript, config: &Config, state: &SessionState, signals: &S
             let kind = if p.anchor_tokens >= threshold { "high_water" } else { "history" };
             out.push(SignalValue { name: "projected_input_tokens", unit: "tokens", value: p.projected_tokens, threshold, crossed: p.projected_tokens >= threshold, kind });
         }
-        let est: u64 = t.messages.iter().map(|m| message_tokens(m, config, cal)).sum::<u64>() + text_tokens(t.envelope.bytes() + crate::session::findings_bytes(&state.findings), config, cal);
+        // Y-10: the findings ledger rides in every request, so it counts.
+        let est = totals.estimated_tokens + text_tokens(crate::session::findings_bytes(&state.findings), config, cal);
         out.push(SignalValue { name: "estimated_transcript_tokens", unit: "tokens", value: est, threshold, crossed: est >= threshold, kind: "history" });
         let forecast = est + text_tokens(signals.tools_bytes() as usize, config, cal) + config.output_reserve();
         let budget = config.context_window;
         out.push(SignalValue { name: "forecast_request_tokens", unit: "tokens", value: forecast, threshold: budget, crossed: forecast >= budget, kind: "history" });
         if let Some(cap) = config.max_request_bytes {
-            let bytes = signals.request_bytes.unwrap_or_else(|| (t.messages.iter().map(|m| m.bytes).sum::<usize>() + t.envelope.bytes()) as u64 + signals.tools_bytes());
+            let bytes = signals.request_bytes.unwrap_or_else(|| totals.bytes + signals.tools_bytes());
             let limit = (cap as f64 * config.threshold_pct).ceil() as u64;
             out.push(SignalValue { name: "request_bytes", unit: "bytes", value: bytes, threshold: limit, crossed: bytes >= limit, kind: "recovery" });
         }
@@ -290,7 +329,7 @@ pub fn decide(t: &Transcript, config: &Config, state: &SessionState, signals: &S
     if rewrite_over && !c.over_threshold_warned && out.iter().any(|s| s.crossed && s.kind == "history") {
         warnings.push(Warning { code: HISTORY_OVER_THRESHOLD, message: history_over_threshold_message(c.last_rewrite_tokens.unwrap_or(0), threshold) });
     }
-    let fl = floor(t, config, state, signals);
+    let fl = floor_of(totals, config, state, signals);
     let reason: String;
     let mut compact = decided_by.is_some();
     if signals.force && !compact {

@@ -20,7 +20,7 @@ pub mod openai_responses;
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::transcript::{
-    fnv1a, json_len, Block, Envelope, Message, Provenance, Role, Transcript, PROVENANCE_KEYS,
+    json_len, json_len_and_hash, Block, Envelope, Message, Provenance, Role, Transcript, PROVENANCE_KEYS,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -180,6 +180,12 @@ fn messages_key(format: Format) -> &'static str {
 ///
 /// Errors: `invalid_transcript` naming the offset of a malformed message.
 pub fn decode(format: Format, doc: Value) -> Result<Transcript> {
+    decode_with_ids(format, doc, &mut ContentIds::default())
+}
+
+/// [`decode`], leaving in `ids` the content-id counters after the last row (so rows
+/// decoded later with [`decode_rows`] get the ids a decode of the longer list gives).
+pub fn decode_with_ids(format: Format, doc: Value, ids: &mut ContentIds) -> Result<Transcript> {
     let (items, envelope) = match doc {
         Value::Array(items) => (items, Envelope::default()),
         Value::Object(mut map) => {
@@ -194,18 +200,28 @@ pub fn decode(format: Format, doc: Value) -> Result<Transcript> {
         }
         _ => return Err(Error::invalid("expected a JSON array of messages or an object")),
     };
+    let messages = decode_rows(format, items, 0, ids)?;
+    Ok(Transcript { format, messages, envelope })
+}
+
+/// Decodes provider messages that sit at offsets `first_offset..` of a transcript whose
+/// earlier rows were decoded with the same `ids` (so content-derived ids continue as in
+/// one [`decode`] of the whole list). Gemini results are linked among these rows only;
+/// a caller appending to a held transcript links across the seam itself.
+///
+/// Errors: `invalid_transcript` naming the offset of a malformed message.
+pub fn decode_rows(format: Format, items: Vec<Value>, first_offset: usize, ids: &mut ContentIds) -> Result<Vec<Message>> {
     let mut messages = Vec::with_capacity(items.len());
-    let mut seen: std::collections::HashMap<u64, u32> = std::collections::HashMap::new();
-    for (at, item) in items.into_iter().enumerate() {
-        messages.push(decode_message(format, item, at, &mut seen)?);
+    for (k, item) in items.into_iter().enumerate() {
+        messages.push(decode_message(format, item, first_offset + k, ids)?);
     }
     if format == Format::Gemini {
         gemini::link_results(&mut messages);
     }
-    Ok(Transcript { format, messages, envelope })
+    Ok(messages)
 }
 
-fn decode_message(format: Format, item: Value, at: usize, seen: &mut std::collections::HashMap<u64, u32>) -> Result<Message> {
+fn decode_message(format: Format, item: Value, at: usize, ids: &mut ContentIds) -> Result<Message> {
     let Value::Object(mut map) = item else {
         return Err(Error::invalid(format!("message {at}: expected a JSON object")));
     };
@@ -215,29 +231,48 @@ fn decode_message(format: Format, item: Value, at: usize, seen: &mut std::collec
             prov.insert(key.to_string(), v);
         }
     }
-    let provenance: Provenance = serde_json::from_value(Value::Object(prov))
-        .map_err(|e| Error::invalid(format!("message {at}: bad provenance field: {e}")))?;
+    let provenance: Provenance = if prov.is_empty() {
+        Provenance::default()
+    } else {
+        serde_json::from_value(Value::Object(prov)).map_err(|e| Error::invalid(format!("message {at}: bad provenance field: {e}")))?
+    };
     let raw = Value::Object(map);
     let (role, blocks) = dispatch_view(format, &raw, at)?;
-    let bytes = json_len(&raw);
+    // One serialization pass measures the bytes and hashes the content (T-4).
+    let (bytes, hash) = json_len_and_hash(&raw);
     let id = match &provenance.message_id {
         Some(id) => id.clone(),
-        None => content_id(&raw, seen),
+        None => ids.next(hash),
     };
     Ok(Message { id, role, provenance, blocks, raw, bytes })
 }
 
-/// Content-derived id: hash of the serialized message plus an occurrence counter, so
-/// identical messages get distinct ids and the same transcript always gets the same ids.
-fn content_id(raw: &Value, seen: &mut std::collections::HashMap<u64, u32>) -> String {
-    let text = serde_json::to_string(raw).unwrap_or_default();
-    let h = fnv1a(text.as_bytes());
-    let n = seen.entry(h).or_insert(0);
-    *n += 1;
-    if *n == 1 {
-        format!("m{h:016x}")
-    } else {
-        format!("m{h:016x}-{}", *n)
+/// Content-derived ids (T-4): the [`crate::transcript::fnv1a`] hash of the message's compact JSON plus an
+/// occurrence counter, so identical messages get distinct ids (`m<hash>`, then
+/// `m<hash>-2`, ...) and the same transcript always gets the same ids.
+#[derive(Debug, Clone, Default)]
+pub struct ContentIds {
+    seen: std::collections::HashMap<u64, u32>,
+}
+
+impl ContentIds {
+    /// The id of the next message whose content hashes to `hash`.
+    pub fn next(&mut self, hash: u64) -> String {
+        let n = self.seen.entry(hash).or_insert(0);
+        *n += 1;
+        if *n == 1 {
+            format!("m{hash:016x}")
+        } else {
+            format!("m{hash:016x}-{}", *n)
+        }
+    }
+    /// The id a fresh [`decode`] gives `m` at this point: its stored `message_id`, else
+    /// the next content-derived id of its `raw`.
+    pub fn id_of(&mut self, m: &Message) -> String {
+        match &m.provenance.message_id {
+            Some(id) => id.clone(),
+            None => self.next(json_len_and_hash(&m.raw).1),
+        }
     }
 }
 
@@ -245,14 +280,14 @@ fn content_id(raw: &Value, seen: &mut std::collections::HashMap<u64, u32>) -> St
 /// occurrence counter shifts when an identical twin before it is dropped. Writes the
 /// id as `message_id` on exactly those rows whose id would change on re-decode.
 pub fn pin_unstable_ids(messages: &mut [Message]) {
-    let mut seen: std::collections::HashMap<u64, u32> = std::collections::HashMap::new();
+    let mut ids = ContentIds::default();
     for m in messages.iter_mut() {
         if m.provenance.message_id.is_some() {
             continue;
         }
-        let mut trial = seen.clone();
-        if content_id(&m.raw, &mut trial) == m.id {
-            seen = trial;
+        let mut trial = ids.clone();
+        if trial.id_of(m) == m.id {
+            ids = trial;
         } else {
             m.provenance.message_id = Some(m.id.clone());
         }

@@ -20,9 +20,10 @@ use serde_json::Value;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
+mod capacity;
+mod live;
 mod memory;
 mod session;
-mod capacity;
 
 /// The package version (Cargo.toml `version`).
 #[wasm_bindgen]
@@ -194,22 +195,40 @@ async fn compact_impl(config: Config, fixed: Option<Format>, state: JsValue, tra
     let doc = to_json(&transcript, "transcript")?;
     let format = resolve_format(fixed, &doc)?;
     let t = formats::decode(format, doc).map_err(|e| js_error(&e))?;
-    let (outcome, callback_error) = drive(config, state, t, &hooks).await?;
+    let mut job = start_job(config, state, t, &hooks)?;
+    let (outcome, callback_error) = drive_job(&mut job, &hooks).await?;
     finish(&outcome, callback_error, &hooks).await
+}
+
+/// A job over `t` with the signals of `hooks` and the host steps its hooks answer
+/// (summarize, curator, artifact store, memory).
+pub(crate) fn start_job(config: Config, state: SessionState, t: crate::Transcript, hooks: &JsValue) -> Result<Job, JsValue> {
+    let signals = parse_signals(hooks)?;
+    let has_summarizer = get(hooks, "summarize").is_function();
+    let curator = get(hooks, "curator").is_function();
+    let store = get(hooks, "storeArtifact").is_function();
+    let memory_hooks = memory::MemoryHooks::from_hooks(hooks)?;
+    Ok(Job::start(config, state, t, JobOptions { signals, has_summarizer })
+        .with_curator(curator)
+        .with_artifact_store(store)
+        .with_memory(memory_hooks.session.clone(), memory_hooks.active()))
 }
 
 /// Runs one job over the hooks. Returns the outcome and the callback's own error when a
 /// summarize / curator / memory callback threw.
 pub(crate) async fn drive(config: Config, state: SessionState, t: crate::Transcript, hooks: &JsValue) -> Result<(Box<Outcome>, Option<JsValue>), JsValue> {
-    let signals = parse_signals(hooks)?;
+    let mut job = start_job(config, state, t, hooks)?;
+    drive_job(&mut job, hooks).await
+}
+
+/// Drives a job to its outcome, awaiting the hooks for each step. Returns the outcome
+/// and the callback's own error, if it threw. A job error (e.g. F-5 pairing) is returned
+/// as a JS error; the job then still holds its untouched transcript.
+pub(crate) async fn drive_job(job: &mut Job, hooks: &JsValue) -> Result<(Box<Outcome>, Option<JsValue>), JsValue> {
     let summarize = get(hooks, "summarize").dyn_into::<Function>().ok();
     let curator = get(hooks, "curator").dyn_into::<Function>().ok();
     let store = get(hooks, "storeArtifact").dyn_into::<Function>().ok();
     let memory_hooks = memory::MemoryHooks::from_hooks(hooks)?;
-    let mut job = Job::start(config, state, t, JobOptions { signals, has_summarizer: summarize.is_some() })
-        .with_curator(curator.is_some())
-        .with_artifact_store(store.is_some())
-        .with_memory(memory_hooks.session.clone(), memory_hooks.active());
     let mut step = job.resume(None).map_err(|e| js_error(&e))?;
     let mut callback_error: Option<JsValue> = None;
     let outcome = loop {
@@ -280,8 +299,13 @@ pub(crate) async fn drive(config: Config, state: SessionState, t: crate::Transcr
 /// for a failed outcome (W-3 / J-2: the callback's own error when it threw, else a typed
 /// engine error; both carry the new `state`).
 pub(crate) async fn finish(outcome: &Outcome, callback_error: Option<JsValue>, hooks: &JsValue) -> Result<JsValue, JsValue> {
+    deliver(outcome, outcome.to_json(), callback_error, hooks).await
+}
+
+/// Sends the outcome's events to `hooks.onEvent`, then returns the result object `out`
+/// (the outcome's JSON), or throws for a failed outcome (W-3 / J-2).
+pub(crate) async fn deliver(outcome: &Outcome, out: Value, callback_error: Option<JsValue>, hooks: &JsValue) -> Result<JsValue, JsValue> {
     let on_event = get(hooks, "onEvent").dyn_into::<Function>().ok();
-    let out = outcome.to_json();
     if let Some(f) = on_event.as_ref() {
         for ev in &outcome.events {
             let arg = from_json(&serde_json::to_value(ev).unwrap_or(Value::Null))?;

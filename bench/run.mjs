@@ -1,0 +1,257 @@
+#!/usr/bin/env node
+// The benchmark (`npm run bench`): a benchmark, not a test; it asserts nothing.
+//
+// For each session size (built by bench/build-sessions.mjs from the real transcripts),
+// in this one Node process, on a fresh wasm instance per size, it measures medians of
+// several runs, each as a ratio to the `JSON.parse` + `JSON.stringify` round trip of the
+// same session text:
+//   - compact (text):   full compaction, host input (JSON text) -> host output (the
+//                       result object), summarize callback answering at once;
+//   - compact (object): the same with the transcript passed as a JS object;
+//   - fresh check:      `check` on the whole transcript (JSON text), for reference;
+//   - live check:       `append` one row to a live handle (`compactor.open`) + `check`;
+//   - trimMessages:     @langchain/core trimMessages fitting the same token budget
+//                       (messages converted to LangChain classes beforehand);
+//   - pruneMessages:    ai pruneMessages on the same session (converted to ModelMessage
+//                       beforehand; it fits no budget);
+//   - peak memory:      the wasm memory's byteLength after the compactions of this size
+//                       (wasm memory never shrinks), and after the live handle too, as a
+//                       multiple of the transcript bytes.
+// Then, on each real transcript (tau-bench, SWE-agent) as imported, the summarize
+// request's estimated tokens as a share of the folded range's tokens (forced compaction,
+// default profile: eviction runs before the summary).
+//
+// Usage: node bench/run.mjs [--sizes 1,10,50] [--runs N] [--markdown]
+import { readFileSync } from 'node:fs'
+import { performance } from 'node:perf_hooks'
+import { parseArgs } from 'node:util'
+import { brotliCompressSync, constants as zc } from 'node:zlib'
+import { resolve, dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { loadSources, sessionFile, SHARED } from './build-sessions.mjs'
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
+const { values: args } = parseArgs({
+  options: { sizes: { type: 'string', default: '1,10,50' }, runs: { type: 'string' }, 'skip-incumbents': { type: 'boolean' } },
+})
+const SIZES = args.sizes.split(',').map(Number).filter((n) => n > 0)
+const WASM_BYTES = readFileSync(join(root, 'pkg/web/context_compactor_bg.wasm'))
+
+/** A fresh wasm instance (own memory) of the web build. */
+async function freshInstance(tag) {
+  const mod = await import(`../pkg/web/context_compactor.js?instance=${tag}`)
+  const exports = mod.initSync({ module: WASM_BYTES })
+  return { mod, memory: exports.memory }
+}
+
+function median(xs) {
+  const s = [...xs].sort((a, b) => a - b)
+  const m = s.length >> 1
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2
+}
+
+async function timeRuns(n, fn) {
+  const out = []
+  for (let i = 0; i < n; i++) {
+    const t0 = performance.now()
+    await fn(i)
+    out.push(performance.now() - t0)
+  }
+  return median(out)
+}
+
+// ---- conversions for the incumbents (outside the timed region) ----------------------
+function parseArgsJson(s) {
+  try {
+    const v = JSON.parse(s)
+    return v && typeof v === 'object' && !Array.isArray(v) ? v : { value: v }
+  } catch {
+    return { input: s }
+  }
+}
+function text(content) {
+  if (typeof content === 'string') return content
+  if (Array.isArray(content)) return content.map((p) => p.text ?? '').join('\n')
+  return ''
+}
+function toLangChain(lc, messages) {
+  return messages.map((m) => {
+    switch (m.role) {
+      case 'system': return new lc.SystemMessage(text(m.content))
+      case 'user': return new lc.HumanMessage(text(m.content))
+      case 'assistant': return new lc.AIMessage({
+        content: text(m.content),
+        tool_calls: (m.tool_calls ?? []).map((c) => ({ id: c.id, name: c.function?.name ?? '', args: parseArgsJson(c.function?.arguments ?? '{}'), type: 'tool_call' })),
+      })
+      default: return new lc.ToolMessage({ content: text(m.content), tool_call_id: m.tool_call_id })
+    }
+  })
+}
+function toModelMessages(messages) {
+  const names = new Map()
+  return messages.map((m) => {
+    switch (m.role) {
+      case 'system': return { role: 'system', content: text(m.content) }
+      case 'user': return { role: 'user', content: text(m.content) }
+      case 'assistant': {
+        const parts = []
+        const t = text(m.content)
+        if (t) parts.push({ type: 'text', text: t })
+        for (const c of m.tool_calls ?? []) {
+          names.set(c.id, c.function?.name ?? '')
+          parts.push({ type: 'tool-call', toolCallId: c.id, toolName: c.function?.name ?? '', input: parseArgsJson(c.function?.arguments ?? '{}') })
+        }
+        return { role: 'assistant', content: parts }
+      }
+      default: return {
+        role: 'tool',
+        content: [{ type: 'tool-result', toolCallId: m.tool_call_id, toolName: names.get(m.tool_call_id) ?? '', output: { type: 'text', value: text(m.content) } }],
+      }
+    }
+  })
+}
+/** The same estimate the engine uses (C-7 default): 4 bytes of JSON a token. */
+function lcTokenCounter(msgs) {
+  let chars = 0
+  for (const m of msgs) {
+    chars += typeof m.content === 'string' ? m.content.length : JSON.stringify(m.content).length
+    for (const c of m.tool_calls ?? []) chars += JSON.stringify(c.args).length + c.name.length
+  }
+  return Math.ceil(chars / 4)
+}
+
+// ---- one size -----------------------------------------------------------------------
+async function benchSize(mb, sourcesWasm, sources) {
+  const path = await sessionFile(sourcesWasm, mb, sources)
+  const sessionText = readFileSync(path, 'utf8')
+  const bytes = Buffer.byteLength(sessionText)
+  const runs = Number(args.runs ?? (mb >= 50 ? 5 : mb >= 10 ? 7 : 11))
+  const { mod, memory } = await freshInstance(mb)
+  const memInitial = memory.buffer.byteLength
+  const compactor = new mod.ContextCompactor({ format: 'openai-chat' })
+  const cfg = compactor.config
+  const budget = Math.ceil(cfg.contextWindow * cfg.thresholdPct)
+  const summarize = () => 'The user and the agent worked through earlier tasks.'
+  const row = { role: 'user', content: 'One more question about my reservation, please.' }
+
+  // warm-up (JIT, wasm tier-up) and sanity
+  JSON.stringify(JSON.parse(sessionText))
+  const first = await compactor.compact(null, sessionText, { summarize })
+  if (first.status !== 'compacted') throw new Error(`${mb} MB: compaction ${first.status}: ${first.reason}`)
+
+  const roundTrip = await timeRuns(runs, () => JSON.stringify(JSON.parse(sessionText)))
+  const compactText = await timeRuns(runs, () => compactor.compact(null, sessionText, { summarize }))
+  const obj = JSON.parse(sessionText)
+  const compactObject = await timeRuns(runs, () => compactor.compact(null, obj, { summarize }))
+  const memCompact = memory.buffer.byteLength
+  const freshCheck = await timeRuns(runs, () => compactor.check(null, sessionText, {}))
+  let liveCheck = NaN
+  if (typeof compactor.open === 'function') {
+    const live = compactor.open(sessionText)
+    live.append([row])
+    live.check(null, {})
+    liveCheck = await timeRuns(Math.max(runs, 21), () => {
+      live.append([row])
+      return live.check(null, {})
+    })
+    live.free()
+  }
+  const memLive = memory.buffer.byteLength
+
+  let trim = NaN
+  let prune = NaN
+  if (!args['skip-incumbents']) {
+    const lc = await import('@langchain/core/messages')
+    const { pruneMessages } = await import('ai')
+    const lcMessages = toLangChain(lc, obj.messages)
+    const modelMessages = toModelMessages(obj.messages)
+    // trimMessages grows faster than linearly (minutes at 10 MB): one run at 10 MB,
+    // none above (it would take hours); the table says so.
+    const trimRuns = mb > 10 ? 0 : mb >= 10 ? 1 : 3
+    if (trimRuns) trim = await timeRuns(trimRuns, () => lc.trimMessages(lcMessages, { maxTokens: budget, strategy: 'last', tokenCounter: lcTokenCounter, includeSystem: true, startOn: 'human' }))
+    prune = await timeRuns(runs, () => pruneMessages({ messages: modelMessages, reasoning: 'all', toolCalls: 'before-last-message', emptyMessages: 'remove' }))
+  }
+  compactor.free()
+  return { mb, bytes, messages: obj.messages.length, runs, memInitial, roundTrip, compactText, compactObject, freshCheck, liveCheck, trim, prune, memCompact, memLive }
+}
+
+// ---- summarize request share on the real transcripts --------------------------------
+async function summarizeShare(wasm, sources) {
+  const rows = []
+  for (const s of sources) {
+    const c = new wasm.ContextCompactor({ format: 'openai-chat' })
+    let req = null
+    const out = await c.compact(null, { messages: s.messages }, { force: true, summarize: (r) => { req = r; return 'summary' } })
+    if (out.status !== 'compacted' || !req) {
+      rows.push({ name: s.name, status: out.status })
+      continue
+    }
+    const folded = out.rewrite.discarded.reduce((sum, i) => sum + Math.ceil(Buffer.byteLength(JSON.stringify(s.messages[i])) / 4), 0)
+    rows.push({ name: s.name, status: out.status, folded, request: req.estimatedInputTokens, coverage: req.coverage, share: req.estimatedInputTokens / folded })
+    c.free()
+  }
+  return rows
+}
+
+// ---- main -----------------------------------------------------------------------------
+const sourcesWasm = await import('../pkg/node/context_compactor.js')
+const sources = loadSources(sourcesWasm)
+const results = []
+for (const mb of SIZES) {
+  process.stderr.write(`bench: ${mb} MB ...\n`)
+  results.push(await benchSize(mb, sourcesWasm, sources))
+}
+const share = await summarizeShare(sourcesWasm, sources)
+const brotli = brotliCompressSync(WASM_BYTES, { params: { [zc.BROTLI_PARAM_QUALITY]: 11 } }).length
+
+const r2 = (x) => (Number.isFinite(x) ? x.toFixed(2) : 'n/a')
+const pct = (x) => (Number.isFinite(x) ? `${(x * 100).toFixed(2)}%` : 'n/a')
+const lines = []
+lines.push(`Node ${process.version}, ${SHARED.includes('shared') ? 'sessions from ../shared/transcripts' : ''}; medians; every figure is a ratio to the JSON.parse + JSON.stringify round trip of the same session unless marked.`)
+lines.push('')
+lines.push('| session | messages | round trip (ms) | compact, text | compact, object | fresh check | live append + check | trimMessages | pruneMessages | peak wasm memory (compact / + live) |')
+lines.push('|---|---|---|---|---|---|---|---|---|---|')
+for (const r of results) {
+  const x = (v) => r2(v / r.roundTrip)
+  lines.push(`| ${(r.bytes / 1048576).toFixed(1)} MB | ${r.messages} | ${r.roundTrip.toFixed(1)} | ${x(r.compactText)}x | ${x(r.compactObject)}x | ${x(r.freshCheck)}x | ${pct(r.liveCheck / r.roundTrip)} (${r.liveCheck.toFixed(3)} ms) | ${Number.isFinite(r.trim) ? `${x(r.trim)}x` : 'not run'} | ${x(r.prune)}x | ${r2(r.memCompact / r.bytes)}x / ${r2(r.memLive / r.bytes)}x (growth ${r2((r.memCompact - r.memInitial) / r.bytes)}x / ${r2((r.memLive - r.memInitial) / r.bytes)}x) |`)
+}
+lines.push('')
+lines.push('Summarize request on the real transcripts (forced compaction, default profile; request = its estimated input tokens, folded = the discarded rows at 4 bytes a token):')
+lines.push('')
+lines.push('| transcript | folded tokens | request tokens | share | coverage |')
+lines.push('|---|---|---|---|---|')
+for (const s of share) {
+  lines.push(s.folded ? `| ${s.name} | ${s.folded} | ${s.request} | ${pct(s.share)} | ${s.coverage} |` : `| ${s.name} | - | - | - | ${s.status} |`)
+}
+lines.push('')
+lines.push(`\`context_compactor_bg.wasm\`: ${WASM_BYTES.length} bytes, ${brotli} bytes brotli (quality 11).`)
+
+// targets
+const at = (mb) => results.find((r) => r.mb === mb)
+const t = []
+const r10 = at(10)
+if (r10) {
+  t.push(['full compaction <= 1.5x the round trip at 10 MB', r10.compactText / r10.roundTrip <= 1.5, `text ${r2(r10.compactText / r10.roundTrip)}x, object ${r2(r10.compactObject / r10.roundTrip)}x`])
+  t.push(['check after one appended row <= 2% of the round trip at 10 MB', r10.liveCheck / r10.roundTrip <= 0.02, pct(r10.liveCheck / r10.roundTrip)])
+}
+const r1 = at(1)
+const r50 = at(50)
+if (r1 && r50) {
+  const k = (r) => [r.compactText, r.compactObject, r.freshCheck].map((v) => v / r.roundTrip)
+  const a = k(r1)
+  const b = k(r50)
+  const worst = Math.max(...b.map((v, i) => v / a[i]))
+  t.push(['ratios at 50 MB within 1.2x of those at 1 MB (compactions, fresh check)', worst <= 1.2, `worst 50 MB / 1 MB: ${r2(worst)}`])
+}
+const speedups = results.filter((r) => Number.isFinite(r.trim)).map((r) => r.trim / r.compactText)
+if (speedups.length) t.push(['>= 5x faster than trimMessages', Math.min(...speedups) >= 5, `compaction (text) is ${speedups.map((s) => `${r2(s)}x`).join(' / ')} faster`])
+const mem = Math.max(...results.map((r) => r.memCompact / r.bytes))
+t.push(['peak wasm memory <= 3x the transcript bytes', mem <= 3, `worst ${r2(mem)}x (compaction)`])
+const shares = share.filter((s) => s.share != null).map((s) => s.share)
+if (shares.length) t.push(['summarize request <= 30% of the folded range tokens', Math.max(...shares) <= 0.3, `max ${pct(Math.max(...shares))}`])
+t.push(['_bg.wasm <= 120 KB brotli', brotli <= 120 * 1024, `${(brotli / 1024).toFixed(1)} KB`])
+lines.push('')
+lines.push('| target | met | measured |')
+lines.push('|---|---|---|')
+for (const [name, ok, v] of t) lines.push(`| ${name} | ${ok ? 'met' : 'NOT met'} | ${v} |`)
+console.log(lines.join('\n'))

@@ -1,0 +1,237 @@
+//! A live transcript: the decoded transcript a host keeps between model calls, with
+//! its per-message measurements, so the check before each call costs what was
+//! appended since, not the whole transcript (issue "Performance": O(appended) per turn).
+//!
+//! [`LiveTranscript::open`] decodes once and measures every row (UTF-8 bytes, token
+//! estimate at the state's calibration) into running totals: the estimate, the bytes,
+//! the system rows, the pinned rows and where the newest user request is.
+//! [`LiveTranscript::append`] decodes only the new rows (content-derived ids continue as
+//! in a decode of the whole list, T-4) and adds their measures.
+//! [`LiveTranscript::check`] turns the totals into the same [`Decision`] as
+//! [`crate::trigger::decide`] on the whole transcript, in O(1) (O(n) once when the
+//! state's calibration changed, C-7). [`LiveTranscript::compact`] runs one compaction
+//! over the held transcript and holds the result instead; the held transcript is then
+//! exactly what a fresh decode of the stored view would give.
+
+use crate::config::Config;
+use crate::engine::{run_sync, Job, JobOptions, Outcome, Reply};
+use crate::error::Result;
+use crate::formats::{self, ContentIds, Format, View};
+use crate::measure::{message_tokens, text_tokens};
+use crate::state::SessionState;
+use crate::summarize::SummarizeRequest;
+use crate::transcript::{Message, Role, Transcript};
+use crate::trigger::{decide_from, Decision, Signals, Totals};
+use serde_json::Value;
+
+/// Per-message measures and their running totals, at one calibration.
+#[derive(Debug, Clone)]
+struct Measures {
+    /// The calibration the token estimates were taken at (C-7).
+    calibration: f64,
+    /// Estimated tokens of each message.
+    tokens: Vec<u64>,
+    /// Tokens of the pinned non-system rows (C-8, Y-10).
+    pinned_tokens: u64,
+    /// Offset of the newest message that starts a turn (S-7), if any, and whether it is
+    /// pinned (then it is already in `pinned_tokens`).
+    last_request: Option<(usize, bool)>,
+    totals: Totals,
+}
+
+impl Measures {
+    fn new(t: &Transcript, config: &Config, calibration: f64) -> Measures {
+        let env_bytes = t.envelope.bytes();
+        let env_tokens = text_tokens(env_bytes, config, calibration);
+        let mut m = Measures {
+            calibration,
+            tokens: Vec::with_capacity(t.messages.len()),
+            pinned_tokens: 0,
+            last_request: None,
+            totals: Totals { estimated_tokens: env_tokens, bytes: env_bytes as u64, system_tokens: env_tokens, protected_tokens: 0 },
+        };
+        m.add(&t.messages, 0, config);
+        m
+    }
+
+    /// Adds the measures of `rows`, which sit at offsets `first..`.
+    fn add(&mut self, rows: &[Message], first: usize, config: &Config) {
+        for (k, row) in rows.iter().enumerate() {
+            let tokens = message_tokens(row, config, self.calibration);
+            self.tokens.push(tokens);
+            self.totals.estimated_tokens += tokens;
+            self.totals.bytes += row.bytes as u64;
+            if row.role == Role::System {
+                self.totals.system_tokens += tokens;
+            } else if row.provenance.pinned {
+                self.pinned_tokens += tokens;
+            }
+            if row.starts_turn() {
+                self.last_request = Some((first + k, row.provenance.pinned));
+            }
+        }
+        // The newest request counts once: not again when it is also pinned (C-8).
+        let request = match self.last_request {
+            Some((i, false)) => self.tokens.get(i).copied().unwrap_or(0),
+            _ => 0,
+        };
+        self.totals.protected_tokens = self.pinned_tokens + request;
+    }
+}
+
+fn empty(format: Format) -> Transcript {
+    Transcript { format, messages: Vec::new(), envelope: Default::default() }
+}
+
+/// A decoded transcript held between calls, with its measures. See the module docs.
+#[derive(Debug, Clone)]
+pub struct LiveTranscript {
+    config: Config,
+    transcript: Transcript,
+    ids: ContentIds,
+    measures: Measures,
+}
+
+impl LiveTranscript {
+    /// Decodes a host document (see [`formats::decode`]) and measures it at the
+    /// calibration of a new session (1.0); [`LiveTranscript::check`] re-measures once if
+    /// the state it is given has another calibration.
+    ///
+    /// Errors: `invalid_transcript` as [`formats::decode`].
+    pub fn open(config: Config, format: Format, doc: Value) -> Result<LiveTranscript> {
+        let mut ids = ContentIds::default();
+        let transcript = formats::decode_with_ids(format, doc, &mut ids)?;
+        let measures = Measures::new(&transcript, &config, SessionState::default().calibration());
+        Ok(LiveTranscript { config, transcript, ids, measures })
+    }
+
+    /// Holds a decoded transcript: ids as a fresh [`formats::decode`] of its stored view
+    /// gives them (stored `message_id`s, else content-derived ids counted from the
+    /// start), every row measured at `calibration`.
+    fn hold(config: Config, mut transcript: Transcript, calibration: f64) -> LiveTranscript {
+        let mut ids = ContentIds::default();
+        for m in transcript.messages.iter_mut() {
+            m.id = ids.id_of(m);
+        }
+        let measures = Measures::new(&transcript, &config, calibration);
+        LiveTranscript { config, transcript, ids, measures }
+    }
+
+    /// The held transcript (what [`formats::decode`] of its stored view gives).
+    pub fn transcript(&self) -> &Transcript {
+        &self.transcript
+    }
+
+    /// The held transcript in the given view (F-4), in the shape the host gave it.
+    pub fn encode(&self, view: View) -> Value {
+        formats::encode(&self.transcript, view)
+    }
+
+    /// The configuration the measures use.
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// Number of rows held.
+    pub fn len(&self) -> usize {
+        self.transcript.messages.len()
+    }
+
+    /// True when no rows are held.
+    pub fn is_empty(&self) -> bool {
+        self.transcript.messages.is_empty()
+    }
+
+    /// Appends provider messages (the host's new rows, in its format). Only these rows
+    /// are decoded and measured: O(appended). Atomic: on error nothing is appended.
+    ///
+    /// Errors: `invalid_transcript` naming the offset (in the whole transcript) of a
+    /// malformed row.
+    pub fn append(&mut self, rows: Vec<Value>) -> Result<()> {
+        let first = self.transcript.messages.len();
+        let mut ids = self.ids.clone();
+        let new = formats::decode_rows(self.transcript.format, rows, first, &mut ids)?;
+        self.ids = ids;
+        self.transcript.messages.extend(new);
+        if self.transcript.format == Format::Gemini && first > 0 {
+            // Gemini links results to the calls of the row right before them; the first
+            // new row's caller is the last old row.
+            if let Some(seam) = self.transcript.messages.get_mut(first - 1..) {
+                formats::gemini::link_results(seam);
+            }
+        }
+        if let Some(added) = self.transcript.messages.get(first..) {
+            self.measures.add(added, first, &self.config);
+        }
+        Ok(())
+    }
+
+    /// The decision for the held transcript (C-1, C-2, C-8, C-9): the same as
+    /// [`crate::trigger::decide`] on the whole transcript. Pure for the session: nothing
+    /// is recorded in `state`. O(1) in the transcript's length, except once after the
+    /// state's calibration changed (C-7): the measures are then re-taken, O(n).
+    pub fn check(&mut self, state: &SessionState, signals: &Signals) -> Decision {
+        let cal = state.calibration();
+        if cal.to_bits() != self.measures.calibration.to_bits() {
+            self.measures = Measures::new(&self.transcript, &self.config, cal);
+        }
+        decide_from(&self.transcript, &self.measures.totals, &self.config, state, signals)
+    }
+
+    /// Takes the held transcript out to run a compaction job on it. Hold a transcript
+    /// again with [`LiveTranscript::restore`] (the same one, when nothing was
+    /// committed) or [`LiveTranscript::replace`] (a committed rewrite's).
+    pub fn take(&mut self) -> Transcript {
+        let format = self.transcript.format;
+        std::mem::replace(&mut self.transcript, empty(format))
+    }
+
+    /// Holds back, unchanged, a transcript taken with [`LiveTranscript::take`].
+    pub fn restore(&mut self, t: Transcript) {
+        self.transcript = t;
+    }
+
+    /// Holds a compaction's resulting transcript (see [`LiveTranscript::hold`]): O(n)
+    /// in the new transcript's rows.
+    pub fn replace(&mut self, t: Transcript) {
+        *self = LiveTranscript::hold(self.config.clone(), t, self.measures.calibration);
+    }
+
+    /// Holds the transcript of a job's outcome: a committed rewrite replaces the held
+    /// transcript; otherwise the untouched source comes back as it was. The outcome's
+    /// `transcript` is left empty.
+    pub fn settle(&mut self, outcome: &mut Outcome) {
+        let t = std::mem::replace(&mut outcome.transcript, empty(self.transcript.format));
+        if outcome.rewrite.is_some() {
+            self.replace(t);
+        } else {
+            self.restore(t);
+        }
+    }
+
+    /// Compacts the held transcript with a synchronous summarize function (native hosts
+    /// and tests; `None` = the mechanical summary) and holds the result. The outcome's
+    /// `transcript` is a copy of what is now held.
+    ///
+    /// Errors: as [`Job::resume`] (e.g. a pairing error, F-5); the held transcript is
+    /// then unchanged.
+    pub fn compact(&mut self, state: SessionState, signals: Signals, summarize: Option<&mut dyn FnMut(&SummarizeRequest) -> Reply>) -> Result<Outcome> {
+        let has = summarize.is_some();
+        let mut job = Job::start(self.config.clone(), state, self.take(), JobOptions { signals, has_summarizer: has });
+        let result = match summarize {
+            Some(f) => run_sync(&mut job, f),
+            None => run_sync(&mut job, |_| Reply::Failed { message: "no summarizer".into(), context_exceeded: false }),
+        };
+        match result {
+            Ok(mut outcome) => {
+                self.settle(&mut outcome);
+                outcome.transcript = self.transcript.clone();
+                Ok(outcome)
+            }
+            Err(e) => {
+                self.restore(job.into_transcript());
+                Err(e)
+            }
+        }
+    }
+}

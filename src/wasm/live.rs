@@ -1,0 +1,111 @@
+//! `compactor.open(transcript)` -> `LiveTranscript`: a session handle that keeps the
+//! decoded transcript and its measurements in the engine between model calls, so
+//! `append` + `check` cost what was appended (see [`crate::live`]).
+
+use super::{deliver, drive_job, from_json, js_error, parse_signals, resolve_format, to_json, ContextCompactor};
+use crate::error::{Error, ErrorCode};
+use crate::formats::View;
+use crate::live::LiveTranscript as Core;
+use crate::state::SessionState;
+use js_sys::Promise;
+use serde_json::Value;
+use std::cell::RefCell;
+use std::rc::Rc;
+use wasm_bindgen::prelude::*;
+
+/// A transcript held by the engine (JS class `LiveTranscript`), made by
+/// `compactor.open(transcript)`. Call `free()` when done with it.
+#[wasm_bindgen]
+pub struct LiveTranscript {
+    /// `None` while a `compact` is running on it.
+    inner: Rc<RefCell<Option<Core>>>,
+}
+
+fn busy() -> JsValue {
+    js_error(&Error::new(ErrorCode::ProtocolError, "the live transcript is being compacted; await compact() first"))
+}
+
+#[wasm_bindgen]
+impl ContextCompactor {
+    /// `open(transcript)` -> `LiveTranscript`: decodes the transcript (a JSON string —
+    /// the fast path — or an object) once and keeps it with its measures. Throws
+    /// `invalid_transcript` / `unknown_format` like `check`.
+    pub fn open(&self, transcript: JsValue) -> Result<LiveTranscript, JsValue> {
+        let doc = to_json(&transcript, "transcript")?;
+        let format = resolve_format(self.format, &doc)?;
+        let core = Core::open(self.config.clone(), format, doc).map_err(|e| js_error(&e))?;
+        Ok(LiveTranscript { inner: Rc::new(RefCell::new(Some(core))) })
+    }
+}
+
+#[wasm_bindgen]
+impl LiveTranscript {
+    /// `append(rows)`: adds provider messages (an array of messages, one message
+    /// object, or their JSON text); only these rows are decoded and measured. Atomic:
+    /// throws `invalid_transcript` (naming the offset) and appends nothing.
+    pub fn append(&self, rows: JsValue) -> Result<(), JsValue> {
+        let rows = match to_json(&rows, "rows")? {
+            Value::Array(items) => items,
+            Value::Null => Vec::new(),
+            one => vec![one],
+        };
+        let mut cell = self.inner.borrow_mut();
+        let core = cell.as_mut().ok_or_else(busy)?;
+        core.append(rows).map_err(|e| js_error(&e))
+    }
+
+    /// `check(state | null, signals?)` -> the same decision object as
+    /// `compactor.check(state, transcript, signals)` on the whole held transcript, in
+    /// time independent of its length (C-9: nothing is recorded).
+    pub fn check(&self, state: JsValue, signals: JsValue) -> Result<JsValue, JsValue> {
+        let state = SessionState::from_json(&to_json(&state, "state")?).map_err(|e| js_error(&e))?;
+        let signals = parse_signals(&signals)?;
+        let mut cell = self.inner.borrow_mut();
+        let core = cell.as_mut().ok_or_else(busy)?;
+        let d = core.check(&state, &signals);
+        from_json(&serde_json::to_value(&d).unwrap_or(Value::Null))
+    }
+
+    /// `compact(state | null, hooks?)` -> Promise of the same result object as
+    /// `compactor.compact(state, transcript, hooks)`. A committed rewrite replaces the
+    /// held transcript; otherwise it is kept as it was. While it runs, the handle's
+    /// other methods throw `protocol_error`.
+    pub fn compact(&self, state: JsValue, hooks: JsValue) -> Promise {
+        let inner = self.inner.clone();
+        wasm_bindgen_futures::future_to_promise(async move {
+            let state = SessionState::from_json(&to_json(&state, "state")?).map_err(|e| js_error(&e))?;
+            // Validate the hooks before the held transcript moves into the job.
+            super::parse_signals(&hooks)?;
+            super::memory::MemoryHooks::from_hooks(&hooks)?;
+            let mut core = inner.borrow_mut().take().ok_or_else(busy)?;
+            let config = core.config().clone();
+            let mut job = super::start_job(config, state, core.take(), &hooks)?;
+            let (mut outcome, callback_error) = match drive_job(&mut job, &hooks).await {
+                Ok(done) => done,
+                Err(e) => {
+                    core.restore(job.into_transcript());
+                    *inner.borrow_mut() = Some(core);
+                    return Err(e);
+                }
+            };
+            let out = outcome.to_json();
+            core.settle(&mut outcome);
+            *inner.borrow_mut() = Some(core);
+            deliver(&outcome, out, callback_error, &hooks).await
+        })
+    }
+
+    /// `transcript()` -> the held transcript, stored view (provenance keys kept, F-4).
+    pub fn transcript(&self) -> Result<JsValue, JsValue> {
+        let cell = self.inner.borrow();
+        let core = cell.as_ref().ok_or_else(busy)?;
+        from_json(&core.encode(View::Stored))
+    }
+
+    /// Number of rows held.
+    #[wasm_bindgen(getter)]
+    pub fn length(&self) -> Result<usize, JsValue> {
+        let cell = self.inner.borrow();
+        Ok(cell.as_ref().ok_or_else(busy)?.len())
+    }
+}
