@@ -196,15 +196,15 @@ pub fn recall_with_vector(
 
 /// Answers a `recall` call from hits a host store found (M-2, M-4): keeps only hits
 /// whose record belongs to `session` (a store that returns another session's records
-/// cannot leak them), keeps the first hit of each record id, orders best first (score
+/// cannot leak them), keeps the best hit of each record id, orders best first (score
 /// descending, then id), and cuts to the effective limit (`None` -> 5, clamped to
 /// 1..=20). Scores are the store's own (higher is better) and are passed through.
 pub fn recall_from_hits(session: &str, query: &str, limit: Option<usize>, hits: Vec<Hit>) -> RecallResult {
     let limit = effective_limit(limit);
+    let mut own: Vec<Hit> = hits.into_iter().filter(|h| h.record.session == session).collect();
+    own.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.record.id.cmp(&b.record.id)));
     let mut seen = std::collections::BTreeSet::new();
-    let mut kept: Vec<Hit> =
-        hits.into_iter().filter(|h| h.record.session == session && seen.insert(h.record.id.clone())).collect();
-    kept.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.record.id.cmp(&b.record.id)));
+    let mut kept: Vec<Hit> = own.into_iter().filter(|h| seen.insert(h.record.id.clone())).collect();
     kept.truncate(limit);
     result(query, limit, kept)
 }

@@ -373,9 +373,9 @@ fn store_method(store: &JsValue, name: &str) -> Result<Function, JsValue> {
 
 /// Calls `store[name](request)` and awaits the answer (sync values and promises alike).
 /// A throw or rejection is passed through unchanged.
-async fn call_store(store: &JsValue, name: &str, request: &Value) -> Result<JsValue, JsValue> {
+async fn call_store(store: &JsValue, name: &str, request: &JsValue) -> Result<JsValue, JsValue> {
     let f = store_method(store, name)?;
-    let r = f.call1(store, &from_json(request)?)?;
+    let r = f.call1(store, request)?;
     wasm_bindgen_futures::JsFuture::from(Promise::resolve(&r)).await
 }
 
@@ -412,7 +412,7 @@ fn parse_store_hits(out: &JsValue) -> Result<Vec<memory::Hit>, JsValue> {
 ///
 /// - With `embed` (sync or async `(texts) -> number[][]`) and `embedDimension`, the
 ///   query is embedded by the host (one vector of `embedDimension` finite components,
-///   not all zero) and the store is asked `store.search({ session, query, vector,
+///   not all zero, handed to the store as the host returned it) and the store is asked `store.search({ session, query, vector,
 ///   limit })`. Use the same embedder that filled the store through `compact`.
 /// - Without `embed`, the store is asked `store.search({ session, query, limit })` and
 ///   searches with its own means (full text, its own embedding model). The embedded
@@ -446,13 +446,13 @@ pub async fn recall_from_store(store: JsValue, session: JsValue, query: JsValue,
             as usize;
         let texts = Array::of1(&JsValue::from_str(&query));
         let out = call_hook(&f, &texts.into()).await?;
-        let vectors = parse_vectors(&out, "embed() result")?;
-        check_vectors(&vectors, 1, dimension)?;
-        vectors.into_iter().next()
+        check_vectors(&parse_vectors(&out, "embed() result")?, 1, dimension)?;
+        // The host's own vector, unchanged (no f32 rounding).
+        Some(Array::from(&out).get(0))
     };
-    let mut request = serde_json::json!({ "session": session, "query": query, "limit": limit });
-    if let (Some(v), Value::Object(map)) = (vector, &mut request) {
-        map.insert("vector".into(), Value::from(v.iter().map(|x| f64::from(*x)).collect::<Vec<f64>>()));
+    let request = from_json(&serde_json::json!({ "session": session, "query": query, "limit": limit }))?;
+    if let Some(v) = vector {
+        js_sys::Reflect::set(&request, &"vector".into(), &v)?;
     }
     let out = call_store(&store, "search", &request).await?;
     let hits = parse_store_hits(&out)?;
@@ -486,7 +486,7 @@ pub async fn enumerate_store(store: JsValue, session: JsValue, options: JsValue)
         s.as_f64().filter(|n| n.is_finite()).ok_or_else(|| fail("enumerateStore: pageSize must be a finite number"))?.floor().clamp(1.0, 1000.0)
             as usize
     };
-    let request = serde_json::json!({ "session": session, "pageToken": token, "pageSize": page_size });
+    let request = from_json(&serde_json::json!({ "session": session, "pageToken": token, "pageSize": page_size }))?;
     let out = call_store(&store, "enumerate", &request).await?;
     let list = get(&out, "records");
     if !Array::is_array(&list) {
@@ -525,7 +525,7 @@ pub async fn enumerate_store(store: JsValue, session: JsValue, options: JsValue)
 #[wasm_bindgen(js_name = dropStoreScope)]
 pub async fn drop_store_scope(store: JsValue, session: JsValue) -> Result<JsValue, JsValue> {
     let session = store_session(&session, "dropStoreScope")?;
-    let out = call_store(&store, "drop", &serde_json::json!({ "session": session })).await?;
+    let out = call_store(&store, "drop", &from_json(&serde_json::json!({ "session": session }))?).await?;
     if out.is_undefined() || out.is_null() {
         return Ok(JsValue::NULL);
     }
