@@ -288,3 +288,94 @@ export function init(input?: { module_or_path: InitInput | Promise<InitInput> })
 /** Instantiates synchronously from bytes or a `WebAssembly.Module` (e.g. `context-compactor/wasm`). Idempotent. */
 export function initSync(input: { module: SyncInitInput }): unknown
 export default init
+
+// ---- Semantic memory: the host-store path (M-2, M-4) --------------------------------
+// recallFromStore / enumerateStore / dropStoreScope read back the records a host keeps in
+// its own store (the `store` hook of `compact`): same shapes as MemoryIndex, same rules.
+
+/** A memory record as the engine projects it (M-1) and a host store keeps it. */
+export interface HostStoreRecord {
+  /** `mem-` + 16 hex digits, deterministic. */
+  id: string
+  /** The owning session (scope); reads never cross it (M-4). */
+  session: string
+  messageId: string
+  role: string
+  /** Inclusive source message offsets. */
+  sourceRange: [number, number]
+  /** Half-open UTF-8 byte range of `content` in the source text. */
+  byteRange: [number, number]
+  kind: 'narrative' | 'tool_output'
+  toolName?: string
+  callId?: string
+  /** `artifact#N`: the full tool output in the host's artifact store. */
+  handle?: string
+  /** At most 1,000 UTF-8 bytes. */
+  content: string
+}
+
+/** What `store.search` is asked: `vector` only when `recallFromStore` got `embed`;
+ * `limit` is the effective one (1..20). */
+export interface HostStoreSearchRequest { session: string; query: string; limit: number; vector?: number[] }
+/** One answer of `store.search`: a full record and a finite score (higher is better). */
+export interface HostStoreHit { record: HostStoreRecord; score: number }
+
+/** A host store (IndexedDB, a Durable Object, a vector DB). Every method may be sync or
+ * return a promise; a throw or rejection reaches the caller unchanged. */
+export interface HostMemoryStore {
+  /** Called by `compact` before the commit; `vectors` is null without an `embed` hook. */
+  put(records: HostStoreRecord[], vectors: number[][] | null): unknown
+  search?(request: HostStoreSearchRequest): HostStoreHit[] | { hits: HostStoreHit[] } | Promise<HostStoreHit[] | { hits: HostStoreHit[] }>
+  /** `pageToken` null on the first page; answer at most `pageSize` records of `session`
+   * and `next` null on the last page. */
+  enumerate?(request: { session: string; pageToken: string | null; pageSize: number }): HostStorePage | Promise<HostStorePage>
+  /** Removes the whole scope at once; answer the number removed (or nothing). */
+  drop?(request: { session: string }): number | void | null | Promise<number | void | null>
+}
+
+/** A page of a store scope: records in the store's (stable) order. */
+export interface HostStorePage { records: HostStoreRecord[]; next: string | null }
+
+/** A recall answered from a host store; the same shape as `MemoryIndex.recall`. */
+export interface HostStoreRecall {
+  query: string
+  /** Effective limit: default 5, clamped to 1..20. */
+  limit: number
+  /** Best first, only records of the asked session, one per id, at most `limit`. */
+  hits: Array<{
+    id: string; content: string; score: number; messageId: string; sourceRange: [number, number]
+    kind: 'narrative' | 'tool_output'; toolName?: string; handle?: string
+  }>
+}
+
+/** Recall (M-2) from a host store. With `embed` + `embedDimension` the query is embedded by
+ * the host and `store.search` gets `{ session, query, vector, limit }`; without, it gets
+ * `{ session, query, limit }` and searches by its own means (the embedded embedder is not
+ * used: its vectors are weighted per in-wasm scope). Hits of other sessions are dropped.
+ * @throws {ContextCompactorError} (rejection) `memory_failed` naming a bad argument, a
+ * missing `store.search`, a bad query vector or a malformed hit. */
+export function recallFromStore(
+  store: Pick<HostMemoryStore, 'search'>,
+  session: string,
+  query: string,
+  options?: {
+    limit?: number
+    embed?: (texts: string[]) => ArrayLike<number>[] | Promise<ArrayLike<number>[]>
+    embedDimension?: number
+  } | null,
+): Promise<HostStoreRecall>
+
+/** One page of a store scope (M-4); `pageSize` default 100, clamped to 1..1000.
+ * @throws {ContextCompactorError} (rejection) `memory_failed` when the store answers more
+ * than `pageSize` records, a record of another session, a malformed record, or a `next`
+ * that is not a new token or null. */
+export function enumerateStore(
+  store: Pick<HostMemoryStore, 'enumerate'>,
+  session: string,
+  options?: { pageToken?: string | null; pageSize?: number } | null,
+): Promise<HostStorePage>
+
+/** Drops a whole store scope (M-4): the number of records removed, or null when the store
+ * does not say. @throws {ContextCompactorError} (rejection) `memory_failed` on an answer
+ * that is not a non-negative integer or nothing. */
+export function dropStoreScope(store: Pick<HostMemoryStore, 'drop'>, session: string): Promise<number | null>

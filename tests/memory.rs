@@ -2,8 +2,8 @@
 
 use context_compactor::error::ErrorCode;
 use context_compactor::memory::{
-    project, recall, recall_from_arguments, recall_tool_definition, try_project, EvictedBody, Index,
-    MemoryRecord, RecordKind, CHUNK_BYTES,
+    project, recall, recall_from_arguments, recall_from_hits, recall_tool_definition, try_project, EvictedBody,
+    Hit, Index, MemoryRecord, RecordKind, CHUNK_BYTES,
 };
 use context_compactor::transcript::{Block, Message, Provenance, Role, TranscriptRole};
 use serde_json::{json, Value};
@@ -466,4 +466,20 @@ fn m3_host_vectors_of_declared_dimension() {
     let restored = Index::restore(&index.snapshot()).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(restored.dimension(), 4);
     assert_eq!(restored.search_by_vector("s", &[0.1, 1.0, 0.0, 0.0], 5).unwrap_or_default(), hits);
+}
+
+#[test]
+fn m4_m2_recall_from_store_hits_filters_foreign_sessions_dedupes_orders_and_clamps() {
+    let hit = |session: &str, n: usize, score: f32| Hit { record: rec(session, n, &format!("text {n}")), score };
+    // A misbehaving store: hits of other sessions, a duplicate, unsorted scores.
+    let hits = vec![hit("A", 1, 0.2), hit("B", 1, 0.99), hit("A", 2, 0.9), hit("A", 1, 0.1), hit("A", 3, 0.9), hit("", 4, 1.0)];
+    let r = recall_from_hits("A", "q", None, hits.clone());
+    assert_eq!(r.limit, 5);
+    let got: Vec<(String, f32)> = r.hits.iter().map(|h| (h.id.clone(), h.score)).collect();
+    assert_eq!(got, vec![("A-2".to_string(), 0.9), ("A-3".to_string(), 0.9), ("A-1".to_string(), 0.2)]);
+    let r = recall_from_hits("A", "q", Some(1), hits.clone());
+    assert_eq!((r.limit, r.hits.len()), (1, 1));
+    assert_eq!(recall_from_hits("A", "q", Some(0), hits.clone()).limit, 1);
+    assert_eq!(recall_from_hits("A", "q", Some(500), hits.clone()).limit, 20);
+    assert!(recall_from_hits("C", "q", None, hits).hits.is_empty());
 }

@@ -146,7 +146,9 @@ pub struct RecallResult {
     pub hits: Vec<RecallHit>,
 }
 
-fn effective_limit(limit: Option<usize>) -> usize {
+/// The limit a recall uses: `None` -> [`DEFAULT_LIMIT`] (5); any value is clamped to
+/// `1..=`[`MAX_LIMIT`] (20) (M-2).
+pub fn effective_limit(limit: Option<usize>) -> usize {
     limit.unwrap_or(DEFAULT_LIMIT).clamp(1, MAX_LIMIT)
 }
 
@@ -190,6 +192,21 @@ pub fn recall_with_vector(
 ) -> Result<RecallResult> {
     let limit = effective_limit(limit);
     Ok(result(query, limit, index.search_by_vector(session, vector, limit)?))
+}
+
+/// Answers a `recall` call from hits a host store found (M-2, M-4): keeps only hits
+/// whose record belongs to `session` (a store that returns another session's records
+/// cannot leak them), keeps the best hit of each record id, orders best first (score
+/// descending, then id), and cuts to the effective limit (`None` -> 5, clamped to
+/// 1..=20). Scores are the store's own (higher is better) and are passed through.
+pub fn recall_from_hits(session: &str, query: &str, limit: Option<usize>, hits: Vec<Hit>) -> RecallResult {
+    let limit = effective_limit(limit);
+    let mut own: Vec<Hit> = hits.into_iter().filter(|h| h.record.session == session).collect();
+    own.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.record.id.cmp(&b.record.id)));
+    let mut seen = std::collections::BTreeSet::new();
+    let mut kept: Vec<Hit> = own.into_iter().filter(|h| seen.insert(h.record.id.clone())).collect();
+    kept.truncate(limit);
+    result(query, limit, kept)
 }
 
 /// Answers a `recall` tool call from its JSON arguments `{ query, limit? }` (embedded

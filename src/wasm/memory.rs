@@ -1,5 +1,7 @@
 //! Semantic memory at the JS boundary (M-1..M-4): the `MemoryIndex` class over the
-//! embedded index, `recallToolDefinition`, and the memory hooks of `compact`.
+//! embedded index, `recallToolDefinition`, the memory hooks of `compact`, and the
+//! host-store path (`recallFromStore`, `enumerateStore`, `dropStoreScope`) for hosts
+//! that keep records in their own store (IndexedDB, a Durable Object, a vector DB).
 //!
 //! Records and results cross as plain JSON (camelCase, see [`crate::memory`]); a
 //! snapshot crosses as a `Uint8Array`.
@@ -7,7 +9,7 @@
 use super::{call_hook, from_json, get, js_error, to_json};
 use crate::error::{Error, ErrorCode};
 use crate::memory::{self, Index, MemoryBatch, MemoryRecord, MAX_DIMENSION, MAX_LIMIT};
-use js_sys::{Array, Function, Promise};
+use js_sys::{Array, Function, Promise, JSON};
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
@@ -62,6 +64,23 @@ fn parse_limit(options: &JsValue) -> Result<Option<usize>, JsValue> {
         Some(n) if n.is_finite() => Ok(Some(n.floor().clamp(0.0, MAX_LIMIT as f64) as usize)),
         _ => Err(fail("recall: limit must be a finite number")),
     }
+}
+
+/// Checks an `embed()` answer: `count` vectors of `dimension` finite components, none
+/// all zero. Throws `memory_failed` naming the first bad vector.
+fn check_vectors(vectors: &[Vec<f32>], count: usize, dimension: usize) -> Result<(), JsValue> {
+    if vectors.len() != count {
+        return Err(fail(format!("embed() returned {} vectors for {count} texts", vectors.len())));
+    }
+    for (i, v) in vectors.iter().enumerate() {
+        if v.len() != dimension {
+            return Err(fail(format!("embed() vector {i} has {} components; embedDimension is {dimension}", v.len())));
+        }
+        if v.iter().any(|x| !x.is_finite()) || v.iter().all(|x| *x == 0.0) {
+            return Err(fail(format!("embed() vector {i} is zero or not finite")));
+        }
+    }
+    Ok(())
 }
 
 fn json_out<T: serde::Serialize>(v: &T) -> Result<JsValue, JsValue> {
@@ -298,17 +317,7 @@ impl MemoryHooks {
         let texts: Array = batch.records.iter().map(|r| JsValue::from_str(&r.content)).collect();
         let out = call_hook(f, &texts.into()).await?;
         let vectors = parse_vectors(&out, "embed() result")?;
-        if vectors.len() != batch.records.len() {
-            return Err(fail(format!("embed() returned {} vectors for {} texts", vectors.len(), batch.records.len())));
-        }
-        for (i, v) in vectors.iter().enumerate() {
-            if v.len() != self.dimension {
-                return Err(fail(format!("embed() vector {i} has {} components; embedDimension is {}", v.len(), self.dimension)));
-            }
-            if v.iter().any(|x| !x.is_finite()) || v.iter().all(|x| *x == 0.0) {
-                return Err(fail(format!("embed() vector {i} is zero or not finite")));
-            }
-        }
+        check_vectors(&vectors, batch.records.len(), self.dimension)?;
         let rows: Array = vectors.iter().map(|v| JsValue::from(v.iter().map(|x| JsValue::from_f64(f64::from(*x))).collect::<Array>())).collect();
         Ok(rows.into())
     }
@@ -339,5 +348,189 @@ impl MemoryHooks {
             wasm_bindgen_futures::JsFuture::from(Promise::resolve(&r)).await?;
         }
         Ok(())
+    }
+}
+
+// ---- The host-store path (M-2, M-4) ------------------------------------------------
+//
+// A host that keeps memory in its own store (the `store` hook of `compact`) reads it back
+// through these functions, which give the same shapes as `MemoryIndex` and enforce the
+// same rules whatever the store returns: one session per call, limit 5 by default and 20
+// at most, typed `memory_failed` errors for malformed answers.
+
+/// `session` argument of the store functions: a non-empty string.
+fn store_session(session: &JsValue, what: &str) -> Result<String, JsValue> {
+    session.as_string().filter(|s| !s.is_empty()).ok_or_else(|| fail(format!("{what}: session must be a non-empty string")))
+}
+
+/// `store[name]` as a function (called with `this = store`).
+fn store_method(store: &JsValue, name: &str) -> Result<Function, JsValue> {
+    if !store.is_object() {
+        return Err(fail(format!("store must be an object with a {name} method")));
+    }
+    get(store, name).dyn_into::<Function>().map_err(|_| fail(format!("store.{name} must be a function")))
+}
+
+/// Calls `store[name](request)` and awaits the answer (sync values and promises alike).
+/// A throw or rejection is passed through unchanged.
+async fn call_store(store: &JsValue, name: &str, request: &JsValue) -> Result<JsValue, JsValue> {
+    let f = store_method(store, name)?;
+    let r = f.call1(store, request)?;
+    wasm_bindgen_futures::JsFuture::from(Promise::resolve(&r)).await
+}
+
+/// A memory record from a store answer; `what` names where it came from.
+fn record_from(v: &JsValue, what: &str) -> Result<MemoryRecord, JsValue> {
+    if !v.is_object() {
+        return Err(fail(format!("{what}: expected a memory record object")));
+    }
+    let text = JSON::stringify(v).ok().and_then(|t| t.as_string()).ok_or_else(|| fail(format!("{what}: not JSON-serializable")))?;
+    serde_json::from_str(&text).map_err(|e| fail(format!("{what}: {e}")))
+}
+
+/// `store.search()` answer -> hits: an array (or `{ hits }`) of `{ record, score }`.
+fn parse_store_hits(out: &JsValue) -> Result<Vec<memory::Hit>, JsValue> {
+    let list = if Array::is_array(out) { out.clone() } else { get(out, "hits") };
+    if !Array::is_array(&list) {
+        return Err(fail("store.search() must return an array of { record, score } (or { hits: [...] })"));
+    }
+    let mut hits = Vec::new();
+    for (i, h) in Array::from(&list).iter().enumerate() {
+        let score = get(&h, "score")
+            .as_f64()
+            .filter(|s| s.is_finite())
+            .ok_or_else(|| fail(format!("store.search() hit {i}: score must be a finite number")))?;
+        let record = record_from(&get(&h, "record"), &format!("store.search() hit {i}: record"))?;
+        hits.push(memory::Hit { record, score: score as f32 });
+    }
+    Ok(hits)
+}
+
+/// `recallFromStore(store, session, query, { limit?, embed?, embedDimension? })` ->
+/// Promise of `{ query, limit, hits }`, the same shape as `MemoryIndex.recall` (M-2),
+/// answered by the host's store.
+///
+/// - With `embed` (sync or async `(texts) -> number[][]`) and `embedDimension`, the
+///   query is embedded by the host (one vector of `embedDimension` finite components,
+///   not all zero, handed to the store as the host returned it) and the store is asked `store.search({ session, query, vector,
+///   limit })`. Use the same embedder that filled the store through `compact`.
+/// - Without `embed`, the store is asked `store.search({ session, query, limit })` and
+///   searches with its own means (full text, its own embedding model). The embedded
+///   embedder is not used here: its vectors are weighted by the document frequencies
+///   of one in-wasm scope, so they are not comparable across a host store; hosts that
+///   want it keep a `MemoryIndex` and store its `snapshot()` bytes instead.
+///
+/// `store.search` (sync or async) answers an array (or `{ hits }`) of `{ record, score }`
+/// (`record` a full memory record, `score` a finite number, higher is better). The
+/// result keeps only records of `session` (M-4, even when the store returns others),
+/// one hit per record id, best first, at most `limit` (default 5, clamped to 1..=20).
+///
+/// Rejects with `memory_failed` on a bad argument, a missing `store.search`, a bad
+/// embedding or a malformed answer (naming the hit and field); a store or embedder
+/// throw or rejection is passed through unchanged.
+#[wasm_bindgen(js_name = recallFromStore)]
+pub async fn recall_from_store(store: JsValue, session: JsValue, query: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
+    let session = store_session(&session, "recallFromStore")?;
+    let query = query.as_string().ok_or_else(|| fail("recallFromStore: query must be a string"))?;
+    let limit = memory::effective_limit(parse_limit(&options)?);
+    store_method(&store, "search")?;
+    let embed = get(&options, "embed");
+    let vector = if embed.is_undefined() || embed.is_null() {
+        None
+    } else {
+        let f = embed.dyn_into::<Function>().map_err(|_| fail("recallFromStore: options.embed must be a function"))?;
+        let dimension = get(&options, "embedDimension")
+            .as_f64()
+            .filter(|n| n.fract() == 0.0 && *n >= 1.0 && *n <= MAX_DIMENSION as f64)
+            .ok_or_else(|| fail(format!("recallFromStore: options.embedDimension must be an integer in 1..={MAX_DIMENSION} when options.embed is given")))?
+            as usize;
+        let texts = Array::of1(&JsValue::from_str(&query));
+        let out = call_hook(&f, &texts.into()).await?;
+        check_vectors(&parse_vectors(&out, "embed() result")?, 1, dimension)?;
+        // The host's own vector, unchanged (no f32 rounding).
+        Some(Array::from(&out).get(0))
+    };
+    let request = from_json(&serde_json::json!({ "session": session, "query": query, "limit": limit }))?;
+    if let Some(v) = vector {
+        js_sys::Reflect::set(&request, &"vector".into(), &v)?;
+    }
+    let out = call_store(&store, "search", &request).await?;
+    let hits = parse_store_hits(&out)?;
+    json_out(&memory::recall_from_hits(&session, &query, Some(limit), hits))
+}
+
+/// `enumerateStore(store, session, { pageToken?, pageSize? })` -> Promise of
+/// `{ records, next }`, the same shape as `MemoryIndex.enumerate` (M-4), read from the
+/// host's store.
+///
+/// Asks `store.enumerate({ session, pageToken, pageSize })` (sync or async);
+/// `pageToken` is null for the first page, `pageSize` defaults to 100 and is clamped to
+/// 1..=1000. The store must answer `{ records, next }`: at most `pageSize` memory
+/// records, every one of `session`, and `next` the (new) token of the following page or
+/// null on the last one. Anything else rejects with `memory_failed` naming what is
+/// wrong (a record of another session is an error here, not skipped: paging a scope
+/// must see exactly that scope). A store throw or rejection is passed through.
+#[wasm_bindgen(js_name = enumerateStore)]
+pub async fn enumerate_store(store: JsValue, session: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
+    let session = store_session(&session, "enumerateStore")?;
+    let t = get(&options, "pageToken");
+    let token = if t.is_undefined() || t.is_null() {
+        None
+    } else {
+        Some(t.as_string().ok_or_else(|| fail("enumerateStore: pageToken must be a string or null"))?)
+    };
+    let s = get(&options, "pageSize");
+    let page_size = if s.is_undefined() || s.is_null() {
+        100
+    } else {
+        s.as_f64().filter(|n| n.is_finite()).ok_or_else(|| fail("enumerateStore: pageSize must be a finite number"))?.floor().clamp(1.0, 1000.0)
+            as usize
+    };
+    let request = from_json(&serde_json::json!({ "session": session, "pageToken": token, "pageSize": page_size }))?;
+    let out = call_store(&store, "enumerate", &request).await?;
+    let list = get(&out, "records");
+    if !Array::is_array(&list) {
+        return Err(fail("store.enumerate() must return { records: [...], next }"));
+    }
+    let list = Array::from(&list);
+    if list.length() as usize > page_size {
+        return Err(fail(format!("store.enumerate() returned {} records for pageSize {page_size}", list.length())));
+    }
+    let mut records = Vec::with_capacity(list.length() as usize);
+    for (i, v) in list.iter().enumerate() {
+        let r = record_from(&v, &format!("store.enumerate() record {i}"))?;
+        if r.session != session {
+            return Err(fail(format!("store.enumerate() record {i} ({:?}) belongs to session {:?}, not {session:?}", r.id, r.session)));
+        }
+        records.push(r);
+    }
+    let n = get(&out, "next");
+    let next = if n.is_undefined() || n.is_null() {
+        None
+    } else {
+        match n.as_string() {
+            Some(t) if !t.is_empty() && Some(&t) != token.as_ref() => Some(t),
+            Some(_) => return Err(fail("store.enumerate() next must be a new non-empty token (or null on the last page)")),
+            None => return Err(fail("store.enumerate() next must be a string or null")),
+        }
+    };
+    json_out(&memory::Page { records, next })
+}
+
+/// `dropStoreScope(store, session)` -> Promise of the number of records removed, or
+/// null when the store does not say (M-4). Asks `store.drop({ session })` (sync or
+/// async), which must remove the whole scope at once. Rejects with `memory_failed` on a
+/// bad session, a missing `store.drop`, or an answer that is neither a non-negative
+/// integer nor undefined/null; a store throw or rejection is passed through.
+#[wasm_bindgen(js_name = dropStoreScope)]
+pub async fn drop_store_scope(store: JsValue, session: JsValue) -> Result<JsValue, JsValue> {
+    let session = store_session(&session, "dropStoreScope")?;
+    let out = call_store(&store, "drop", &from_json(&serde_json::json!({ "session": session }))?).await?;
+    if out.is_undefined() || out.is_null() {
+        return Ok(JsValue::NULL);
+    }
+    match out.as_f64() {
+        Some(n) if n.is_finite() && n >= 0.0 && n.fract() == 0.0 => Ok(JsValue::from_f64(n)),
+        _ => Err(fail("store.drop() must return the number of records removed (a non-negative integer) or nothing")),
     }
 }

@@ -5,7 +5,8 @@
 //   for (const { name, run } of memoryCases(api)) await run()
 //
 // `api` is the package namespace after init: { ContextCompactor, MemoryIndex,
-// recallToolDefinition }. Each `run` is async and throws on a failed assertion.
+// recallToolDefinition, recallFromStore, enumerateStore, dropStoreScope }. Each `run`
+// is async and throws on a failed assertion.
 
 /** Deterministic OpenAI-chat transcript: a prior summary, injected context, a large
  *  tool output and enough old turns to fold. */
@@ -44,6 +45,76 @@ export function record(session, n, content, extra = {}) {
   }
 }
 
+/** Dimension of the test embedder. */
+export const HASH_DIM = 64
+
+/** A tiny deterministic host embedder: lower-case alphanumeric words hashed into
+ *  HASH_DIM buckets, plus a small constant component so no vector is ever zero. */
+export function hashEmbed(texts) {
+  return texts.map((t) => {
+    const v = new Array(HASH_DIM).fill(0)
+    v[0] = 0.01
+    for (const w of t.toLowerCase().match(/[a-z0-9]+/g) ?? []) {
+      let h = 2166136261
+      for (let i = 0; i < w.length; i++) h = Math.imul(h ^ w.charCodeAt(i), 16777619) >>> 0
+      v[1 + (h % (HASH_DIM - 1))] += 1
+    }
+    return v
+  })
+}
+
+/** An in-memory host store implementing put / search / enumerate / drop, sync or
+ *  async (`{ async: true }`: every method answers a promise). `calls` logs the
+ *  requests. search: cosine over the stored vectors when the request has `vector`,
+ *  else the share of query words a record contains. enumerate: source order, the
+ *  page token is the offset as a string. drop: removes the scope, answers the count. */
+export function memoryStore({ async = false } = {}) {
+  const scopes = new Map()
+  const calls = []
+  const answer = (v) => (async ? Promise.resolve(v) : v)
+  const scope = (s) => { if (!scopes.has(s)) scopes.set(s, new Map()); return scopes.get(s) }
+  const words = (t) => new Set(t.toLowerCase().match(/[a-z0-9]+/g) ?? [])
+  const norm = (v) => Math.sqrt(v.reduce((a, x) => a + x * x, 0))
+  const cosine = (a, b) => a.reduce((acc, x, i) => acc + x * b[i], 0) / (norm(a) * norm(b))
+  const order = (a, b) => a.sourceRange[0] - b.sourceRange[0] || a.byteRange[0] - b.byteRange[0] || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
+  return {
+    calls,
+    size: (s) => scopes.get(s)?.size ?? 0,
+    put(records, vectors) {
+      calls.push({ op: 'put', count: records.length, vectors: vectors === null ? null : vectors.length })
+      records.forEach((record, i) => scope(record.session).set(record.id, { record, vector: vectors ? vectors[i] : null }))
+      return answer(undefined)
+    },
+    search(req) {
+      calls.push({ op: 'search', ...req })
+      const q = words(req.query)
+      const hits = [...(scopes.get(req.session)?.values() ?? [])]
+        .map(({ record, vector }) => {
+          if (req.vector) return { record, score: vector ? cosine(req.vector, vector) : 0 }
+          const w = words(record.content)
+          return { record, score: q.size ? [...q].filter((x) => w.has(x)).length / q.size : 0 }
+        })
+        .filter((h) => h.score > 0)
+        .sort((a, b) => b.score - a.score || order(a.record, b.record))
+        .slice(0, req.limit)
+      return answer(hits)
+    },
+    enumerate(req) {
+      calls.push({ op: 'enumerate', ...req })
+      const all = [...(scopes.get(req.session)?.values() ?? [])].map((e) => e.record).sort(order)
+      const start = req.pageToken === null ? 0 : Number(req.pageToken)
+      const end = start + req.pageSize
+      return answer({ records: all.slice(start, end), next: end < all.length ? String(end) : null })
+    },
+    drop(req) {
+      calls.push({ op: 'drop', ...req })
+      const n = scopes.get(req.session)?.size ?? 0
+      scopes.delete(req.session)
+      return answer(n)
+    },
+  }
+}
+
 function fail(msg) { throw new Error(`assertion failed: ${msg}`) }
 function ok(cond, msg) { if (!cond) fail(msg) }
 function eq(actual, expected, msg) {
@@ -58,11 +129,16 @@ async function rejects(promiseOrFn, check, msg) {
   return err
 }
 
+const failedWith = (pattern) => (e) => {
+  eq(e.code, 'memory_failed', `code of ${JSON.stringify(e.message)}`)
+  ok(pattern.test(e.message), `message ${JSON.stringify(e.message)} matches ${pattern}`)
+}
+
 const allText = (records) => records.map((r) => r.content).join('\n')
 
 /** The cases: [{ name, run }]. */
 export function memoryCases(api) {
-  const { ContextCompactor, MemoryIndex, recallToolDefinition } = api
+  const { ContextCompactor, MemoryIndex, recallToolDefinition, recallFromStore, enumerateStore, dropStoreScope } = api
   const compactor = () => new ContextCompactor(memoryCompactorOptions)
 
   return [
@@ -238,6 +314,147 @@ export function memoryCases(api) {
         eq(recallToolDefinition('gemini').parameters.type, 'OBJECT', 'gemini')
         eq(recallToolDefinition('ai-sdk').inputSchema.required, ['query'], 'ai-sdk')
         await rejects(async () => recallToolDefinition('smoke-signals'), (e) => eq(e.code, 'unknown_format', 'unknown format'), 'unknown format')
+      },
+    },
+    {
+      name: 'M-2 M-3 recallFromStore: the host embedder embeds the query, the host store searches one session, MemoryIndex.recall shape',
+      async run() {
+        for (const async of [true, false]) {
+          const store = memoryStore({ async })
+          const embed = async ? async (texts) => hashEmbed(texts) : hashEmbed
+          const out = await compactor().compact(null, memoryTranscript(), { force: true, sessionId: 'store-a', embedDimension: HASH_DIM, embed, store })
+          eq(out.status, 'compacted', 'status')
+          eq(store.size('store-a'), out.memory.records.length, 'compact put the batch into the store')
+          store.put([record('store-b', 1, 'the calibration constant is 1111 in session b')], hashEmbed(['the calibration constant is 1111 in session b']))
+          const r = await recallFromStore(store, 'store-a', 'calibration constant 7734', { embed, embedDimension: HASH_DIM })
+          const req = store.calls.filter((c) => c.op === 'search').at(-1)
+          eq([req.session, req.query, req.limit, req.vector.length], ['store-a', 'calibration constant 7734', 5, HASH_DIM], 'search request')
+          eq(req.vector, hashEmbed(['calibration constant 7734'])[0], 'the query vector is the host embedding')
+          eq([r.query, r.limit], ['calibration constant 7734', 5], 'query and default limit')
+          ok(r.hits.length > 0 && r.hits.length <= 5, `1..5 hits (got ${r.hits.length})`)
+          ok(r.hits[0].content.includes('calibration'), 'best hit names the calibration')
+          ok(r.hits.some((h) => h.content.includes('7734') && h.handle === 'artifact#3' && h.toolName === 'read_logs'), 'the evicted fact is among the hits, with its handle')
+          eq(r.hits.map((h) => h.id), (await store.search(req)).map((h) => h.record.id), 'the store\'s own ranking, unchanged')
+          ok(r.hits.every((h) => out.memory.records.some((x) => x.id === h.id)), 'only session store-a records')
+          ok(r.hits.every((h, i) => i === 0 || r.hits[i - 1].score >= h.score), 'best first')
+          const idx = new MemoryIndex()
+          idx.add(out.memory.records)
+          const local = idx.recall('store-a', 'calibration constant 7734', {})
+          eq(Object.keys(r.hits[0]).sort(), Object.keys(local.hits[0]).sort(), 'hit fields as MemoryIndex.recall')
+          eq(Object.keys(r).sort(), Object.keys(local).sort(), 'result fields as MemoryIndex.recall')
+          // limit: capped at 20, at least 1; the store is asked for the effective limit.
+          const big = await recallFromStore(store, 'store-a', 'flux capacitor voltage reading', { limit: 50, embed, embedDimension: HASH_DIM })
+          eq([big.limit, store.calls.at(-1).limit], [20, 20], 'limit 50 -> 20')
+          ok(big.hits.length > 5 && big.hits.length <= 20, `up to 20 hits (got ${big.hits.length})`)
+          eq((await recallFromStore(store, 'store-a', 'flux', { limit: 0, embed, embedDimension: HASH_DIM })).limit, 1, 'limit 0 -> 1')
+          // Without embed the store searches by the query text alone.
+          const text = await recallFromStore(store, 'store-a', 'calibration constant 7734', { limit: 3 })
+          ok(!('vector' in store.calls.at(-1)), 'no vector in the request without embed')
+          eq(text.limit, 3, 'explicit limit')
+          ok(text.hits[0].content.includes('7734'), 'text search finds the fact')
+          eq((await recallFromStore(store, 'nobody', 'calibration', {})).hits, [], 'unknown session has nothing')
+        }
+      },
+    },
+    {
+      name: 'M-4 recallFromStore never returns another session\'s records, even from a store that ignores the session',
+      async run() {
+        const leaky = {
+          search: async () => [
+            { record: record('alice', 1, 'alice token rotated monday'), score: 0.5 },
+            { record: record('bob', 1, 'bob token rotated friday'), score: 0.99 },
+            { record: record('alice', 1, 'alice token rotated monday'), score: 0.4 },
+            { record: record('alice', 2, 'alice token expires soon'), score: 0.7 },
+          ],
+        }
+        const r = await recallFromStore(leaky, 'alice', 'bob token friday', { limit: 20 })
+        eq(r.hits.map((h) => h.id), ['alice-2', 'alice-1'], 'only alice, one hit per id, best first')
+        ok(Math.abs(r.hits[0].score - 0.7) < 1e-6 && r.hits[1].score === 0.5, 'the store scores pass through (the best hit of a duplicate id is kept)')
+        eq((await recallFromStore(leaky, 'carol', 'token', {})).hits, [], 'a third session gets nothing')
+        eq((await recallFromStore({ search: () => ({ hits: [] }) }, 'alice', 'x', {})).hits, [], '{ hits } answer accepted')
+      },
+    },
+    {
+      name: 'M-2 recallFromStore rejects bad arguments and malformed store or embedder answers with memory_failed naming the problem',
+      async run() {
+        const rec = record('s', 1, 'some text')
+        const search = (hits) => ({ search: () => hits })
+        const e = { embed: hashEmbed, embedDimension: HASH_DIM }
+        await rejects(() => recallFromStore({}, 's', 'q', {}), failedWith(/store\.search must be a function/), 'no search')
+        await rejects(() => recallFromStore(null, 's', 'q', {}), failedWith(/store must be an object/), 'no store')
+        await rejects(() => recallFromStore(search([]), '', 'q', {}), failedWith(/session must be a non-empty string/), 'empty session')
+        await rejects(() => recallFromStore(search([]), 's', 42, {}), failedWith(/query must be a string/), 'query not a string')
+        await rejects(() => recallFromStore(search([]), 's', 'q', { limit: 'many' }), failedWith(/limit/), 'bad limit')
+        await rejects(() => recallFromStore(search('nope'), 's', 'q', {}), failedWith(/must return an array/), 'not an array')
+        await rejects(() => recallFromStore(search([{ record: rec, score: 1 }, { record: { id: 'x' }, score: 1 }]), 's', 'q', {}), failedWith(/hit 1: record/), 'bad record')
+        await rejects(() => recallFromStore(search([{ score: 1 }]), 's', 'q', {}), failedWith(/hit 0: record/), 'missing record')
+        await rejects(() => recallFromStore(search([{ record: rec, score: NaN }]), 's', 'q', {}), failedWith(/hit 0: score/), 'NaN score')
+        await rejects(() => recallFromStore(search([{ record: rec }]), 's', 'q', {}), failedWith(/hit 0: score/), 'missing score')
+        await rejects(() => recallFromStore(search([]), 's', 'q', { embed: hashEmbed }), failedWith(/embedDimension/), 'embed without dimension')
+        await rejects(() => recallFromStore(search([]), 's', 'q', { embed: 'yes', embedDimension: 4 }), failedWith(/embed must be a function/), 'embed not a function')
+        await rejects(() => recallFromStore(search([]), 's', 'q', { ...e, embedDimension: 8 }), failedWith(/64 components; embedDimension is 8/), 'wrong dimension')
+        await rejects(() => recallFromStore(search([]), 's', 'q', { embed: () => [[0, 0]], embedDimension: 2 }), failedWith(/zero or not finite/), 'zero vector')
+        await rejects(() => recallFromStore(search([]), 's', 'q', { embed: () => [[1], [1]], embedDimension: 1 }), failedWith(/2 vectors for 1 texts/), 'two vectors')
+        // The host's own errors pass through unchanged.
+        const boom = new Error('vector db offline')
+        ok((await rejects(() => recallFromStore({ search: () => { throw boom } }, 's', 'q', {}), () => {}, 'sync throw')) === boom, 'store throw passes through')
+        ok((await rejects(() => recallFromStore({ search: async () => { throw boom } }, 's', 'q', {}), () => {}, 'async reject')) === boom, 'store rejection passes through')
+        let searched = false
+        ok((await rejects(() => recallFromStore({ search: () => { searched = true; return [] } }, 's', 'q', { embedDimension: 4, embed: async () => { throw boom } }), () => {}, 'embed throws')) === boom, 'embedder error passes through')
+        ok(!searched, 'a failing embedder stops before the search')
+      },
+    },
+    {
+      name: 'M-4 enumerateStore pages a host store deterministically and dropStoreScope drops one whole scope; answers are validated',
+      async run() {
+        for (const async of [true, false]) {
+          const store = memoryStore({ async })
+          const recs = Array.from({ length: 250 }, (_, i) => record('s', i, `record number ${i}`)).reverse()
+          store.put(recs, null)
+          store.put([record('other', 1, 'kept elsewhere')], null)
+          const sizes = []
+          const ids = []
+          let token = null
+          do {
+            const page = await enumerateStore(store, 's', { pageToken: token, pageSize: 100 })
+            sizes.push(page.records.length)
+            ids.push(...page.records.map((r) => r.id))
+            token = page.next
+          } while (token)
+          eq(sizes, [100, 100, 50], 'page sizes')
+          eq(ids, Array.from({ length: 250 }, (_, i) => `s-${i}`), 'source order, no repeats, no gaps')
+          const first = await enumerateStore(store, 's', {})
+          eq([store.calls.at(-1).pageToken, store.calls.at(-1).pageSize, first.next], [null, 100, '100'], 'defaults: first page of 100')
+          await enumerateStore(store, 's', { pageSize: 5000 })
+          eq(store.calls.at(-1).pageSize, 1000, 'pageSize clamped to 1000')
+          eq((await enumerateStore(store, 's', { pageSize: 0 })).records.length, 1, 'pageSize at least 1')
+          eq(await dropStoreScope(store, 's'), 250, 'drop answers the count')
+          eq(store.calls.at(-1), { op: 'drop', session: 's' }, 'drop request')
+          eq(await enumerateStore(store, 's', {}), { records: [], next: null }, 'scope empty after drop')
+          eq((await recallFromStore(store, 's', 'record number', {})).hits, [], 'nothing recalled after drop')
+          eq(store.size('other'), 1, 'other scope untouched')
+        }
+        const rec = record('s', 1, 'x')
+        const en = (answer) => ({ enumerate: () => answer })
+        await rejects(() => enumerateStore({}, 's', {}), failedWith(/store\.enumerate must be a function/), 'no enumerate')
+        await rejects(() => enumerateStore(en({ records: [], next: null }), 7, {}), failedWith(/session must be a non-empty string/), 'bad session')
+        await rejects(() => enumerateStore(en({ records: [], next: null }), 's', { pageToken: 5 }), failedWith(/pageToken/), 'numeric token')
+        await rejects(() => enumerateStore(en({ records: [], next: null }), 's', { pageSize: 'all' }), failedWith(/pageSize/), 'bad pageSize')
+        await rejects(() => enumerateStore(en([rec]), 's', {}), failedWith(/must return \{ records/), 'bare array')
+        await rejects(() => enumerateStore(en({ records: [rec, record('t', 2, 'y')], next: null }), 's', {}), failedWith(/record 1 \("t-2"\) belongs to session "t"/), 'foreign record')
+        await rejects(() => enumerateStore(en({ records: [rec, { id: 'broken' }], next: null }), 's', {}), failedWith(/record 1/), 'malformed record')
+        await rejects(() => enumerateStore(en({ records: [rec, rec], next: null }), 's', { pageSize: 1 }), failedWith(/2 records for pageSize 1/), 'page too long')
+        await rejects(() => enumerateStore(en({ records: [rec], next: 2 }), 's', {}), failedWith(/next must be a string or null/), 'numeric next')
+        await rejects(() => enumerateStore(en({ records: [rec], next: 'p1' }), 's', { pageToken: 'p1' }), failedWith(/new non-empty token/), 'same token again')
+        eq(await enumerateStore(en({ records: [rec] }), 's', {}), { records: [rec], next: null }, 'absent next means last page')
+        await rejects(() => dropStoreScope({}, 's'), failedWith(/store\.drop must be a function/), 'no drop')
+        await rejects(() => dropStoreScope({ drop: () => 0 }, ''), failedWith(/session must be a non-empty string/), 'empty session')
+        await rejects(() => dropStoreScope({ drop: () => 'yes' }, 's'), failedWith(/non-negative integer/), 'string answer')
+        await rejects(() => dropStoreScope({ drop: async () => -1 }, 's'), failedWith(/non-negative integer/), 'negative count')
+        eq(await dropStoreScope({ drop: () => {} }, 's'), null, 'no count -> null')
+        const boom = new Error('durable object gone')
+        ok((await rejects(() => dropStoreScope({ drop: async () => { throw boom } }, 's'), () => {}, 'drop rejects')) === boom, 'drop error passes through')
+        ok((await rejects(() => enumerateStore({ enumerate: () => { throw boom } }, 's', {}), () => {}, 'enumerate throws')) === boom, 'enumerate error passes through')
       },
     },
   ]
