@@ -1,12 +1,18 @@
 // Types of every entry of the package: "." (node / web / workerd builds), "./web",
-// "./workerd". The raw module "./wasm" is typed in js/wasm.d.ts.
-// Units: tokens are estimated or provider-reported tokens; bytes are UTF-8 bytes.
+// "./workerd" (J-3: every public function, option and result). The raw module "./wasm"
+// is typed in js/wasm.d.ts.
+// Units: tokens are estimated (C-7) or provider-reported tokens; bytes are UTF-8 bytes;
+// boundaries are answered / refused requests (C-4). Shapes follow the Rust sources
+// (src/wasm/*.rs and the JSON they produce); requirement IDs are in brackets.
 
 /** A value or a Promise of it: every hook may answer synchronously or asynchronously (J-2). */
 export type MaybePromise<T> = T | Promise<T>
 
-/** Provider formats the engine reads and writes (`auto` = detect per transcript). */
-export type ProviderFormat = 'openai-chat' | 'anthropic' | 'gemini' | 'openai-responses' | 'ai-sdk'
+/** Transcript formats the engine reads and writes: the five provider formats, and
+ * `canonical` (the engine's own JSON, F-1). `auto` in options = detect per transcript. */
+export type ProviderFormat = 'openai-chat' | 'anthropic' | 'gemini' | 'openai-responses' | 'ai-sdk' | 'canonical'
+/** Formats `recallToolDefinition` has a tool shape for (M-2): the provider formats. */
+export type ToolFormat = Exclude<ProviderFormat, 'canonical'>
 /** Log formats `importTranscript` converts into a provider format. */
 export type LogKind = 'claude-code-jsonl' | 'swe-agent-traj' | 'tau-bench' | 'glaive'
 /** Named presets of the configuration. */
@@ -18,9 +24,16 @@ export type TriggerMode = 'provider_usage' | 'signals'
 export type ErrorCode =
   | 'invalid_transcript' | 'unpaired_tool_result' | 'unanswered_tool_call' | 'duplicate_tool_call_id'
   | 'invalid_config' | 'invalid_state' | 'invalid_rewrite' | 'summary_failed' | 'protocol_error'
-  | 'stale_revision' | 'unknown_format' | 'memory_failed'
+  /** A save named a revision that is no longer current (W-5). */
+  | 'stale_revision'
+  | 'unknown_format'
+  /** A memory projection, embedder or store failed (M-1, W-3). */
+  | 'memory_failed'
+  /** The host's `save` refused a record for a reason other than a stale revision (W-3, W-8). */
+  | 'save_failed'
 
-/** The errors the package throws: a JS `Error` with a stable `code`. */
+/** The errors the package throws: a JS `Error` with a stable `code` (J-2). A hook's own
+ * error (summarize, curator, memory, store) reaches the caller unchanged instead. */
 export interface ContextCompactorError extends Error {
   name: 'ContextCompactorError'
   code: ErrorCode
@@ -31,153 +44,343 @@ export interface ContextCompactorError extends Error {
 /** A provider transcript document (the format's own JSON), or its JSON text. */
 export type TranscriptInput = object | string
 
-/** Options of `new ContextCompactor(options)`; unset fields come from the profile. */
+/** Options of `new ContextCompactor(options)`; unset fields come from the profile.
+ * Unknown fields are rejected with `invalid_config`. The seed's snake_case names
+ * (`max_context_tokens`, `threshold_pct`, ...) are accepted as aliases at runtime. */
 export interface CompactorOptions {
-  /** Provider format, or `auto` (default) to detect it per call. */
+  /** Transcript format, or `auto` (default) to detect it per call. */
   format?: ProviderFormat | 'auto'
   /** Preset the other fields default from. Default `default`. */
   profile?: Profile
+  /** C-1 / C-2. Default `signals` (`provider_usage` for `kerkov`). */
   trigger?: TriggerMode
   /** Model context window, tokens. Default 200,000. */
   contextWindow?: number
-  /** Compact at this fraction of the window (0 < x <= 1). Default 0.65. */
+  /** Compact at this fraction of the window (0 < x <= 1). Default 0.65 (C-1). */
   thresholdPct?: number
-  /** Messages kept verbatim at the end. */
+  /** Messages kept verbatim at the end. Default 6 (S-2). */
   preserveRecentTurns?: number
-  /** Byte budget of the recent window, bytes. */
+  /** Budget of the recent window, UTF-8 bytes. Default 65,536 (S-2). */
   preserveRecentBytes?: number
-  /** Evict tool-result bodies larger than this, bytes. */
+  /** Evict tool-result bodies larger than this, UTF-8 bytes. Default 1,024 (E-3). */
   evictToolResultMinBytes?: number
-  /** Head kept when a body is clipped, bytes. */
+  /** Head kept when a body is clipped, UTF-8 bytes (E-4, E-5). Default 1,200. */
   clipHeadBytes?: number
-  /** Tail kept when a body is clipped, bytes. */
+  /** Tail kept when a body is clipped, UTF-8 bytes (E-4, E-5). Default 400. */
   clipTailBytes?: number
-  /** How many evicted bodies stay recoverable by handle. */
+  /** How many evicted bodies stay indexed by handle under a summary. Default 60 (Y-2). */
   maxIndexedArtifacts?: number
+  /** Roll level-1 summaries up when the block holds more than this. Default 4 (Y-3). */
   maxSummariesBeforeRollup?: number
+  /** Merge level-2 summaries when more than this. Default 4 (Y-3). */
   maxRolledUpSummaries?: number
-  /** Reserved for the model's answer, tokens. */
+  /** Reserved for the model's answer, tokens (C-2, C-8). Kerkov 0; otherwise unset =
+   * min(4,096, a tenth of the window). */
   outputReserveTokens?: number
-  /** Hard cap on the request body, bytes. */
+  /** Provider request-body cap, UTF-8 bytes (C-2, B-1). Unset: no cap. */
   maxRequestBytes?: number
-  /** Estimation ratio, bytes per token. */
+  /** Estimator ratio, UTF-8 bytes per token (C-7). Default 4; must be > 0. */
   bytesPerToken?: number
-  /** Estimated tokens per image / media block. */
+  /** Estimated tokens per image / media block (C-7). Default 1,600. */
   imageTokens?: number
-  /** Output budget of a summary, tokens. */
+  /** Output budget of a summary, tokens (Y-8). Default 2,048. */
   summaryMaxOutputTokens?: number
-  /** Context window of the summarizer model, tokens (defaults to `contextWindow`). */
+  /** Context window of the summarizer model, tokens (Y-1, Y-8). Default: `contextWindow`. */
   summarizerContextWindow?: number
+  /** Under byte pressure keep fewer recent rows so the rebuilt request fits (S-8). */
   fitRecentWindow?: boolean
+  /** Never fold the newest user request (S-6, S-9). */
   protectRunRequest?: boolean
+  /** Fold the open run's completed rounds when nothing before the run is left (S-6 stage 2). */
   inRunStage2?: boolean
+  /** Append the folded-call ledger to stage-2 summaries (Y-5). */
   foldedCallLedger?: boolean
+  /** Instructions of a summary call, replacing the built-in prompt (Y-9); not blank.
+   * The engine still fences the transcript as data. */
+  summaryPrompt?: string
+  /** Instructions of a rollup merge call, replacing the built-in prompt (Y-3, Y-9); not blank. */
+  rollupPrompt?: string
+  /** Minimum cadence between compaction attempts, boundaries (C-4, C-5). After an
+   * attempt at boundary B an ordinary high-water crossing waits until B + this;
+   * recovery crossings, a recorded refusal and `force` never wait. Default 2 (Kerkov 0). */
+  minBoundariesBetween?: number
 }
 
-/** The resolved configuration (`compactor.config`). */
-export interface ResolvedConfig extends Required<Omit<CompactorOptions, 'format' | 'outputReserveTokens' | 'maxRequestBytes' | 'summarizerContextWindow'>> {
+/** The resolved configuration (`compactor.config`); `format` is not part of it. */
+export interface ResolvedConfig extends Required<Omit<CompactorOptions,
+  'format' | 'outputReserveTokens' | 'maxRequestBytes' | 'summarizerContextWindow' | 'summaryPrompt' | 'rollupPrompt'>> {
+  /** Tokens; `null` = the default reserve (min(4,096, window / 10)). */
   outputReserveTokens: number | null
+  /** UTF-8 bytes; `null` = no cap. */
   maxRequestBytes: number | null
+  /** Tokens; `null` = `contextWindow`. */
   summarizerContextWindow: number | null
+  /** Present only when set (Y-9). */
+  summaryPrompt?: string
+  /** Present only when set (Y-3, Y-9). */
+  rollupPrompt?: string
 }
 
-/** What the host knows about the next request, all optional (C-2). */
+/** What the host knows about the next request, all optional (C-2, C-3, C-6). */
 export interface Signals {
   /** Provider usage of the last completion, in the provider's own field names. */
   usage?: Record<string, unknown>
-  /** Tool definitions sent with each request (any JSON). */
+  /** Tool definitions sent with each request (any JSON); counted in the forecast and floor. */
   tools?: unknown
-  /** Or just their serialized size, bytes. */
+  /** Or just their serialized size, UTF-8 bytes. */
   toolsBytes?: number
-  /** The exact provider request body size, bytes. */
+  /** The exact provider-lowered request body size, UTF-8 bytes (C-2). */
   requestBytes?: number
-  /** Compact regardless of the measures. */
+  /** Compact regardless of the measures and the cadence. */
   force?: boolean
+  /** Provider the next request goes to (the host's name). A projection anchor counted
+   * by another provider is not used (C-3). */
+  provider?: string
+  /** Model the next request goes to. An anchor counted by another model is not used (C-3). */
+  model?: string
+  /** The check runs inside an open run (after its first response): it does not see a
+   * recorded refusal (C-6). Default false (a run's first, whole-transcript check). */
+  inRun?: boolean
 }
 
 /** A plain chat message of a summarize request. */
 export interface ChatMessage { role: 'system' | 'user' | 'assistant'; content: string }
 
-/** What the engine asks the host's summarizer for. */
+/** What the engine asks the host's summarizer (or curator) for (Y-1, Y-3, Y-8). */
 export interface SummarizeRequest {
-  /** `summary` (fold rows) or `rollup` (merge summaries). */
-  kind: 'summary' | 'rollup'
+  /** `summary` (fold rows), `rollup` (merge summaries) or `curate` (the host's `curator`
+   * writes the stage-1 summary of the rows before the open run, Y-1 / S-6). */
+  kind: 'summary' | 'rollup' | 'curate'
   /** System prompt for the summarizer. */
   system: string
+  /** Chat messages to send after the system prompt. */
   messages: ChatMessage[]
   /** Output budget, tokens. */
   maxOutputTokens: number
-  /** Estimated input size of this request, tokens. */
+  /** Estimated input size of this request (system + messages), tokens. */
   estimatedInputTokens: number
   /** How much of the folded history the request carries. */
   coverage: 'whole' | 'trimmed'
+  /** `curate` only: the rows handed to the curator, in the stored view (provider JSON
+   * with provenance keys), oldest first; only rows before the open run (S-6). Absent
+   * for the other kinds. */
+  rows?: any[]
 }
 
-/** A summarize hook's answer: the text, optionally with the provider usage of the call. */
+/** A summarize / curator hook's answer: the text, optionally with the provider usage of
+ * the call (W-7: recorded as side spend). */
 export type SummarizeReply = string | { text: string; usage?: Record<string, unknown> }
 
-/** An event for the host (J-4). */
+/** Known event types (J-4); other strings may appear. */
+export type EventType =
+  | 'compaction_started' | 'compaction_completed' | 'compaction_failed' | 'warning'
+  | 'summary_written' | 'tool_results_bounded_for_request'
+
+/** An event for the host (J-4). Warnings carry `data.code` (`cannot_fit`,
+ * `selection_failed`, `artifact_store_failed`, `mechanical_fallback`,
+ * `history_over_threshold_after_rewrite`, ...) and `data.message`. */
 export interface CompactionEvent {
-  type: 'compaction_started' | 'compaction_completed' | 'compaction_failed' | 'warning' | (string & {})
+  type: EventType | (string & {})
   data: Record<string, unknown>
 }
 
+/** One tool result the host's artifact store is asked to keep before eviction (E-6). */
+export interface ArtifactItem {
+  /** The handle the engine proposes (`artifact#N`, from `state.nextArtifact`). */
+  handle: string
+  /** Source offset of the message carrying the result. */
+  offset: number
+  messageId: string
+  callId: string
+  toolName: string | null
+  /** The whole result body (text; media not included). */
+  body: string
+}
+
+/** A `storeArtifact` hook's answer (E-6): a string is the handle to use;
+ * `undefined` / `null` / `true` accepts the proposed handle; `false` (or a throw) means
+ * not stored, so that body is clipped instead. `{ handle }` is read like a string. */
+export type StoreArtifactReply = string | { handle: string } | boolean | null | undefined | void
+
+/** Where memory records go in a `compact` call: a `MemoryIndex`, or any object with
+ * `add(records)` and, with `embed`, `addWithVectors(records, vectors)` (M-1). */
+export interface MemorySink {
+  add?(records: MemoryRecord[]): MaybePromise<unknown>
+  addWithVectors?(records: MemoryRecord[], vectors: number[][]): MaybePromise<unknown>
+}
+
+/** The host's own memory store (M-1, M-3): `put` must accept the batch before the
+ * commit; a throw or rejection fails the compaction with nothing committed. `vectors`
+ * is `null` unless `embed` is given. The other methods are the host's own (M-4). */
+export interface HostMemoryStore {
+  put(records: MemoryRecord[], vectors: number[][] | null): MaybePromise<unknown>
+  search?(...args: any[]): unknown
+  enumerate?(...args: any[]): unknown
+  drop?(...args: any[]): unknown
+}
+
+/** Vectors from the host's embedder: one per text, `embedDimension` finite components
+ * each, not all zero (plain arrays or typed arrays). */
+export type Vectors = ReadonlyArray<ArrayLike<number>>
+
+/** Memory hooks of one `compact` call (M-1..M-4). Give `memory` or `store`, not both
+ * (`invalid_config`). The projected batch must be accepted before the commit; a throw
+ * rejects the call with nothing committed (W-3). */
+export interface MemoryHooks {
+  /** Scope of the projected records (M-4); non-empty. Default `"default"`. */
+  sessionId?: string
+  /** A `MemoryIndex` (or any `MemorySink`): records are added before the commit. */
+  memory?: MemoryIndex | MemorySink
+  /** The host's embedder: texts in, one vector per text out. Needs `embedDimension` and
+   * a `store` (or a host-vector `MemoryIndex` as `memory`). */
+  embed?: (texts: string[]) => MaybePromise<Vectors>
+  /** Components of each `embed` vector, an integer in 1..=65,536; required with `embed`. */
+  embedDimension?: number
+  /** The host's memory store. */
+  store?: HostMemoryStore
+}
+
 /** Hooks (and signals) of one `compact` call. */
-export interface CompactHooks extends Signals {
-  /** Writes a summary. Without it the deterministic handoff summary is used. A throw or
-   * rejection leaves the transcript untouched and reaches the caller unchanged. */
+export interface CompactHooks extends Signals, MemoryHooks {
+  /** Writes a summary or rollup. Without it the deterministic handoff summary is used.
+   * A throw or rejection leaves the transcript untouched; a recognised context-size
+   * error (`contextExceeded: true`, `status: 413`, or such a message) falls back to the
+   * mechanical summary (Y-6), any other reaches the caller unchanged. */
   summarize?: (request: SummarizeRequest) => MaybePromise<SummarizeReply>
-  /** Receives each event after the job ends, in order; awaited. */
+  /** Writes the stage-1 summary of the rows before the open run (Y-1): called with
+   * `kind: 'curate'` and `rows`. A throw fails the attempt, never a fallback. */
+  curator?: (request: SummarizeRequest) => MaybePromise<SummarizeReply>
+  /** Keeps an evicted tool-result body in the host's store before eviction (E-6). */
+  storeArtifact?: (item: ArtifactItem) => MaybePromise<StoreArtifactReply>
+  /** Receives each event after the job ends, in order; awaited (J-4). */
   onEvent?: (event: CompactionEvent) => MaybePromise<void>
 }
 
-/** One measured signal. */
-export interface SignalValue { name: string; unit: 'tokens' | 'bytes'; value: number; threshold: number; crossed: boolean }
+/** One measured signal (C-4, C-9). */
+export interface SignalValue {
+  /** `provider_total_tokens`, `projected_input_tokens`, `estimated_transcript_tokens`,
+   * `forecast_request_tokens`, `request_bytes`, `refusal`. */
+  name: string
+  /** `flag` values are 0 / 1. */
+  unit: 'tokens' | 'bytes' | 'flag'
+  value: number
+  threshold: number
+  crossed: boolean
+  /** How a crossing is treated: `high_water` (waits for the cadence), `recovery` (never
+   * waits unless the last attempt failed, C-5), `history` (recovery when the last
+   * rewrite got history under the threshold, else waits), `refusal` (forces one
+   * compaction on a whole-transcript check, C-6). */
+  kind: 'high_water' | 'recovery' | 'history' | 'refusal'
+}
 
-/** The floor compaction cannot remove (C-8), tokens. */
+/** Where the cadence stands at this check (C-4, C-5). */
+export interface CadenceView {
+  /** The boundary this check counts as. */
+  boundary: number
+  lastAttemptBoundary: number | null
+  /** Boundaries. */
+  minBoundariesBetween: number
+  /** An ordinary high-water mark may compact now. */
+  open: boolean
+  /** The last attempt failed (C-5): recovery crossings wait for the cadence too. */
+  lastAttemptFailed: boolean
+  /** The last committed rewrite left history at or above the threshold. */
+  lastRewriteOverThreshold: boolean
+}
+
+/** The projection of the next request's input (C-2, C-3), tokens. */
+export interface Projection {
+  /** The anchor's provider-reported input tokens. */
+  anchorTokens: number
+  /** Estimated tokens (C-7, calibrated) of the rows appended since the anchor. */
+  appendedTokens: number
+  /** Rows appended since the anchor. */
+  appendedRows: number
+  /** `anchorTokens + appendedTokens`. */
+  projectedTokens: number
+}
+
+/** A warning attached to a decision (C-4: `history_over_threshold_after_rewrite`). */
+export interface DecisionWarning { code: string; message: string }
+
+/** The floor compaction cannot remove (C-8), tokens, by part. */
 export interface Floor {
+  /** System rows and document-level system prompt. */
   systemTokens: number
+  /** Tool definitions. */
   toolsTokens: number
+  /** The protected newest request and pinned rows. */
   protectedTokens: number
+  /** The findings ledger rendered into every request (Y-10). */
+  findingsTokens: number
   outputReserveTokens: number
   totalTokens: number
+  /** What the floor is held to: the threshold. */
   budgetTokens: number
 }
+
+/** Stable reason codes of a decision (C-9); other strings may appear. */
+export type DecisionReason =
+  | 'provider_usage_over_threshold' | 'projection_over_threshold' | 'estimate_over_threshold'
+  | 'forecast_over_window' | 'request_bytes_over_cap' | 'refusal_recovery' | 'forced'
+  | 'under_threshold' | 'waiting_for_cadence' | 'unchanged_since_failed_attempt'
+  | 'no_provider_usage' | 'cannot_fit'
 
 /** The result of `check` (C-9). */
 export interface Decision {
   compact: boolean
-  /** `provider_usage_over_threshold`, `estimate_over_threshold`, `forecast_over_threshold`,
-   * `request_bytes_over_cap`, `refusal_recovery`, `forced`, `under_threshold`,
-   * `no_provider_usage`, `cannot_fit`. */
-  reason: string
+  reason: DecisionReason | (string & {})
+  /** The signal that decided (`forced` for `force`), or null. */
   decidedBy: string | null
   signals: SignalValue[]
+  /** Signals that crossed but wait for the cadence (C-4, C-5). */
+  suppressed: string[]
+  cadence: CadenceView
+  /** The projection when an anchor is usable (C-3). */
+  projection: Projection | null
+  /** The check was an in-run check (it does not see a refusal, C-6). */
+  inRun: boolean
+  warnings: DecisionWarning[]
   floor: Floor
+  /** `ceil(thresholdPct x contextWindow)`, tokens. */
   thresholdTokens: number
+  /** Tokens. */
   contextWindow: number
 }
 
 /** Size of a transcript. */
-export interface Size { messages: number; bytes: number; estimatedTokens: number }
+export interface Size {
+  messages: number
+  /** UTF-8 bytes of the serialized messages plus document-level fields. */
+  bytes: number
+  /** Tokens (C-7). */
+  estimatedTokens: number
+}
+
+/** Who wrote a summary and how much of the history its source carried (Y-7). */
+export interface SummarySource {
+  writer: 'provider' | 'curator' | 'mechanical'
+  coverage: 'whole' | 'trimmed' | 'requests_only'
+}
 
 export interface SummaryInfo {
   text: string
-  /** 1 = summary of rows, 2 = rolled-up summary. */
+  /** 1 = summary of rows, 2 = rolled-up summary (Y-3). */
   level: number
-  source: { writer: 'provider' | 'mechanical'; coverage: 'whole' | 'trimmed' | 'requests_only' }
+  source: SummarySource
   messageId: string
   /** Offset in the new transcript. */
   offset: number
 }
 
-/** A kept row: its offset in the source, in the new transcript, and its stable id. */
+/** A kept row: its offset in the source, in the new transcript, and its stable id (T-4). */
 export interface Retained { source: number; offset: number; id: string }
 
-/** One splice of the patch (W-4): at `start`, delete `deleteCount` rows, insert `insert`. */
-export interface Splice { start: number; deleteCount: number; insert: unknown[] }
+/** One splice of the patch (W-4): at `start`, delete `deleteCount` rows, insert `insert`
+ * (stored-view messages). */
+export interface Splice { start: number; deleteCount: number; insert: any[] }
 
-/** What eviction did to one tool result (E-). */
+/** What eviction did to one tool result (E-1..E-6). */
 export interface Evicted {
   /** Source offset of the message carrying the result. */
   offset: number
@@ -188,16 +391,20 @@ export interface Evicted {
   handle: string | null
   /** The body became a head/tail clip (unrecoverable). */
   clipped: boolean
+  /** Whole body, UTF-8 bytes. */
   bodyBytes: number
+  /** What the copy keeps, UTF-8 bytes. */
   keptBytes: number
 }
 
-export interface Rollup { pass: 'level1_to_level2' | 'level2_merge'; merged: number; writer: string }
+/** One rollup pass (Y-3). */
+export interface Rollup { pass: 'level1_to_level2' | 'level2_merge'; merged: number; writer: 'provider' | 'mechanical' | (string & {}) }
 
 /** A committed rewrite (W-1, W-4). */
 export interface Rewrite {
   baseRevision: number
   revision: number
+  /** S-6 stage 1 (`before_run`) or stage 2 (`in_run`). */
   stage: 'before_run' | 'in_run'
   summary: SummaryInfo
   retained: Retained[]
@@ -211,23 +418,110 @@ export interface Rewrite {
 /** Side spend of summarize calls (W-7), tokens. */
 export interface Spend { summarizeCalls: number; inputTokens: number; outputTokens: number }
 
-/** Persisted per-session state (W-6). `null` or `{}` starts a new session. */
+/** The projection anchor (C-3): the provider's count for the last answered request sent whole. */
+export interface Anchor {
+  /** Provider-reported input tokens of that request (cached tokens included). */
+  inputTokens: number
+  /** Messages of the transcript the request carried (`rows[0..rows]`). */
+  rows: number
+  /** Stable id (T-4) of the last covered message. */
+  lastRowId: string | null
+  /** Provider that counted (the host's name), if given. */
+  provider: string | null
+  /** Model that counted, if given. */
+  model: string | null
+}
+
+/** A transcript's extent: its number of rows and the id of its last row. */
+export interface RowsMark { rows: number; lastRowId: string | null }
+
+/** Cadence: what rate-limits compaction (C-4, C-5, C-6). */
+export interface Cadence {
+  /** Boundaries (answered / refused requests, or bare `compact` calls) seen so far. */
+  boundary: number
+  /** Boundary of the last compaction attempt, committed or failed (C-5). */
+  lastAttemptBoundary: number | null
+  /** Estimated tokens of the history right after the last committed rewrite. */
+  lastRewriteTokens: number | null
+  /** A refusal (or a bounded request) awaits recovery (C-6, B-3). */
+  refusal: boolean
+  /** The last selection or floor check could not compact: reason code. */
+  lastFailure: string | null
+  /** What recorded `refusal`; absent when none is recorded. */
+  refusalSource?: 'context_refusal' | 'bounded_request'
+  /** The projection anchor (C-3); absent after a rewrite, edit, restore, system-prompt
+   * update or fork, until the next `observeUsage`. */
+  anchor?: Anchor
+  /** `boundary` as it was at the last `compact` call (C-4). */
+  lastCheckBoundary?: number
+  /** The C-4 warning for the last rewrite was given; absent when false. */
+  overThresholdWarned?: boolean
+  /** The transcript a selection found nothing to fold in (C-5). */
+  failedOn?: RowsMark
+}
+
+/** A call folded by a stage-2 compaction (Y-5). */
+export interface FoldedCall {
+  callId: string
+  name: string
+  /** Arguments, JSON text, clipped to 200 UTF-8 bytes. */
+  arguments: string
+  /** The result was an error: the call may be made again. */
+  failed: boolean
+}
+
+/** Persisted per-session state (W-6). `null` or `{}` starts a new session; pass the
+ * latest one to every call. */
 export interface SessionState {
+  /** Revision of the stored transcript; +1 per committed rewrite (W-5). */
   revision: number
+  /** Number of the next artifact handle `artifact#N` (E-6). */
   nextArtifact: number
-  cadence: {
-    boundary: number
-    lastAttemptBoundary: number | null
-    lastRewriteTokens: number | null
-    refusal: boolean
-    lastFailure: string | null
-  }
-  ledger: { callId: string; name: string; arguments: string; failed: boolean }[]
+  cadence: Cadence
+  /** Calls folded by stage-2 compactions of the open run (Y-5), oldest first. */
+  ledger: FoldedCall[]
+  /** Id of the run request the ledger belongs to. */
   ledgerRun: string | null
   spend: Spend
+  /** Provider-reported / estimated tokens (C-7); 0 = unknown. */
   calibration: number
+  /** A selection failure was already warned about (S-5). */
   selectionWarned: boolean
+  /** Findings ledger (Y-10), oldest first: never folded, counted in the floor (C-8),
+   * rendered into every request view. */
+  findings: string[]
 }
+
+/** A state as accepted on input: any subset (missing fields default), or null. */
+export type StateInput = Partial<SessionState> | null | undefined
+
+/** What a memory record was projected from (M-1). */
+export type RecordKind = 'narrative' | 'tool_output'
+
+/** One memory record (M-1): a chunk of discarded context, scoped to one session. */
+export interface MemoryRecord {
+  /** `mem-` + 16 lowercase hex digits, deterministic. */
+  id: string
+  /** The owning session; recall never crosses it (M-4). */
+  session: string
+  /** Stable id of the source message (T-4). */
+  messageId: string
+  role: 'system' | 'user' | 'assistant' | 'tool'
+  /** Inclusive source message offsets `[start, end]`. */
+  sourceRange: [number, number]
+  /** Half-open UTF-8 byte range `[start, end)` of `content` in the source text. */
+  byteRange: [number, number]
+  kind: RecordKind
+  toolName?: string
+  callId?: string
+  /** Artifact handle (`artifact#N`) of the full output in the host store (M-2). */
+  handle?: string
+  /** The chunk text, at most 1,000 UTF-8 bytes. */
+  content: string
+}
+
+/** The records one compaction projected (M-1), all of one session, in source order. */
+export interface MemoryBatch { session: string; records: MemoryRecord[] }
 
 /** The result of `compact`. */
 export interface CompactResult {
@@ -236,7 +530,7 @@ export interface CompactResult {
   decision: Decision
   /** The stored transcript (with provenance), in the input's format. */
   transcript: any
-  /** The request view: provenance removed (F-4). */
+  /** The request view: provenance removed (F-4), findings rendered in (Y-10). */
   request: any
   rewrite: Rewrite | null
   before: Size
@@ -247,6 +541,90 @@ export interface CompactResult {
   spend: Spend
   events: CompactionEvent[]
   error: { code: ErrorCode; message: string } | null
+  /** What the committed rewrite discarded, projected into memory records (M-1); null
+   * when nothing was committed. */
+  memory: MemoryBatch | null
+}
+
+/** What `observeUsage` records about one answered request (C-3, C-6, C-7). */
+export interface Observation {
+  /** Provider usage of the answer, in the provider's own field names. */
+  usage?: Record<string, unknown> | null
+  /** The provider that counted (compared as given). */
+  provider?: string | null
+  /** The model that counted. */
+  model?: string | null
+  /** The request carried the open run's results shortened (`boundRequest` returned a
+   * non-empty `bounded`): it anchors nothing and keeps a recorded refusal (B-3). */
+  bounded?: boolean
+  /** Tool definitions sent with the request (any JSON), for calibration. */
+  tools?: unknown
+  /** Or their size, UTF-8 bytes. */
+  toolsBytes?: number | null
+}
+
+/** Host changes to the transcript outside compaction (C-3, C-6). */
+export type EditKind = 'edit' | 'revision_restore' | 'system_prompt' | 'fork'
+
+/** Options of `boundRequest` (B-1..B-3). */
+export interface BoundOptions {
+  /** Provider request-body cap, UTF-8 bytes. Default: the config's `maxRequestBytes`. */
+  maxRequestBytes?: number | null
+  /** The model's input budget, tokens. Default: `contextWindow` - output reserve. */
+  inputBudgetTokens?: number | null
+  /** Tool definitions sent with the request (any JSON). */
+  tools?: unknown
+  /** Or their size, UTF-8 bytes. */
+  toolsBytes?: number | null
+  /** Exact provider-lowered body size of the composed request, UTF-8 bytes. */
+  requestBytes?: number | null
+  /** Compaction is on for this session (default true). Off: nothing is recorded in the state. */
+  compaction?: boolean
+}
+
+/** One result shortened for the request (B-2). */
+export interface BoundedCall {
+  callId: string
+  name: string | null
+  /** Offset of the message carrying the result. */
+  offset: number
+  /** UTF-8 bytes of the result's text the request keeps (the head). */
+  keptBytes: number
+  /** The whole result: text bytes plus media payload bytes. */
+  wholeBytes: number
+  /** Media items replaced by placeholders. */
+  mediaOmitted: number
+}
+
+/** The limit a request was held to (B-1). */
+export interface RequestLimit {
+  /** Body cap, UTF-8 bytes, if any. */
+  maxRequestBytes: number | null
+  /** Input budget, tokens. */
+  inputBudgetTokens: number
+  overBytes: boolean
+  overTokens: boolean
+  /** The share each shortened result got, UTF-8 bytes; null when nothing was shortened. */
+  shareBytes: number | null
+}
+
+/** Request size: body UTF-8 bytes and input forecast tokens. */
+export interface RequestSize { bytes: number; forecastTokens: number }
+
+/** The result of `boundRequest` (B-1..B-3). */
+export interface BoundResult {
+  /** The request view to send (a copy; the stored transcript is not touched). */
+  request: any
+  bounded: BoundedCall[]
+  limit: RequestLimit
+  before: RequestSize
+  after: RequestSize
+  /** Within both limits after bounding. */
+  fits: boolean
+  /** `tool_results_bounded_for_request` when anything was shortened, else null. */
+  event: CompactionEvent | null
+  /** The state with the bound recorded like a refusal (B-3). */
+  state: SessionState
 }
 
 /** The compactor: options are resolved once; every call is independent and pure. */
@@ -255,23 +633,230 @@ export class ContextCompactor {
   constructor(options?: CompactorOptions | null)
   /** The resolved configuration. */
   readonly config: ResolvedConfig
-  /** Pure check (C-9): should this transcript be compacted now? */
-  check(state: Partial<SessionState> | null | undefined, transcript: TranscriptInput, signals?: Signals | null): Decision
-  /** Runs one compaction. Rejects with a `ContextCompactorError` (or the summarize hook's
-   * own error), carrying `state`; the input transcript is never modified. */
-  compact(state: Partial<SessionState> | null | undefined, transcript: TranscriptInput, hooks?: CompactHooks | null): Promise<CompactResult>
-  /** The request view of a stored transcript: provenance keys removed (F-4). */
-  toRequest(transcript: TranscriptInput): any
+  /** Pure check (C-9): should this transcript be compacted now?
+   * @throws {ContextCompactorError} `invalid_state`, `invalid_transcript`, `unknown_format`, `invalid_config` (signals). */
+  check(state: StateInput, transcript: TranscriptInput, signals?: Signals | null): Decision
+  /** Runs one compaction. Rejects with a `ContextCompactorError` (or a hook's own
+   * error), carrying `state`; the input transcript is never modified (W-3). */
+  compact(state: StateInput, transcript: TranscriptInput, hooks?: CompactHooks | null): Promise<CompactResult>
+  /** The request view of a stored transcript: provenance keys removed (F-4); with a
+   * `state` holding findings, the findings ledger as one pinned user-role text message
+   * right after the system rows (Y-10). */
+  toRequest(transcript: TranscriptInput, state?: StateInput): any
+  /** Records an answered request (C-3, C-6, C-7): `transcript` as that request carried
+   * it (before the answer). Returns the new state; advances the cadence by one boundary.
+   * Sent whole: anchors the projection, calibrates the estimate, clears a refusal. */
+  observeUsage(state: StateInput, transcript: TranscriptInput, observation?: Observation | null): SessionState
+  /** The provider refused a request for not fitting the context: the next
+   * whole-transcript check compacts once (C-6). Returns the new state. */
+  recordRefusal(state: StateInput): SessionState
+  /** A host change to the transcript: drops the projection anchor; `edit` and `fork`
+   * also drop a recorded refusal (C-3, C-6). @throws {ContextCompactorError} `invalid_config` for another kind. */
+  noteTranscriptEdit(state: StateInput, kind: EditKind): SessionState
+  /** Bounds the open run's own tool results for one request (B-1..B-3): call after the
+   * check, with the transcript about to be sent. Every call / result id is kept. */
+  boundRequest(state: StateInput, transcript: TranscriptInput, options?: BoundOptions | null): BoundResult
   /** Frees the wasm memory now (otherwise a FinalizationRegistry does it). */
   free(): void
   [Symbol.dispose](): void
 }
 
-/** The provider format of a transcript. @throws {ContextCompactorError} `unknown_format`. */
+/** What a host store keeps per session (W-5, W-8): the stored-view transcript, the
+ * state and the record's revision. */
+export interface SessionRecord {
+  transcript: any
+  state: SessionState
+  /** +1 per committed rewrite. */
+  revision: number
+}
+
+/** What `load()` may return: missing `state` = a new session, missing `revision` =
+ * `state.revision`. */
+export interface SessionRecordInput {
+  transcript: object
+  state?: StateInput
+  revision?: number | null
+}
+
+/** The second argument of `save` (W-5). */
+export interface SaveInfo {
+  /** Write only when the stored revision is still this one (compare-and-swap). */
+  expectedRevision: number
+  /** The revision of the record being written. */
+  revision: number
+  /** The splices from the loaded transcript to the new one (W-4); empty when unchanged. */
+  patch: Splice[]
+}
+
+/** Host storage of a `Session` (W-5, W-8). `save` refuses a stale write by throwing an
+ * error with `code: 'stale_revision'` or by answering `{ ok: false, reason:
+ * 'stale_revision' }`; another `{ ok: false, reason }` becomes `save_failed`. */
+export interface SessionStore {
+  load(): MaybePromise<SessionRecordInput>
+  save(record: SessionRecord, info: SaveInfo): MaybePromise<unknown>
+}
+
+/** The result of `Session.compact`: the `compact` result plus the saved revisions. */
+export interface SessionCompactResult extends CompactResult {
+  saved: { revision: number; expectedRevision: number }
+}
+
+/** A compacted session kept in host storage (W-5, W-8): load, compact, save in ONE
+ * compare-and-swap `save` call. */
+export class Session {
+  /** The compactor's options apply to every call.
+   * @throws {ContextCompactorError} `invalid_config` when `load` or `save` is not a function. */
+  constructor(compactor: ContextCompactor, store: SessionStore)
+  /** Loads, compacts with the same hooks as `ContextCompactor.compact`, saves transcript
+   * and state together expected at the loaded revision. Rejects with `stale_revision`
+   * when the store refuses (nothing written), `save_failed`, or as `compact` does (a
+   * failed compaction saves nothing). */
+  compact(hooks?: CompactHooks | null): Promise<SessionCompactResult>
+  /** The stored record, normalised (`state` complete, `revision` set). */
+  load(): Promise<SessionRecord>
+  /** The request view of the stored transcript with the findings rendered in (F-4, Y-10). */
+  request(): Promise<any>
+  /** Records a finding (Y-10) and saves it at the same revision (compare-and-swap).
+   * Resolves to the new state. Rejects with `invalid_state` for blank text or text over
+   * 4,096 UTF-8 bytes, `stale_revision` when refused. */
+  recordFinding(text: string): Promise<SessionState>
+  free(): void
+  [Symbol.dispose](): void
+}
+
+/** Returns `state` with `text` in its findings ledger (Y-10); an exact repeat is not
+ * added twice. @throws {ContextCompactorError} `invalid_state` for blank text or text
+ * over 4,096 UTF-8 bytes. */
+export function recordFinding(state: StateInput, text: string): SessionState
+
+/** What an add did (M-3). */
+export interface AddReport {
+  /** Records newly stored. */
+  added: number
+  /** Records that replaced a stored record with the same id in the same session. */
+  replaced: number
+  /** Ids of records not stored because their content has no tokens. */
+  skipped: string[]
+}
+
+/** One recalled passage (M-2). */
+export interface RecallHit {
+  /** Memory record id. */
+  id: string
+  content: string
+  /** Cosine similarity to the query, in (0, 1]. */
+  score: number
+  /** Stable id of the source message (T-4). */
+  messageId: string
+  /** Inclusive source message offsets `[start, end]`. */
+  sourceRange: [number, number]
+  kind: RecordKind
+  toolName?: string
+  /** Artifact handle (`artifact#N`); resolve it with `resolveHandle` (M-2). */
+  handle?: string
+}
+
+/** The answer to one recall (M-2). */
+export interface RecallResult {
+  query: string
+  /** The effective limit, 1..=20. */
+  limit: number
+  /** Best first; at most `limit`. */
+  hits: RecallHit[]
+}
+
+/** Options of `MemoryIndex.recall`. */
+export interface RecallOptions {
+  /** Hits wanted; default 5, floored and clamped to 1..=20. */
+  limit?: number | null
+  /** A host-vector index only (required there): the host's embedding of the query,
+   * `dimension` components. */
+  vector?: ArrayLike<number> | null
+}
+
+/** Options of `MemoryIndex.enumerate` (M-4). */
+export interface EnumerateOptions {
+  /** `next` of the previous page; absent for the first page. */
+  pageToken?: string | null
+  /** Records per page; default 100, clamped to 1..=1,000. */
+  pageSize?: number | null
+}
+
+/** One page of `MemoryIndex.enumerate` (M-4). */
+export interface MemoryPage {
+  /** Records in source order. */
+  records: MemoryRecord[]
+  /** Token of the next page; null on the last page. */
+  next: string | null
+}
+
+/** A session-scoped memory index living in wasm (M-3, M-4). `new MemoryIndex()` uses the
+ * embedded embedder (deterministic hashed, IDF-weighted bag of words, 512 dimensions);
+ * `new MemoryIndex({ dimension })` stores host vectors of that many components
+ * (`addWithVectors`, `recall(session, query, { vector })`). Every read names one session
+ * and never sees another session's records. Methods throw `memory_failed`. */
+export class MemoryIndex {
+  /** @throws {ContextCompactorError} `memory_failed` when `dimension` is not an integer in 1..=65,536. */
+  constructor(options?: { dimension?: number | null } | null)
+  /** Rebuilds an index from `snapshot()` bytes.
+   * @throws {ContextCompactorError} `memory_failed` on bytes that are not a known snapshot version. */
+  static restore(bytes: Uint8Array): MemoryIndex
+  /** Versioned JSON snapshot of the whole index, UTF-8 bytes (same index, same bytes). */
+  snapshot(): Uint8Array
+  /** Vector components (512 for the embedded embedder). */
+  readonly dimension: number
+  /** Who embeds this index's records. */
+  readonly embedder: 'embedded' | 'host'
+  /** Number of records stored for `session`. */
+  size(session: string): number
+  /** Sessions holding records, in byte order. */
+  sessions(): string[]
+  /** Adds records (each into its own `session`; same id replaces). Embedded index only;
+   * stores nothing on malformed records or a host index (`memory_failed`). */
+  add(records: MemoryRecord[] | MemoryBatch): AddReport
+  /** Adds records with host vectors (one per record, `dimension` components, not all
+   * zero). Host index only; stores nothing otherwise (`memory_failed`). */
+  addWithVectors(records: MemoryRecord[] | MemoryBatch, vectors: Vectors): AddReport
+  /** Searches `session`'s records only (M-2, M-4). A host index needs `options.vector`. */
+  recall(session: string, query: string, options?: RecallOptions | null): RecallResult
+  /** Pages through `session`'s records in source order (M-4). */
+  enumerate(session: string, options?: EnumerateOptions | null): MemoryPage
+  /** Removes every record of `session` at once (M-4); returns how many. */
+  dropScope(session: string): number
+  /** Loads an artifact by handle through the host's loader (M-2). The handle must belong
+   * to a record of `session`; otherwise it throws `memory_failed` and the loader is not
+   * called (no cross-session reads, M-4). */
+  resolveHandle<T>(session: string, handle: string, loadArtifact: (handle: string) => MaybePromise<T>): Promise<T>
+  free(): void
+  [Symbol.dispose](): void
+}
+
+/** JSON schema of the recall tool's parameters: `query` (string, required), `limit`
+ * (integer 1..=20, default 5). Gemini's is the OpenAPI subset with upper-case types. */
+export type RecallToolSchema = Record<string, unknown>
+
+/** The `recall` tool in each provider's tool shape (M-2). */
+export interface RecallToolDefinitions {
+  /** An entry of `tools[]`. */
+  'openai-chat': { type: 'function'; function: { name: 'recall'; description: string; parameters: RecallToolSchema } }
+  'openai-responses': { type: 'function'; name: 'recall'; description: string; parameters: RecallToolSchema; strict: false }
+  anthropic: { name: 'recall'; description: string; input_schema: RecallToolSchema }
+  /** An entry of `tools[].functionDeclarations`. */
+  gemini: { name: 'recall'; description: string; parameters: RecallToolSchema }
+  'ai-sdk': { name: 'recall'; description: string; inputSchema: RecallToolSchema }
+}
+
+/** The `recall` tool definition in a provider's tool shape (M-2); answer its calls with
+ * `MemoryIndex.recall`. @throws {ContextCompactorError} `unknown_format` for another name
+ * (including `canonical`). */
+export function recallToolDefinition<F extends ToolFormat>(format: F): RecallToolDefinitions[F]
+
+/** The format of a transcript (F-1). @throws {ContextCompactorError} `unknown_format`
+ * when the shape is ambiguous or unknown. */
 export function detectFormat(transcript: TranscriptInput): ProviderFormat
 
 /** Converts a log or provider document to `{ format, document }`.
- * @param kind `auto`, a log kind, or a provider format name.
+ * @param kind `auto`, a log kind, or a format name (the text is parsed as its JSON).
  * @throws {ContextCompactorError} `invalid_transcript` (naming the line / index), `unknown_format`. */
 export function importTranscript(kind: 'auto' | LogKind | ProviderFormat, text: string): { format: ProviderFormat; document: any }
 
