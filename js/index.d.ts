@@ -628,6 +628,26 @@ export interface BoundResult {
 }
 
 /** The compactor: options are resolved once; every call is independent and pure. */
+/** A transcript held by the engine (`compactor.open(transcript)`). */
+export class LiveTranscript {
+  private constructor()
+  /** Adds provider messages (an array, one message, or their JSON text); only these rows
+   * are decoded and measured. Atomic: throws `invalid_transcript` naming the offset and
+   * appends nothing. */
+  append(rows: object | object[] | string): void
+  /** The same decision as `compactor.check(state, transcript, signals)` on the held
+   * transcript, in time independent of its length (C-9). */
+  check(state: StateInput, signals?: Signals | null): Decision
+  /** Compacts the held transcript; a committed rewrite replaces it. While it runs the
+   * other methods throw `protocol_error`. */
+  compact(state: StateInput, hooks?: CompactHooks | null): Promise<CompactResult>
+  /** The held transcript, stored view. */
+  transcript(): any
+  /** Rows held. */
+  readonly length: number
+  free(): void
+}
+
 export class ContextCompactor {
   /** @throws {ContextCompactorError} `invalid_config` naming the bad field; `unknown_format`. */
   constructor(options?: CompactorOptions | null)
@@ -643,6 +663,10 @@ export class ContextCompactor {
    * `state` holding findings, the findings ledger as one pinned user-role text message
    * right after the system rows (Y-10). */
   toRequest(transcript: TranscriptInput, state?: StateInput): any
+  /** Holds the decoded transcript (JSON text is the fast path) with its measures, so
+   * each later `check` costs what was appended, not the whole transcript (issue
+   * "performance"). @throws {ContextCompactorError} `invalid_transcript`, `unknown_format`. */
+  open(transcript: TranscriptInput): LiveTranscript
   /** Records an answered request (C-3, C-6, C-7): `transcript` as that request carried
    * it (before the answer). Returns the new state; advances the cadence by one boundary.
    * Sent whole: anchors the projection, calibrates the estimate, clears a refusal. */

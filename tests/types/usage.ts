@@ -148,3 +148,16 @@ const badEmbed: CompactHooks = { embed: (texts: string[]) => texts, embedDimensi
 // @ts-expect-error MemoryIndex.recall options take a numeric limit
 new MemoryIndex().recall('s', 'q', { limit: 'five' })
 export { badEmbed }
+
+// A live handle: appends cost what was appended (issue "performance").
+export async function liveHandle(): Promise<number> {
+  const c = new ContextCompactor({ format: 'openai-chat' })
+  const live = c.open('[{"role":"user","content":"hi"}]')
+  live.append({ role: 'assistant', content: 'hello' })
+  live.append([{ role: 'user', content: 'more' }])
+  const d: Decision = live.check(null, { force: false })
+  const out: CompactResult = await live.compact(null, { force: true })
+  // @ts-expect-error append takes messages, not numbers
+  live.append(42)
+  return live.length + (d.compact ? 1 : 0) + out.after.messages
+}
