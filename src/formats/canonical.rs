@@ -40,13 +40,7 @@ impl Adapter for Canonical {
             .and_then(Value::as_array_mut)
             .and_then(|items| items.iter_mut().filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_result")).nth(nth))
             .ok_or_else(|| Error::invalid(format!("no tool_result number {nth}")))?;
-        match block {
-            Value::Object(map) => {
-                map.insert("text".into(), Value::String(text.to_string()));
-                Ok(())
-            }
-            _ => Err(Error::invalid("tool_result is not an object")),
-        }
+        super::set_text_field(block, "text", text, "tool_result")
     }
 
     fn text_message(text: &str) -> Value {

@@ -101,6 +101,18 @@ pub(crate) fn result_parts(parts: Vec<Block>) -> (String, Vec<crate::transcript:
     (text, media, media_bytes)
 }
 
+/// Sets `obj[key] = text` (a result body, E-2: only that field changes). Errors:
+/// `invalid_transcript` naming `what` when `obj` is not a JSON object.
+pub(crate) fn set_text_field(obj: &mut Value, key: &str, text: &str, what: &str) -> Result<()> {
+    match obj {
+        Value::Object(map) => {
+            map.insert(key.into(), Value::String(text.to_string()));
+            Ok(())
+        }
+        _ => Err(Error::invalid(format!("{what} is not an object"))),
+    }
+}
+
 /// Which view to encode (F-4).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

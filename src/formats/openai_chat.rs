@@ -102,13 +102,7 @@ impl Adapter for OpenaiChat {
         if nth != 0 {
             return Err(Error::invalid("an OpenAI tool message carries one result"));
         }
-        match raw {
-            Value::Object(map) => {
-                map.insert("content".into(), Value::String(text.to_string()));
-                Ok(())
-            }
-            _ => Err(Error::invalid("tool message is not an object")),
-        }
+        super::set_text_field(raw, "content", text, "tool message")
     }
 
     fn text_message(text: &str) -> Value {

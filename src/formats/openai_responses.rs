@@ -196,13 +196,7 @@ impl Adapter for OpenaiResponses {
         if ty == "computer_call_output" || ty == "shell_call_output" {
             return Err(Error::invalid(format!("a {ty} output has a fixed structure; its body cannot be replaced by text")));
         }
-        match raw {
-            Value::Object(map) => {
-                map.insert("output".into(), Value::String(text.to_string()));
-                Ok(())
-            }
-            _ => Err(Error::invalid("output item is not an object")),
-        }
+        super::set_text_field(raw, "output", text, "output item")
     }
 
     fn text_message(text: &str) -> Value {
