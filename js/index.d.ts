@@ -68,6 +68,13 @@ export interface CompactorOptions {
   summaryMaxOutputTokens?: number
   /** Context window of the summarizer model, tokens (defaults to `contextWindow`). */
   summarizerContextWindow?: number
+  /**
+   * Bound on the summarize request (instructions + rows) as a share of the folded rows'
+   * bytes, in (0, 1] (Y-8). Rows are clipped head/tail (tool outputs first, then every
+   * row, user text twice as long), then the oldest dropped; never bounded under 2,048
+   * bytes of rows. Default 0.25; Kerkov 1 (window only).
+   */
+  summaryInputShare?: number
   fitRecentWindow?: boolean
   protectRunRequest?: boolean
   inRunStage2?: boolean
