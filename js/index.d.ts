@@ -87,6 +87,13 @@ export interface CompactorOptions {
   summaryMaxOutputTokens?: number
   /** Context window of the summarizer model, tokens (Y-1, Y-8). Default: `contextWindow`. */
   summarizerContextWindow?: number
+  /**
+   * Bound on the summarize request (instructions + rows) as a share of the folded rows'
+   * bytes, in (0, 1] (Y-8). Rows are clipped head/tail (tool outputs first, then every
+   * row, user text twice as long), then the oldest dropped; never bounded under 2,048
+   * bytes of rows. Default 0.25; Kerkov 1 (window only).
+   */
+  summaryInputShare?: number
   /** Under byte pressure keep fewer recent rows so the rebuilt request fits (S-8). */
   fitRecentWindow?: boolean
   /** Never fold the newest user request (S-6, S-9). */

@@ -69,6 +69,18 @@ pub struct Config {
     pub summary_max_output_tokens: u64,
     /// The summarizer's own context window, tokens (Y-1, Y-8). Default: `context_window`.
     pub summarizer_context_window: Option<u64>,
+    /// Bound on the summarize request as a share of what it folds (Y-8, issue 7 target
+    /// "summarize request <= 30% of the folded range's tokens": eviction before summary).
+    /// The request (instructions + fenced rows) is kept under this fraction of the folded
+    /// rows' rendered UTF-8 bytes, but its rows are never bounded under
+    /// [`crate::summarize::MIN_SUMMARY_INPUT_BYTES`]. Over it, rows are clipped head and
+    /// tail, largest tool outputs first, then every row to a common cap (user text gets
+    /// twice the cap), then the oldest rows are dropped (coverage `trimmed`). The first
+    /// and newest user requests stay verbatim in the summary's deterministic tail (S-9).
+    /// Meerkat/default 0.25 (under 30% with the instructions counted); Kerkov 1.0 (only
+    /// the window bounds the input, as in that seed).
+    #[serde(default = "default_summary_input_share")]
+    pub summary_input_share: f64,
     /// Under byte pressure keep fewer recent rows so the rebuilt request fits (S-8):
     /// the recent window's bytes are capped at half of what the threshold leaves after
     /// the floor and the summary budget. Kerkov: false (count and bytes only, S-2).
@@ -106,6 +118,10 @@ fn default_min_boundaries() -> u64 {
     2
 }
 
+fn default_summary_input_share() -> f64 {
+    0.25
+}
+
 impl Config {
     /// The preset for a profile.
     pub fn preset(profile: Profile) -> Config {
@@ -135,6 +151,7 @@ impl Config {
             summary_prompt: None,
             rollup_prompt: None,
             min_boundaries_between: 2,
+            summary_input_share: 0.25,
         };
         match profile {
             Profile::Kerkov => Config {
@@ -145,6 +162,7 @@ impl Config {
                 fit_recent_window: false,
                 folded_call_ledger: false,
                 min_boundaries_between: 0,
+                summary_input_share: 1.0,
                 ..base
             },
             Profile::Meerkat | Profile::Default => base,
@@ -197,6 +215,9 @@ impl Config {
         }
         if self.rollup_prompt.as_deref().is_some_and(|p| p.trim().is_empty()) {
             return bad("rollupPrompt must not be empty");
+        }
+        if !(self.summary_input_share > 0.0 && self.summary_input_share <= 1.0) {
+            return bad("summaryInputShare must be in (0, 1]");
         }
         if self.bytes_per_token == 0 {
             return bad("bytesPerToken must be > 0");
@@ -257,6 +278,8 @@ pub struct ConfigInput {
     pub rollup_prompt: Option<String>,
     #[serde(alias = "min_boundaries_between")]
     pub min_boundaries_between: Option<u64>,
+    #[serde(alias = "summary_input_share")]
+    pub summary_input_share: Option<f64>,
     /// Accepted and ignored here (the wasm layer reads it): the provider format.
     pub format: Option<String>,
 }
@@ -270,7 +293,7 @@ impl ConfigInput {
         set!(trigger, context_window, threshold_pct, preserve_recent_turns, preserve_recent_bytes,
              evict_tool_result_min_bytes, clip_head_bytes, clip_tail_bytes, max_indexed_artifacts,
              max_summaries_before_rollup, max_rolled_up_summaries,
-             bytes_per_token, image_tokens, summary_max_output_tokens, fit_recent_window, protect_run_request, in_run_stage2, folded_call_ledger, min_boundaries_between);
+             bytes_per_token, image_tokens, summary_max_output_tokens, fit_recent_window, protect_run_request, in_run_stage2, folded_call_ledger, min_boundaries_between, summary_input_share);
         if self.output_reserve_tokens.is_some() {
             c.output_reserve_tokens = self.output_reserve_tokens;
         }

@@ -115,16 +115,45 @@ pub fn render_row(offset: usize, m: &Message) -> RenderedRow {
 /// the output keeps its call id and the start of the body).
 pub const MIN_CLIPPED_ROW_BYTES: usize = 512;
 
-/// Room for the marker [`clip`] writes, UTF-8 bytes.
-const CLIP_MARKER_BYTES: usize = 96;
+/// Under the share bound ([`Config::summary_input_share`]) the rows of a summarize
+/// request are never bounded under this many UTF-8 bytes (a short fold is sent whole).
+pub const MIN_SUMMARY_INPUT_BYTES: usize = 2_048;
 
-/// Builds the summarize request from rendered rows, bounded to the summarizer's window
-/// minus the summary budget (Y-8). Media are already placeholders and reasoning is
-/// already stripped ([`render_message`]). When the rows do not fit:
+/// The common cap of the second clipping stage never goes under this many UTF-8 bytes
+/// (the row's header and the start of its text stay readable; user rows get twice it).
+pub const MIN_ROW_CAP_BYTES: usize = 96;
+
+/// Room for the marker [`clip_row`] writes, UTF-8 bytes.
+const CLIP_MARKER_BYTES: usize = 40;
+
+/// Clips a rendered row to about `cap` UTF-8 bytes: head three quarters, tail a quarter,
+/// with a short marker counting the omitted bytes. Rows not over `cap` plus the marker
+/// are returned whole.
+fn clip_row(text: &str, cap: usize) -> String {
+    if text.len() <= cap + CLIP_MARKER_BYTES {
+        return text.to_string();
+    }
+    let h = floor_boundary(text, cap * 3 / 4);
+    let t = crate::evict::ceil_boundary(text, text.len() - cap / 4).max(h);
+    format!("{}\n[... {} bytes clipped ...]\n{}", &text[..h], t - h, &text[t..])
+}
+
+/// Whether a rendered row is a user row (its header is `[#N user]`).
+fn is_user_row(text: &str) -> bool {
+    text.split_once(']').is_some_and(|(head, _)| head.ends_with(" user"))
+}
+
+/// Builds the summarize request from rendered rows (Y-8). Media are already
+/// placeholders and reasoning is already stripped ([`render_message`]). The rows are
+/// bounded to the smaller of the summarizer's window minus the summary budget and the
+/// share bound ([`Config::summary_input_share`] of the rows' bytes, less the
+/// instructions, never under [`MIN_SUMMARY_INPUT_BYTES`]). When they do not fit:
 /// 1. the largest tool outputs are clipped first: every tool-output row longer than a
 ///    common cap is clipped to it (head three quarters, tail a quarter), with the cap
 ///    chosen as large as possible but not under [`MIN_CLIPPED_ROW_BYTES`];
-/// 2. then the oldest rows are dropped until it fits; a single remaining row still over
+/// 2. then every row is clipped to a common cap (user rows to twice it), as large as
+///    possible but not under [`MIN_ROW_CAP_BYTES`];
+/// 3. then the oldest rows are dropped until it fits; a single remaining row still over
 ///    the budget is clipped to it.
 ///
 /// Coverage is `whole` when nothing was cut, else `trimmed`.
@@ -132,41 +161,60 @@ pub fn summary_request(rows: &[RenderedRow], config: &Config, system: &str) -> S
     let bpt = config.bytes_per_token.max(1) as usize;
     let window = config.summarizer_window();
     let budget_tokens = window.saturating_sub(config.summary_max_output_tokens).saturating_sub((system.len() / bpt) as u64 + 64);
-    let budget_bytes = (budget_tokens as usize).saturating_mul(bpt);
+    let window_bytes = (budget_tokens as usize).saturating_mul(bpt);
     let fence_overhead = 64;
+    let rows_bytes: usize = rows.iter().map(|r| r.text.len() + 2).sum::<usize>() + fence_overhead;
+    let share_bytes = if config.summary_input_share >= 1.0 {
+        usize::MAX
+    } else {
+        ((rows_bytes as f64 * config.summary_input_share) as usize).saturating_sub(system.len()).max(MIN_SUMMARY_INPUT_BYTES)
+    };
+    let budget_bytes = window_bytes.min(share_bytes);
     let size_of = |rows: &[String]| rows.iter().map(|r| r.len() + 2).sum::<usize>() + fence_overhead;
     let mut kept: Vec<String> = rows.iter().map(|r| r.text.clone()).collect();
     let mut coverage = "whole";
+    // the largest cap in [lo, hi] whose clipped size fits (lo when none does)
+    let search = |lo: usize, hi: usize, size: &dyn Fn(usize) -> usize| -> usize {
+        let (mut lo, mut hi) = (lo, hi.max(lo));
+        if size(lo) > budget_bytes {
+            return lo;
+        }
+        while lo < hi {
+            let mid = lo + (hi - lo).div_ceil(2);
+            if size(mid) <= budget_bytes {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        lo
+    };
+    let clipped_len = |len: usize, cap: usize| if len > cap + CLIP_MARKER_BYTES { cap + CLIP_MARKER_BYTES } else { len };
     if size_of(&kept) > budget_bytes {
         coverage = "trimmed";
         // 1. largest tool outputs first: the largest common cap that fits.
-        let clipped_size = |cap: usize| -> usize {
-            rows.iter().map(|r| if r.tool_output && r.text.len() > cap { cap + CLIP_MARKER_BYTES } else { r.text.len() } + 2).sum::<usize>() + fence_overhead
-        };
         let max_tool = rows.iter().filter(|r| r.tool_output).map(|r| r.text.len()).max().unwrap_or(0);
         if max_tool > MIN_CLIPPED_ROW_BYTES {
-            let (mut lo, mut hi) = (MIN_CLIPPED_ROW_BYTES, max_tool);
-            let cap = if clipped_size(lo) > budget_bytes {
-                lo
-            } else {
-                // largest cap in [lo, hi] whose size fits
-                while lo < hi {
-                    let mid = lo + (hi - lo).div_ceil(2);
-                    if clipped_size(mid) <= budget_bytes {
-                        lo = mid;
-                    } else {
-                        hi = mid - 1;
-                    }
-                }
-                lo
-            };
+            let size = |cap: usize| -> usize { kept.iter().zip(rows).map(|(k, r)| if r.tool_output { clipped_len(k.len(), cap) } else { k.len() } + 2).sum::<usize>() + fence_overhead };
+            let cap = search(MIN_CLIPPED_ROW_BYTES, max_tool, &size);
             for (k, r) in kept.iter_mut().zip(rows) {
-                if r.tool_output && k.len() > cap + CLIP_MARKER_BYTES {
-                    *k = clip(k, cap * 3 / 4, cap / 4);
+                if r.tool_output {
+                    *k = clip_row(k, cap);
                 }
             }
         }
-        // 2. then older rows are trimmed.
+        // 2. then every row to a common cap, user text to twice it.
+        if size_of(&kept) > budget_bytes {
+            let users: Vec<bool> = kept.iter().map(|k| is_user_row(k)).collect();
+            let cap_of = |user: bool, cap: usize| if user { cap.saturating_mul(2) } else { cap };
+            let max_row = kept.iter().map(String::len).max().unwrap_or(0);
+            let size = |cap: usize| -> usize { kept.iter().zip(&users).map(|(k, u)| clipped_len(k.len(), cap_of(*u, cap)) + 2).sum::<usize>() + fence_overhead };
+            let cap = search(MIN_ROW_CAP_BYTES, max_row, &size);
+            for (k, u) in kept.iter_mut().zip(&users) {
+                *k = clip_row(k, cap_of(*u, cap));
+            }
+        }
+        // 3. then older rows are dropped.
         let mut size = size_of(&kept);
         let mut drop = 0;
         while size > budget_bytes && drop + 1 < kept.len() {
@@ -177,7 +225,7 @@ pub fn summary_request(rows: &[RenderedRow], config: &Config, system: &str) -> S
         if size > budget_bytes {
             if let Some(last) = kept.last_mut() {
                 let room = budget_bytes.saturating_sub(fence_overhead + CLIP_MARKER_BYTES + 2);
-                *last = clip(last, room * 3 / 4, room / 4);
+                *last = clip_row(last, room);
             }
             if size_of(&kept) > budget_bytes {
                 kept.clear();

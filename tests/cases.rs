@@ -77,6 +77,9 @@ fn case_emoji_clip_boundary_e5() {
     for head in 1995..2004 {
         let mut cfg = c.config.clone();
         cfg.clip_head_bytes = head;
+        // the evicted body is inspected through the summarize request: no share bound
+        // (Y-8 `summaryInputShare`) clipping it further
+        cfg.summary_input_share = 1.0;
         let (out, reqs) = compact_with(c.format, c.doc.clone(), cfg, SessionState::default(), c.signals.clone(), fake_summary);
         assert_eq!(out.status, "compacted", "{}", out.reason);
         let rw = out.rewrite.as_ref().unwrap();

@@ -312,10 +312,16 @@ fn y7_summary_source_values() {
         let s = &o.rewrite.as_ref().unwrap().summary.source;
         (s.writer.clone(), s.coverage.clone())
     };
-    let (o, _) = run(&d, SessionState::default(), fake_summary);
+    // every folded row carried whole (no share bound, Y-8): whole
+    let mut whole_cfg = meerkat();
+    whole_cfg.summary_input_share = 1.0;
+    let (o, _) = compact_with(Format::OpenaiChat, Value::Array(d.clone()), whole_cfg, SessionState::default(), forced(), fake_summary);
     assert_eq!(source(&o), ("provider".into(), "whole".into()));
     let ev = o.events.iter().find(|e| e.kind == "compaction_completed").unwrap();
     assert_eq!(ev.data["summarySource"], json!({ "writer": "provider", "coverage": "whole" }));
+    // the default share bound clips the long assistant rows of this fold: trimmed
+    let (o, _) = run(&d, SessionState::default(), fake_summary);
+    assert_eq!(source(&o), ("provider".into(), "trimmed".into()));
     // a summarizer window too small for the folded rows: trimmed
     let mut big = run_doc();
     big[2] = asst(&"long answer ".repeat(4_000));
@@ -568,6 +574,38 @@ fn y8_older_rows_trimmed_after_clipping() {
     assert!(!body.contains(&"Z".repeat(1_000)));
     let budget = (2_400 - cfg.summary_max_output_tokens - 64) as usize * 4;
     assert!(body.len() <= budget);
+}
+
+#[test]
+fn y8_request_bounded_to_the_input_share_user_text_looser() {
+    let cfg = meerkat();
+    assert_eq!(cfg.summary_input_share, 0.25);
+    let mut rows = Vec::new();
+    for k in 0..20 {
+        rows.push(row(format!("[#{} user]\nobservation {k} {}", 2 * k, "u".repeat(1_500)), false));
+        rows.push(row(format!("[#{} assistant]\nthought {k} {}", 2 * k + 1, "a".repeat(800)), false));
+    }
+    let folded: usize = rows.iter().map(|r| r.text.len()).sum();
+    let sys = "s".repeat(700);
+    let r = summary_request(&rows, &cfg, &sys);
+    let body = &r.messages[0].content;
+    assert_eq!(r.coverage, "trimmed");
+    // instructions + rows under a quarter of the folded bytes (plus fencing)
+    assert!(sys.len() + body.len() <= folded / 4 + 200, "{} vs {}", sys.len() + body.len(), folded / 4);
+    // every row kept, each with its header and the start of its text
+    for k in 0..20 {
+        assert!(body.contains(&format!("observation {k} ")) && body.contains(&format!("thought {k} ")), "row {k} kept");
+    }
+    assert!(body.contains("bytes clipped"));
+    // user text gets twice the cap of assistant text
+    let longest = |tag: &str| body.split("\n\n").filter(|p| p.contains(tag)).map(str::len).max().unwrap();
+    assert!(longest(" user]") > longest(" assistant]") * 3 / 2);
+    // a short fold is sent whole (never bounded under MIN_SUMMARY_INPUT_BYTES)
+    let small = vec![row("[#1 user]\nhello".into(), false), row(format!("[#2 assistant]\n{}", "x".repeat(1_500)), false)];
+    assert_eq!(summary_request(&small, &cfg, &sys).coverage, "whole");
+    // Kerkov: only the window bounds the input
+    let k = Config::preset(Profile::Kerkov);
+    assert_eq!(summary_request(&rows, &k, &sys).coverage, "whole");
 }
 
 #[test]
