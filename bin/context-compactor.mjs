@@ -25,6 +25,7 @@ Options:
   --context-window N    the model's context window in tokens (default: the profile's)
   --profile P           ${PROFILES.join(' | ')} (default: default)
   --out FILE            write the compacted transcript (stored view) to FILE as JSON
+  --out-request FILE    write the request view (what to send the provider) to FILE
   --json                print the whole result object as JSON instead of the report
   --summarizer-url URL  summarize with an OpenAI-compatible chat-completions endpoint
                         (a base URL such as https://host/v1, or the full
@@ -58,8 +59,9 @@ async function runEngine({ kind, text, options, summarize }) {
   const { format, document } = wasm.importTranscript(kind, text)
   const compactor = new wasm.ContextCompactor({ format, ...options })
   const decision = compactor.check(null, document, {})
+  const contextWindow = compactor.config.contextWindow
   const out = await compactor.compact(null, document, { force: true, ...(summarize ? { summarize } : {}) })
-  return { format, decision, out }
+  return { format, decision, out, contextWindow }
 }
 
 /**
@@ -76,7 +78,12 @@ export function httpSummarizer({ url, model, apiKey, fetchImpl = globalThis.fetc
     const body = { model, messages, ...(req.maxOutputTokens != null ? { max_tokens: req.maxOutputTokens } : {}) }
     const headers = { 'content-type': 'application/json' }
     if (apiKey) headers.authorization = `Bearer ${apiKey}`
-    const res = await fetchImpl(endpoint, { method: 'POST', headers, body: JSON.stringify(body) })
+    let res
+    try {
+      res = await fetchImpl(endpoint, { method: 'POST', headers, body: JSON.stringify(body) })
+    } catch (err) {
+      throw fail('summarizer_unreachable', `cannot reach ${endpoint}: ${err?.cause?.message ?? err?.message ?? err}`)
+    }
     const raw = await res.text()
     if (!res.ok) {
       throw Object.assign(fail('summarizer_http_error', `summarizer returned HTTP ${res.status}: ${raw.slice(0, 500)}`),
@@ -107,6 +114,7 @@ function parse(argv) {
         'context-window': { type: 'string' },
         profile: { type: 'string' },
         out: { type: 'string' },
+        'out-request': { type: 'string' },
         json: { type: 'boolean', default: false },
         'summarizer-url': { type: 'string' },
         model: { type: 'string' },
@@ -139,7 +147,7 @@ function parse(argv) {
   if (url !== undefined && !v.model) throw fail('usage', '--summarizer-url needs --model')
   if (url === undefined && v.model) throw fail('usage', '--model is only used with --summarizer-url')
   return {
-    input, kind: v.format, out: v.out, json: v.json,
+    input, kind: v.format, out: v.out, outRequest: v['out-request'], json: v.json,
     options: {
       ...(v.profile !== undefined ? { profile: v.profile } : {}),
       ...(contextWindow !== undefined ? { contextWindow } : {}),
@@ -197,7 +205,7 @@ export async function main(argv = process.argv.slice(2)) {
       throw fail('io_error', `cannot read ${args.input}: ${err.message}`)
     }
     const summarize = args.summarizer ? httpSummarizer(args.summarizer) : undefined
-    const { format, decision, out } = await runEngine({ kind: args.kind, text, options: args.options, summarize })
+    const { format, decision, out, contextWindow } = await runEngine({ kind: args.kind, text, options: args.options, summarize })
     if (args.out) {
       try {
         await writeFile(args.out, `${JSON.stringify(out.transcript, null, 2)}\n`)
@@ -205,14 +213,22 @@ export async function main(argv = process.argv.slice(2)) {
         throw fail('io_error', `cannot write ${args.out}: ${err.message}`)
       }
     }
+    if (args.outRequest) {
+      try {
+        await writeFile(args.outRequest, `${JSON.stringify(out.request, null, 2)}\n`)
+      } catch (err) {
+        throw fail('io_error', `cannot write ${args.outRequest}: ${err.message}`)
+      }
+    }
     if (args.json) console.log(JSON.stringify(out, null, 2))
     else {
-      console.log(report({ input: args.input, format, decision, out, contextWindow: args.options.contextWindow }))
+      console.log(report({ input: args.input, format, decision, out, contextWindow }))
       if (args.out) console.log(`wrote:      ${args.out}`)
+      if (args.outRequest) console.log(`wrote:      ${args.outRequest} (request view)`)
     }
     return 0
   } catch (err) {
-    const code = err?.code ?? 'error'
+    const code = err?.code ?? 'internal_error'
     const message = err?.message ?? String(err)
     console.error(`error: ${code}: ${message}`)
     return 1

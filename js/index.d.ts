@@ -689,7 +689,6 @@ export class ContextCompactor {
   boundRequest(state: StateInput, transcript: TranscriptInput, options?: BoundOptions | null): BoundResult
   /** Frees the wasm memory now (otherwise a FinalizationRegistry does it). */
   free(): void
-  [Symbol.dispose](): void
 }
 
 /** What a host store keeps per session (W-5, W-8): the stored-view transcript, the
@@ -752,7 +751,6 @@ export class Session {
    * 4,096 UTF-8 bytes, `stale_revision` when refused. */
   recordFinding(text: string): Promise<SessionState>
   free(): void
-  [Symbol.dispose](): void
 }
 
 /** Returns `state` with `text` in its findings ledger (Y-10); an exact repeat is not
@@ -859,7 +857,6 @@ export class MemoryIndex {
    * called (no cross-session reads, M-4). */
   resolveHandle<T>(session: string, handle: string, loadArtifact: (handle: string) => MaybePromise<T>): Promise<T>
   free(): void
-  [Symbol.dispose](): void
 }
 
 /** JSON schema of the recall tool's parameters: `query` (string, required), `limit`
@@ -895,8 +892,11 @@ export function importTranscript(kind: 'auto' | LogKind | ProviderFormat, text: 
 export function version(): string
 
 /** What `init` / `initSync` accept: a URL or response of the .wasm, its bytes, or a compiled module. */
-export type InitInput = RequestInfo | URL | Response | BufferSource | WebAssembly.Module
-export type SyncInitInput = BufferSource | WebAssembly.Module
+/** What `init` loads the module from: a URL (string or `URL`), a `Request` / `Response`,
+ * the bytes, or a compiled `WebAssembly.Module`. Typed loosely so the types need no DOM lib. */
+export type InitInput = string | ArrayBuffer | ArrayBufferView | object
+/** The bytes (`ArrayBuffer` / typed array) or a compiled `WebAssembly.Module`. */
+export type SyncInitInput = ArrayBuffer | ArrayBufferView | object
 
 /** Instantiates the wasm (web / Deno / bundlers). Without an argument it fetches the .wasm
  * next to the module. A no-op in Node and workerd (instantiated on import). Idempotent. */

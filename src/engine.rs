@@ -795,6 +795,15 @@ impl Job {
         let refs: Vec<(Origin, &Message)> = origins.into_iter().zip(new_t.messages.iter()).collect();
         let checks = match validate(&Expectations { source: &self.source, rows: &refs, protected: &protected, summary_at: summary.offset, new_transcript: &new_t }) {
             Ok(c) => c,
+            Err(e) if e.message.starts_with("no reduction") => {
+                // The fold was too small to shrink the transcript: an expected outcome, not
+                // an error. Recorded as an attempt (C-5) and not retried on these rows.
+                self.state.cadence.last_attempt_boundary = Some(self.state.cadence.boundary);
+                self.state.cadence.last_failure = Some("no_reduction".into());
+                self.state.cadence.failed_on = Some(crate::state::RowsMark::of(&self.source));
+                let reason = format!("no_reduction: {}", e.message);
+                return self.done("skipped", reason, None);
+            }
             Err(e) => {
                 let reason = format!("invalid_rewrite: {}", e.message);
                 return self.done("failed", reason, Some(e));

@@ -145,7 +145,7 @@ proptest! {
         let out = run_sync(&mut job, |r| if inp.summarizer { fake_summary(r) } else { Reply::Failed { message: "none".into(), context_exceeded: false } }).expect("the job returns Ok");
         // A fold too small to shrink the transcript is refused by validation (W-2 "no
         // growth") with the history intact (W-3); any other failure is a bug.
-        let no_gain = out.status == "failed" && out.reason.starts_with("invalid_rewrite: no reduction");
+        let no_gain = out.status == "skipped" && out.reason.starts_with("no_reduction");
         prop_assert!(["compacted", "skipped", "cannot_fit"].contains(&out.status) || no_gain, "status {} ({})", out.status, out.reason);
         if out.status != "compacted" {
             prop_assert_eq!(&out.transcript, &source);
@@ -255,7 +255,7 @@ proptest! {
         };
         let out = go();
         prop_assert_eq!(out.to_json().to_string(), go().to_json().to_string());
-        let no_gain = out.status == "failed" && out.reason.starts_with("invalid_rewrite: no reduction");
+        let no_gain = out.status == "skipped" && out.reason.starts_with("no_reduction");
         prop_assert!(["compacted", "skipped", "cannot_fit"].contains(&out.status) || no_gain, "status {} ({})", out.status, out.reason);
         if out.status != "compacted" {
             prop_assert_eq!(&out.transcript, &source);

@@ -46,7 +46,7 @@ pub enum Format {
 impl Format {
     pub fn parse(name: &str) -> Result<Format> {
         match name {
-            "openai-chat" | "openai_chat" | "openai" => Ok(Format::OpenaiChat),
+            "openai-chat" | "openai_chat" => Ok(Format::OpenaiChat),
             "anthropic" => Ok(Format::Anthropic),
             "gemini" => Ok(Format::Gemini),
             "openai-responses" | "openai_responses" => Ok(Format::OpenaiResponses),

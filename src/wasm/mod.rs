@@ -39,16 +39,23 @@ pub(crate) fn js_error(e: &Error) -> JsValue {
     err.into()
 }
 
-/// JS value (object or JSON text) -> serde_json::Value.
+/// JS value (object or JSON text) -> serde_json::Value. Errors carry the code of what
+/// was being read: `invalid_state` for `state`, `invalid_config` for options, signals
+/// and hooks, `invalid_transcript` otherwise.
 pub(crate) fn to_json(v: &JsValue, what: &str) -> Result<Value, JsValue> {
     if v.is_undefined() || v.is_null() {
         return Ok(Value::Null);
     }
+    let code = match what {
+        "state" => ErrorCode::InvalidState,
+        "options" | "signals" | "hooks" | "usage" | "observation" => ErrorCode::InvalidConfig,
+        _ => ErrorCode::InvalidTranscript,
+    };
     let text = match v.as_string() {
         Some(s) => s,
-        None => JSON::stringify(v).map_err(|_| js_error(&Error::invalid(format!("{what}: not JSON-serializable"))))?.as_string().unwrap_or_default(),
+        None => JSON::stringify(v).map_err(|_| js_error(&Error::new(code, format!("{what}: not JSON-serializable"))))?.as_string().unwrap_or_default(),
     };
-    serde_json::from_str(&text).map_err(|e| js_error(&Error::invalid(format!("{what}: invalid JSON: {e}"))))
+    serde_json::from_str(&text).map_err(|e| js_error(&Error::new(code, format!("{what}: invalid JSON: {e}"))))
 }
 
 /// serde_json::Value -> JS value.
@@ -112,6 +119,8 @@ impl ContextCompactor {
         let doc = to_json(&transcript, "transcript")?;
         let format = resolve_format(self.format, &doc)?;
         let t = formats::decode(format, doc).map_err(|e| js_error(&e))?;
+        // F-5: a transcript that breaks its provider's pairing rules is reported here too.
+        formats::validate_pairing(&t).map_err(|e| js_error(&e))?;
         let signals = parse_signals(&signals)?;
         let d = decide(&t, &self.config, &state, &signals);
         from_json(&serde_json::to_value(&d).unwrap_or(Value::Null))
@@ -145,6 +154,7 @@ impl ContextCompactor {
         let doc = to_json(&transcript, "transcript")?;
         let format = resolve_format(self.format, &doc)?;
         let t = formats::decode(format, doc).map_err(|e| js_error(&e))?;
+        formats::validate_pairing(&t).map_err(|e| js_error(&e))?;
         let state = SessionState::from_json(&to_json(&state, "state")?).map_err(|e| js_error(&e))?;
         from_json(&crate::session::request_view(&t, &state))
     }
@@ -246,6 +256,10 @@ pub(crate) async fn drive_job(job: &mut Job, hooks: &JsValue) -> Result<(Box<Out
                             Reply::Summary { text: s, usage: None }
                         } else {
                             let text = get(&v, "text").as_string().unwrap_or_default();
+                            if text.is_empty() && !v.is_object() {
+                                // Neither a string nor { text }: say so rather than "empty summary".
+                                return Err(js_error(&Error::new(ErrorCode::SummaryFailed, format!("the {} callback returned neither a string nor {{ text }}", if req.kind == "curate" { "curator" } else { "summarize" }))));
+                            }
                             let usage = to_json(&get(&v, "usage"), "usage").ok().filter(|u| !u.is_null());
                             Reply::Summary { text, usage }
                         }

@@ -1,5 +1,7 @@
 // Compiled by `tsc --noEmit -p tests/types` (tests/js/types.test.mjs): a typed consumer of
 // every export. Lines marked @ts-expect-error must stay errors: the types reject misuse.
+// Compiled with lib es2022 only: the package types need no DOM or Node lib.
+declare const console: { log(...args: unknown[]): void }
 import init, {
   ContextCompactor, detectFormat, importTranscript, initSync, version,
   type CompactHooks, type CompactResult, type ContextCompactorError, type Decision,
