@@ -193,10 +193,14 @@ fn body(c: &Candidate, share: u64) -> (String, usize) {
 }
 
 fn size_of(t: &Transcript, config: &Config, cal: f64, tools_bytes: u64, overhead: u64) -> RequestSize {
-    let bytes = json_len(&encode(t, View::Request)) as u64 + tools_bytes + overhead;
-    let tokens: u64 = t.messages.iter().map(|m| message_tokens(m, config, cal)).sum::<u64>()
-        + text_tokens(t.envelope.bytes(), config, cal)
-        + text_tokens(tools_bytes as usize, config, cal);
+    // Sizes from the host (tools, overhead) may be anything up to u64::MAX: saturate.
+    let bytes = (json_len(&encode(t, View::Request)) as u64).saturating_add(tools_bytes).saturating_add(overhead);
+    let tokens: u64 = t
+        .messages
+        .iter()
+        .fold(0u64, |acc, m| acc.saturating_add(message_tokens(m, config, cal)))
+        .saturating_add(text_tokens(t.envelope.bytes(), config, cal))
+        .saturating_add(text_tokens(usize::try_from(tools_bytes).unwrap_or(usize::MAX), config, cal));
     RequestSize { bytes, forecast_tokens: tokens }
 }
 
