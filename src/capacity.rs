@@ -76,7 +76,7 @@ pub fn observe_usage(state: &SessionState, t: &Transcript, config: &Config, obs:
     });
     // C-7: provider / estimate over the text part (media are counted high on purpose).
     let tools = obs.tools_bytes.unwrap_or_else(|| obs.tools.as_ref().map(|v| crate::transcript::json_len(v) as u64).unwrap_or(0));
-    let mut text_tok = text_tokens(t.envelope.bytes(), config, 1.0).saturating_add(text_tokens(usize::try_from(tools).unwrap_or(usize::MAX), config, 1.0));
+    let mut text_tok = text_tokens(t.envelope.bytes(), config, 1.0).saturating_add(crate::measure::bytes_tokens(tools, config, 1.0));
     let mut media_tok = 0u64;
     for m in &t.messages {
         let (bytes, media) = message_parts(m, config);

@@ -68,7 +68,13 @@ pub fn message_parts(m: &Message, config: &Config) -> (u64, u64) {
 
 /// Token estimate of plain text bytes.
 pub fn text_tokens(bytes: usize, config: &Config, calibration: f64) -> u64 {
-    ((bytes as u64).div_ceil(config.bytes_per_token.max(1)) as f64 * calibration.max(0.01)).ceil() as u64
+    bytes_tokens(bytes as u64, config, calibration)
+}
+
+/// [`text_tokens`] of a host-given size in UTF-8 bytes (`toolsBytes`, ...), which may
+/// exceed `usize` on wasm32: counted whole, never truncated to 32 bits.
+pub fn bytes_tokens(bytes: u64, config: &Config, calibration: f64) -> u64 {
+    (bytes.div_ceil(config.bytes_per_token.max(1)) as f64 * calibration.max(0.01)).ceil() as u64
 }
 
 /// Size of a whole transcript, envelope (system prompt, tools) included.

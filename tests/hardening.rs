@@ -189,3 +189,40 @@ fn w7_spend_and_usage_sums_saturate() {
     assert_eq!(u.input_tokens, u64::MAX);
     assert_eq!(u.total_tokens, u64::MAX);
 }
+
+#[test]
+fn b2_bound_request_with_images_and_huge_image_tokens_saturates() {
+    // An open run whose tool result carries an image, with imageTokens at u64::MAX:
+    // images x imageTokens used to overflow in the bound's token sizes.
+    let config = Config::from_options(&json!({ "imageTokens": u64::MAX, "contextWindow": 1000 })).unwrap();
+    let doc = json!({ "messages": [
+        { "role": "user", "content": "look at the screenshot" },
+        { "role": "assistant", "content": [{ "type": "tool_use", "id": "t1", "name": "shot", "input": {} }] },
+        { "role": "user", "content": [{ "type": "tool_result", "tool_use_id": "t1", "content": [
+            { "type": "text", "text": "x".repeat(5000) },
+            { "type": "image", "source": { "type": "base64", "media_type": "image/png", "data": "AAAA".repeat(100) } }] }] },
+        { "role": "assistant", "content": [{ "type": "tool_use", "id": "t2", "name": "shot", "input": {} }] },
+        { "role": "user", "content": [{ "type": "tool_result", "tool_use_id": "t2", "content": "y".repeat(5000) }] }
+    ] });
+    let t = formats::decode(Format::Anthropic, doc).unwrap();
+    for opts in [BoundOptions { max_request_bytes: Some(2000), ..BoundOptions::default() }, BoundOptions { input_budget_tokens: Some(100), tools_bytes: Some(u64::MAX), ..BoundOptions::default() }] {
+        let b = bound_request(&t, &config, &SessionState::default(), &opts).expect("bounds");
+        assert!(!b.to_json()["bounded"].as_array().unwrap().is_empty());
+    }
+    let d = decide(&t, &config, &SessionState::default(), &Signals::default());
+    let est = d.signals.iter().find(|s| s.name == "estimated_transcript_tokens").map(|s| s.value);
+    assert_eq!(est, Some(u64::MAX), "the estimate saturates");
+    assert!(d.compact);
+}
+
+#[test]
+fn y8_summary_request_with_extreme_bytes_per_token_and_caps() {
+    // bytesPerToken 2^32 truncated to 0 on wasm32 (`as usize`) and divided by zero; a
+    // saturated user-row cap overflowed `cap * 3` / `cap + marker`.
+    for opts in [json!({ "bytesPerToken": 1u64 << 32, "contextWindow": 1000 }), json!({ "bytesPerToken": u64::MAX, "summaryInputShare": 0.01 }), json!({ "summarizerContextWindow": u64::MAX, "summaryInputShare": 0.01 })] {
+        let config = Config::from_options(&opts).unwrap();
+        let mut job = Job::start(config, SessionState::default(), formats::decode(Format::OpenaiChat, session(8)).unwrap(), JobOptions { signals: Signals { force: true, ..Signals::default() }, has_summarizer: true });
+        let out = run_sync_full(&mut job, |r| { assert!(!r.messages.is_empty()); Reply::Summary { text: "S".into(), usage: None } }, |i| Some(i.handle.clone()), |_| Reply::Accepted).expect("runs");
+        assert!(["compacted", "cannot_fit", "skipped"].contains(&out.status), "{opts}: {}", out.status);
+    }
+}

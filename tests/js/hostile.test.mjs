@@ -334,7 +334,7 @@ test('hostile: options at extreme values (C-1, S-2)', async () => {
     { maxIndexedArtifacts: 0 }, { maxSummariesBeforeRollup: 0 }, { maxRolledUpSummaries: 0 }, { maxSummariesBeforeRollup: 0, maxRolledUpSummaries: 0 },
     { outputReserveTokens: 0 }, { outputReserveTokens: Number.MAX_SAFE_INTEGER }, { outputReserveTokens: 2 ** 64 }, { maxRequestBytes: 0 }, { maxRequestBytes: 1 },
     { maxRequestBytes: Number.MAX_SAFE_INTEGER }, { bytesPerToken: 0 }, { bytesPerToken: 1 }, { bytesPerToken: 4294967295 }, { bytesPerToken: 2 ** 64 }, { imageTokens: 0 },
-    { imageTokens: Number.MAX_SAFE_INTEGER }, { summaryMaxOutputTokens: 0 }, { summaryMaxOutputTokens: Number.MAX_SAFE_INTEGER }, { summarizerContextWindow: 0 },
+    { imageTokens: Number.MAX_SAFE_INTEGER }, { bytesPerToken: 2 ** 32 }, { bytesPerToken: 2 ** 40 }, { preserveRecentBytes: 2 ** 32 }, { maxRequestBytes: 2 ** 40 }, { summaryMaxOutputTokens: 0 }, { summaryMaxOutputTokens: Number.MAX_SAFE_INTEGER }, { summarizerContextWindow: 0 },
     { summarizerContextWindow: 1 }, { summaryInputShare: 1e-300 }, { summaryInputShare: 0 }, { minBoundariesBetween: 0 }, { minBoundariesBetween: Number.MAX_SAFE_INTEGER },
     { summaryPrompt: '' }, { summaryPrompt: 5 }, { rollupPrompt: '   ' }, { profile: 'nope' }, { trigger: 'nope' }, { format: 'nope' }, { format: 5 }, { unknown: 1 },
     { contextWindow: '8000' }, { fitRecentWindow: 'yes' }, { profile: 'kerkov', contextWindow: 1 }, { profile: 'meerkat', contextWindow: 1, preserveRecentTurns: 0, preserveRecentBytes: 0 },
@@ -489,4 +489,55 @@ test('hostile: seeded fuzz of check / compact / boundRequest / open (500 iterati
     if (i % 25 === 24) await healthy(L)
   }
   await healthy('fuzz end')
+})
+
+test('hostile regressions: non-string arguments of string parameters get typed codes, not a wasm trap (J-2)', async () => {
+  const code = async (fn, want, label) => {
+    const r = await hostile(label, fn)
+    assert.ok(r.error, `${label}: expected a throw`)
+    assert.equal(r.error.code, want, `${label}: ${r.error.message}`)
+    return r.error
+  }
+  const e = await code(() => good.noteTranscriptEdit(null, 0), 'invalid_config', 'noteTranscriptEdit(kind=0)')
+  assert.match(e.message, /kind must be a string, got number/)
+  await code(() => recordFinding(null, 5), 'invalid_state', 'recordFinding(text=5)')
+  await code(() => recordFinding(null, null), 'invalid_state', 'recordFinding(text=null)')
+  await code(() => importTranscript(5, '{}'), 'unknown_format', 'importTranscript(kind=5)')
+  await code(() => importTranscript('auto', undefined), 'invalid_transcript', 'importTranscript(text=undefined)')
+  await code(() => recallToolDefinition({}), 'unknown_format', 'recallToolDefinition({})')
+  await code(() => MemoryIndex.restore('bytes'), 'memory_failed', 'restore(string)')
+  await code(() => MemoryIndex.restore([1, 2, 3]), 'memory_failed', 'restore(array)')
+  const mem = new MemoryIndex()
+  await code(() => mem.size(5), 'memory_failed', 'size(5)')
+  await code(() => mem.recall('s', null), 'memory_failed', 'recall(query=null)')
+  await code(() => mem.enumerate([]), 'memory_failed', 'enumerate([])')
+  await code(() => mem.dropScope(undefined), 'memory_failed', 'dropScope(undefined)')
+  await code(() => mem.resolveHandle('s', 1, () => 1), 'memory_failed', 'resolveHandle(handle=1)')
+  mem.free()
+  const s = new Session(good, { load: () => ({ transcript: goodInput }), save: () => {} })
+  await code(() => s.recordFinding(5), 'invalid_state', 'Session.recordFinding(5)')
+  s.free()
+  // W-5: a revision JavaScript cannot hold exactly is rejected, not wrapped.
+  await code(() => good.check({ revision: 2 ** 60 }, goodInput), 'invalid_state', 'state.revision 2^60')
+  const s2 = new Session(good, { load: () => ({ transcript: goodInput, revision: 2 ** 60 }), save: () => {} })
+  await code(() => s2.compact({ force: true }), 'invalid_state', 'record revision 2^60')
+  s2.free()
+})
+
+test('hostile regressions: counters and sizes at the limits saturate (C-4, C-7, W-7)', async () => {
+  const c = new ContextCompactor({ format: 'openai-chat', contextWindow: 1000, imageTokens: 2 ** 63, clipHeadBytes: 4294967295, clipTailBytes: 4294967295 })
+  const image = [{ role: 'user', content: [{ type: 'text', text: 'look' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } }] }, { role: 'assistant', content: 'ok' }, { role: 'user', content: 'go' }]
+  const r = await hostile('check imageTokens 2^63', () => c.check(null, image, { toolsBytes: 2 ** 63 }))
+  const est = r.value.signals.find(s => s.name === 'estimated_transcript_tokens')
+  assert.ok(est.value >= 2 ** 63, `estimate saturates high, got ${est.value}`)
+  // toolsBytes over 2^32 used to be truncated to 32 bits on wasm32 (2^63 counted as 0).
+  assert.ok(r.value.floor.toolsTokens >= 2 ** 61, `tools counted whole, got ${r.value.floor.toolsTokens}`)
+  assert.equal(r.value.reason, 'cannot_fit')
+  // bytesPerToken 2^32 was truncated to 0 on wasm32 and divided by zero in the summary request (a trap).
+  const b = new ContextCompactor({ format: 'openai-chat', contextWindow: 1000, bytesPerToken: 2 ** 32 })
+  await hostile('compact bytesPerToken 2^32', () => b.compact(null, goodInput, { force: true, summarize: () => 'S' }), { ok: x => assert.ok(['compacted', 'cannot_fit', 'skipped'].includes(x.status)) })
+  b.free()
+  const st = await hostile('recordRefusal at boundary 2^63', () => c.recordRefusal({ cadence: { boundary: 2 ** 63 } }))
+  assert.ok(st.value.cadence.boundary >= 2 ** 63)
+  c.free()
 })
