@@ -147,7 +147,7 @@ struct Candidate {
 /// Largest share `s` with `sum(min(size, s)) <= available` (water filling); `u64::MAX`
 /// when everything fits whole.
 fn water_fill(sizes: &[u64], available: u64) -> u64 {
-    let total: u64 = sizes.iter().sum();
+    let total: u64 = sizes.iter().fold(0u64, |a, &s| a.saturating_add(s));
     if total <= available {
         return u64::MAX;
     }
@@ -186,17 +186,21 @@ fn marker(c: &Candidate, kept: usize) -> String {
 fn body(c: &Candidate, share: u64) -> (String, usize) {
     let probe = marker(c, c.text.len());
     let placeholders: String = c.media.iter().map(|k| format!("[{} omitted]\n", format!("{k:?}").to_lowercase())).collect();
-    let room = share.saturating_sub((probe.len() + placeholders.len() + 1) as u64) as usize;
+    let room = usize::try_from(share.saturating_sub((probe.len() + placeholders.len() + 1) as u64)).unwrap_or(usize::MAX);
     let kept = floor_boundary(&c.text, room.min(c.text.len()));
     let head = c.text.get(..kept).unwrap_or("");
     (format!("{head}\n{placeholders}{}", marker(c, kept)), kept)
 }
 
 fn size_of(t: &Transcript, config: &Config, cal: f64, tools_bytes: u64, overhead: u64) -> RequestSize {
-    let bytes = json_len(&encode(t, View::Request)) as u64 + tools_bytes + overhead;
-    let tokens: u64 = t.messages.iter().map(|m| message_tokens(m, config, cal)).sum::<u64>()
-        + text_tokens(t.envelope.bytes(), config, cal)
-        + text_tokens(tools_bytes as usize, config, cal);
+    // Sizes from the host (tools, overhead) may be anything up to u64::MAX: saturate.
+    let bytes = (json_len(&encode(t, View::Request)) as u64).saturating_add(tools_bytes).saturating_add(overhead);
+    let tokens: u64 = t
+        .messages
+        .iter()
+        .fold(0u64, |acc, m| acc.saturating_add(message_tokens(m, config, cal)))
+        .saturating_add(text_tokens(t.envelope.bytes(), config, cal))
+        .saturating_add(crate::measure::bytes_tokens(tools_bytes, config, cal));
     RequestSize { bytes, forecast_tokens: tokens }
 }
 
@@ -217,7 +221,7 @@ pub fn bound_request(t: &Transcript, config: &Config, state: &SessionState, opts
     let tools_bytes = opts.tools_bytes.unwrap_or_else(|| opts.tools.as_ref().map(|v| json_len(v) as u64).unwrap_or(0));
     let base = size_of(t, config, cal, tools_bytes, 0);
     let overhead = opts.request_bytes.map(|r| r.saturating_sub(base.bytes)).unwrap_or(0);
-    let before = RequestSize { bytes: base.bytes + overhead, forecast_tokens: base.forecast_tokens };
+    let before = RequestSize { bytes: base.bytes.saturating_add(overhead), forecast_tokens: base.forecast_tokens };
     let cap = opts.max_request_bytes.or(config.max_request_bytes);
     let budget = opts.input_budget_tokens.unwrap_or_else(|| config.context_window.saturating_sub(config.output_reserve()));
     let over_bytes = cap.is_some_and(|c| before.bytes > c);
@@ -248,7 +252,8 @@ pub fn bound_request(t: &Transcript, config: &Config, state: &SessionState, opts
             if let Block::ToolResult { call_id, name, text, media, media_bytes, .. } = b {
                 let images = media.iter().filter(|k| **k == MediaKind::Image).count() as u64;
                 let other_media = if media.iter().any(|k| *k != MediaKind::Image) { (*media_bytes as u64).div_ceil(4) } else { 0 };
-                let tokens = ((text.len() as u64).div_ceil(bpt) as f64 * cal).ceil() as u64 + images * config.image_tokens + other_media;
+                // `imageTokens` may be as large as u64::MAX: saturate.
+                let tokens = (((text.len() as u64).div_ceil(bpt) as f64 * cal).ceil() as u64).saturating_add(images.saturating_mul(config.image_tokens)).saturating_add(other_media);
                 cands.push(Candidate {
                     offset,
                     nth,
@@ -257,7 +262,7 @@ pub fn bound_request(t: &Transcript, config: &Config, state: &SessionState, opts
                     text: text.clone(),
                     media: media.clone(),
                     whole_bytes: (text.len() + media_bytes) as u64,
-                    token_size: tokens * SHARE_BYTES_PER_TOKEN,
+                    token_size: tokens.saturating_mul(SHARE_BYTES_PER_TOKEN),
                 });
                 nth += 1;
             }
@@ -268,8 +273,8 @@ pub fn bound_request(t: &Transcript, config: &Config, state: &SessionState, opts
     }
     let byte_sizes: Vec<u64> = cands.iter().map(|c| c.whole_bytes).collect();
     let token_sizes: Vec<u64> = cands.iter().map(|c| c.token_size).collect();
-    let results_bytes: u64 = byte_sizes.iter().sum();
-    let results_tokens: u64 = token_sizes.iter().sum::<u64>() / SHARE_BYTES_PER_TOKEN;
+    let results_bytes: u64 = byte_sizes.iter().fold(0u64, |a, &b| a.saturating_add(b));
+    let results_tokens: u64 = token_sizes.iter().fold(0u64, |a, &b| a.saturating_add(b)) / SHARE_BYTES_PER_TOKEN;
     // What the rest of the request takes, on each axis.
     let rest_bytes = before.bytes.saturating_sub(results_bytes);
     let rest_tokens = before.forecast_tokens.saturating_sub(results_tokens);
@@ -311,9 +316,9 @@ pub fn bound_request(t: &Transcript, config: &Config, state: &SessionState, opts
         }
         // Escaping and markers cost more than the shares assumed: take the rest off.
         if let Some(c) = cap {
-            squeeze_bytes += after.bytes.saturating_sub(c) + 64;
+            squeeze_bytes = squeeze_bytes.saturating_add(after.bytes.saturating_sub(c).saturating_add(64));
         }
-        squeeze_tokens += after.forecast_tokens.saturating_sub(budget) + 16;
+        squeeze_tokens = squeeze_tokens.saturating_add(after.forecast_tokens.saturating_sub(budget).saturating_add(16));
     }
     let Some((request, bounded, after, share)) = best else { return Ok(unchanged(limit)) };
     limit.share_bytes = (!bounded.is_empty()).then_some(share);

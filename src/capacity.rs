@@ -59,7 +59,7 @@ pub struct Observation {
 ///   recorded refusal stays.
 pub fn observe_usage(state: &SessionState, t: &Transcript, config: &Config, obs: &Observation) -> SessionState {
     let mut s = state.clone();
-    s.cadence.boundary += 1;
+    s.cadence.boundary = s.cadence.boundary.saturating_add(1);
     if obs.bounded {
         return s;
     }
@@ -76,12 +76,12 @@ pub fn observe_usage(state: &SessionState, t: &Transcript, config: &Config, obs:
     });
     // C-7: provider / estimate over the text part (media are counted high on purpose).
     let tools = obs.tools_bytes.unwrap_or_else(|| obs.tools.as_ref().map(|v| crate::transcript::json_len(v) as u64).unwrap_or(0));
-    let mut text_tok = text_tokens(t.envelope.bytes(), config, 1.0) + text_tokens(tools as usize, config, 1.0);
+    let mut text_tok = text_tokens(t.envelope.bytes(), config, 1.0).saturating_add(crate::measure::bytes_tokens(tools, config, 1.0));
     let mut media_tok = 0u64;
     for m in &t.messages {
         let (bytes, media) = message_parts(m, config);
-        text_tok += bytes.div_ceil(config.bytes_per_token.max(1));
-        media_tok += media;
+        text_tok = text_tok.saturating_add(bytes.div_ceil(config.bytes_per_token.max(1)));
+        media_tok = media_tok.saturating_add(media);
     }
     if text_tok >= MIN_CALIBRATION_TOKENS {
         let ratio = input.saturating_sub(media_tok) as f64 / text_tok as f64;
@@ -97,7 +97,7 @@ pub fn observe_usage(state: &SessionState, t: &Transcript, config: &Config, obs:
 /// survives a restart.
 pub fn record_refusal(state: &SessionState) -> SessionState {
     let mut s = state.clone();
-    s.cadence.boundary += 1;
+    s.cadence.boundary = s.cadence.boundary.saturating_add(1);
     s.cadence.refusal = true;
     s.cadence.refusal_source = Some("context_refusal".into());
     s

@@ -385,8 +385,8 @@ impl Job {
             self.state.cadence.refusal_source = None;
         }
         let cap = self.config.fit_recent_window.then(|| {
-            let spare = decision.threshold_tokens.saturating_sub(decision.floor.total_tokens + self.config.summary_max_output_tokens);
-            (spare * self.config.bytes_per_token / 2) as usize
+            let spare = decision.threshold_tokens.saturating_sub(decision.floor.total_tokens.saturating_add(self.config.summary_max_output_tokens));
+            usize::try_from(spare.saturating_mul(self.config.bytes_per_token) / 2).unwrap_or(usize::MAX)
         });
         let selection = match select(&self.source.messages, &self.config, cap) {
             Ok(s) => s,
@@ -431,7 +431,7 @@ impl Job {
             });
             for (call_id, name, text) in results {
                 let n = self.state.next_artifact.max(1);
-                self.state.next_artifact = n + 1;
+                self.state.next_artifact = n.saturating_add(1);
                 items.push(ArtifactItem {
                     handle: format!("artifact#{n}"),
                     offset: off,
@@ -493,15 +493,22 @@ impl Job {
     fn mechanical_text(&self) -> String {
         let fold = self.selection.as_ref().map(|s| s.fold.clone()).unwrap_or_default();
         let rows: Vec<(usize, &Message)> = fold.iter().filter_map(|&o| self.source.messages.get(o).map(|m| (o, m))).collect();
-        mechanical_summary(&rows, (self.config.summary_max_output_tokens * self.config.bytes_per_token) as usize)
+        mechanical_summary(&rows, self.summary_bytes())
+    }
+
+    /// The summary output budget in UTF-8 bytes (tokens x bytes per token), saturated:
+    /// both factors come from the host's options and may be as large as u64::MAX.
+    fn summary_bytes(&self) -> usize {
+        usize::try_from(self.config.summary_max_output_tokens.saturating_mul(self.config.bytes_per_token)).unwrap_or(usize::MAX)
     }
 
     fn record_spend(&mut self, usage: &Option<Value>) {
-        self.state.spend.summarize_calls += 1;
+        self.state.spend.summarize_calls = self.state.spend.summarize_calls.saturating_add(1);
         if let Some(u) = usage.as_ref().and_then(formats::normalize_usage) {
-            // W-7: side spend; the live-context size is not replaced.
-            self.state.spend.input_tokens += u.input_tokens;
-            self.state.spend.output_tokens += u.output_tokens;
+            // W-7: side spend; the live-context size is not replaced. Counters saturate
+            // (the state and the usage are host input).
+            self.state.spend.input_tokens = self.state.spend.input_tokens.saturating_add(u.input_tokens);
+            self.state.spend.output_tokens = self.state.spend.output_tokens.saturating_add(u.output_tokens);
         }
     }
 
@@ -551,8 +558,8 @@ impl Job {
     }
 
     fn next_id(&mut self, prefix: &str) -> String {
-        self.new_ids += 1;
-        format!("{prefix}-r{}-{}", self.state.revision + 1, self.new_ids)
+        self.new_ids = self.new_ids.saturating_add(1);
+        format!("{prefix}-r{}-{}", self.state.revision.saturating_add(1), self.new_ids)
     }
 
     fn summary_message(&mut self, text: &str, level: u8) -> Result<Message> {
@@ -703,7 +710,7 @@ impl Job {
             self.phase = Phase::AwaitRollup { pass, members };
             return Ok(Step::Summarize(request));
         }
-        let merged = mechanical_merge(&texts, (self.config.summary_max_output_tokens * self.config.bytes_per_token) as usize);
+        let merged = mechanical_merge(&texts, self.summary_bytes());
         self.apply_rollup(pass, members, merged, "mechanical")
     }
 
@@ -831,7 +838,8 @@ impl Job {
         let before = transcript_size(&self.source, &self.config, cal);
         let after = transcript_size(&new_t, &self.config, cal);
         let base_revision = self.state.revision;
-        self.state.revision += 1;
+        // `SessionState::from_json` holds revisions to MAX_REVISION; saturate for states built in Rust.
+        self.state.revision = self.state.revision.saturating_add(1);
         self.state.cadence.last_attempt_boundary = Some(self.state.cadence.boundary);
         self.state.cadence.last_rewrite_tokens = Some(after.estimated_tokens);
         self.state.cadence.last_failure = None;

@@ -69,7 +69,7 @@ pub fn ceil_boundary(s: &str, i: usize) -> usize {
 /// boundaries (never half a UTF-8 sequence, so never a lone UTF-16 surrogate), with a
 /// marker stating the bytes and characters omitted (E-5).
 pub fn clip(body: &str, head: usize, tail: usize) -> String {
-    if body.len() <= head + tail {
+    if body.len() <= head.saturating_add(tail) {
         return body.to_string();
     }
     clip_exact(body, head, tail)
@@ -78,7 +78,7 @@ pub fn clip(body: &str, head: usize, tail: usize) -> String {
 /// Clip for eviction: like [`clip`], but a body not longer than `head + tail` still
 /// shrinks (to a quarter head, an eighth tail), so every evicted body gets smaller (E-3).
 pub fn evict_clip(body: &str, head: usize, tail: usize) -> String {
-    if body.len() <= head + tail {
+    if body.len() <= head.saturating_add(tail) {
         return clip_exact(body, body.len() / 4, body.len() / 8);
     }
     clip_exact(body, head, tail)
@@ -86,7 +86,7 @@ pub fn evict_clip(body: &str, head: usize, tail: usize) -> String {
 
 fn clip_exact(body: &str, head: usize, tail: usize) -> String {
     let h = floor_boundary(body, head);
-    let t = ceil_boundary(body, body.len() - tail).max(h);
+    let t = ceil_boundary(body, body.len().saturating_sub(tail)).max(h);
     let omitted = &body[h..t];
     format!(
         "{}\n[... clipped: {} bytes ({} characters) omitted; unrecoverable ...]\n{}",

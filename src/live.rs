@@ -59,12 +59,13 @@ impl Measures {
         for (k, row) in rows.iter().enumerate() {
             let tokens = message_tokens(row, config, self.calibration);
             self.tokens.push(tokens);
-            self.totals.estimated_tokens += tokens;
-            self.totals.bytes += row.bytes as u64;
+            // Saturating, in the same order as `Totals::of`, so both agree at the limits.
+            self.totals.estimated_tokens = self.totals.estimated_tokens.saturating_add(tokens);
+            self.totals.bytes = self.totals.bytes.saturating_add(row.bytes as u64);
             if row.role == Role::System {
-                self.totals.system_tokens += tokens;
+                self.totals.system_tokens = self.totals.system_tokens.saturating_add(tokens);
             } else if row.provenance.pinned {
-                self.pinned_tokens += tokens;
+                self.pinned_tokens = self.pinned_tokens.saturating_add(tokens);
             }
             if row.starts_turn() {
                 self.last_request = Some((first + k, row.provenance.pinned));
@@ -75,7 +76,7 @@ impl Measures {
             Some((i, false)) => self.tokens.get(i).copied().unwrap_or(0),
             _ => 0,
         };
-        self.totals.protected_tokens = self.pinned_tokens + request;
+        self.totals.protected_tokens = self.pinned_tokens.saturating_add(request);
     }
 }
 

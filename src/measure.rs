@@ -23,10 +23,11 @@ pub struct Size {
 
 /// Token estimate of one message (C-7). `calibration` multiplies the text part
 /// (1.0 when unknown).
+/// Sums saturate: `imageTokens`, `bytesPerToken` and the calibration come from the host.
 pub fn message_tokens(m: &Message, config: &Config, calibration: f64) -> u64 {
     let (text_bytes, media_tokens) = message_parts(m, config);
     let text_tokens = (text_bytes.div_ceil(config.bytes_per_token.max(1)) as f64 * calibration.max(0.01)).ceil() as u64;
-    text_tokens + media_tokens
+    text_tokens.saturating_add(media_tokens)
 }
 
 /// The two parts of a message's estimate (C-7): UTF-8 bytes counted as text (the
@@ -41,22 +42,22 @@ pub fn message_parts(m: &Message, config: &Config) -> (u64, u64) {
             Block::ToolResult { media, media_bytes: mb, .. } => {
                 for k in media {
                     if *k == MediaKind::Image {
-                        media_tokens += config.image_tokens;
+                        media_tokens = media_tokens.saturating_add(config.image_tokens);
                     }
                 }
-                media_bytes += *mb;
+                media_bytes = media_bytes.saturating_add(*mb);
                 (None, 0)
             }
             _ => (None, 0),
         };
         match kind {
             Some(MediaKind::Image) => {
-                media_bytes += bytes;
-                media_tokens += config.image_tokens;
+                media_bytes = media_bytes.saturating_add(bytes);
+                media_tokens = media_tokens.saturating_add(config.image_tokens);
             }
             Some(MediaKind::Video) => {
-                media_bytes += bytes;
-                media_tokens += (bytes as u64).div_ceil(4);
+                media_bytes = media_bytes.saturating_add(bytes);
+                media_tokens = media_tokens.saturating_add((bytes as u64).div_ceil(4));
             }
             Some(_) => {}
             None => {}
@@ -67,7 +68,13 @@ pub fn message_parts(m: &Message, config: &Config) -> (u64, u64) {
 
 /// Token estimate of plain text bytes.
 pub fn text_tokens(bytes: usize, config: &Config, calibration: f64) -> u64 {
-    ((bytes as u64).div_ceil(config.bytes_per_token.max(1)) as f64 * calibration.max(0.01)).ceil() as u64
+    bytes_tokens(bytes as u64, config, calibration)
+}
+
+/// [`text_tokens`] of a host-given size in UTF-8 bytes (`toolsBytes`, ...), which may
+/// exceed `usize` on wasm32: counted whole, never truncated to 32 bits.
+pub fn bytes_tokens(bytes: u64, config: &Config, calibration: f64) -> u64 {
+    (bytes.div_ceil(config.bytes_per_token.max(1)) as f64 * calibration.max(0.01)).ceil() as u64
 }
 
 /// Size of a whole transcript, envelope (system prompt, tools) included.
@@ -75,8 +82,8 @@ pub fn transcript_size(t: &Transcript, config: &Config, calibration: f64) -> Siz
     let env = t.envelope.bytes();
     let mut s = Size { messages: t.messages.len(), bytes: env, estimated_tokens: text_tokens(env, config, calibration) };
     for m in &t.messages {
-        s.bytes += m.bytes;
-        s.estimated_tokens += message_tokens(m, config, calibration);
+        s.bytes = s.bytes.saturating_add(m.bytes);
+        s.estimated_tokens = s.estimated_tokens.saturating_add(message_tokens(m, config, calibration));
     }
     s
 }

@@ -45,7 +45,11 @@ impl SessionRecord {
         let state = SessionState::from_json(map.get("state").unwrap_or(&Value::Null))?;
         let revision = match map.get("revision") {
             None | Some(Value::Null) => None,
-            Some(r) => Some(r.as_u64().ok_or_else(|| Error::new(ErrorCode::InvalidState, "load(): `revision` must be a non-negative integer"))?),
+            Some(r) => Some(
+                r.as_u64()
+                    .filter(|&r| r <= crate::state::MAX_REVISION)
+                    .ok_or_else(|| Error::new(ErrorCode::InvalidState, format!("load(): `revision` must be an integer in 0..={}, got {r}", crate::state::MAX_REVISION)))?,
+            ),
         };
         Ok(SessionRecord { transcript, state, revision })
     }
@@ -73,7 +77,7 @@ pub fn plan_save(loaded: &SessionRecord, outcome: &Outcome) -> Option<SavePlan> 
     }
     let base = loaded.current_revision();
     let (transcript, revision) = match &outcome.rewrite {
-        Some(_) => (formats::encode(&outcome.transcript, View::Stored), base + 1),
+        Some(_) => (formats::encode(&outcome.transcript, View::Stored), base.saturating_add(1)),
         None => (loaded.transcript.clone(), base),
     };
     let mut state = outcome.state.clone();

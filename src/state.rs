@@ -126,13 +126,25 @@ pub struct Spend {
     pub output_tokens: u64,
 }
 
+/// The largest revision a state or session record may carry: 2^53 - 1
+/// (`Number.MAX_SAFE_INTEGER`), so that `revision + 1` of a commit (W-5) is exact in
+/// JavaScript and never overflows.
+pub const MAX_REVISION: u64 = (1 << 53) - 1;
+
 impl SessionState {
     /// Parses a state JSON (`null` = new session). Errors: `invalid_state`.
     pub fn from_json(v: &serde_json::Value) -> crate::Result<SessionState> {
         if v.is_null() {
             return Ok(SessionState::default());
         }
-        serde_json::from_value(v.clone()).map_err(|e| crate::Error::new(crate::ErrorCode::InvalidState, format!("state: {e}")))
+        let s: SessionState = serde_json::from_value(v.clone()).map_err(|e| crate::Error::new(crate::ErrorCode::InvalidState, format!("state: {e}")))?;
+        if s.revision > MAX_REVISION {
+            return Err(crate::Error::new(
+                crate::ErrorCode::InvalidState,
+                format!("state.revision: {} is over {MAX_REVISION} (2^53 - 1), the largest revision a JavaScript number holds exactly; a commit could not give a new one", s.revision),
+            ));
+        }
+        Ok(s)
     }
     /// The calibration factor to use (1.0 when unknown).
     pub fn calibration(&self) -> f64 {

@@ -130,10 +130,11 @@ const CLIP_MARKER_BYTES: usize = 40;
 /// with a short marker counting the omitted bytes. Rows not over `cap` plus the marker
 /// are returned whole.
 fn clip_row(text: &str, cap: usize) -> String {
-    if text.len() <= cap + CLIP_MARKER_BYTES {
+    if text.len() <= cap.saturating_add(CLIP_MARKER_BYTES) {
         return text.to_string();
     }
-    let h = floor_boundary(text, cap * 3 / 4);
+    // floor(3 cap / 4) without overflowing `cap * 3` (a user row's cap saturates).
+    let h = floor_boundary(text, cap / 4 * 3 + cap % 4 * 3 / 4);
     let t = crate::evict::ceil_boundary(text, text.len() - cap / 4).max(h);
     format!("{}\n[... {} bytes clipped ...]\n{}", &text[..h], t - h, &text[t..])
 }
@@ -158,10 +159,11 @@ fn is_user_row(text: &str) -> bool {
 ///
 /// Coverage is `whole` when nothing was cut, else `trimmed`.
 pub fn summary_request(rows: &[RenderedRow], config: &Config, system: &str) -> SummarizeRequest {
-    let bpt = config.bytes_per_token.max(1) as usize;
+    // `as usize` would truncate on wasm32 (bytesPerToken 2^32 -> 0, a division by zero).
+    let bpt = usize::try_from(config.bytes_per_token.max(1)).unwrap_or(usize::MAX);
     let window = config.summarizer_window();
     let budget_tokens = window.saturating_sub(config.summary_max_output_tokens).saturating_sub((system.len() / bpt) as u64 + 64);
-    let window_bytes = (budget_tokens as usize).saturating_mul(bpt);
+    let window_bytes = usize::try_from(budget_tokens).unwrap_or(usize::MAX).saturating_mul(bpt);
     let fence_overhead = 64;
     let rows_bytes: usize = rows.iter().map(|r| r.text.len() + 2).sum::<usize>() + fence_overhead;
     let share_bytes = if config.summary_input_share >= 1.0 {
@@ -256,7 +258,8 @@ pub fn curate_request(rows: &[RenderedRow], stored_rows: Vec<serde_json::Value>,
 
 /// Builds a rollup request merging the given summary texts (Y-3).
 pub fn rollup_request(texts: &[String], config: &Config, system: &str) -> SummarizeRequest {
-    let bpt = config.bytes_per_token.max(1) as usize;
+    // `as usize` would truncate on wasm32 (bytesPerToken 2^32 -> 0, a division by zero).
+    let bpt = usize::try_from(config.bytes_per_token.max(1)).unwrap_or(usize::MAX);
     let body = format!("<summaries>\n{}\n</summaries>", texts.iter().enumerate().map(|(i, t)| format!("[summary {}]\n{t}", i + 1)).collect::<Vec<_>>().join("\n\n"));
     SummarizeRequest {
         kind: "rollup".into(),

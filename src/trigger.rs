@@ -78,8 +78,8 @@ pub fn projection(t: &Transcript, config: &Config, state: &SessionState, signals
     }
     let cal = state.calibration();
     let appended = t.messages.get(a.rows..).unwrap_or(&[]);
-    let appended_tokens: u64 = appended.iter().map(|m| message_tokens(m, config, cal)).sum();
-    Some(Projection { anchor_tokens: a.input_tokens, appended_tokens, appended_rows: appended.len(), projected_tokens: a.input_tokens + appended_tokens })
+    let appended_tokens: u64 = appended.iter().fold(0u64, |acc, m| acc.saturating_add(message_tokens(m, config, cal)));
+    Some(Projection { anchor_tokens: a.input_tokens, appended_tokens, appended_rows: appended.len(), projected_tokens: a.input_tokens.saturating_add(appended_tokens) })
 }
 
 /// One measured signal: its value, the threshold it is held to, whether it crossed,
@@ -210,12 +210,13 @@ impl Totals {
         let mut out = Totals { estimated_tokens: env_tokens, bytes: t.envelope.bytes() as u64, system_tokens: env_tokens, protected_tokens: 0 };
         for (i, m) in t.messages.iter().enumerate() {
             let tokens = message_tokens(m, config, cal);
-            out.estimated_tokens += tokens;
-            out.bytes += m.bytes as u64;
+            // Saturating: `imageTokens` / `bytesPerToken` may be as large as u64::MAX.
+            out.estimated_tokens = out.estimated_tokens.saturating_add(tokens);
+            out.bytes = out.bytes.saturating_add(m.bytes as u64);
             if m.role == Role::System {
-                out.system_tokens += tokens;
+                out.system_tokens = out.system_tokens.saturating_add(tokens);
             } else if Some(i) == last_request || m.provenance.pinned {
-                out.protected_tokens += tokens;
+                out.protected_tokens = out.protected_tokens.saturating_add(tokens);
             }
         }
         out
@@ -231,9 +232,9 @@ pub fn floor(t: &Transcript, config: &Config, state: &SessionState, signals: &Si
 /// [`floor`] from measured [`Totals`].
 pub fn floor_of(totals: &Totals, config: &Config, state: &SessionState, signals: &Signals) -> Floor {
     let cal = state.calibration();
-    let tools_tokens = text_tokens(signals.tools_bytes() as usize, config, cal);
+    let tools_tokens = crate::measure::bytes_tokens(signals.tools_bytes(), config, cal);
     let findings_tokens = text_tokens(crate::session::findings_bytes(&state.findings), config, cal);
-    let total = totals.system_tokens + tools_tokens + totals.protected_tokens + findings_tokens + config.output_reserve();
+    let total = [tools_tokens, totals.protected_tokens, findings_tokens, config.output_reserve()].iter().fold(totals.system_tokens, |a, &b| a.saturating_add(b));
     Floor {
         system_tokens: totals.system_tokens,
         tools_tokens,
@@ -250,7 +251,7 @@ pub fn floor_of(totals: &Totals, config: &Config, state: &SessionState, signals:
 pub fn effective_boundary(state: &SessionState) -> u64 {
     let c = &state.cadence;
     if c.last_check_boundary == Some(c.boundary) {
-        c.boundary + 1
+        c.boundary.saturating_add(1)
     } else {
         c.boundary
     }
@@ -301,13 +302,13 @@ pub fn decide_from(t: &Transcript, totals: &Totals, config: &Config, state: &Ses
             out.push(SignalValue { name: "projected_input_tokens", unit: "tokens", value: p.projected_tokens, threshold, crossed: p.projected_tokens >= threshold, kind });
         }
         // Y-10: the findings ledger rides in every request, so it counts.
-        let est = totals.estimated_tokens + text_tokens(crate::session::findings_bytes(&state.findings), config, cal);
+        let est = totals.estimated_tokens.saturating_add(text_tokens(crate::session::findings_bytes(&state.findings), config, cal));
         out.push(SignalValue { name: "estimated_transcript_tokens", unit: "tokens", value: est, threshold, crossed: est >= threshold, kind: "history" });
-        let forecast = est + text_tokens(signals.tools_bytes() as usize, config, cal) + config.output_reserve();
+        let forecast = est.saturating_add(crate::measure::bytes_tokens(signals.tools_bytes(), config, cal)).saturating_add(config.output_reserve());
         let budget = config.context_window;
         out.push(SignalValue { name: "forecast_request_tokens", unit: "tokens", value: forecast, threshold: budget, crossed: forecast >= budget, kind: "history" });
         if let Some(cap) = config.max_request_bytes {
-            let bytes = signals.request_bytes.unwrap_or_else(|| totals.bytes + signals.tools_bytes());
+            let bytes = signals.request_bytes.unwrap_or_else(|| totals.bytes.saturating_add(signals.tools_bytes()));
             let limit = (cap as f64 * config.threshold_pct).ceil() as u64;
             out.push(SignalValue { name: "request_bytes", unit: "bytes", value: bytes, threshold: limit, crossed: bytes >= limit, kind: "recovery" });
         }

@@ -52,7 +52,7 @@ fn j2_errors_carry_a_stable_code() {
     assert_eq!(get(&err, "name").as_string().as_deref(), Some("ContextCompactorError"));
     let err = detect_format(parse(r#"{"hello":1}"#)).err().expect("unknown shape rejected");
     assert_eq!(code_of(&err).as_deref(), Some("unknown_format"));
-    let err = import_transcript("claude-code-jsonl", "{not json\n").err().expect("bad jsonl rejected");
+    let err = import_transcript("claude-code-jsonl".into(), "{not json\n".into()).err().expect("bad jsonl rejected");
     assert_eq!(code_of(&err).as_deref(), Some("invalid_transcript"));
     let err = compactor().check(JsValue::NULL, "{ nope".into(), JsValue::UNDEFINED).err().expect("bad JSON text rejected");
     assert_eq!(code_of(&err).as_deref(), Some("invalid_transcript"));

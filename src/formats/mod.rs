@@ -393,7 +393,7 @@ pub fn normalize_usage(usage: &Value) -> Option<Usage> {
     let get = |k: &str| usage.get(k).and_then(Value::as_u64);
     let input = get("prompt_tokens").or_else(|| get("promptTokenCount")).or_else(|| {
         get("input_tokens").map(|i| {
-            i + get("cache_creation_input_tokens").unwrap_or(0) + get("cache_read_input_tokens").unwrap_or(0)
+            i.saturating_add(get("cache_creation_input_tokens").unwrap_or(0)).saturating_add(get("cache_read_input_tokens").unwrap_or(0))
         })
     });
     let output = get("completion_tokens").or_else(|| get("candidatesTokenCount")).or_else(|| get("output_tokens"));
@@ -403,7 +403,7 @@ pub fn normalize_usage(usage: &Value) -> Option<Usage> {
     }
     let input_tokens = input.unwrap_or(0);
     let output_tokens = output.unwrap_or(0);
-    let total_tokens = total.unwrap_or(input_tokens + output_tokens);
+    let total_tokens = total.unwrap_or(input_tokens.saturating_add(output_tokens));
     Some(Usage { input_tokens: input.unwrap_or(total_tokens.saturating_sub(output_tokens)), output_tokens, total_tokens })
 }
 

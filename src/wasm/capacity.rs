@@ -2,7 +2,7 @@
 //! reports between checks, and per-request bounding. Each returns plain JSON; none
 //! touches the stored transcript.
 
-use super::{from_json, js_error, resolve_format, to_json, ContextCompactor};
+use super::{from_json, js_error, resolve_format, str_arg, to_json, ContextCompactor};
 use crate::bound::{bound_request, BoundOptions};
 use crate::capacity::{note_transcript_edit, observe_usage, record_refusal, EditKind, Observation};
 use crate::error::{Error, ErrorCode};
@@ -55,8 +55,9 @@ impl ContextCompactor {
     /// `system_prompt`, `fork`. Drops the projection anchor; `edit` and `fork` also drop
     /// a recorded refusal (C-3, C-6). Throws `invalid_config` for another kind.
     #[wasm_bindgen(js_name = noteTranscriptEdit)]
-    pub fn note_transcript_edit(&self, state: JsValue, kind: &str) -> Result<JsValue, JsValue> {
-        let kind = EditKind::parse(kind).map_err(|e| js_error(&e))?;
+    pub fn note_transcript_edit(&self, state: JsValue, kind: JsValue) -> Result<JsValue, JsValue> {
+        let kind = str_arg(&kind, "noteTranscriptEdit: kind", ErrorCode::InvalidConfig)?;
+        let kind = EditKind::parse(&kind).map_err(|e| js_error(&e))?;
         state_json(&note_transcript_edit(&state_of(&state)?, kind))
     }
 

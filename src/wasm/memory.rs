@@ -6,7 +6,7 @@
 //! Records and results cross as plain JSON (camelCase, see [`crate::memory`]); a
 //! snapshot crosses as a `Uint8Array`.
 
-use super::{call_hook, from_json, get, js_error, to_json};
+use super::{call_hook, from_json, get, js_error, js_type, str_arg, to_json};
 use crate::error::{Error, ErrorCode};
 use crate::memory::{self, Index, MemoryBatch, MemoryRecord, MAX_DIMENSION, MAX_LIMIT};
 use js_sys::{Array, Function, Promise, JSON};
@@ -22,6 +22,11 @@ fn bad_config(message: impl Into<String>) -> JsValue {
 }
 
 /// Records from JS: an array of records, or a batch `{ session, records }`.
+/// A `session` argument of a `MemoryIndex` method: a string, else `memory_failed`.
+fn session_arg(v: &JsValue, method: &str) -> Result<String, JsValue> {
+    str_arg(v, &format!("MemoryIndex.{method}: session"), ErrorCode::MemoryFailed)
+}
+
 fn parse_records(v: &JsValue) -> Result<Vec<MemoryRecord>, JsValue> {
     let mut j = to_json(v, "records")?;
     if let Value::Object(map) = &mut j {
@@ -116,8 +121,10 @@ impl MemoryIndex {
     /// `MemoryIndex.restore(bytes)`: rebuilds an index from `snapshot()` bytes (the
     /// host kept them in its store). Throws `memory_failed` on bytes that are not a
     /// snapshot of a known version.
-    pub fn restore(bytes: &[u8]) -> Result<MemoryIndex, JsValue> {
-        Index::restore(bytes).map(|inner| MemoryIndex { inner }).map_err(|e| js_error(&e))
+    pub fn restore(bytes: JsValue) -> Result<MemoryIndex, JsValue> {
+        // A `&[u8]` parameter's glue traps on a non-array value; check the type here.
+        let bytes = bytes.dyn_into::<js_sys::Uint8Array>().map_err(|v| fail(format!("MemoryIndex.restore: bytes must be a Uint8Array, got {}", js_type(&v))))?.to_vec();
+        Index::restore(&bytes).map(|inner| MemoryIndex { inner }).map_err(|e| js_error(&e))
     }
 
     /// Versioned JSON snapshot of the whole index as a `Uint8Array` (same index, same
@@ -142,8 +149,8 @@ impl MemoryIndex {
     }
 
     /// Number of records stored for `session`.
-    pub fn size(&self, session: &str) -> usize {
-        self.inner.len(session)
+    pub fn size(&self, session: JsValue) -> Result<usize, JsValue> {
+        Ok(self.inner.len(&session_arg(&session, "size")?))
     }
 
     /// Sessions holding records, in byte order.
@@ -175,7 +182,10 @@ impl MemoryIndex {
     /// content, score, messageId, sourceRange, kind, toolName?, handle? }] }` (M-2).
     /// `limit`: default 5, clamped to 1..=20. Only `session`'s records are searched.
     /// A host index needs `vector` (the host's embedding of `query`).
-    pub fn recall(&self, session: &str, query: &str, options: JsValue) -> Result<JsValue, JsValue> {
+    pub fn recall(&self, session: JsValue, query: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
+        let session = session_arg(&session, "recall")?;
+        let query = str_arg(&query, "recall: query", ErrorCode::MemoryFailed)?;
+        let (session, query) = (session.as_str(), query.as_str());
         let limit = parse_limit(&options)?;
         let result = match self.inner.embedder() {
             memory::EmbedderKind::Embedded => memory::recall(&self.inner, session, query, limit),
@@ -195,7 +205,9 @@ impl MemoryIndex {
     /// `enumerate(session, { pageToken?, pageSize? })` -> `{ records, next }` (M-4):
     /// records in source order, `pageSize` default 100 (clamped to 1..=1000), `next`
     /// is the token of the following page or null on the last one.
-    pub fn enumerate(&self, session: &str, options: JsValue) -> Result<JsValue, JsValue> {
+    pub fn enumerate(&self, session: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
+        let session = session_arg(&session, "enumerate")?;
+        let session = session.as_str();
         let token = get(&options, "pageToken").as_string();
         let size = get(&options, "pageSize").as_f64().filter(|n| n.is_finite()).map(|n| n.max(1.0).min(1000.0) as usize).unwrap_or(100);
         let page = self.inner.enumerate(session, token.as_deref(), size).map_err(|e| js_error(&e))?;
@@ -204,8 +216,8 @@ impl MemoryIndex {
 
     /// `dropScope(session)` -> how many records were removed, all at once (M-4).
     #[wasm_bindgen(js_name = dropScope)]
-    pub fn drop_scope(&mut self, session: &str) -> usize {
-        self.inner.drop_scope(session)
+    pub fn drop_scope(&mut self, session: JsValue) -> Result<usize, JsValue> {
+        Ok(self.inner.drop_scope(&session_arg(&session, "dropScope")?))
     }
 
     /// `resolveHandle(session, "artifact#N", loadArtifact)` -> Promise of what
@@ -213,7 +225,10 @@ impl MemoryIndex {
     /// `session`; otherwise it rejects with `memory_failed` and the loader is not
     /// called (no cross-session reads, M-4).
     #[wasm_bindgen(js_name = resolveHandle)]
-    pub fn resolve_handle(&self, session: &str, handle: &str, load_artifact: JsValue) -> Result<Promise, JsValue> {
+    pub fn resolve_handle(&self, session: JsValue, handle: JsValue, load_artifact: JsValue) -> Result<Promise, JsValue> {
+        let session = session_arg(&session, "resolveHandle")?;
+        let handle = str_arg(&handle, "resolveHandle: handle", ErrorCode::MemoryFailed)?;
+        let (session, handle) = (session.as_str(), handle.as_str());
         let loader = load_artifact.dyn_into::<Function>().map_err(|_| fail("resolveHandle: loadArtifact must be a function"))?;
         if !self.holds_handle(session, handle)? {
             return Err(fail(format!("handle {handle:?} is not in the memory of session {session:?}")));
@@ -243,8 +258,9 @@ impl MemoryIndex {
 /// (`openai-chat`, `openai-responses`, `anthropic`, `gemini`, `ai-sdk`) (M-2). Throws
 /// `unknown_format` for any other name.
 #[wasm_bindgen(js_name = recallToolDefinition)]
-pub fn recall_tool_definition(format: &str) -> Result<JsValue, JsValue> {
-    let def = memory::recall_tool_definition(format);
+pub fn recall_tool_definition(format: JsValue) -> Result<JsValue, JsValue> {
+    let format = str_arg(&format, "recallToolDefinition: format", ErrorCode::UnknownFormat)?;
+    let def = memory::recall_tool_definition(&format);
     if def.is_null() {
         return Err(js_error(&Error::new(ErrorCode::UnknownFormat, format!("no recall tool shape for format {format:?}"))));
     }

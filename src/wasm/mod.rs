@@ -64,6 +64,25 @@ pub(crate) fn from_json(v: &Value) -> Result<JsValue, JsValue> {
     JSON::parse(&text)
 }
 
+/// A string argument from JS. wasm-bindgen's glue for a `&str` / `String` parameter
+/// reads a non-string value out of bounds and traps (poisoning the instance), so every
+/// exported string parameter is taken as a `JsValue` and checked here: anything but a
+/// string is an error with `code` naming the argument. Lone surrogates become U+FFFD.
+pub(crate) fn str_arg(v: &JsValue, what: &str, code: ErrorCode) -> Result<String, JsValue> {
+    v.as_string().ok_or_else(|| js_error(&Error::new(code, format!("{what} must be a string, got {}", js_type(v)))))
+}
+
+/// The JS type of a value, for error messages (`typeof`, with `null` and `array` told apart).
+pub(crate) fn js_type(v: &JsValue) -> String {
+    if v.is_null() {
+        "null".into()
+    } else if js_sys::Array::is_array(v) {
+        "array".into()
+    } else {
+        v.js_typeof().as_string().unwrap_or_else(|| "unknown".into())
+    }
+}
+
 pub(crate) fn get(obj: &JsValue, key: &str) -> JsValue {
     if obj.is_object() {
         Reflect::get(obj, &key.into()).unwrap_or(JsValue::UNDEFINED)
@@ -355,7 +374,9 @@ pub fn detect_format(transcript: JsValue) -> Result<String, JsValue> {
 /// format name (the text is parsed as that format's JSON). Errors: `invalid_transcript`
 /// naming the line or index; `unknown_format`.
 #[wasm_bindgen(js_name = importTranscript)]
-pub fn import_transcript(kind: &str, text: &str) -> Result<JsValue, JsValue> {
-    let (format, document) = crate::formats::import::import_any(kind, text).map_err(|e| js_error(&e))?;
+pub fn import_transcript(kind: JsValue, text: JsValue) -> Result<JsValue, JsValue> {
+    let kind = str_arg(&kind, "importTranscript: kind", ErrorCode::UnknownFormat)?;
+    let text = str_arg(&text, "importTranscript: text", ErrorCode::InvalidTranscript)?;
+    let (format, document) = crate::formats::import::import_any(&kind, &text).map_err(|e| js_error(&e))?;
     from_json(&serde_json::json!({ "format": format.name(), "document": document }))
 }

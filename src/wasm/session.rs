@@ -8,7 +8,7 @@
 //! still `expectedRevision`; it refuses a stale one by throwing an error whose `code` is
 //! `stale_revision` or by returning `{ ok: false, reason: "stale_revision" }`.
 
-use super::{drive, finish, from_json, get, js_error, to_json, ContextCompactor};
+use super::{drive, finish, from_json, get, js_error, str_arg, to_json, ContextCompactor};
 use crate::config::Config;
 use crate::error::{Error, ErrorCode};
 use crate::formats::{self, Format};
@@ -161,9 +161,10 @@ impl Session {
     /// (Y-10), saves with compare-and-swap at the same revision. Rejects with
     /// `invalid_state` for a blank finding, `stale_revision` when refused.
     #[wasm_bindgen(js_name = recordFinding)]
-    pub fn record_finding(&self, text: String) -> Promise {
+    pub fn record_finding(&self, text: JsValue) -> Promise {
         let store = self.store();
         wasm_bindgen_futures::future_to_promise(async move {
+            let text = str_arg(&text, "recordFinding: text", ErrorCode::InvalidState)?;
             let loaded = store.load().await?;
             let mut state = loaded.state.clone();
             core_record_finding(&mut state, &text).map_err(|e| js_error(&e))?;
@@ -180,8 +181,9 @@ impl Session {
 /// ledger (Y-10; an exact repeat is not added twice). Throws `invalid_state` for blank
 /// text or text over 4,096 bytes.
 #[wasm_bindgen(js_name = recordFinding)]
-pub fn record_finding(state: JsValue, text: &str) -> Result<JsValue, JsValue> {
+pub fn record_finding(state: JsValue, text: JsValue) -> Result<JsValue, JsValue> {
+    let text = str_arg(&text, "recordFinding: text", ErrorCode::InvalidState)?;
     let mut s = SessionState::from_json(&to_json(&state, "state")?).map_err(|e| js_error(&e))?;
-    core_record_finding(&mut s, text).map_err(|e| js_error(&e))?;
+    core_record_finding(&mut s, &text).map_err(|e| js_error(&e))?;
     from_json(&serde_json::to_value(&s).unwrap_or(Value::Null))
 }
