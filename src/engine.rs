@@ -11,7 +11,7 @@
 
 use crate::config::Config;
 use crate::error::{Error, ErrorCode, Result};
-use crate::evict::{evict_with, tool_names, Evicted, EvictedBody};
+use crate::evict::{evict_sparse, tool_names, Evicted, EvictedBody};
 use crate::memory::{try_project, MemoryBatch};
 use crate::formats::{self, message_from_raw, Format, View};
 use crate::measure::{transcript_size, Size};
@@ -461,10 +461,22 @@ impl Job {
         let Some(selection) = self.selection.clone() else {
             return Err(Error::new(ErrorCode::ProtocolError, "no selection"));
         };
-        let (copies, evicted, bodies) = evict_with(self.format(), &self.source.messages, &selection.fold, &self.config, &self.stored)?;
-        self.evicted = evicted;
-        self.bodies = bodies;
-        let rendered: Vec<RenderedRow> = selection.fold.iter().zip(copies.iter()).map(|(o, m)| render_row(*o, m)).collect();
+        // Only the edited rows are copied; the others render from the source.
+        let sparse = evict_sparse(self.format(), &self.source.messages, &selection.fold, &self.config, &self.stored)?;
+        self.evicted = sparse.evicted;
+        self.bodies = sparse.bodies;
+        let mut edited = sparse.copies.iter().peekable();
+        let mut rendered: Vec<RenderedRow> = Vec::with_capacity(selection.fold.len());
+        for (k, &o) in selection.fold.iter().enumerate() {
+            match edited.next_if(|(i, _)| *i == k) {
+                Some((_, m)) => rendered.push(render_row(o, m)),
+                None => {
+                    if let Some(m) = self.source.messages.get(o) {
+                        rendered.push(render_row(o, m));
+                    }
+                }
+            }
+        }
         if self.curator && selection.stage == Stage::BeforeRun {
             // Y-1, S-6: the curator gets only the rows before the run (stage 1 folds
             // nothing else), in the stored view.
