@@ -11,9 +11,9 @@
 
 use crate::config::Config;
 use crate::error::{Error, ErrorCode, Result};
-use crate::evict::{evict_with, tool_names, Evicted, EvictedBody};
+use crate::evict::{evict_sparse, tool_names, Evicted, EvictedBody};
 use crate::memory::{try_project, MemoryBatch};
-use crate::formats::{self, encode, message_from_raw, Format, View};
+use crate::formats::{self, message_from_raw, Format, View};
 use crate::measure::{transcript_size, Size};
 use crate::rewrite::{provenance, validate, Expectations, Origin, Retained, Splice};
 use crate::select::{select, Selection, Stage};
@@ -161,22 +161,14 @@ pub struct Outcome {
 impl Outcome {
     /// Plain JSON of the outcome (the JS `compact()` result).
     pub fn to_json(&self) -> Value {
-        json!({
-            "status": self.status,
-            "reason": self.reason,
-            "decision": self.decision,
-            "transcript": encode(&self.transcript, View::Stored),
-            "request": crate::session::request_view(&self.transcript, &self.state),
-            "rewrite": self.rewrite,
-            "before": self.before,
-            "after": self.after,
-            "validation": { "ok": self.status != "failed" || self.error.as_ref().is_none_or(|e| e.code != ErrorCode::InvalidRewrite), "checks": self.checks },
-            "state": self.state,
-            "spend": self.state.spend,
-            "events": self.events,
-            "error": self.error,
-            "memory": self.memory,
-        })
+        serde_json::to_value(crate::output::OutcomeJson(self)).unwrap_or(Value::Null)
+    }
+
+    /// [`Outcome::to_json`] as compact JSON text (the same bytes as
+    /// `serde_json::to_string(&outcome.to_json())`), written in one streaming pass
+    /// without building the result `Value` ([`crate::output::OutcomeJson`]).
+    pub fn to_json_string(&self) -> String {
+        serde_json::to_string(&crate::output::OutcomeJson(self)).unwrap_or_default()
     }
 }
 
@@ -469,10 +461,22 @@ impl Job {
         let Some(selection) = self.selection.clone() else {
             return Err(Error::new(ErrorCode::ProtocolError, "no selection"));
         };
-        let (copies, evicted, bodies) = evict_with(self.format(), &self.source.messages, &selection.fold, &self.config, &self.stored)?;
-        self.evicted = evicted;
-        self.bodies = bodies;
-        let rendered: Vec<RenderedRow> = selection.fold.iter().zip(copies.iter()).map(|(o, m)| render_row(*o, m)).collect();
+        // Only the edited rows are copied; the others render from the source.
+        let sparse = evict_sparse(self.format(), &self.source.messages, &selection.fold, &self.config, &self.stored)?;
+        self.evicted = sparse.evicted;
+        self.bodies = sparse.bodies;
+        let mut edited = sparse.copies.iter().peekable();
+        let mut rendered: Vec<RenderedRow> = Vec::with_capacity(selection.fold.len());
+        for (k, &o) in selection.fold.iter().enumerate() {
+            match edited.next_if(|(i, _)| *i == k) {
+                Some((_, m)) => rendered.push(render_row(o, m)),
+                None => {
+                    if let Some(m) = self.source.messages.get(o) {
+                        rendered.push(render_row(o, m));
+                    }
+                }
+            }
+        }
         if self.curator && selection.stage == Stage::BeforeRun {
             // Y-1, S-6: the curator gets only the rows before the run (stage 1 folds
             // nothing else), in the stored view.

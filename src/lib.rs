@@ -18,6 +18,7 @@ pub mod formats;
 pub mod live;
 pub mod measure;
 pub mod memory;
+pub mod output;
 pub mod rewrite;
 pub mod select;
 pub mod session;

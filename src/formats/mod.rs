@@ -195,6 +195,13 @@ pub fn decode(format: Format, doc: Value) -> Result<Transcript> {
     decode_with_ids(format, doc, &mut ContentIds::default())
 }
 
+/// [`decode`] from JSON text (UTF-8). Errors: `invalid_transcript` for text that is not
+/// JSON, then as [`decode`].
+pub fn decode_text(format: Format, text: &str) -> Result<Transcript> {
+    let doc: Value = serde_json::from_str(text).map_err(|e| Error::invalid(format!("transcript: invalid JSON: {e}")))?;
+    decode(format, doc)
+}
+
 /// [`decode`], leaving in `ids` the content-id counters after the last row (so rows
 /// decoded later with [`decode_rows`] get the ids a decode of the longer list gives).
 pub fn decode_with_ids(format: Format, doc: Value, ids: &mut ContentIds) -> Result<Transcript> {

@@ -88,7 +88,7 @@ impl LiveTranscript {
                     return Err(e);
                 }
             };
-            let out = outcome.to_json();
+            let out = outcome.to_json_string();
             core.settle(&mut outcome);
             *inner.borrow_mut() = Some(core);
             deliver(&outcome, out, callback_error, &hooks).await

@@ -332,12 +332,13 @@ pub(crate) async fn drive_job(job: &mut Job, hooks: &JsValue) -> Result<(Box<Out
 /// for a failed outcome (W-3 / J-2: the callback's own error when it threw, else a typed
 /// engine error; both carry the new `state`).
 pub(crate) async fn finish(outcome: &Outcome, callback_error: Option<JsValue>, hooks: &JsValue) -> Result<JsValue, JsValue> {
-    deliver(outcome, outcome.to_json(), callback_error, hooks).await
+    deliver(outcome, outcome.to_json_string(), callback_error, hooks).await
 }
 
 /// Sends the outcome's events to `hooks.onEvent`, then returns the result object `out`
-/// (the outcome's JSON), or throws for a failed outcome (W-3 / J-2).
-pub(crate) async fn deliver(outcome: &Outcome, out: Value, callback_error: Option<JsValue>, hooks: &JsValue) -> Result<JsValue, JsValue> {
+/// (`out`: the outcome's JSON text, [`Outcome::to_json_string`]), or throws for a failed
+/// outcome (W-3 / J-2).
+pub(crate) async fn deliver(outcome: &Outcome, out: String, callback_error: Option<JsValue>, hooks: &JsValue) -> Result<JsValue, JsValue> {
     let on_event = get(hooks, "onEvent").dyn_into::<Function>().ok();
     if let Some(f) = on_event.as_ref() {
         for ev in &outcome.events {
@@ -352,11 +353,13 @@ pub(crate) async fn deliver(outcome: &Outcome, out: Value, callback_error: Optio
             (_, None) => js_error(&Error::new(ErrorCode::SummaryFailed, outcome.reason.clone())),
         };
         if err.is_object() {
-            let _ = Reflect::set(&err, &"state".into(), &from_json(&out["state"])?);
+            drop(out);
+            let state = serde_json::to_string(&outcome.state).map_err(|e| js_error(&Error::invalid(e.to_string())))?;
+            let _ = Reflect::set(&err, &"state".into(), &JSON::parse(&state)?);
         }
         return Err(err);
     }
-    from_json(&out)
+    JSON::parse(&out)
 }
 
 /// `detectFormat(transcript)` -> the format name; throws `unknown_format` when the

@@ -1,0 +1,65 @@
+//! Native profiling harness (not a test; issue "Performance"): times one full compaction
+//! of a session file built by `node bench/build-sessions.mjs` — decode, compact with the
+//! mechanical summary, `Outcome::to_json_string` — and prints per-phase milliseconds and
+//! the ratio to a `serde_json` parse + serialize round trip of the same text.
+//!
+//! Usage: `cargo run --release --no-default-features --example native_bench -- FILE [runs]`
+//! (profile it with `valgrind --tool=callgrind` on a build with
+//! `CARGO_PROFILE_RELEASE_DEBUG=true`; `runs` = 1 there).
+use context_compactor::engine::{run_sync, Job, JobOptions, Reply};
+use context_compactor::state::SessionState;
+use context_compactor::{formats, Config, Format, Profile};
+use std::time::Instant;
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let Some(path) = args.next() else {
+        eprintln!("usage: native_bench FILE [runs]");
+        std::process::exit(2);
+    };
+    let runs: usize = args.next().and_then(|r| r.parse().ok()).unwrap_or(3);
+    let text = match std::fs::read_to_string(&path) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("{path}: {e}");
+            std::process::exit(2);
+        }
+    };
+    for _ in 0..runs {
+        let t0 = Instant::now();
+        let v: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
+        let round = serde_json::to_string(&v).unwrap_or_default();
+        let rt = t0.elapsed().as_secs_f64() * 1e3;
+        drop((v, round));
+
+        let t0 = Instant::now();
+        let t = match formats::decode_text(Format::OpenaiChat, &text) {
+            Ok(t) => t,
+            Err(e) => {
+                eprintln!("decode: {e:?}");
+                std::process::exit(1);
+            }
+        };
+        let t_decode = t0.elapsed().as_secs_f64() * 1e3;
+        let mut job = Job::start(Config::preset(Profile::Default), SessionState::default(), t, JobOptions::default());
+        let outcome = match run_sync(&mut job, |_| Reply::Failed { message: "no summarizer".into(), context_exceeded: false }) {
+            Ok(o) => o,
+            Err(e) => {
+                eprintln!("compact: {e:?}");
+                std::process::exit(1);
+            }
+        };
+        let t_compact = t0.elapsed().as_secs_f64() * 1e3;
+        let out = outcome.to_json_string();
+        let t_total = t0.elapsed().as_secs_f64() * 1e3;
+        println!(
+            "round trip {rt:.1} ms | decode {t_decode:.1} compact {:.1} output {:.1} total {t_total:.1} ms = {:.2}x | status {} out {} bytes, fnv {:016x}",
+            t_compact - t_decode,
+            t_total - t_compact,
+            t_total / rt,
+            outcome.status,
+            out.len(),
+            context_compactor::transcript::fnv1a(out.as_bytes())
+        );
+    }
+}

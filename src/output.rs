@@ -1,0 +1,158 @@
+//! Streaming serialization of results (issue "Performance": no whole-result `Value` tree).
+//!
+//! [`OutcomeJson`] serializes an [`Outcome`] straight to JSON text with the same keys,
+//! order and values as building the result `Value` first (stored transcript, request
+//! view, rewrite, sizes, state, events, memory) and serializing that; it borrows every
+//! message's `raw` instead of deep-cloning it twice (once per view), so the result costs
+//! one pass over the retained rows and no second copy of them in memory.
+
+use crate::engine::Outcome;
+use crate::error::ErrorCode;
+use crate::formats::{self, View};
+use crate::transcript::{Message, Provenance, Transcript, PROVENANCE_KEYS};
+use serde::ser::{SerializeMap, SerializeSeq, Serializer};
+use serde::Serialize;
+use serde_json::Value;
+
+/// The JS `compact()` result of an outcome, as a borrowed serializable view. JSON keys, in
+/// order: `status, reason, decision, transcript, request, rewrite, before, after,
+/// validation, state, spend, events, error, memory` (see [`Outcome::to_json`]).
+pub struct OutcomeJson<'a>(pub &'a Outcome);
+
+impl Serialize for OutcomeJson<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let o = self.0;
+        let ok = o.status != "failed" || o.error.as_ref().is_none_or(|e| e.code != ErrorCode::InvalidRewrite);
+        let mut map = s.serialize_map(Some(14))?;
+        map.serialize_entry("status", o.status)?;
+        map.serialize_entry("reason", &o.reason)?;
+        map.serialize_entry("decision", &o.decision)?;
+        map.serialize_entry("transcript", &TranscriptJson { t: &o.transcript, view: View::Stored, insert: None })?;
+        map.serialize_entry("request", &RequestJson(o))?;
+        map.serialize_entry("rewrite", &o.rewrite)?;
+        map.serialize_entry("before", &o.before)?;
+        map.serialize_entry("after", &o.after)?;
+        map.serialize_entry("validation", &Validation { ok, checks: &o.checks })?;
+        map.serialize_entry("state", &o.state)?;
+        map.serialize_entry("spend", &o.state.spend)?;
+        map.serialize_entry("events", &o.events)?;
+        map.serialize_entry("error", &o.error)?;
+        map.serialize_entry("memory", &o.memory)?;
+        map.end()
+    }
+}
+
+#[derive(Serialize)]
+struct Validation<'a> {
+    ok: bool,
+    checks: &'a [&'static str],
+}
+
+/// The request view of the outcome's transcript (F-4), with the findings ledger message
+/// (Y-10) right after the system rows, as [`crate::session::request_view`] builds it.
+struct RequestJson<'a>(&'a Outcome);
+
+impl Serialize for RequestJson<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let t = &self.0.transcript;
+        let insert = crate::session::findings_text(&self.0.state.findings).map(|text| {
+            let head = t.messages.iter().take_while(|m| m.role == crate::Role::System).count();
+            (head.min(t.messages.len()), formats::text_message(t.format, &text))
+        });
+        TranscriptJson { t, view: View::Request, insert }.serialize(s)
+    }
+}
+
+/// A transcript in one view, shaped as the host gave it (a bare array, or the envelope
+/// object with the message list under its key): the text of `formats::encode(t, view)`,
+/// with `insert` = (index, message) spliced into the list.
+struct TranscriptJson<'a> {
+    t: &'a Transcript,
+    view: View,
+    insert: Option<(usize, Value)>,
+}
+
+impl Serialize for TranscriptJson<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let list = MessagesJson { messages: &self.t.messages, view: self.view, insert: self.insert.as_ref() };
+        match &self.t.envelope.messages_key {
+            None => list.serialize(s),
+            Some(key) => {
+                let fields = &self.t.envelope.fields;
+                // `Map::insert` keeps an existing key in its place, else appends it.
+                let present = fields.contains_key(key);
+                let mut map = s.serialize_map(Some(fields.len() + usize::from(!present)))?;
+                for (k, v) in fields {
+                    if k == key {
+                        map.serialize_entry(k, &list)?;
+                    } else {
+                        map.serialize_entry(k, v)?;
+                    }
+                }
+                if !present {
+                    map.serialize_entry(key, &list)?;
+                }
+                map.end()
+            }
+        }
+    }
+}
+
+struct MessagesJson<'a> {
+    messages: &'a [Message],
+    view: View,
+    insert: Option<&'a (usize, Value)>,
+}
+
+impl Serialize for MessagesJson<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let extra = usize::from(self.insert.is_some());
+        let mut seq = s.serialize_seq(Some(self.messages.len() + extra))?;
+        for (i, m) in self.messages.iter().enumerate() {
+            if let Some((at, msg)) = self.insert {
+                if *at == i {
+                    seq.serialize_element(msg)?;
+                }
+            }
+            seq.serialize_element(&MessageJson { m, view: self.view })?;
+        }
+        if let Some((at, msg)) = self.insert {
+            if *at >= self.messages.len() {
+                seq.serialize_element(msg)?;
+            }
+        }
+        seq.end()
+    }
+}
+
+/// One message as [`formats::encode_message`] writes it: `raw`, plus (stored view) the
+/// provenance keys, each replacing a same-named key in place or appended in
+/// [`PROVENANCE_KEYS`] order.
+pub struct MessageJson<'a> {
+    pub m: &'a Message,
+    pub view: View,
+}
+
+impl Serialize for MessageJson<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let m = self.m;
+        let Value::Object(raw) = &m.raw else { return m.raw.serialize(s) };
+        if self.view == View::Request || m.provenance == Provenance::default() {
+            return raw.serialize(s);
+        }
+        let prov = match serde_json::to_value(&m.provenance) {
+            Ok(Value::Object(p)) => p,
+            _ => return raw.serialize(s),
+        };
+        let prov_of = |k: &str| -> Option<&Value> { if PROVENANCE_KEYS.contains(&k) { prov.get(k) } else { None } };
+        let appended: Vec<(&str, &Value)> = PROVENANCE_KEYS.iter().filter(|k| !raw.contains_key(**k)).filter_map(|k| prov.get(*k).map(|v| (*k, v))).collect();
+        let mut map = s.serialize_map(Some(raw.len() + appended.len()))?;
+        for (k, v) in raw {
+            map.serialize_entry(k, prov_of(k).unwrap_or(v))?;
+        }
+        for (k, v) in appended {
+            map.serialize_entry(k, v)?;
+        }
+        map.end()
+    }
+}
