@@ -308,7 +308,7 @@ pub fn bound_request(t: &Transcript, config: &Config, state: &SessionState, opts
         }
         let after = size_of(&req, config, cal, tools_bytes, overhead);
         let share = share_b.min(share_t);
-        let fits = !cap.is_some_and(|c| after.bytes > c) && after.forecast_tokens <= budget;
+        let fits = cap.is_none_or(|c| after.bytes <= c) && after.forecast_tokens <= budget;
         let all_empty = out.len() == cands.len() && out.iter().all(|b| b.kept_bytes == 0);
         best = Some((req, out, after, share));
         if fits || all_empty {
@@ -322,7 +322,7 @@ pub fn bound_request(t: &Transcript, config: &Config, state: &SessionState, opts
     }
     let Some((request, bounded, after, share)) = best else { return Ok(unchanged(limit)) };
     limit.share_bytes = (!bounded.is_empty()).then_some(share);
-    let fits = !cap.is_some_and(|c| after.bytes > c) && after.forecast_tokens <= budget;
+    let fits = cap.is_none_or(|c| after.bytes <= c) && after.forecast_tokens <= budget;
     let mut new_state = state.clone();
     let mut event = None;
     if !bounded.is_empty() {

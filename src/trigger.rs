@@ -283,7 +283,7 @@ pub fn decide_from(t: &Transcript, totals: &Totals, config: &Config, state: &Ses
     let threshold = config.threshold_tokens();
     let c = &state.cadence;
     let boundary = effective_boundary(state);
-    let cadence_open = config.min_boundaries_between == 0 || c.last_attempt_boundary.map_or(true, |b| boundary.saturating_sub(b) >= config.min_boundaries_between);
+    let cadence_open = config.min_boundaries_between == 0 || c.last_attempt_boundary.is_none_or(|b| boundary.saturating_sub(b) >= config.min_boundaries_between);
     let last_failed = c.last_failure.as_deref().is_some_and(|f| f != "cannot_fit") && c.last_attempt_boundary.is_some();
     let rewrite_over = c.last_rewrite_tokens.is_some_and(|r| r >= threshold);
     let mut out: Vec<SignalValue> = Vec::new();

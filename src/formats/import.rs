@@ -406,10 +406,7 @@ fn glaive(text: &str) -> Result<Value> {
 pub fn import_any(kind: &str, text: &str) -> Result<(Format, Value)> {
     let log_kind = match kind {
         "auto" => sniff(text),
-        other => match ImportKind::parse(other) {
-            Ok(k) => Some(k),
-            Err(_) => None,
-        },
+        other => ImportKind::parse(other).ok(),
     };
     if let Some(k) = log_kind {
         return import(k, text);
