@@ -34,7 +34,9 @@ pub enum TriggerMode {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Config {
+    /// The preset these values started from (JSON `profile`: `kerkov`, `meerkat`, `default`).
     pub profile: Profile,
+    /// How the trigger decides: `provider_usage` (C-1, Kerkov) or `signals` (C-2, Meerkat/default).
     pub trigger: TriggerMode,
     /// Model context window, tokens (Kerkov MAX_CONTEXT_TOKENS). Default 200,000.
     pub context_window: u64,
@@ -230,54 +232,80 @@ impl Config {
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ConfigInput {
+    /// The preset the other fields override (`kerkov`, `meerkat`, `default`); absent: `default`.
     pub profile: Option<Profile>,
+    /// Overrides [`Config::trigger`] (`provider_usage` or `signals`, C-1 / C-2).
     pub trigger: Option<TriggerMode>,
+    /// Overrides [`Config::context_window`], tokens. Also read as `max_context_tokens` (Kerkov) or `context_window`.
     #[serde(alias = "max_context_tokens", alias = "context_window")]
     pub context_window: Option<u64>,
+    /// Overrides [`Config::threshold_pct`], a fraction in (0, 1] (C-1).
     #[serde(alias = "threshold_pct")]
     pub threshold_pct: Option<f64>,
+    /// Overrides [`Config::preserve_recent_turns`], messages (S-2).
     #[serde(alias = "preserve_recent_turns")]
     pub preserve_recent_turns: Option<usize>,
+    /// Overrides [`Config::preserve_recent_bytes`], UTF-8 bytes (S-2).
     #[serde(alias = "preserve_recent_bytes")]
     pub preserve_recent_bytes: Option<usize>,
+    /// Overrides [`Config::evict_tool_result_min_bytes`], UTF-8 bytes (E-3).
     #[serde(alias = "evict_tool_result_min_bytes")]
     pub evict_tool_result_min_bytes: Option<usize>,
+    /// Overrides [`Config::clip_head_bytes`], UTF-8 bytes (E-5).
     #[serde(alias = "clip_head_bytes")]
     pub clip_head_bytes: Option<usize>,
+    /// Overrides [`Config::clip_tail_bytes`], UTF-8 bytes (E-5).
     #[serde(alias = "clip_tail_bytes")]
     pub clip_tail_bytes: Option<usize>,
+    /// Overrides [`Config::max_indexed_artifacts`], handles (Y-2).
     #[serde(alias = "max_indexed_artifacts")]
     pub max_indexed_artifacts: Option<usize>,
+    /// Overrides [`Config::max_summaries_before_rollup`], summaries (Y-3).
     #[serde(alias = "max_summaries_before_rollup")]
     pub max_summaries_before_rollup: Option<usize>,
+    /// Overrides [`Config::max_rolled_up_summaries`], level-2 summaries (Y-3).
     #[serde(alias = "max_rolled_up_summaries")]
     pub max_rolled_up_summaries: Option<usize>,
+    /// Overrides [`Config::output_reserve_tokens`], tokens (C-8); absent keeps the preset (Kerkov 0, else derived).
     #[serde(alias = "output_reserve_tokens")]
     pub output_reserve_tokens: Option<u64>,
+    /// Overrides [`Config::max_request_bytes`], UTF-8 bytes (C-2, B-1); absent keeps the preset (no cap).
     #[serde(alias = "max_request_bytes")]
     pub max_request_bytes: Option<u64>,
+    /// Overrides [`Config::bytes_per_token`], UTF-8 bytes per token (C-7); must be > 0.
     #[serde(alias = "bytes_per_token")]
     pub bytes_per_token: Option<u64>,
+    /// Overrides [`Config::image_tokens`], tokens per image (C-7).
     #[serde(alias = "image_tokens")]
     pub image_tokens: Option<u64>,
+    /// Overrides [`Config::summary_max_output_tokens`], tokens (Y-8).
     #[serde(alias = "summary_max_output_tokens")]
     pub summary_max_output_tokens: Option<u64>,
+    /// Overrides [`Config::summarizer_context_window`], tokens (Y-1, Y-8).
     #[serde(alias = "summarizer_context_window")]
     pub summarizer_context_window: Option<u64>,
+    /// Overrides [`Config::fit_recent_window`] (S-8).
     #[serde(alias = "fit_recent_window")]
     pub fit_recent_window: Option<bool>,
+    /// Overrides [`Config::protect_run_request`] (S-6, S-9).
     #[serde(alias = "protect_run_request")]
     pub protect_run_request: Option<bool>,
+    /// Overrides [`Config::in_run_stage2`] (S-6 stage 2).
     #[serde(alias = "in_run_stage2")]
     pub in_run_stage2: Option<bool>,
+    /// Overrides [`Config::folded_call_ledger`] (Y-5).
     #[serde(alias = "folded_call_ledger")]
     pub folded_call_ledger: Option<bool>,
+    /// Overrides [`Config::summary_prompt`] (Y-9); must not be blank.
     #[serde(alias = "summary_prompt")]
     pub summary_prompt: Option<String>,
+    /// Overrides [`Config::rollup_prompt`] (Y-3, Y-9); must not be blank.
     #[serde(alias = "rollup_prompt")]
     pub rollup_prompt: Option<String>,
+    /// Overrides [`Config::min_boundaries_between`], boundaries (C-4, C-5).
     #[serde(alias = "min_boundaries_between")]
     pub min_boundaries_between: Option<u64>,
+    /// Overrides [`Config::summary_input_share`], a fraction in (0, 1] (Y-8).
     #[serde(alias = "summary_input_share")]
     pub summary_input_share: Option<f64>,
     /// Accepted and ignored here (the wasm layer reads it): the provider format.
@@ -285,6 +313,9 @@ pub struct ConfigInput {
 }
 
 impl ConfigInput {
+    /// Applies the given fields over the preset of `profile` (default `default`) and
+    /// validates the result. Errors: `invalid_config` (threshold or summary share outside
+    /// (0, 1], zero window or bytes per token, blank prompt).
     pub fn resolve(self) -> Result<Config> {
         let mut c = Config::preset(self.profile.unwrap_or_default());
         macro_rules! set {

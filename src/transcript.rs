@@ -19,8 +19,12 @@ use serde_json::Value;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Role {
+    /// A system message (OpenAI `system` / `developer`, AI SDK `system`). Anthropic and
+    /// Gemini keep the system prompt in the envelope instead (S-1).
     System,
+    /// A user message (Anthropic and Gemini user turns also carry tool results).
     User,
+    /// An assistant message (Gemini `model`), possibly with tool calls and reasoning.
     Assistant,
     /// A message whose job is carrying tool results (OpenAI `tool`, AI SDK `tool`).
     Tool,
@@ -30,6 +34,7 @@ pub enum Role {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum TranscriptRole {
+    /// An ordinary message of the conversation (the default; not written to the stored view).
     #[default]
     Conversational,
     /// Context the host injected (retrieved docs, notices). Never starts a turn (S-7).
@@ -42,9 +47,13 @@ pub enum TranscriptRole {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum MediaKind {
+    /// An image (1,600 tokens each by default, C-7).
     Image,
+    /// A video (inline base64 counted at 1 token per 4 bytes, C-7).
     Video,
+    /// An audio clip.
     Audio,
+    /// A document or any other MIME type (PDF, file parts).
     Document,
 }
 
@@ -68,25 +77,52 @@ impl MediaKind {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Block {
-    Text { text: String },
+    /// Plain text (`{"type": "text", "text"}` in the canonical JSON).
+    Text {
+        /// The text, as the provider gave it.
+        text: String,
+    },
     /// Image, video, audio or document. `bytes`: the length of its inline base64 data
     /// (or of its URL / file reference when not inline).
-    Media { kind: MediaKind, bytes: usize, inline: bool },
+    Media {
+        /// What the media is (C-7 counts images and video differently).
+        kind: MediaKind,
+        /// UTF-8 bytes of the inline base64 data, or of the URL / file reference.
+        bytes: usize,
+        /// True when the data is inline (base64 or a `data:` URL), false for a reference.
+        inline: bool,
+    },
     /// A tool call (tool_use, function_call, functionCall, server_tool_use...).
     /// `arguments`: the arguments serialized as JSON text.
-    ToolCall { id: String, name: String, arguments: String },
+    ToolCall {
+        /// The provider's call id (`tool_use.id`, `tool_calls[].id`, `call_id`,
+        /// `toolCallId`), matched by the results' `call_id` (S-4).
+        id: String,
+        /// The tool's name.
+        name: String,
+        /// The call's arguments as JSON text.
+        arguments: String,
+    },
     /// A tool result. `text`: the body as text (media inside it are listed in `media`).
     /// `is_error`: the provider's error flag. `name`: the tool name when the format
     /// carries it on the result.
     ToolResult {
+        /// The id of the call this result answers (`tool_use_id`, `tool_call_id`, `call_id`).
         call_id: String,
+        /// The tool's name when the format carries it on the result (Gemini, AI SDK), else `None`.
         #[serde(default)]
         name: Option<String>,
+        /// The result body as text; content parts are joined by newlines.
         text: String,
+        /// The provider's error flag (Anthropic `is_error`, AI SDK `error-*` /
+        /// `execution-denied` outputs, Gemini `error` without `output`); `false` when the
+        /// format has none.
         #[serde(default)]
         is_error: bool,
+        /// Kinds of the media parts inside the result, in order.
         #[serde(default)]
         media: Vec<MediaKind>,
+        /// UTF-8 bytes of those media parts (inline base64 length, or the reference's length).
         #[serde(default)]
         media_bytes: usize,
     },
@@ -94,16 +130,23 @@ pub enum Block {
     /// Never edited (T-3). `text` is the readable part (may be empty); `bytes` is the
     /// whole serialized size of the block.
     Reasoning {
+        /// Readable reasoning text (empty for redacted or encrypted reasoning).
         #[serde(default)]
         text: String,
+        /// UTF-8 bytes of the whole serialized block, signature and encrypted data included.
         #[serde(default)]
         bytes: usize,
+        /// Carries a provider signature or encrypted payload, so it must be sent back
+        /// byte-exact (T-3).
         #[serde(default)]
         signed: bool,
     },
     /// Any other provider item (provider compaction items, unknown blocks), kept whole.
     Opaque {
+        /// The provider's item type (its `type`, e.g. `server_tool_use`; for a
+        /// Gemini part, its payload key, e.g. `executableCode`).
         kind: String,
+        /// UTF-8 bytes of the serialized item.
         #[serde(default)]
         bytes: usize,
     },
@@ -119,6 +162,7 @@ pub struct Provenance {
     /// The artifact (`artifact#N`) holding this tool message's full output (E-4, E-6).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub artifact_ref: Option<String>,
+    /// Typed transcript role (T-2, S-7); omitted from the stored view when conversational.
     #[serde(default, skip_serializing_if = "is_conversational")]
     pub transcript_role: TranscriptRole,
     /// Stable message id (T-4); written to the stored view only when the engine made or
@@ -147,8 +191,11 @@ pub const PROVENANCE_KEYS: [&str; 6] =
 pub struct Message {
     /// Stable id (T-4): the stored `message_id`, else derived from the content.
     pub id: String,
+    /// Provider-level role.
     pub role: Role,
+    /// Engine provenance (T-2), written as top-level keys in the stored view (F-4).
     pub provenance: Provenance,
+    /// Canonical view of the content, derived from `raw` by the format adapter.
     pub blocks: Vec<Block>,
     /// Provider-native JSON, without provenance keys.
     pub raw: Value,
@@ -171,9 +218,11 @@ impl Message {
             _ => None,
         })
     }
+    /// True when the message makes at least one tool call.
     pub fn has_calls(&self) -> bool {
         self.call_ids().next().is_some()
     }
+    /// True when the message carries at least one tool result.
     pub fn has_results(&self) -> bool {
         self.result_ids().next().is_some()
     }
@@ -189,6 +238,7 @@ impl Message {
         self.has_results()
             && self.blocks.iter().all(|b| matches!(b, Block::ToolResult { .. } | Block::Media { .. }))
     }
+    /// A compaction summary: has a `summary_level` or the `compaction_summary` role (Y-4).
     pub fn is_summary(&self) -> bool {
         self.provenance.summary_level.is_some()
             || self.provenance.transcript_role == TranscriptRole::CompactionSummary
@@ -219,7 +269,9 @@ impl Message {
 /// A whole transcript: the messages plus the document-level fields of the format.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Transcript {
+    /// The provider format the transcript was decoded from and is encoded back to.
     pub format: crate::formats::Format,
+    /// The rows, in order; offsets are indexes into this list (T-4).
     pub messages: Vec<Message>,
     /// How the host's document wrapped the messages.
     pub envelope: Envelope,
@@ -230,7 +282,10 @@ pub struct Transcript {
 /// `tools`...) in `fields`, in order, untouched.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Envelope {
+    /// The key holding the message list (`messages`, `contents`, `input`), or `None` for
+    /// a bare JSON array.
     pub messages_key: Option<String>,
+    /// Every other top-level field of the document, in input order, untouched.
     pub fields: serde_json::Map<String, Value>,
 }
 
@@ -302,13 +357,17 @@ pub fn fnv1a(bytes: &[u8]) -> u64 {
 /// its results, as an inclusive offset span.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct ToolExchange {
+    /// Offset of the first message (the calling assistant message, or reasoning-only
+    /// items right before it).
     pub start: usize,
+    /// Offset of the last message carrying one of its results (inclusive).
     pub end: usize,
 }
 
 /// Index of tool exchanges: for each message, the exchange span it belongs to.
 #[derive(Debug, Clone, Default)]
 pub struct ExchangeIndex {
+    /// The merged exchange spans, sorted by `start`, disjoint.
     pub exchanges: Vec<ToolExchange>,
     /// `of[i]` = index into `exchanges` for message `i`, if it is in one.
     pub of: Vec<Option<usize>>,
