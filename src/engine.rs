@@ -31,18 +31,32 @@ use serde_json::{json, Value};
 #[derive(Debug, Clone, PartialEq)]
 pub enum Reply {
     /// The summary text, and the provider usage of the call if known (W-7).
-    Summary { text: String, usage: Option<Value> },
+    Summary {
+        /// The summary (or merged rollup, or curated) text; surrounding whitespace is trimmed.
+        text: String,
+        /// The call's provider usage object in any provider's shape (read by
+        /// [`formats::normalize_usage`]), recorded as side spend (W-7).
+        usage: Option<Value>,
+    },
     /// The callback failed. `context_exceeded`: the error was recognised as a context /
     /// request-size error (Y-6). Also the answer to a refused [`Step::Project`]
     /// (`context_exceeded` is ignored there).
-    Failed { message: String, context_exceeded: bool },
+    Failed {
+        /// The callback's error message, reported in the failure reason.
+        message: String,
+        /// The error is a context-window / request-size error (Y-6).
+        context_exceeded: bool,
+    },
     /// The host stored the memory batch of a [`Step::Project`] (M-1).
     Accepted,
     /// The answer to [`Step::StoreArtifacts`] (E-6): one entry per item, in order:
     /// `Some(handle)` = stored under that handle (the proposed one or the host's own),
     /// `None` = storing that body failed (its eviction falls back to a clip). A shorter
     /// list counts the missing entries as failed.
-    Artifacts { handles: Vec<Option<String>> },
+    Artifacts {
+        /// One entry per [`ArtifactItem`], in order.
+        handles: Vec<Option<String>>,
+    },
 }
 
 /// One tool result the host's artifact store is asked to keep before eviction (E-6).
@@ -54,8 +68,11 @@ pub struct ArtifactItem {
     pub handle: String,
     /// Source offset of the message carrying the result.
     pub offset: usize,
+    /// Stable id (T-4) of the message carrying the result.
     pub message_id: String,
+    /// The id of the call the result answers.
     pub call_id: String,
+    /// The tool's name, when known (from the result or its call).
     pub tool_name: Option<String>,
     /// The whole result body (text; media inside it are not included).
     pub body: String,
@@ -74,6 +91,7 @@ pub enum Step {
     /// Ask the host's artifact store to keep these bodies (E-6); answer with
     /// [`Reply::Artifacts`]. Only asked after [`Job::with_artifact_store`].
     StoreArtifacts(Vec<ArtifactItem>),
+    /// The job is finished: the [`Outcome`] (compacted, skipped, cannot fit or failed).
     Done(Box<Outcome>),
 }
 
@@ -92,9 +110,13 @@ pub struct SummarySource {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SummaryInfo {
+    /// The summary text as committed (narrative plus the deterministic sections, Y-2, Y-5).
     pub text: String,
+    /// Summary level of the new summary message: `1` (rollups are reported in [`Rewrite::rollups`]).
     pub level: u8,
+    /// Who wrote it and how much history its source carried (Y-7).
     pub source: SummarySource,
+    /// Stable id (T-4) of the summary message.
     pub message_id: String,
     /// Offset in the new transcript.
     pub offset: usize,
@@ -106,7 +128,9 @@ pub struct SummaryInfo {
 pub struct Rollup {
     /// `level1_to_level2` or `level2_merge`.
     pub pass: String,
+    /// How many summaries the pass merged into one.
     pub merged: usize,
+    /// `provider` (the summarize callback) or `mechanical` (the deterministic merge).
     pub writer: String,
 }
 
@@ -114,14 +138,25 @@ pub struct Rollup {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Rewrite {
+    /// The session revision the rewrite was computed from; a store compares it to reject a
+    /// stale rewrite (W-5).
     pub base_revision: u64,
+    /// The revision after this rewrite (`base_revision + 1`).
     pub revision: u64,
+    /// Which fold ran: `before_run` or `in_run` (S-6).
     pub stage: Stage,
+    /// The new summary message.
     pub summary: SummaryInfo,
+    /// Every kept source row with its new offset and id; sources strictly increase (W-1).
     pub retained: Vec<Retained>,
+    /// Source offsets dropped from the transcript, ascending; with `retained` they partition
+    /// the source (W-1).
     pub discarded: Vec<usize>,
+    /// Splice operations turning the stored source rows into the new ones (W-4).
     pub patch: Vec<Splice>,
+    /// Tool results evicted from the folded rows before summarizing (E-1..E-4).
     pub evicted: Vec<Evicted>,
+    /// Rollup passes run after the summary was inserted (Y-3), in order.
     pub rollups: Vec<Rollup>,
 }
 
@@ -131,23 +166,33 @@ pub struct Event {
     /// `compaction_started`, `compaction_completed`, `compaction_failed`, `warning`.
     #[serde(rename = "type")]
     pub kind: String,
+    /// The event's payload (a JSON object; its keys depend on `kind`, camelCase).
     pub data: Value,
 }
 
 /// The result of a job. `status`: `compacted`, `skipped`, `cannot_fit`, `failed`.
 #[derive(Debug, Clone)]
 pub struct Outcome {
+    /// `compacted`, `skipped`, `cannot_fit` or `failed`.
     pub status: &'static str,
+    /// Why: the decision's reason when compacted, the skip reason (decision or selection,
+    /// S-5), the floor when it cannot fit (C-8), or the failure.
     pub reason: String,
+    /// The trigger decision with every signal's value (C-9).
     pub decision: Decision,
     /// The new transcript (or the original, untouched, when nothing was committed).
     pub transcript: Transcript,
+    /// The committed rewrite; `None` unless `status == "compacted"`.
     pub rewrite: Option<Rewrite>,
+    /// Size of the source transcript (messages, UTF-8 bytes, estimated tokens).
     pub before: Size,
+    /// Size of the returned transcript (equal to `before` when nothing was committed).
     pub after: Size,
     /// Validation checks that passed (empty when nothing was rewritten).
     pub checks: Vec<&'static str>,
+    /// The session state after the job (cadence, revision, ledger, spend), to persist (W-6).
     pub state: SessionState,
+    /// Events to deliver to the host's `onEvent`, in order (J-4).
     pub events: Vec<Event>,
     /// Full bodies evicted from the folded rows (for memory projection).
     pub evicted_bodies: Vec<EvictedBody>,
@@ -175,6 +220,7 @@ impl Outcome {
 /// Options of one job.
 #[derive(Debug, Clone, Default)]
 pub struct JobOptions {
+    /// Signals the host measured for the trigger (provider usage, request bytes, C-2).
     pub signals: Signals,
     /// The host supplied a summarize callback; otherwise the mechanical summary is used.
     pub has_summarizer: bool,
