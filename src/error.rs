@@ -63,17 +63,22 @@ impl ErrorCode {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, Serialize)]
 #[error("{}: {message}", code.as_str())]
 pub struct Error {
+    /// The stable code (JSON `code`, snake_case; the JS `Error.code`, J-2).
     pub code: ErrorCode,
+    /// What is wrong and where (a message offset, a field path).
     pub message: String,
 }
 
 impl Error {
+    /// An error with this code and message.
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
         Error { code, message: message.into() }
     }
+    /// An `invalid_transcript` error (the input does not fit its format).
     pub fn invalid(message: impl Into<String>) -> Self {
         Error::new(ErrorCode::InvalidTranscript, message)
     }
 }
 
+/// The crate's result type: `Ok(T)` or an [`Error`].
 pub type Result<T> = std::result::Result<T, Error>;

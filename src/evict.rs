@@ -18,8 +18,11 @@ use std::collections::HashMap;
 pub struct Evicted {
     /// Source offset of the message carrying the result.
     pub offset: usize,
+    /// Stable id (T-4) of that message.
     pub message_id: String,
+    /// The id of the call the result answers.
     pub call_id: String,
+    /// The tool's name, from the result or its call.
     pub tool_name: Option<String>,
     /// `artifact#N` when recoverable.
     pub handle: Option<String>,
@@ -34,10 +37,15 @@ pub struct Evicted {
 /// A full body that eviction replaced (for memory projection, M-1).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EvictedBody {
+    /// Source offset of the message carrying the result.
     pub offset: usize,
+    /// The id of the call the result answers.
     pub call_id: String,
+    /// The tool's name, from the result or its call.
     pub tool_name: Option<String>,
+    /// `artifact#N` when the body is recoverable from the host store (E-4).
     pub handle: Option<String>,
+    /// The whole original body (text).
     pub body: String,
 }
 
@@ -158,7 +166,9 @@ pub struct SparseEviction {
     /// Edited copies only: (index into `offsets`, the copy), ascending. A folded row
     /// that is not listed was not changed; read it from the source.
     pub copies: Vec<(usize, Message)>,
+    /// One report per evicted result, in row order.
     pub evicted: Vec<Evicted>,
+    /// The full bodies replaced, in the same order (for memory projection, M-1).
     pub bodies: Vec<EvictedBody>,
 }
 

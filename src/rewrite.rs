@@ -21,8 +21,11 @@ pub enum Origin {
 /// One retained row: source offset, offset in the new transcript, stable id (T-4).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Retained {
+    /// Offset of the row in the source transcript.
     pub source: usize,
+    /// Offset of the row in the new transcript.
     pub offset: usize,
+    /// Stable message id (T-4).
     pub id: String,
 }
 
@@ -31,8 +34,11 @@ pub struct Retained {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Splice {
+    /// Offset in the rows as patched by the splices before this one.
     pub start: usize,
+    /// How many rows to remove at `start` (JSON `deleteCount`).
     pub delete_count: usize,
+    /// Stored-view messages (F-4) to insert at `start`, in order.
     pub insert: Vec<Value>,
 }
 
@@ -97,12 +103,15 @@ pub fn apply_patch(rows: &mut Vec<Value>, patch: &[Splice]) -> Result<()> {
 
 /// What validation must hold for one rewrite (W-2).
 pub struct Expectations<'a> {
+    /// The source transcript the rewrite was computed from.
     pub source: &'a Transcript,
+    /// The new rows in order, each with its origin (a source offset or new).
     pub rows: &'a [(Origin, &'a Message)],
     /// Source offsets that must be retained (system rows, pinned rows, protected tail).
     pub protected: &'a [usize],
     /// Offset in the new transcript where the newest summary must sit.
     pub summary_at: usize,
+    /// The rewritten transcript, checked against the target format's pairing rules (F-2).
     pub new_transcript: &'a Transcript,
 }
 

@@ -27,7 +27,9 @@ pub enum Stage {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Selection {
+    /// Which fold: `before_run` (stage 1 / Kerkov) or `in_run` (stage 2, S-6).
     pub stage: Stage,
+    /// Source offsets to fold into the summary, ascending; never splits a tool exchange (S-4).
     pub fold: Vec<usize>,
     /// Offsets of the system rows at the head.
     pub head_end: usize,
@@ -45,6 +47,7 @@ pub struct Selection {
 pub struct NoSelection {
     /// `nothing_eligible`, `single_round_run`, `tool_exchange_at_end`.
     pub reason: &'static str,
+    /// A human-readable explanation naming the offsets involved (logged and warned once, S-5).
     pub detail: String,
 }
 

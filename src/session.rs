@@ -64,7 +64,10 @@ impl SessionRecord {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SavePlan {
+    /// The record to write: the new (or unchanged) transcript and state at the new revision.
     pub record: SessionRecord,
+    /// The revision the store must still be at for the save to apply (JSON
+    /// `expectedRevision`, W-5).
     pub expected_revision: u64,
 }
 
@@ -98,6 +101,7 @@ pub fn check_revision(current: u64, expected: u64) -> Result<()> {
 /// An in-memory store applying [`check_revision`] (native hosts and tests).
 #[derive(Debug, Clone, Default)]
 pub struct MemoryStore {
+    /// The stored record, `None` until the first save.
     pub record: Option<SessionRecord>,
 }
 

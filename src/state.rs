@@ -13,6 +13,7 @@ pub struct SessionState {
     pub revision: u64,
     /// Number of the next artifact handle (`artifact#N`) the engine stamps (E-6).
     pub next_artifact: u64,
+    /// Cadence (C-4, C-5, C-6): boundaries, last attempt, refusal, projection anchor.
     pub cadence: Cadence,
     /// Calls folded by stage-2 compactions of the open run (Y-5), oldest first.
     pub ledger: Vec<FoldedCall>,
@@ -75,7 +76,9 @@ pub struct Cadence {
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct RowsMark {
+    /// Number of rows (messages) in the transcript.
     pub rows: usize,
+    /// Stable id (T-4) of its last row; `None` for an empty transcript.
     pub last_row_id: Option<String>,
 }
 
@@ -109,7 +112,9 @@ pub struct Anchor {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct FoldedCall {
+    /// The call's id.
     pub call_id: String,
+    /// The tool's name.
     pub name: String,
     /// Arguments, JSON text, clipped to 200 bytes.
     pub arguments: String,
@@ -121,8 +126,11 @@ pub struct FoldedCall {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct Spend {
+    /// Summarize and rollup calls answered, failed ones included (curator calls are not counted).
     pub summarize_calls: u64,
+    /// Provider-reported input tokens of those calls.
     pub input_tokens: u64,
+    /// Provider-reported output tokens of those calls.
     pub output_tokens: u64,
 }
 
