@@ -53,7 +53,10 @@ pub struct SummarizeRequest {
 /// A plain chat message of a summarize request.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ChatMessage {
+    /// The chat role; `user` in every request the engine builds (instructions go in `system`).
     pub role: String,
+    /// The message text: the rows fenced as data in `<transcript>` (summary, curate) or
+    /// the summaries in `<summaries>` (rollup), Y-9.
     pub content: String,
 }
 

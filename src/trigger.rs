@@ -92,8 +92,13 @@ pub struct SignalValue {
     pub name: &'static str,
     /// `tokens`, `bytes`, or `flag` (0/1).
     pub unit: &'static str,
+    /// The measured value, in `unit`.
     pub value: u64,
+    /// The value it is held to, in `unit`: the token threshold (`thresholdPct` x window),
+    /// the whole window for the forecast, `thresholdPct` x the body cap for request bytes,
+    /// 1 for the refusal flag.
     pub threshold: u64,
+    /// `value >= threshold`.
     pub crossed: bool,
     /// How a crossing is treated: `high_water` (an ordinary mark: waits for the
     /// cadence), `recovery` (never waits, unless the last attempt failed, C-5),
@@ -108,7 +113,9 @@ pub struct SignalValue {
 pub struct CadenceView {
     /// The boundary this check counts as.
     pub boundary: u64,
+    /// The boundary of the last compaction attempt, committed or failed (C-5).
     pub last_attempt_boundary: Option<u64>,
+    /// The configured cadence length, boundaries ([`crate::config::Config::min_boundaries_between`]).
     pub min_boundaries_between: u64,
     /// An ordinary high-water mark may compact now.
     pub open: bool,
@@ -122,7 +129,9 @@ pub struct CadenceView {
 /// A warning attached to a decision (`code`, `message`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Warning {
+    /// Stable warning code (e.g. [`HISTORY_OVER_THRESHOLD`]).
     pub code: &'static str,
+    /// Human-readable text naming the cause and the remedies.
     pub message: String,
 }
 
@@ -152,6 +161,7 @@ pub struct Floor {
     pub findings_tokens: u64,
     /// The output reserve.
     pub output_reserve_tokens: u64,
+    /// The sum of the parts (saturating), tokens.
     pub total_tokens: u64,
     /// What it is held to: the threshold, tokens.
     pub budget_tokens: u64,
@@ -161,6 +171,7 @@ pub struct Floor {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Decision {
+    /// Whether to compact now.
     pub compact: bool,
     /// Stable reason code: `provider_usage_over_threshold`, `projection_over_threshold`,
     /// `estimate_over_threshold`, `forecast_over_window`, `request_bytes_over_cap`,
@@ -171,9 +182,11 @@ pub struct Decision {
     pub reason: String,
     /// The signal that decided, if any (`forced` for `force`).
     pub decided_by: Option<&'static str>,
+    /// Every signal measured at this check, with value and threshold (C-2, C-9).
     pub signals: Vec<SignalValue>,
     /// Signals that crossed but wait for the cadence (C-4, C-5).
     pub suppressed: Vec<&'static str>,
+    /// Where the cadence stands (C-4, C-5).
     pub cadence: CadenceView,
     /// The projection when an anchor is usable (C-3).
     pub projection: Option<Projection>,
@@ -181,8 +194,11 @@ pub struct Decision {
     pub in_run: bool,
     /// Warnings (C-4 `history_over_threshold_after_rewrite`, not yet given).
     pub warnings: Vec<Warning>,
+    /// The floor compaction cannot remove, tokens (C-8).
     pub floor: Floor,
+    /// `thresholdPct` x `contextWindow`, rounded up, tokens (C-1).
     pub threshold_tokens: u64,
+    /// The model's context window, tokens.
     pub context_window: u64,
 }
 
