@@ -60,6 +60,7 @@ impl Default for BoundOptions {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct BoundedCall {
+    /// The id of the call whose result was shortened.
     pub call_id: String,
     /// The tool's name when known.
     pub name: Option<String>,
@@ -94,7 +95,10 @@ pub struct RequestLimit {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RequestSize {
+    /// UTF-8 bytes of the request body: the request view plus tool definitions, raised to the
+    /// host's exact body size (`requestBytes`) when it gave one (C-2).
     pub bytes: u64,
+    /// Estimated input tokens: messages, document-level fields and tool definitions (C-7).
     pub forecast_tokens: u64,
 }
 
@@ -103,9 +107,13 @@ pub struct RequestSize {
 pub struct Bounded {
     /// The transcript to send (a copy; results shortened when needed).
     pub request: Transcript,
+    /// One entry per shortened result, in transcript order (B-3).
     pub bounded: Vec<BoundedCall>,
+    /// The limit the request was held to (B-1).
     pub limit: RequestLimit,
+    /// Size of the request before bounding.
     pub before: RequestSize,
+    /// Size of the request after bounding (equal to `before` when nothing was shortened).
     pub after: RequestSize,
     /// The request is within both limits after bounding.
     pub fits: bool,

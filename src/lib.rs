@@ -8,6 +8,8 @@
 //! Module map (one-way flow): [`formats`] decode -> [`measure`] -> [`trigger`] ->
 //! [`select`] -> [`evict`] -> [`summarize`] -> [`rewrite`] -> [`formats`] encode.
 
+#![warn(missing_docs)]
+
 pub mod bound;
 pub mod capacity;
 pub mod config;

@@ -14,6 +14,7 @@ use serde::Serialize;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Size {
+    /// Number of messages.
     pub messages: usize,
     /// UTF-8 bytes of the serialized messages plus document-level fields.
     pub bytes: usize,

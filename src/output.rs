@@ -129,7 +129,9 @@ impl Serialize for MessagesJson<'_> {
 /// provenance keys, each replacing a same-named key in place or appended in
 /// [`PROVENANCE_KEYS`] order.
 pub struct MessageJson<'a> {
+    /// The message to write.
     pub m: &'a Message,
+    /// Which view: `Stored` keeps the provenance keys, `Request` drops them (F-4).
     pub view: View,
 }
 

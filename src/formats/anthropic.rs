@@ -13,8 +13,10 @@ use crate::error::{Error, Result};
 use crate::transcript::{json_len, Block, MediaKind, Role};
 use serde_json::{json, Value};
 
+/// Anthropic pairing: all results in the very next user message, `tool_result` blocks first.
 pub const RULES: PairingRules = PairingRules { results_in_one_message: true, results_first: true, exact_result_count: false, results_anywhere_after: false };
 
+/// The Anthropic Messages adapter.
 pub struct Anthropic;
 
 fn media_of(b: &Value) -> Option<(MediaKind, usize, bool)> {

@@ -12,8 +12,10 @@ use crate::error::{Error, Result};
 use crate::transcript::{Block, Role};
 use serde_json::{json, Value};
 
+/// Canonical pairing: like OpenAI Chat, results in the messages right after their call.
 pub const RULES: PairingRules = PairingRules { results_in_one_message: false, results_first: false, exact_result_count: false, results_anywhere_after: false };
 
+/// The canonical JSON adapter.
 pub struct Canonical;
 
 impl Adapter for Canonical {

@@ -44,6 +44,9 @@ pub enum Format {
 }
 
 impl Format {
+    /// The format of a name: `openai-chat`, `openai-responses`, `anthropic`, `gemini`,
+    /// `ai-sdk`, `canonical` (snake_case spellings accepted too). Errors: `unknown_format`
+    /// listing the accepted names.
     pub fn parse(name: &str) -> Result<Format> {
         match name {
             "openai-chat" | "openai_chat" => Ok(Format::OpenaiChat),
@@ -55,6 +58,7 @@ impl Format {
             other => Err(Error::new(ErrorCode::UnknownFormat, format!("unknown format {other:?}; expected one of openai-chat, openai-responses, anthropic, gemini, ai-sdk, canonical"))),
         }
     }
+    /// The format's kebab-case name (as [`Format::parse`] reads it and serde writes it).
     pub fn name(self) -> &'static str {
         match self {
             Format::OpenaiChat => "openai-chat",
@@ -65,6 +69,7 @@ impl Format {
             Format::Canonical => "canonical",
         }
     }
+    /// The format's pairing rules (F-2).
     pub fn rules(self) -> PairingRules {
         match self {
             Format::OpenaiChat => openai_chat::RULES,
@@ -149,6 +154,7 @@ pub struct PairingRules {
 pub struct Usage {
     /// Input (prompt) tokens including cached ones.
     pub input_tokens: u64,
+    /// Output (completion) tokens (`completion_tokens`, `output_tokens`, `candidatesTokenCount`).
     pub output_tokens: u64,
     /// `input + output` unless the provider states a total.
     pub total_tokens: u64,

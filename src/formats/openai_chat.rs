@@ -12,8 +12,10 @@ use crate::error::{Error, Result};
 use crate::transcript::{json_len, Block, MediaKind, Role};
 use serde_json::{json, Value};
 
+/// OpenAI Chat pairing: results in the consecutive `tool` messages right after the call.
 pub const RULES: PairingRules = PairingRules { results_in_one_message: false, results_first: false, exact_result_count: false, results_anywhere_after: false };
 
+/// The OpenAI Chat Completions adapter.
 pub struct OpenaiChat;
 
 fn parts_view(content: &Value, out: &mut Vec<Block>) {

@@ -38,6 +38,7 @@ pub enum EmbedderKind {
 /// JSON shape: `{ record: MemoryRecord, score }`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Hit {
+    /// The matching record.
     pub record: MemoryRecord,
     /// Cosine similarity (unitless), `> 0`.
     pub score: f32,

@@ -127,6 +127,8 @@ pub struct RecallHit {
     pub source_range: [usize; 2],
     /// `narrative` or `tool_output`.
     pub kind: RecordKind,
+    /// The tool's name, for `tool_output` records when known (JSON `toolName`, omitted
+    /// when absent).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tool_name: Option<String>,
     /// Artifact handle (`artifact#N`); the host resolves it through its store (M-2).
@@ -139,6 +141,7 @@ pub struct RecallHit {
 /// JSON shape: `{ query, limit, hits: [RecallHit...] }`; `limit` is the effective one.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RecallResult {
+    /// The query as given.
     pub query: String,
     /// Effective limit after defaulting and clamping (1..=20).
     pub limit: usize,
