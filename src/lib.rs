@@ -3,7 +3,7 @@
 //! A sans-IO context-compaction engine for LLM conversations. The core decides *when*
 //! to compact and *how* (evict, summarize, roll up, rewrite) and never performs IO:
 //! summaries, storage and token counts come from the host through the step protocol
-//! of [`engine`]. The [`wasm`] module is the only code that touches wasm-bindgen.
+//! of [`engine`]. The `wasm` module (built for wasm32 only) is the only code that touches wasm-bindgen.
 //!
 //! Module map (one-way flow): [`formats`] decode -> [`measure`] -> [`trigger`] ->
 //! [`select`] -> [`evict`] -> [`summarize`] -> [`rewrite`] -> [`formats`] encode.

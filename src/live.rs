@@ -192,7 +192,7 @@ impl LiveTranscript {
         self.transcript = t;
     }
 
-    /// Holds a compaction's resulting transcript (see [`LiveTranscript::hold`]): O(n)
+    /// Holds a compaction's resulting transcript (as `LiveTranscript::hold` does): O(n)
     /// in the new transcript's rows.
     pub fn replace(&mut self, t: Transcript) {
         *self = LiveTranscript::hold(self.config.clone(), t, self.measures.calibration);
