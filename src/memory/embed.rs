@@ -9,7 +9,7 @@
 //! A text without tokens has no vector: it is never indexed and never matches.
 
 use crate::transcript::fnv1a;
-use std::collections::BTreeMap;
+use super::sorted::SortedMap;
 
 /// Default number of dimensions of the embedded embedder.
 pub const DEFAULT_DIMENSION: usize = 512;
@@ -139,12 +139,12 @@ fn undouble(base: &str) -> String {
 /// Term counts of a text: `(term hash, count)` sorted by hash. Empty when the text has
 /// no tokens.
 pub(crate) fn term_counts(text: &str) -> Vec<(u64, u32)> {
-    let mut counts: BTreeMap<u64, u32> = BTreeMap::new();
+    let mut counts: SortedMap<u64, u32> = SortedMap::new();
     for t in tokenize(text) {
-        let c = counts.entry(fnv1a(t.as_bytes())).or_insert(0);
+        let c = counts.get_or_insert_with(fnv1a(t.as_bytes()), || 0);
         *c = c.saturating_add(1);
     }
-    counts.into_iter().collect()
+    counts.into_vec()
 }
 
 /// SplitMix64 finaliser: spreads the FNV hash so bucket and sign bits are independent.

@@ -9,7 +9,7 @@ use super::embed::{self, DEFAULT_DIMENSION, EMBEDDER_ID};
 use super::MemoryRecord;
 use crate::error::{Error, ErrorCode, Result};
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, BTreeSet};
+use super::sorted::{SortedMap, SortedSet};
 
 /// Largest dimension an index accepts (host vectors and snapshots).
 pub const MAX_DIMENSION: usize = 65_536;
@@ -135,10 +135,10 @@ impl Vector {
 
 #[derive(Debug, Clone, Default)]
 struct Scope {
-    entries: BTreeMap<Key, Entry>,
-    keys: BTreeMap<String, Key>,
+    entries: SortedMap<Key, Entry>,
+    keys: SortedMap<String, Key>,
     /// term -> number of records holding it (embedded embedder only).
-    df: BTreeMap<u64, u32>,
+    df: SortedMap<u64, u32>,
 }
 
 impl Scope {
@@ -150,7 +150,7 @@ impl Scope {
     fn upsert(&mut self, entry: Entry) -> bool {
         let replaced = self.remove(&entry.record.id);
         for &(t, _) in &entry.terms {
-            let c = self.df.entry(t).or_insert(0);
+            let c = self.df.get_or_insert_with(t, || 0);
             *c = c.saturating_add(1);
         }
         let key = key_of(&entry.record);
@@ -210,7 +210,7 @@ impl Scope {
 pub struct Index {
     dim: usize,
     embedder: EmbedderKind,
-    scopes: BTreeMap<String, Scope>,
+    scopes: SortedMap<String, Scope>,
 }
 
 impl Default for Index {
@@ -234,14 +234,14 @@ impl Index {
     /// An empty index using the embedded embedder with [`DEFAULT_DIMENSION`] (512)
     /// dimensions.
     pub fn new() -> Self {
-        Index { dim: DEFAULT_DIMENSION, embedder: EmbedderKind::Embedded, scopes: BTreeMap::new() }
+        Index { dim: DEFAULT_DIMENSION, embedder: EmbedderKind::Embedded, scopes: SortedMap::new() }
     }
 
     /// An empty index storing host-supplied vectors of exactly `dim` components
     /// (1..=[`MAX_DIMENSION`]). Fails with `memory_failed` otherwise.
     pub fn with_dimension(dim: usize) -> Result<Self> {
         check_dimension(dim)?;
-        Ok(Index { dim, embedder: EmbedderKind::Host, scopes: BTreeMap::new() })
+        Ok(Index { dim, embedder: EmbedderKind::Host, scopes: SortedMap::new() })
     }
 
     /// Number of vector components.
@@ -279,7 +279,7 @@ impl Index {
             return Err(fail("this index stores host vectors; use add_with_vectors"));
         }
         let mut report = AddReport::default();
-        let mut touched: BTreeSet<String> = BTreeSet::new();
+        let mut touched: SortedSet<String> = SortedSet::new();
         for record in records {
             let terms = embed::term_counts(&record.content);
             if terms.is_empty() {
@@ -287,14 +287,14 @@ impl Index {
                 continue;
             }
             touched.insert(record.session.clone());
-            let scope = self.scopes.entry(record.session.clone()).or_default();
+            let scope = self.scopes.get_or_insert_with(record.session.clone(), Scope::default);
             if scope.upsert(Entry { record, terms, vector: None }) {
                 report.replaced += 1;
             } else {
                 report.added += 1;
             }
         }
-        for s in touched {
+        for s in touched.into_vec() {
             if let Some(scope) = self.scopes.get_mut(&s) {
                 scope.reembed(self.dim);
             }
@@ -325,7 +325,7 @@ impl Index {
         }
         let mut report = AddReport::default();
         for (record, vector) in records.into_iter().zip(units) {
-            let scope = self.scopes.entry(record.session.clone()).or_default();
+            let scope = self.scopes.get_or_insert_with(record.session.clone(), Scope::default);
             if scope.upsert(Entry { record, terms: Vec::new(), vector: Some(Vector::Dense(vector)) }) {
                 report.replaced += 1;
             } else {
@@ -391,7 +391,7 @@ impl Index {
         let mut iter: Box<dyn Iterator<Item = (&Key, &Entry)>> = match &after {
             None => Box::new(scope.entries.iter()),
             Some(k) => Box::new(
-                scope.entries.range((std::ops::Bound::Excluded(k.clone()), std::ops::Bound::Unbounded)),
+                scope.entries.iter_after(k),
             ),
         };
         let mut records = Vec::with_capacity(size);
@@ -458,7 +458,7 @@ impl Index {
         }
         check_dimension(snap.dimension)?;
         if snap.embedder == EMBEDDER_ID {
-            let mut index = Index { dim: snap.dimension, embedder: EmbedderKind::Embedded, scopes: BTreeMap::new() };
+            let mut index = Index { dim: snap.dimension, embedder: EmbedderKind::Embedded, scopes: SortedMap::new() };
             index.add(snap.records.into_iter().map(|e| e.record).collect())?;
             Ok(index)
         } else if snap.embedder == HOST_EMBEDDER_ID {

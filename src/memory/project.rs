@@ -4,7 +4,7 @@ use super::{MemoryBatch, MemoryRecord, RecordKind};
 use crate::error::{Error, ErrorCode, Result};
 use crate::transcript::{fnv1a, Block, Message, Role, TranscriptRole};
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, BTreeSet};
+use super::sorted::{SortedMap, SortedSet};
 
 /// Target size of one record's content in UTF-8 bytes. Chunks are cut on char
 /// boundaries, preferably after a newline or a space in the second half of the window.
@@ -109,19 +109,19 @@ fn build(
     evicted_bodies: &[EvictedBody],
 ) -> MemoryBatch {
     // call id -> tool name, from every tool call of the transcript (first wins).
-    let mut names: BTreeMap<&str, &str> = BTreeMap::new();
+    let mut names: SortedMap<&str, &str> = SortedMap::new();
     for m in messages {
         for b in &m.blocks {
             if let Block::ToolCall { id, name, .. } = b {
-                names.entry(id.as_str()).or_insert(name.as_str());
+                names.get_or_insert_with(id.as_str(), || name.as_str());
             }
         }
     }
-    let evicted_calls: BTreeSet<&str> = evicted_bodies.iter().map(|b| b.call_id.as_str()).collect();
-    let offsets: BTreeSet<usize> = discarded.iter().copied().collect();
+    let evicted_calls: SortedSet<&str> = evicted_bodies.iter().map(|b| b.call_id.as_str()).collect();
+    let offsets: SortedSet<usize> = discarded.iter().copied().collect();
 
     let mut records: Vec<MemoryRecord> = Vec::new();
-    for &offset in &offsets {
+    for &offset in offsets.iter() {
         let Some(m) = messages.get(offset) else { continue };
         if excluded(m) {
             continue;

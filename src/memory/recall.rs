@@ -206,7 +206,7 @@ pub fn recall_from_hits(session: &str, query: &str, limit: Option<usize>, hits: 
     let limit = effective_limit(limit);
     let mut own: Vec<Hit> = hits.into_iter().filter(|h| h.record.session == session).collect();
     own.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.record.id.cmp(&b.record.id)));
-    let mut seen = std::collections::BTreeSet::new();
+    let mut seen = super::sorted::SortedSet::new();
     let mut kept: Vec<Hit> = own.into_iter().filter(|h| seen.insert(h.record.id.clone())).collect();
     kept.truncate(limit);
     result(query, limit, kept)
