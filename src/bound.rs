@@ -160,7 +160,7 @@ fn water_fill(sizes: &[u64], available: u64) -> u64 {
         return u64::MAX;
     }
     let mut sorted = sizes.to_vec();
-    sorted.sort_unstable();
+    crate::sorted::sort_by(&mut sorted, |a, b| a.cmp(b));
     let mut left = available;
     let mut n = sorted.len() as u64;
     for s in sorted {

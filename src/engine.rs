@@ -689,7 +689,7 @@ impl Job {
                 _ => None,
             }));
             let mut stored: Vec<(&(usize, usize), &String)> = self.stored.iter().filter(|((off, _), _)| *off == o).collect();
-            stored.sort();
+            crate::sorted::sort_by(&mut stored, |a, b| a.cmp(b));
             let stamped = m.provenance.artifact_ref.as_deref().into_iter().chain(stored.iter().map(|(_, h)| h.as_str()));
             for h in collect_artifact_refs(texts.iter().map(String::as_str), stamped) {
                 artifacts.retain(|x| *x != h);

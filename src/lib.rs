@@ -24,6 +24,7 @@ pub mod output;
 pub mod rewrite;
 pub mod select;
 pub mod session;
+mod sorted;
 pub mod state;
 pub mod summarize;
 pub mod transcript;

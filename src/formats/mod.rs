@@ -570,7 +570,7 @@ pub fn detect(doc: &Value) -> Result<Format> {
             _ => {}
         }
     }
-    votes.sort_by_key(|f| f.name());
+    crate::sorted::sort_by(&mut votes, |a, b| a.name().cmp(b.name()));
     votes.dedup();
     match votes.as_slice() {
         [f] => Ok(*f),

@@ -9,7 +9,7 @@
 //! A text without tokens has no vector: it is never indexed and never matches.
 
 use crate::transcript::fnv1a;
-use super::sorted::SortedMap;
+use crate::sorted::SortedMap;
 
 /// Default number of dimensions of the embedded embedder.
 pub const DEFAULT_DIMENSION: usize = 512;

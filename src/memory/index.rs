@@ -9,7 +9,7 @@ use super::embed::{self, DEFAULT_DIMENSION, EMBEDDER_ID};
 use super::MemoryRecord;
 use crate::error::{Error, ErrorCode, Result};
 use serde::{Deserialize, Serialize};
-use super::sorted::{SortedMap, SortedSet};
+use crate::sorted::{SortedMap, SortedSet};
 
 /// Largest dimension an index accepts (host vectors and snapshots).
 pub const MAX_DIMENSION: usize = 65_536;
@@ -193,7 +193,7 @@ impl Scope {
                 (s.is_finite() && s > MIN_SCORE).then_some((s, k, e))
             })
             .collect();
-        scored.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(b.1)));
+        crate::sorted::sort_by(&mut scored, |a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(b.1)));
         scored
             .into_iter()
             .take(limit)

@@ -17,7 +17,6 @@ pub mod embed;
 pub mod index;
 pub mod project;
 pub mod recall;
-mod sorted;
 
 pub use embed::{tokenize, DEFAULT_DIMENSION};
 pub use index::{AddReport, EmbedderKind, Hit, Index, Page, MAX_DIMENSION};

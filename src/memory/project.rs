@@ -4,7 +4,7 @@ use super::{MemoryBatch, MemoryRecord, RecordKind};
 use crate::error::{Error, ErrorCode, Result};
 use crate::transcript::{fnv1a, Block, Message, Role, TranscriptRole};
 use serde::{Deserialize, Serialize};
-use super::sorted::{SortedMap, SortedSet};
+use crate::sorted::{SortedMap, SortedSet};
 
 /// Target size of one record's content in UTF-8 bytes. Chunks are cut on char
 /// boundaries, preferably after a newline or a space in the second half of the window.
@@ -175,7 +175,7 @@ fn build(
         };
         push_chunks(&mut records, &src, &b.body);
     }
-    records.sort_by(|a, b| {
+    crate::sorted::sort_by(&mut records, |a, b| {
         (a.source_range, a.kind, &a.call_id, a.byte_range, &a.id)
             .cmp(&(b.source_range, b.kind, &b.call_id, b.byte_range, &b.id))
     });

@@ -205,8 +205,8 @@ pub fn recall_with_vector(
 pub fn recall_from_hits(session: &str, query: &str, limit: Option<usize>, hits: Vec<Hit>) -> RecallResult {
     let limit = effective_limit(limit);
     let mut own: Vec<Hit> = hits.into_iter().filter(|h| h.record.session == session).collect();
-    own.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.record.id.cmp(&b.record.id)));
-    let mut seen = super::sorted::SortedSet::new();
+    crate::sorted::sort_by(&mut own, |a, b| b.score.total_cmp(&a.score).then_with(|| a.record.id.cmp(&b.record.id)));
+    let mut seen = crate::sorted::SortedSet::new();
     let mut kept: Vec<Hit> = own.into_iter().filter(|h| seen.insert(h.record.id.clone())).collect();
     kept.truncate(limit);
     result(query, limit, kept)

@@ -2,9 +2,35 @@
 //! `std::collections::BTreeMap`/`BTreeSet` to keep the wasm module small: iteration is
 //! in ascending key order exactly like the B-tree, at a fraction of the code per
 //! key/value type. Inserts and removals are O(n) moves, fine for the index's sizes.
+//! [`sort_by`] is a stable sort that shares one instantiation of the standard library's
+//! sort (over indices) between every element type, for the same reason.
 
 use std::borrow::Borrow;
 use std::cmp::Ordering;
+
+/// Sorts `v` stably by `cmp`: the same order as `slice::sort_by`. The standard sort runs
+/// once, over indices with a `dyn` comparator, so each element type costs only this
+/// small wrapper instead of a whole sort implementation.
+pub(crate) fn sort_by<T>(v: &mut Vec<T>, mut cmp: impl FnMut(&T, &T) -> Ordering) {
+    if v.len() < 2 {
+        return;
+    }
+    let mut order: Vec<usize> = (0..v.len()).collect();
+    {
+        let items: &[T] = v;
+        sort_indices(&mut order, &mut |a, b| match (items.get(a), items.get(b)) {
+            (Some(x), Some(y)) => cmp(x, y),
+            _ => Ordering::Equal,
+        });
+    }
+    let mut slots: Vec<Option<T>> = v.drain(..).map(Some).collect();
+    v.extend(order.iter().filter_map(|&i| slots.get_mut(i).and_then(Option::take)));
+}
+
+#[inline(never)]
+fn sort_indices(order: &mut [usize], cmp: &mut dyn FnMut(usize, usize) -> Ordering) {
+    order.sort_by(|&a, &b| cmp(a, b));
+}
 
 /// Ordered map: entries kept sorted by key, keys unique.
 #[derive(Debug, Clone)]
@@ -186,5 +212,15 @@ mod tests {
         let s: SortedSet<&str> = ["b", "a", "b"].into_iter().collect();
         assert!(s.contains("a") && !s.contains("c"));
         assert_eq!(s.into_vec(), vec!["a", "b"]);
+    }
+
+    #[test]
+    fn sort_by_is_stable_like_std() {
+        let data: Vec<(u8, u32)> = (0..200u32).map(|i| ((i * 7919 % 13) as u8, i)).collect();
+        let mut ours = data.clone();
+        sort_by(&mut ours, |a, b| a.0.cmp(&b.0));
+        let mut std = data;
+        std.sort_by(|a, b| a.0.cmp(&b.0));
+        assert_eq!(ours, std);
     }
 }
