@@ -484,10 +484,10 @@ impl Job {
     }
 
     fn on_artifacts(&mut self, items: Vec<ArtifactItem>, handles: Vec<Option<String>>) -> Result<Step> {
-        let mut nth_of: std::collections::HashMap<usize, usize> = std::collections::HashMap::new();
+        let mut nth_of: crate::sorted::SortedMap<usize, usize> = crate::sorted::SortedMap::new();
         let mut failed = Vec::new();
         for (k, item) in items.iter().enumerate() {
-            let nth = nth_of.entry(item.offset).or_insert(0);
+            let nth = nth_of.get_or_insert_with(item.offset, || 0);
             match handles.get(k).cloned().flatten().filter(|h| !h.trim().is_empty()) {
                 Some(h) => {
                     self.stored.insert((item.offset, *nth), h);
@@ -705,7 +705,7 @@ impl Job {
         let text = format!("{}{}", narrative_part(&narrative).trim_end(), tail);
         let summary_msg = self.summary_message(&text, 1)?;
         // New rows: kept rows in order, the summary after the head and remaining summaries.
-        let folded: std::collections::HashSet<usize> = sel.fold.iter().copied().collect();
+        let folded: crate::sorted::SortedSet<usize> = sel.fold.iter().copied().collect();
         let mut rows: Vec<(Origin, Message)> = Vec::new();
         let insert_at_source = match sel.stage {
             Stage::BeforeRun => sel.summary_end,

@@ -102,7 +102,7 @@ pub fn recent_start(messages: &[Message], from: usize, config: &Config) -> usize
 
 /// Removes from `fold` every tool exchange it does not hold whole (S-4).
 fn whole_exchanges(mut fold: Vec<usize>, ex: &ExchangeIndex) -> Vec<usize> {
-    let set: std::collections::HashSet<usize> = fold.iter().copied().collect();
+    let set: crate::sorted::SortedSet<usize> = fold.iter().copied().collect();
     fold.retain(|&i| match ex.get(i) {
         Some(x) => (x.start..=x.end).all(|k| set.contains(&k)),
         None => true,

@@ -366,7 +366,7 @@ pub fn narrative_part(summary: &str) -> &str {
 pub fn mechanical_summary(rows: &[(usize, &Message)], max_bytes: usize) -> String {
     let mut requests: Vec<String> = Vec::new();
     let mut calls: Vec<(String, String, String)> = Vec::new();
-    let mut outcomes: std::collections::HashMap<String, bool> = std::collections::HashMap::new();
+    let mut outcomes: crate::sorted::SortedMap<String, bool> = crate::sorted::SortedMap::new();
     let mut last_note = String::new();
     let mut earlier = Vec::new();
     for (_, m) in rows {

@@ -11,7 +11,7 @@
 use super::Format;
 use crate::error::{Error, ErrorCode, Result};
 use serde_json::{json, Map, Value};
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::VecDeque;
 
 /// Which log kind [`import`] reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -285,19 +285,19 @@ fn content_part(p: &Value, at: &str) -> Result<Value> {
 
 /// Makes every tool-call id unique (the repair described on [`ImportKind::TauBench`]).
 fn unique_call_ids(messages: &mut [Value]) {
-    let mut taken: HashSet<String> = messages
+    let mut taken: crate::sorted::SortedSet<String> = messages
         .iter()
         .filter_map(|m| m.get("tool_calls").and_then(Value::as_array))
         .flatten()
         .filter_map(|c| c.get("id").and_then(Value::as_str).map(str::to_string))
         .collect();
-    let mut uses: HashMap<String, usize> = HashMap::new();
+    let mut uses: crate::sorted::SortedMap<String, usize> = crate::sorted::SortedMap::new();
     let mut open: Vec<(String, String)> = Vec::new(); // (original id, rewritten id)
     for m in messages.iter_mut() {
         for call in m.get_mut("tool_calls").and_then(Value::as_array_mut).into_iter().flatten() {
             let Some(call) = call.as_object_mut() else { continue };
             let Some(id) = call.get("id").and_then(Value::as_str).map(str::to_string) else { continue };
-            let n = uses.entry(id.clone()).or_insert(0);
+            let n = uses.get_or_insert_with(id.clone(), || 0);
             let new = if *n == 0 {
                 id.clone()
             } else {
