@@ -2,18 +2,13 @@
 //! reports between checks, and per-request bounding. Each returns plain JSON; none
 //! touches the stored transcript.
 
-use super::{from_json, js_error, resolve_format, str_arg, to_json, ContextCompactor};
+use super::{decode_input, from_json, js_error, state_of, str_arg, to_json, ContextCompactor};
 use crate::bound::{bound_request, BoundOptions};
 use crate::capacity::{note_transcript_edit, observe_usage, record_refusal, EditKind, Observation};
 use crate::error::{Error, ErrorCode};
-use crate::formats;
 use crate::state::SessionState;
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
-
-fn state_of(v: &JsValue) -> Result<SessionState, JsValue> {
-    SessionState::from_json(&to_json(v, "state")?).map_err(|e| js_error(&e))
-}
 
 fn state_json(s: &SessionState) -> Result<JsValue, JsValue> {
     from_json(&serde_json::to_value(s).unwrap_or(Value::Null))
@@ -37,9 +32,7 @@ impl ContextCompactor {
     #[wasm_bindgen(js_name = observeUsage)]
     pub fn observe_usage(&self, state: JsValue, transcript: JsValue, observation: JsValue) -> Result<JsValue, JsValue> {
         let state = state_of(&state)?;
-        let doc = to_json(&transcript, "transcript")?;
-        let format = resolve_format(self.format, &doc)?;
-        let t = formats::decode(format, doc).map_err(|e| js_error(&e))?;
+        let t = decode_input(self.format, &transcript)?;
         let obs: Observation = options(&observation, "observation")?;
         state_json(&observe_usage(&state, &t, &self.config, &obs))
     }
@@ -69,9 +62,7 @@ impl ContextCompactor {
     #[wasm_bindgen(js_name = boundRequest)]
     pub fn bound_request(&self, state: JsValue, transcript: JsValue, opts: JsValue) -> Result<JsValue, JsValue> {
         let state = state_of(&state)?;
-        let doc = to_json(&transcript, "transcript")?;
-        let format = resolve_format(self.format, &doc)?;
-        let t = formats::decode(format, doc).map_err(|e| js_error(&e))?;
+        let t = decode_input(self.format, &transcript)?;
         let opts: BoundOptions = options(&opts, "options")?;
         let out = bound_request(&t, &self.config, &state, &opts).map_err(|e| js_error(&e))?;
         from_json(&out.to_json())

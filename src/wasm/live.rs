@@ -6,7 +6,6 @@ use super::{deliver, drive_job, from_json, js_error, parse_signals, resolve_form
 use crate::error::{Error, ErrorCode};
 use crate::formats::View;
 use crate::live::LiveTranscript as Core;
-use crate::state::SessionState;
 use js_sys::Promise;
 use serde_json::Value;
 use std::cell::RefCell;
@@ -58,7 +57,7 @@ impl LiveTranscript {
     /// `compactor.check(state, transcript, signals)` on the whole held transcript, in
     /// time independent of its length (C-9: nothing is recorded).
     pub fn check(&self, state: JsValue, signals: JsValue) -> Result<JsValue, JsValue> {
-        let state = SessionState::from_json(&to_json(&state, "state")?).map_err(|e| js_error(&e))?;
+        let state = super::state_of(&state)?;
         let signals = parse_signals(&signals)?;
         let mut cell = self.inner.borrow_mut();
         let core = cell.as_mut().ok_or_else(busy)?;
@@ -73,7 +72,7 @@ impl LiveTranscript {
     pub fn compact(&self, state: JsValue, hooks: JsValue) -> Promise {
         let inner = self.inner.clone();
         wasm_bindgen_futures::future_to_promise(async move {
-            let state = SessionState::from_json(&to_json(&state, "state")?).map_err(|e| js_error(&e))?;
+            let state = super::state_of(&state)?;
             // Validate the hooks before the held transcript moves into the job.
             super::parse_signals(&hooks)?;
             super::memory::MemoryHooks::from_hooks(&hooks)?;

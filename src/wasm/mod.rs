@@ -99,11 +99,24 @@ pub struct ContextCompactor {
     format: Option<Format>,
 }
 
-fn resolve_format(fixed: Option<Format>, doc: &Value) -> Result<Format, JsValue> {
+pub(crate) fn resolve_format(fixed: Option<Format>, doc: &Value) -> Result<Format, JsValue> {
     match fixed {
         Some(f) => Ok(f),
         None => formats::detect(doc).map_err(|e| js_error(&e)),
     }
+}
+
+/// A host transcript (object or JSON text) decoded in the fixed format, or the detected
+/// one. Errors: `invalid_transcript`, `unknown_format`.
+pub(crate) fn decode_input(fixed: Option<Format>, transcript: &JsValue) -> Result<crate::Transcript, JsValue> {
+    let doc = to_json(transcript, "transcript")?;
+    let format = resolve_format(fixed, &doc)?;
+    formats::decode(format, doc).map_err(|e| js_error(&e))
+}
+
+/// A session state (object, JSON text, or null for a new session). Errors: `invalid_state`.
+pub(crate) fn state_of(v: &JsValue) -> Result<SessionState, JsValue> {
+    SessionState::from_json(&to_json(v, "state")?).map_err(|e| js_error(&e))
 }
 
 #[wasm_bindgen]
@@ -134,10 +147,8 @@ impl ContextCompactor {
     /// Pure check (C-9): `check(state | null, transcript, signals?)` ->
     /// `{ compact, reason, decidedBy, signals: [{ name, unit, value, threshold, crossed }], floor, ... }`.
     pub fn check(&self, state: JsValue, transcript: JsValue, signals: JsValue) -> Result<JsValue, JsValue> {
-        let state = SessionState::from_json(&to_json(&state, "state")?).map_err(|e| js_error(&e))?;
-        let doc = to_json(&transcript, "transcript")?;
-        let format = resolve_format(self.format, &doc)?;
-        let t = formats::decode(format, doc).map_err(|e| js_error(&e))?;
+        let state = state_of(&state)?;
+        let t = decode_input(self.format, &transcript)?;
         // F-5: a transcript that breaks its provider's pairing rules is reported here too.
         formats::validate_pairing(&t).map_err(|e| js_error(&e))?;
         let signals = parse_signals(&signals)?;
@@ -170,11 +181,9 @@ impl ContextCompactor {
     /// ledger as one pinned user-role text message right after the system rows.
     #[wasm_bindgen(js_name = toRequest)]
     pub fn to_request(&self, transcript: JsValue, state: JsValue) -> Result<JsValue, JsValue> {
-        let doc = to_json(&transcript, "transcript")?;
-        let format = resolve_format(self.format, &doc)?;
-        let t = formats::decode(format, doc).map_err(|e| js_error(&e))?;
+        let t = decode_input(self.format, &transcript)?;
         formats::validate_pairing(&t).map_err(|e| js_error(&e))?;
-        let state = SessionState::from_json(&to_json(&state, "state")?).map_err(|e| js_error(&e))?;
+        let state = state_of(&state)?;
         from_json(&crate::session::request_view(&t, &state))
     }
 }
@@ -220,10 +229,8 @@ pub(crate) async fn call_hook(f: &Function, arg: &JsValue) -> Result<JsValue, Js
 }
 
 async fn compact_impl(config: Config, fixed: Option<Format>, state: JsValue, transcript: JsValue, hooks: JsValue) -> Result<JsValue, JsValue> {
-    let state = SessionState::from_json(&to_json(&state, "state")?).map_err(|e| js_error(&e))?;
-    let doc = to_json(&transcript, "transcript")?;
-    let format = resolve_format(fixed, &doc)?;
-    let t = formats::decode(format, doc).map_err(|e| js_error(&e))?;
+    let state = state_of(&state)?;
+    let t = decode_input(fixed, &transcript)?;
     let mut job = start_job(config, state, t, &hooks)?;
     let (outcome, callback_error) = drive_job(&mut job, &hooks).await?;
     finish(&outcome, callback_error, &hooks).await

@@ -13,7 +13,6 @@ use crate::config::Config;
 use crate::error::{Error, ErrorCode};
 use crate::formats::{self, Format};
 use crate::session::{plan_save, record_finding as core_record_finding, request_view, SavePlan, SessionRecord};
-use crate::state::SessionState;
 use js_sys::{Function, Promise, Reflect};
 use serde_json::{json, Value};
 use wasm_bindgen::prelude::*;
@@ -183,7 +182,7 @@ impl Session {
 #[wasm_bindgen(js_name = recordFinding)]
 pub fn record_finding(state: JsValue, text: JsValue) -> Result<JsValue, JsValue> {
     let text = str_arg(&text, "recordFinding: text", ErrorCode::InvalidState)?;
-    let mut s = SessionState::from_json(&to_json(&state, "state")?).map_err(|e| js_error(&e))?;
+    let mut s = super::state_of(&state)?;
     core_record_finding(&mut s, &text).map_err(|e| js_error(&e))?;
     from_json(&serde_json::to_value(&s).unwrap_or(Value::Null))
 }
