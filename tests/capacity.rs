@@ -710,3 +710,30 @@ fn done_when_300_turn_agent_session_never_sends_an_oversized_request_and_never_l
     let t = formats::decode(Format::Anthropic, doc.clone()).unwrap();
     formats::validate_pairing(&t).unwrap();
 }
+
+/// S-8: under byte pressure the default profile keeps fewer recent rows than
+/// `preserve_recent_turns` so the rebuilt request fits under the threshold; Kerkov
+/// (`fitRecentWindow: false`) keeps the count-and-bytes window of S-2.
+#[test]
+fn s8_fewer_recent_rows_under_byte_pressure() {
+    // 12 turns of ~3 KB each: six recent rows are ~18 KB, more than a 4k-token window allows.
+    let mut rows = vec![json!({"role": "system", "content": "sys"})];
+    for k in 0..12 {
+        rows.push(user(&format!("q{k} {}", "x".repeat(3000))));
+        rows.push(assistant(&format!("a{k} {}", "y".repeat(3000))));
+    }
+    rows.push(user("last"));
+    let doc = Value::Array(rows);
+    let run = |fit: bool| {
+        let cfg = config(json!({"profile": "default", "contextWindow": 4000, "fitRecentWindow": fit, "preserveRecentTurns": 6}));
+        let (o, _) = compact_with(Format::OpenaiChat, doc.clone(), cfg, SessionState::default(), Signals { force: true, ..Signals::default() }, fake_summary);
+        assert_eq!(o.status, "compacted", "{}", o.reason);
+        o
+    };
+    let fit = run(true);
+    let plain = run(false);
+    let kept = |o: &context_compactor::engine::Outcome| o.rewrite.as_ref().unwrap().retained.len();
+    assert!(kept(&fit) < kept(&plain), "S-8 keeps fewer rows: {} vs {}", kept(&fit), kept(&plain));
+    assert!(fit.after.estimated_tokens < Config::from_options(&json!({"contextWindow": 4000})).unwrap().threshold_tokens(), "the rebuilt request fits under the threshold");
+    assert!(plain.after.estimated_tokens > fit.after.estimated_tokens);
+}

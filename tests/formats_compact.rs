@@ -222,3 +222,30 @@ fn f5_reused_ids_across_exchanges_are_handled_and_duplicates_in_one_message_reje
     assert_eq!(e.code, context_compactor::ErrorCode::DuplicateToolCallId);
     assert!(e.message.contains("message 1"), "{}", e.message);
 }
+
+/// T-1: fields the engine does not model ride through untouched, on messages and on
+/// blocks, in retained rows of a compacted transcript.
+#[test]
+fn t1_unknown_fields_ride_through_compaction() {
+    let s = session(6, 2, 3000);
+    let mut doc = render(Format::Anthropic, &s, "final request: ship it");
+    let msgs = doc["messages"].as_array_mut().unwrap();
+    for m in msgs.iter_mut() {
+        m["x_vendor"] = json!({"trace": [1, 2, 3]});
+        if let Some(blocks) = m["content"].as_array_mut() {
+            for b in blocks {
+                b["cache_control"] = json!({"type": "ephemeral"});
+            }
+        }
+    }
+    let out = check_outcome(Format::Anthropic, &doc, "final request: ship it", 8000).expect("compacts");
+    let stored = formats::encode(&out.transcript, View::Stored);
+    let kept: Vec<&Value> = stored["messages"].as_array().unwrap().iter().filter(|m| m.get("summary_level").is_none()).collect();
+    assert!(!kept.is_empty());
+    for m in kept {
+        assert_eq!(m["x_vendor"], json!({"trace": [1, 2, 3]}));
+        if let Some(blocks) = m["content"].as_array() {
+            assert!(blocks.iter().all(|b| b["cache_control"] == json!({"type": "ephemeral"})));
+        }
+    }
+}

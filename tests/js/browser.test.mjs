@@ -32,7 +32,7 @@ after(async () => {
   server?.close()
 })
 
-test('J-5 Chromium page (web build, init() fetches the .wasm) matches the golden bytes', { skip }, async () => {
+test('J-1 J-5 Chromium page (web build, init() fetches the .wasm) matches the golden bytes', { skip }, async () => {
   const page = await browser.newPage()
   const errors = []
   page.on('pageerror', (e) => errors.push(e))

@@ -35,18 +35,18 @@ test('J-5 golden fixture: the golden transcript is openai-chat with parallel too
   assert.equal(expected.status, 'compacted')
 })
 
-test('J-5 Node ESM (node + import condition) matches the golden bytes', async () => {
+test('J-1 J-5 Node ESM (node + import condition) matches the golden bytes', async () => {
   assertGolden(await runGolden(api, JSON.parse(golden)), 'node esm')
 })
 
-test('J-5 Node CJS (node + require condition) matches the golden bytes', async () => {
+test('J-1 J-5 Node CJS (node + require condition) matches the golden bytes', async () => {
   const { stdout } = await run(process.execPath, [join(root, 'tests/runtime/cjs-golden.cjs')], { cwd: root })
   const got = JSON.parse(stdout)
   assert.equal(got.format, 'openai-chat')
   assertGolden(got, 'node cjs')
 })
 
-test('J-5 Deno (web build, init() fetches the .wasm) matches the golden bytes', async () => {
+test('J-1 J-5 Deno (web build, init() fetches the .wasm) matches the golden bytes', async () => {
   const { stdout } = await run(bin('deno'), ['run', '--no-prompt', `--allow-read=${root}`, join(root, 'tests/runtime/deno-golden.mjs')],
     { cwd: root, env: { ...process.env, DENO_NO_UPDATE_CHECK: '1', NO_COLOR: '1' } })
   const got = JSON.parse(stdout.trim().split('\n').pop())
@@ -85,7 +85,7 @@ async function freePort() {
   return port
 }
 
-test('J-5 workerd (workerd condition, wasm handed in as a Module) compacts a POSTed transcript to the golden bytes', async () => {
+test('J-1 J-5 workerd (workerd condition, wasm handed in as a Module) compacts a POSTed transcript to the golden bytes', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'cc-workerd-'))
   const port = await freePort()
   let log = ''
@@ -121,7 +121,7 @@ test('J-5 workerd (workerd condition, wasm handed in as a Module) compacts a POS
   }
 })
 
-test('J-5 esbuild browser bundle of the package loads with initSync and matches the golden bytes', async () => {
+test('J-1 J-5 esbuild browser bundle of the package loads with initSync and matches the golden bytes', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'cc-esbuild-'))
   try {
     const entry = join(root, 'tests/runtime/bundle-entry.mjs')

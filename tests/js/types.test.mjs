@@ -10,7 +10,7 @@ import * as api from 'context-compactor'
 
 const root = fileURLToPath(new URL('../../', import.meta.url))
 
-test('tsc --noEmit compiles tests/types/usage.ts against the package types', async () => {
+test('J-3 tsc --noEmit compiles tests/types/usage.ts against the package types', async () => {
   try {
     await promisify(execFile)(join(root, 'node_modules/.bin/tsc'), ['--noEmit', '-p', join(root, 'tests/types')], { cwd: root })
   } catch (err) {
@@ -18,7 +18,7 @@ test('tsc --noEmit compiles tests/types/usage.ts against the package types', asy
   }
 })
 
-test('every runtime export is declared in js/index.d.ts', async () => {
+test('J-3 every runtime export is declared in js/index.d.ts', async () => {
   const dts = await (await import('node:fs/promises')).readFile(join(root, 'js/index.d.ts'), 'utf8')
   for (const name of Object.keys(api)) {
     if (name === 'default') continue
