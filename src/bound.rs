@@ -202,7 +202,7 @@ fn body(c: &Candidate, share: u64) -> (String, usize) {
 
 fn size_of(t: &Transcript, config: &Config, cal: f64, tools_bytes: u64, overhead: u64) -> RequestSize {
     // Sizes from the host (tools, overhead) may be anything up to u64::MAX: saturate.
-    let bytes = (json_len(&encode(t, View::Request)) as u64).saturating_add(tools_bytes).saturating_add(overhead);
+    let bytes = (crate::output::encoded_len(t, View::Request) as u64).saturating_add(tools_bytes).saturating_add(overhead);
     let tokens: u64 = t
         .messages
         .iter()

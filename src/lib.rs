@@ -21,6 +21,7 @@ pub mod live;
 pub mod measure;
 pub mod memory;
 pub mod output;
+pub mod raw;
 pub mod rewrite;
 pub mod select;
 pub mod session;

@@ -63,6 +63,12 @@ impl Serialize for RequestJson<'_> {
     }
 }
 
+/// UTF-8 bytes of `formats::encode(t, view)` as compact JSON, counted while writing it
+/// to nowhere (no text, no `Value` tree).
+pub fn encoded_len(t: &Transcript, view: View) -> usize {
+    crate::transcript::serialized_len(&TranscriptJson { t, view, insert: None })
+}
+
 /// A transcript in one view, shaped as the host gave it (a bare array, or the envelope
 /// object with the message list under its key): the text of `formats::encode(t, view)`,
 /// with `insert` = (index, message) spliced into the list.
@@ -138,23 +144,34 @@ pub struct MessageJson<'a> {
 impl Serialize for MessageJson<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let m = self.m;
-        let Value::Object(raw) = &m.raw else { return m.raw.serialize(s) };
         if self.view == View::Request || m.provenance == Provenance::default() {
-            return raw.serialize(s);
+            return m.raw.serialize(s);
         }
         let prov = match serde_json::to_value(&m.provenance) {
             Ok(Value::Object(p)) => p,
-            _ => return raw.serialize(s),
+            _ => return m.raw.serialize(s),
         };
-        let prov_of = |k: &str| -> Option<&Value> { if PROVENANCE_KEYS.contains(&k) { prov.get(k) } else { None } };
-        let appended: Vec<(&str, &Value)> = PROVENANCE_KEYS.iter().filter(|k| !raw.contains_key(**k)).filter_map(|k| prov.get(*k).map(|v| (*k, v))).collect();
-        let mut map = s.serialize_map(Some(raw.len() + appended.len()))?;
-        for (k, v) in raw {
-            map.serialize_entry(k, prov_of(k).unwrap_or(v))?;
+        let text = m.raw.get();
+        if PROVENANCE_KEYS.iter().any(|k| text.contains(&format!("\"{k}\""))) {
+            // a same-named key may sit in `raw` (the adapter put it there): replace it
+            // in place on the parsed object
+            return formats::encode_message(m, View::Stored).serialize(s);
         }
-        for (k, v) in appended {
-            map.serialize_entry(k, v)?;
+        // `raw` has none of the keys: they are appended, in PROVENANCE_KEYS order
+        let mut extra = String::new();
+        for k in PROVENANCE_KEYS {
+            if let Some(v) = prov.get(k) {
+                if !extra.is_empty() {
+                    extra.push(',');
+                }
+                extra.push_str(&serde_json::to_string(k).unwrap_or_default());
+                extra.push(':');
+                extra.push_str(&serde_json::to_string(v).unwrap_or_default());
+            }
         }
-        map.end()
+        match serde_json::value::RawValue::from_string(m.raw.with_members(&extra)) {
+            Ok(joined) => joined.serialize(s),
+            Err(_) => formats::encode_message(m, View::Stored).serialize(s),
+        }
     }
 }

@@ -72,7 +72,8 @@ pub fn provenance(new_rows: &[(Origin, &Message)], source: &[Message]) -> (Vec<R
     for (origin, m) in new_rows {
         match origin {
             Origin::New => pending_insert.push(encode_message(m, View::Stored)),
-            Origin::Source(s) if source.get(*s).is_some_and(|src| encode_message(src, View::Stored) != encode_message(m, View::Stored)) => {
+            // stored view = raw + provenance, so comparing those compares the views
+            Origin::Source(s) if source.get(*s).is_some_and(|src| src.raw != m.raw || src.provenance != m.provenance) => {
                 pending_insert.push(encode_message(m, View::Stored))
             }
             Origin::Source(s) => {

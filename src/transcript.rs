@@ -1,8 +1,8 @@
 //! The canonical transcript model (T-1..T-4).
 //!
 //! A [`Message`] is two things at once:
-//! - `raw`: the provider-native JSON of the message, exactly as the host gave it
-//!   (minus the engine's provenance keys). Encoding an untouched message writes `raw`
+//! - `raw`: the provider-native JSON of the message as compact text ([`RawJson`]),
+//!   as the host gave it (minus the engine's provenance keys). Encoding an untouched message writes `raw`
 //!   back, so every field the engine does not understand is carried through untouched
 //!   (T-1, F-3).
 //! - `blocks`: the canonical view the engine reasons over (text, media, tool calls,
@@ -14,6 +14,8 @@
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+
+pub use crate::raw::RawJson;
 
 /// Provider-level role of a message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -197,9 +199,9 @@ pub struct Message {
     pub provenance: Provenance,
     /// Canonical view of the content, derived from `raw` by the format adapter.
     pub blocks: Vec<Block>,
-    /// Provider-native JSON, without provenance keys.
-    pub raw: Value,
-    /// Serialized size of `raw` in UTF-8 bytes.
+    /// Provider-native JSON as compact text, without provenance keys.
+    pub raw: RawJson,
+    /// Serialized size of `raw` in UTF-8 bytes (`raw.len()`).
     pub bytes: usize,
 }
 
@@ -298,6 +300,12 @@ impl Envelope {
 
 /// Serialized length of a JSON value in UTF-8 bytes.
 pub fn json_len(v: &Value) -> usize {
+    serialized_len(v)
+}
+
+/// UTF-8 bytes of the compact JSON text of anything serializable, counted while writing
+/// it to nowhere (no text is built).
+pub fn serialized_len<T: Serialize + ?Sized>(v: &T) -> usize {
     struct Counter(usize);
     impl std::io::Write for Counter {
         fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {

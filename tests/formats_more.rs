@@ -89,7 +89,7 @@ fn assert_provenance_views(format: Format, doc: &Value, msgs_key: &str) {
         let m = &t.messages[i];
         assert!(m.provenance.summary_level.is_some() || m.provenance.artifact_ref.is_some());
         for key in ["summary_level", "artifact_ref", "transcript_role", "message_id"] {
-            assert!(m.raw.get(key).is_none(), "provenance key {key} leaked into raw");
+            assert!(m.raw.value().get(key).is_none(), "provenance key {key} leaked into raw");
         }
     }
     let req = formats::encode(&t, View::Request);
@@ -197,7 +197,7 @@ fn f1_gemini_calls_without_ids_pair_by_name_and_position() {
     assert_eq!(result_text(&t, 2, 2), "lib.rs");
     assert!(formats::validate_pairing(&t).is_ok());
     // raw untouched: no ids written
-    assert!(t.messages[1].raw["parts"][1]["functionCall"].get("id").is_none());
+    assert!(t.messages[1].raw.value()["parts"][1]["functionCall"].get("id").is_none());
     // exchange spans the call turn and the answer turn
     let idx = ExchangeIndex::build(&t.messages);
     assert_eq!(idx.get(1), Some(ToolExchange { start: 1, end: 2 }));
@@ -317,7 +317,7 @@ fn f2_gemini_set_result_body_keeps_header() {
     let before = results(&t, 1);
     formats::set_result_body(Format::Gemini, &mut t.messages[1], 0, "[cleared]").unwrap();
     formats::set_result_body(Format::Gemini, &mut t.messages[1], 1, "[image dropped]").unwrap();
-    let raw = &t.messages[1].raw;
+    let raw = &t.messages[1].raw.value();
     assert_eq!(raw["parts"][0]["functionResponse"], json!({ "id": "c1", "name": "ls", "response": { "output": "[cleared]" }, "willContinue": false }));
     assert_eq!(raw["parts"][1]["functionResponse"], json!({ "name": "cat", "response": { "output": "[image dropped]" } }));
     assert_eq!(results(&t, 1), before, "result ids survive an edit");
@@ -561,7 +561,7 @@ fn f2_responses_set_result_body_keeps_header() {
         { "type": "computer_call_output", "call_id": "call_u", "output": { "type": "computer_screenshot", "image_url": "data:," } }
     ]));
     formats::set_result_body(Format::OpenaiResponses, &mut t.messages[1], 0, "[cleared]").unwrap();
-    assert_eq!(t.messages[1].raw, json!({ "type": "function_call_output", "id": "fco_1", "call_id": "call_a", "output": "[cleared]", "status": "completed" }));
+    assert_eq!(t.messages[1].raw.value(), json!({ "type": "function_call_output", "id": "fco_1", "call_id": "call_a", "output": "[cleared]", "status": "completed" }));
     assert_eq!(results(&t, 1), vec!["call_a"]);
     assert_eq!(result_text(&t, 1, 0), "[cleared]");
     assert!(formats::set_result_body(Format::OpenaiResponses, &mut t.messages[1], 1, "x").is_err());
@@ -716,7 +716,7 @@ fn f2_ai_sdk_set_result_body_keeps_header() {
     let mut t = decode(Format::AiSdk, &ai_sdk_doc());
     formats::set_result_body(Format::AiSdk, &mut t.messages[4], 0, "[cleared]").unwrap();
     assert_eq!(
-        t.messages[4].raw,
+        t.messages[4].raw.value(),
         json!({ "role": "tool", "content": [
             { "type": "tool-result", "toolCallId": "t2", "toolName": "weather", "output": { "type": "text", "value": "[cleared]" } }
         ], "providerOptions": { "openai": { "k": "v" } } })
@@ -732,8 +732,8 @@ fn f2_ai_sdk_set_result_body_keeps_header() {
     ]));
     assert!(matches!(&t.messages[1].blocks[0], Block::ToolResult { is_error: true, .. }));
     formats::set_result_body(Format::AiSdk, &mut t.messages[1], 0, "short").unwrap();
-    assert_eq!(t.messages[1].raw["content"][0]["result"], json!("short"));
-    assert!(t.messages[1].raw["content"][0].get("output").is_none());
+    assert_eq!(t.messages[1].raw.value()["content"][0]["result"], json!("short"));
+    assert!(t.messages[1].raw.value()["content"][0].get("output").is_none());
 }
 
 #[test]

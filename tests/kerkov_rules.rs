@@ -461,7 +461,7 @@ fn e2_header_kept_on_evicted_copy_anthropic_is_error() {
     ]});
     let t = formats::decode(Format::Anthropic, rows.clone()).unwrap();
     let (copies, report, _) = evict(Format::Anthropic, &t.messages, &[0, 1, 2, 3], &kerkov()).unwrap();
-    let block = &copies[2].raw["content"][0];
+    let block = &copies[2].raw.value()["content"][0];
     assert_eq!(block["type"], "tool_result");
     assert_eq!(block["tool_use_id"], "t1");
     assert_eq!(block["is_error"], true);
@@ -479,17 +479,17 @@ fn e2_header_kept_on_evicted_copy_openai_name() {
     let rows = vec![sys("sys"), user("scan"), calls(&[("c1", "nmap", "{}")]), json!({ "role": "tool", "tool_call_id": "c1", "name": "nmap_tool", "content": "N".repeat(5_000) }), asst("ok")];
     let t = formats::decode(Format::OpenaiChat, doc(rows)).unwrap();
     let (copies, report, bodies) = evict(Format::OpenaiChat, &t.messages, &[1, 2, 3, 4], &kerkov()).unwrap();
-    let copy = &copies[2].raw;
+    let copy = &copies[2].raw.value();
     assert_eq!(copy["name"], "nmap_tool");
     assert_eq!(copy["tool_call_id"], "c1");
     assert_eq!(copy["role"], "tool");
-    assert_ne!(copy["content"], t.messages[3].raw["content"]);
+    assert_ne!(copy["content"], t.messages[3].raw.value()["content"]);
     assert_eq!(report.len(), 1);
     assert_eq!(report[0].tool_name.as_deref(), Some("nmap_tool"));
     assert_eq!(report[0].call_id, "c1");
     assert_eq!(bodies[0].body.len(), 5_000);
     // the source is untouched (a copy is rewritten)
-    assert_eq!(t.messages[3].raw["content"].as_str().unwrap().len(), 5_000);
+    assert_eq!(t.messages[3].raw.value()["content"].as_str().unwrap().len(), 5_000);
 }
 
 fn evict_report(rows: Vec<Value>) -> Vec<context_compactor::evict::Evicted> {
@@ -541,11 +541,12 @@ fn e4_stamped_ref_becomes_bare_handle_else_clip() {
     let rows = vec![calls(&[("c1", "x", "{}"), ("c2", "y", "{}")]), tool_ref("c1", &"p".repeat(4_000), "artifact#12"), tool("c2", &"q".repeat(4_000))];
     let t = formats::decode(Format::OpenaiChat, doc(rows)).unwrap();
     let (copies, r, _) = evict(Format::OpenaiChat, &t.messages, &[0, 1, 2], &kerkov()).unwrap();
-    assert_eq!(copies[1].raw["content"], "artifact#12");
+    assert_eq!(copies[1].raw.value()["content"], "artifact#12");
     assert_eq!(r[0].handle.as_deref(), Some("artifact#12"));
     assert!(!r[0].clipped);
     assert_eq!(r[0].kept_bytes, "artifact#12".len());
-    let clipped = copies[2].raw["content"].as_str().unwrap();
+    let clipped_raw = copies[2].raw.value();
+    let clipped = clipped_raw["content"].as_str().unwrap();
     assert!(r[1].handle.is_none());
     assert!(r[1].clipped);
     assert!(clipped.contains("unrecoverable"));

@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 use std::collections::BTreeSet;
 
 fn msg(id: &str, role: Role, blocks: Vec<Block>) -> Message {
-    Message { id: id.to_string(), role, provenance: Provenance::default(), blocks, raw: Value::Null, bytes: 0 }
+    Message { id: id.to_string(), role, provenance: Provenance::default(), blocks, raw: context_compactor::transcript::RawJson::from_value(&Value::Null), bytes: 0 }
 }
 
 fn text(t: &str) -> Block {

@@ -20,7 +20,7 @@ pub mod openai_responses;
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::transcript::{
-    json_len, json_len_and_hash, Block, Envelope, Message, Provenance, Role, Transcript, PROVENANCE_KEYS,
+    fnv1a, Block, Envelope, Message, Provenance, RawJson, Role, Transcript, PROVENANCE_KEYS,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -201,11 +201,42 @@ pub fn decode(format: Format, doc: Value) -> Result<Transcript> {
     decode_with_ids(format, doc, &mut ContentIds::default())
 }
 
-/// [`decode`] from JSON text (UTF-8). Errors: `invalid_transcript` for text that is not
-/// JSON, then as [`decode`].
+/// [`decode`] from JSON text (UTF-8). Each message is parsed once to derive its view
+/// and kept as its own slice of `text` when that slice is already compact canonical JSON
+/// ([`crate::raw::is_canonical`]; `JSON.stringify` output is), so the held transcript
+/// has no `Value` tree per message and its sizes and content ids come from the text.
+///
+/// Errors: `invalid_transcript` for text that is not JSON, then as [`decode`].
 pub fn decode_text(format: Format, text: &str) -> Result<Transcript> {
-    let doc: Value = serde_json::from_str(text).map_err(|e| Error::invalid(format!("transcript: invalid JSON: {e}")))?;
-    decode(format, doc)
+    decode_text_with_ids(format, text, &mut ContentIds::default())
+}
+
+/// [`decode_text`], leaving in `ids` the content-id counters after the last row (as
+/// [`decode_with_ids`]).
+pub fn decode_text_with_ids(format: Format, text: &str, ids: &mut ContentIds) -> Result<Transcript> {
+    let key = messages_key(format);
+    let Some(doc) = crate::raw::split_document(text, key) else {
+        // not a well-formed document of this format's shape: the `Value` path reports why
+        let doc: Value = serde_json::from_str(text).map_err(|e| Error::invalid(format!("transcript: invalid JSON: {e}")))?;
+        return decode_with_ids(format, doc, ids);
+    };
+    let envelope = match doc.fields {
+        None => Envelope::default(),
+        Some(fields) => Envelope { messages_key: Some(key.to_string()), fields },
+    };
+    let mut messages = Vec::with_capacity(doc.items.len());
+    for (at, item) in doc.items.into_iter().enumerate() {
+        if let Some(m) = decode_typed(format, item, ids) {
+            messages.push(m);
+            continue;
+        }
+        let value: Value = serde_json::from_str(item.get()).map_err(|e| Error::invalid(format!("message {at}: {e}")))?;
+        messages.push(decode_message(format, value, Some(item), at, ids)?);
+    }
+    if format == Format::Gemini {
+        gemini::link_results(&mut messages);
+    }
+    Ok(Transcript { format, messages, envelope })
 }
 
 /// [`decode`], leaving in `ids` the content-id counters after the last row (so rows
@@ -238,7 +269,7 @@ pub fn decode_with_ids(format: Format, doc: Value, ids: &mut ContentIds) -> Resu
 pub fn decode_rows(format: Format, items: Vec<Value>, first_offset: usize, ids: &mut ContentIds) -> Result<Vec<Message>> {
     let mut messages = Vec::with_capacity(items.len());
     for (k, item) in items.into_iter().enumerate() {
-        messages.push(decode_message(format, item, first_offset + k, ids)?);
+        messages.push(decode_message(format, item, None, first_offset + k, ids)?);
     }
     if format == Format::Gemini {
         gemini::link_results(&mut messages);
@@ -246,11 +277,27 @@ pub fn decode_rows(format: Format, items: Vec<Value>, first_offset: usize, ids: 
     Ok(messages)
 }
 
-fn decode_message(format: Format, item: Value, at: usize, ids: &mut ContentIds) -> Result<Message> {
+/// One message straight from its canonical JSON text, with no `Value` tree, for the
+/// formats with a typed view (OpenAI Chat); `None` sends it down the `Value` path.
+fn decode_typed(format: Format, item: &serde_json::value::RawValue, ids: &mut ContentIds) -> Option<Message> {
+    let (role, blocks) = match format {
+        Format::OpenaiChat => openai_chat::view_text(item.get())?,
+        _ => return None,
+    };
+    let raw = RawJson::from_canonical(item)?;
+    let bytes = raw.len();
+    let id = ids.next(fnv1a(raw.get().as_bytes()));
+    Some(Message { id, role, provenance: Provenance::default(), blocks, raw, bytes })
+}
+
+/// One message. `text`: the host's own JSON text of `item`, kept as the message's `raw`
+/// when it is canonical and carries no provenance keys.
+fn decode_message(format: Format, item: Value, text: Option<&serde_json::value::RawValue>, at: usize, ids: &mut ContentIds) -> Result<Message> {
     let Value::Object(mut map) = item else {
         return Err(Error::invalid(format!("message {at}: expected a JSON object")));
     };
     let mut prov = Map::new();
+    let had_provenance = PROVENANCE_KEYS.iter().any(|k| map.contains_key(*k));
     for key in PROVENANCE_KEYS {
         if let Some(v) = map.remove(key) {
             prov.insert(key.to_string(), v);
@@ -261,13 +308,17 @@ fn decode_message(format: Format, item: Value, at: usize, ids: &mut ContentIds) 
     } else {
         serde_json::from_value(Value::Object(prov)).map_err(|e| Error::invalid(format!("message {at}: bad provenance field: {e}")))?
     };
-    let raw = Value::Object(map);
-    let (role, blocks) = dispatch_view(format, &raw, at)?;
-    // One serialization pass measures the bytes and hashes the content (T-4).
-    let (bytes, hash) = json_len_and_hash(&raw);
+    let value = Value::Object(map);
+    let (role, blocks) = dispatch_view(format, &value, at)?;
+    let raw = match text.filter(|_| !had_provenance).and_then(RawJson::from_canonical) {
+        Some(raw) => raw,
+        None => RawJson::from_value(&value),
+    };
+    drop(value);
+    let bytes = raw.len();
     let id = match &provenance.message_id {
         Some(id) => id.clone(),
-        None => ids.next(hash),
+        None => ids.next(fnv1a(raw.get().as_bytes())),
     };
     Ok(Message { id, role, provenance, blocks, raw, bytes })
 }
@@ -296,7 +347,7 @@ impl ContentIds {
     pub fn id_of(&mut self, m: &Message) -> String {
         match &m.provenance.message_id {
             Some(id) => id.clone(),
-            None => self.next(json_len_and_hash(&m.raw).1),
+            None => self.next(fnv1a(m.raw.get().as_bytes())),
         }
     }
 }
@@ -322,13 +373,14 @@ pub fn pin_unstable_ids(messages: &mut [Message]) {
 /// Builds a [`Message`] from a provider value the engine created or edited.
 pub fn message_from_raw(format: Format, raw: Value, provenance: Provenance, id: String) -> Result<Message> {
     let (role, blocks) = dispatch_view(format, &raw, 0)?;
-    let bytes = json_len(&raw);
+    let raw = RawJson::from_value(&raw);
+    let bytes = raw.len();
     Ok(Message { id, role, provenance, blocks, raw, bytes })
 }
 
 /// Encodes one message in the given view.
 pub fn encode_message(m: &Message, view: View) -> Value {
-    let mut raw = m.raw.clone();
+    let mut raw = m.raw.value();
     if view == View::Stored {
         if let (Value::Object(map), Ok(Value::Object(prov))) = (&mut raw, serde_json::to_value(&m.provenance)) {
             for key in PROVENANCE_KEYS {
@@ -357,17 +409,19 @@ pub fn encode(t: &Transcript, view: View) -> Value {
 /// Replaces the body of the `nth` tool result in `m` and refreshes its view and size.
 /// The results keep the call ids they had in the view (the ids never change with the
 /// body; Gemini's positional links from [`decode`] stay).
+/// Errors: `invalid_transcript` when the adapter refuses the edit; `m` is then untouched.
 pub fn set_result_body(format: Format, m: &mut Message, nth: usize, text: &str) -> Result<()> {
+    let mut raw = m.raw.value();
     match format {
-        Format::OpenaiChat => openai_chat::OpenaiChat::set_result_body(&mut m.raw, nth, text)?,
-        Format::Anthropic => anthropic::Anthropic::set_result_body(&mut m.raw, nth, text)?,
-        Format::Gemini => gemini::Gemini::set_result_body(&mut m.raw, nth, text)?,
-        Format::OpenaiResponses => openai_responses::OpenaiResponses::set_result_body(&mut m.raw, nth, text)?,
-        Format::AiSdk => ai_sdk::AiSdk::set_result_body(&mut m.raw, nth, text)?,
-        Format::Canonical => canonical::Canonical::set_result_body(&mut m.raw, nth, text)?,
+        Format::OpenaiChat => openai_chat::OpenaiChat::set_result_body(&mut raw, nth, text)?,
+        Format::Anthropic => anthropic::Anthropic::set_result_body(&mut raw, nth, text)?,
+        Format::Gemini => gemini::Gemini::set_result_body(&mut raw, nth, text)?,
+        Format::OpenaiResponses => openai_responses::OpenaiResponses::set_result_body(&mut raw, nth, text)?,
+        Format::AiSdk => ai_sdk::AiSdk::set_result_body(&mut raw, nth, text)?,
+        Format::Canonical => canonical::Canonical::set_result_body(&mut raw, nth, text)?,
     }
     let old_ids: Vec<String> = m.result_ids().map(str::to_string).collect();
-    let (role, mut blocks) = dispatch_view(format, &m.raw, 0)?;
+    let (role, mut blocks) = dispatch_view(format, &raw, 0)?;
     let new_count = blocks.iter().filter(|b| matches!(b, Block::ToolResult { .. })).count();
     if new_count == old_ids.len() {
         let mut ids = old_ids.into_iter();
@@ -381,7 +435,8 @@ pub fn set_result_body(format: Format, m: &mut Message, nth: usize, text: &str) 
     }
     m.role = role;
     m.blocks = blocks;
-    m.bytes = json_len(&m.raw);
+    m.raw = RawJson::from_value(&raw);
+    m.bytes = m.raw.len();
     Ok(())
 }
 

@@ -10,7 +10,10 @@
 use super::{Adapter, PairingRules};
 use crate::error::{Error, Result};
 use crate::transcript::{json_len, Block, MediaKind, Role};
+use serde::Deserialize;
+use serde_json::value::RawValue;
 use serde_json::{json, Value};
+use std::borrow::Cow;
 
 /// OpenAI Chat pairing: results in the consecutive `tool` messages right after the call.
 pub const RULES: PairingRules = PairingRules { results_in_one_message: false, results_first: false, exact_result_count: false, results_anywhere_after: false };
@@ -110,4 +113,128 @@ impl Adapter for OpenaiChat {
     fn text_message(text: &str) -> Value {
         json!({ "role": "user", "content": text })
     }
+}
+
+/// The fields of a Chat Completions message the view reads, borrowed from its JSON
+/// text (no `Value` tree). Any shape this does not take (content parts, the legacy
+/// `function_call`, a provenance key, a duplicate field, a wrong type) fails the parse,
+/// and the caller takes the `Value` path, so a view built here is always the one
+/// [`OpenaiChat::view`] builds.
+#[derive(serde::Deserialize)]
+#[allow(dead_code)] // the `refuse` fields are never read: their presence is the point
+struct Row<'a> {
+    #[serde(borrow)]
+    role: Cow<'a, str>,
+    #[serde(default)]
+    content: Option<Content>,
+    #[serde(borrow, default)]
+    tool_calls: Option<Vec<Call<'a>>>,
+    #[serde(borrow, default)]
+    tool_call_id: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    name: Option<Cow<'a, str>>,
+    #[serde(default)]
+    reasoning_content: Option<String>,
+    #[serde(default, deserialize_with = "refuse")]
+    function_call: (),
+    #[serde(default, deserialize_with = "refuse")]
+    summary_level: (),
+    #[serde(default, deserialize_with = "refuse")]
+    artifact_ref: (),
+    #[serde(default, deserialize_with = "refuse")]
+    transcript_role: (),
+    #[serde(default, deserialize_with = "refuse")]
+    message_id: (),
+    #[serde(default, deserialize_with = "refuse")]
+    observation_source: (),
+    #[serde(default, deserialize_with = "refuse")]
+    pinned: (),
+}
+
+#[derive(serde::Deserialize)]
+struct Call<'a> {
+    #[serde(borrow)]
+    id: Cow<'a, str>,
+    #[serde(borrow, default)]
+    function: Option<Function<'a>>,
+}
+
+#[derive(serde::Deserialize)]
+struct Function<'a> {
+    #[serde(borrow, default)]
+    name: Option<Cow<'a, str>>,
+    /// Present-and-null stays `Some("null")`, as the `Value` view reads it.
+    #[serde(borrow, default, deserialize_with = "raw_present")]
+    arguments: Option<&'a RawValue>,
+}
+
+/// String content; anything else (parts) fails the typed parse.
+struct Content(String);
+
+impl<'de> serde::Deserialize<'de> for Content {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Content, D::Error> {
+        String::deserialize(d).map(Content)
+    }
+}
+
+/// A field the typed parse does not take: its presence fails the parse.
+fn refuse<'de, D: serde::Deserializer<'de>>(_: D) -> std::result::Result<(), D::Error> {
+    Err(serde::de::Error::custom("field taken by the Value path"))
+}
+
+fn raw_present<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Option<&'de RawValue>, D::Error> {
+    <&RawValue>::deserialize(d).map(Some)
+}
+
+/// The view of one message straight from its JSON text; `None` when the message needs
+/// the `Value` path (see [`Row`]).
+pub(crate) fn view_text(text: &str) -> Option<(Role, Vec<Block>)> {
+    let row: Row = serde_json::from_str(text).ok()?;
+    let role = match row.role.as_ref() {
+        "system" | "developer" => Role::System,
+        "user" => Role::User,
+        "assistant" => Role::Assistant,
+        "tool" | "function" => Role::Tool,
+        _ => return None,
+    };
+    let mut blocks = Vec::new();
+    let text = row.content.map(|Content(t)| t);
+    if role == Role::Tool {
+        let call_id = match (row.tool_call_id, row.role.as_ref()) {
+            (Some(id), _) => id.into_owned(),
+            (None, "function") => format!("function:{}", row.name.as_deref().unwrap_or("")),
+            (None, _) => return None,
+        };
+        blocks.push(Block::ToolResult {
+            call_id,
+            name: row.name.map(Cow::into_owned),
+            text: text.unwrap_or_default(),
+            is_error: false,
+            media: Vec::new(),
+            media_bytes: 0,
+        });
+        return Some((role, blocks));
+    }
+    if let Some(r) = row.reasoning_content {
+        let bytes = r.len();
+        blocks.push(Block::Reasoning { text: r, bytes, signed: false });
+    }
+    if let Some(t) = text {
+        blocks.push(Block::Text { text: t });
+    }
+    for c in row.tool_calls.unwrap_or_default() {
+        let (name, arguments) = match c.function {
+            Some(f) => {
+                let arguments = match f.arguments {
+                    Some(a) if a.get().starts_with('"') => serde_json::from_str::<String>(a.get()).ok()?,
+                    Some(a) => a.get().to_string(),
+                    None => String::new(),
+                };
+                (f.name.map(Cow::into_owned).unwrap_or_default(), arguments)
+            }
+            None => (String::new(), String::new()),
+        };
+        blocks.push(Block::ToolCall { id: c.id.into_owned(), name, arguments });
+    }
+    Some((role, blocks))
 }

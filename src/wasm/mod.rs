@@ -51,11 +51,20 @@ pub(crate) fn to_json(v: &JsValue, what: &str) -> Result<Value, JsValue> {
         "options" | "signals" | "hooks" | "usage" | "observation" => ErrorCode::InvalidConfig,
         _ => ErrorCode::InvalidTranscript,
     };
-    let text = match v.as_string() {
-        Some(s) => s,
-        None => JSON::stringify(v).map_err(|_| js_error(&Error::new(code, format!("{what}: not JSON-serializable"))))?.as_string().unwrap_or_default(),
-    };
+    let text = json_text(v, what, code)?;
     serde_json::from_str(&text).map_err(|e| js_error(&Error::new(code, format!("{what}: invalid JSON: {e}"))))
+}
+
+/// The JSON text of a host value: the string itself, or `JSON.stringify` of anything
+/// else (`null` for undefined / null). Errors: `code` when it cannot be stringified.
+pub(crate) fn json_text(v: &JsValue, what: &str, code: ErrorCode) -> Result<String, JsValue> {
+    if v.is_undefined() || v.is_null() {
+        return Ok("null".into());
+    }
+    match v.as_string() {
+        Some(s) => Ok(s),
+        None => Ok(JSON::stringify(v).map_err(|_| js_error(&Error::new(code, format!("{what}: not JSON-serializable"))))?.as_string().unwrap_or_default()),
+    }
 }
 
 /// serde_json::Value -> JS value.
@@ -108,10 +117,20 @@ pub(crate) fn resolve_format(fixed: Option<Format>, doc: &Value) -> Result<Forma
 
 /// A host transcript (object or JSON text) decoded in the fixed format, or the detected
 /// one. Errors: `invalid_transcript`, `unknown_format`.
+///
+/// The document crosses the boundary as JSON text (the host's string, or
+/// `JSON.stringify` of its object) and is decoded from that text in one pass
+/// ([`formats::decode_text`]); with no fixed format it is parsed once more to detect it.
 pub(crate) fn decode_input(fixed: Option<Format>, transcript: &JsValue) -> Result<crate::Transcript, JsValue> {
-    let doc = to_json(transcript, "transcript")?;
-    let format = resolve_format(fixed, &doc)?;
-    formats::decode(format, doc).map_err(|e| js_error(&e))
+    let text = json_text(transcript, "transcript", ErrorCode::InvalidTranscript)?;
+    let format = match fixed {
+        Some(f) => f,
+        None => {
+            let doc: Value = serde_json::from_str(&text).map_err(|e| js_error(&Error::new(ErrorCode::InvalidTranscript, format!("transcript: invalid JSON: {e}"))))?;
+            resolve_format(None, &doc)?
+        }
+    };
+    formats::decode_text(format, &text).map_err(|e| js_error(&e))
 }
 
 /// A session state (object, JSON text, or null for a new session). Errors: `invalid_state`.

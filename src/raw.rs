@@ -1,0 +1,284 @@
+//! Messages kept as compact JSON text (issue "Performance": parse once, no `Value` tree
+//! per held message).
+//!
+//! A held message's provider JSON is [`RawJson`]: the exact compact text
+//! `serde_json::to_string` gives for its value (keys in input order, serde_json's
+//! escaping). When the host's text for a message is already in that form (the usual
+//! case: `JSON.stringify` output), the engine keeps a copy of that slice as is, so
+//! measuring a message (UTF-8 bytes), hashing it for its content id (T-4) and writing it
+//! back out (F-3) read the text and never walk a tree. Text in any other form (pretty
+//! printed, `\u00e9` escapes, floats, `\/`) is normalised through `serde_json::Value`
+//! once, so ids, sizes and output bytes do not depend on how the host spelled the JSON.
+
+use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::{Serialize, Serializer};
+use serde_json::value::RawValue;
+use serde_json::Value;
+use std::fmt;
+
+/// One JSON value as compact text in serde_json's canonical form (see the module docs).
+/// Cloning copies the text; equality compares the text.
+#[derive(Clone)]
+pub struct RawJson(Box<RawValue>);
+
+impl RawJson {
+    /// The compact JSON text of `v` (`serde_json::to_string(v)`).
+    pub fn from_value(v: &Value) -> RawJson {
+        match serde_json::value::to_raw_value(v) {
+            Ok(raw) => RawJson(raw),
+            // serializing a `Value` cannot fail (its keys are strings)
+            Err(_) => RawJson(RawValue::NULL.to_owned()),
+        }
+    }
+
+    /// A copy of `text` when it is already canonical compact JSON ([`is_canonical`]),
+    /// else `None`.
+    pub fn from_canonical(text: &RawValue) -> Option<RawJson> {
+        is_canonical(text.get()).then(|| RawJson(text.to_owned()))
+    }
+
+    /// The JSON text.
+    pub fn get(&self) -> &str {
+        self.0.get()
+    }
+
+    /// UTF-8 bytes of the text.
+    pub fn len(&self) -> usize {
+        self.0.get().len()
+    }
+
+    /// True for an empty text (never: a `RawJson` holds one JSON value).
+    pub fn is_empty(&self) -> bool {
+        self.0.get().is_empty()
+    }
+
+    /// The value, parsed from the text (allocates a tree: for edits and tests, not for
+    /// the hot path).
+    pub fn value(&self) -> Value {
+        serde_json::from_str(self.0.get()).unwrap_or(Value::Null)
+    }
+
+    /// The text with `extra` (`"key":value` pairs, comma-separated, already JSON)
+    /// appended as members of this object; the text itself when `extra` is empty or
+    /// this is not an object.
+    pub fn with_members(&self, extra: &str) -> String {
+        let text = self.get();
+        match text.strip_suffix('}') {
+            Some(body) if !extra.is_empty() => {
+                let sep = if body.ends_with('{') { "" } else { "," };
+                let mut out = String::with_capacity(text.len() + extra.len() + 1);
+                out.push_str(body);
+                out.push_str(sep);
+                out.push_str(extra);
+                out.push('}');
+                out
+            }
+            _ => text.to_string(),
+        }
+    }
+}
+
+impl PartialEq for RawJson {
+    fn eq(&self, other: &RawJson) -> bool {
+        self.get() == other.get()
+    }
+}
+
+impl fmt::Debug for RawJson {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.get())
+    }
+}
+
+impl Serialize for RawJson {
+    /// Writes the text verbatim (serde_json's raw-value support).
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.0.serialize(s)
+    }
+}
+
+/// True when `text` is exactly what `serde_json::to_string` writes for the value it
+/// parses to: no whitespace outside strings, strings escaped the way serde_json escapes
+/// them (`\"`, `\\`, `\b`, `\f`, `\n`, `\r`, `\t`, `\u00xx` for other control
+/// characters, everything else literal), and numbers that are integers of at most 18
+/// digits (floats and longer integers may be re-spelled, so they go the slow way).
+/// `text` must be valid JSON (it comes from the parser).
+pub fn is_canonical(text: &str) -> bool {
+    let b = text.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'"' => {
+                i += 1;
+                loop {
+                    match b.get(i) {
+                        None => return false,
+                        Some(b'"') => break,
+                        Some(b'\\') => {
+                            match b.get(i + 1) {
+                                Some(b'"' | b'\\' | b'b' | b'f' | b'n' | b'r' | b't') => i += 2,
+                                Some(b'u') => {
+                                    // serde_json writes `\u00xx` (lowercase hex) only for
+                                    // control characters without a short escape
+                                    let hex = b.get(i + 2..i + 6);
+                                    let ok = match hex {
+                                        Some([b'0', b'0', hi, lo]) => {
+                                            matches!(hi, b'0' | b'1')
+                                                && matches!(lo, b'0'..=b'9' | b'a'..=b'f')
+                                                && !matches!((hi, lo), (b'0', b'8' | b'9' | b'a' | b'c' | b'd'))
+                                        }
+                                        _ => false,
+                                    };
+                                    if !ok {
+                                        return false;
+                                    }
+                                    i += 6;
+                                }
+                                _ => return false,
+                            }
+                        }
+                        Some(_) => i += 1,
+                    }
+                }
+                i += 1;
+            }
+            b'-' | b'0'..=b'9' => {
+                let start = i;
+                if b[i] == b'-' {
+                    i += 1;
+                }
+                let digits = i;
+                while matches!(b.get(i), Some(b'0'..=b'9')) {
+                    i += 1;
+                }
+                let n = i - digits;
+                if n == 0 || n > 18 || (b[digits] == b'0' && (n > 1 || digits > start)) {
+                    return false;
+                }
+                if matches!(b.get(i), Some(b'.' | b'e' | b'E')) {
+                    return false;
+                }
+            }
+            b' ' | b'\n' | b'\r' | b'\t' => return false,
+            _ => i += 1,
+        }
+    }
+    true
+}
+
+/// A host document split at the top level without parsing the messages: a bare array
+/// of messages, or an object whose `key` member is that array (other members parsed).
+pub(crate) struct RawDoc<'a> {
+    /// The messages, each its own slice of the input text.
+    pub items: Vec<&'a RawValue>,
+    /// `None` for a bare array; else the envelope's other members, in order (the
+    /// messages key itself left out, as `formats::decode` leaves it).
+    pub fields: Option<serde_json::Map<String, Value>>,
+}
+
+/// Splits `text` for a format whose messages sit under `key` in an envelope. `None`
+/// when the text is not a well-formed document of that shape (the caller then takes
+/// the `Value` path, which reports the precise error).
+pub(crate) fn split_document<'a>(text: &'a str, key: &str) -> Option<RawDoc<'a>> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    let doc = DocSeed { key }.deserialize(&mut de).ok()?;
+    de.end().ok()?;
+    Some(doc)
+}
+
+struct DocSeed<'k> {
+    key: &'k str,
+}
+
+impl<'de, 'k> DeserializeSeed<'de> for DocSeed<'k> {
+    type Value = RawDoc<'de>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<RawDoc<'de>, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de, 'k> Visitor<'de> for DocSeed<'k> {
+    type Value = RawDoc<'de>;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an array of messages or an envelope object")
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<RawDoc<'de>, A::Error> {
+        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+        while let Some(item) = seq.next_element::<&'de RawValue>()? {
+            items.push(item);
+        }
+        Ok(RawDoc { items, fields: None })
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawDoc<'de>, A::Error> {
+        let mut items = None;
+        let mut fields = serde_json::Map::new();
+        while let Some(k) = map.next_key::<String>()? {
+            if k == self.key {
+                if items.is_some() {
+                    return Err(de::Error::custom("duplicate messages key"));
+                }
+                items = Some(map.next_value::<Vec<&'de RawValue>>()?);
+            } else {
+                let v: Value = map.next_value()?;
+                fields.insert(k, v);
+            }
+        }
+        match items {
+            Some(items) => Ok(RawDoc { items, fields: Some(fields) }),
+            None => Err(de::Error::custom("no messages key")),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn canonical_text_is_exactly_serde_json_output() {
+        let cases = [
+            (r#"{"a":"x\ny","b":[1,-2,0,true,null]}"#, true),
+            (r#"{"a": 1}"#, false),
+            (r#"{"a":"\u00e9"}"#, false),
+            (r#"{"a":"\u001f\u0000"}"#, true),
+            (r#"{"a":"\u0008"}"#, false),
+            (r#"{"a":"\/"}"#, false),
+            (r#"{"a":1.5}"#, false),
+            (r#"{"a":-0}"#, false),
+            (r#"{"a":1e3}"#, false),
+            ("{\"a\":\"é 😀 \u{2028}\"}", true),
+            (r#"{"a":"\u2028"}"#, false),
+            (r#"{"a":123456789012345678}"#, true),
+            (r#"{"a":1234567890123456789}"#, false),
+        ];
+        for (text, want) in cases {
+            assert_eq!(is_canonical(text), want, "{text}");
+            if want {
+                let v: Value = serde_json::from_str(text).unwrap();
+                assert_eq!(serde_json::to_string(&v).unwrap(), text);
+            }
+        }
+    }
+
+    #[test]
+    fn members_are_appended_to_an_object() {
+        let r = RawJson::from_value(&serde_json::json!({"role": "user"}));
+        assert_eq!(r.with_members(r#""pinned":true"#), r#"{"role":"user","pinned":true}"#);
+        let e = RawJson::from_value(&serde_json::json!({}));
+        assert_eq!(e.with_members(r#""pinned":true"#), r#"{"pinned":true}"#);
+        assert_eq!(r.with_members(""), r#"{"role":"user"}"#);
+    }
+
+    #[test]
+    fn documents_split_at_the_top_level() {
+        let d = split_document(r#"[{"a":1}, {"b":2}]"#, "messages").unwrap();
+        assert_eq!(d.items.iter().map(|r| r.get()).collect::<Vec<_>>(), vec![r#"{"a":1}"#, r#"{"b":2}"#]);
+        let d = split_document(r#"{"system":"s","messages":[{"a":1}],"tools":[]}"#, "messages").unwrap();
+        assert_eq!(d.items.len(), 1);
+        let keys: Vec<&String> = d.fields.as_ref().unwrap().keys().collect();
+        assert_eq!(keys, ["system", "tools"]);
+        assert!(split_document(r#"{"messages":{}}"#, "messages").is_none());
+        assert!(split_document(r#"{"other":[]}"#, "messages").is_none());
+        assert!(split_document(r#"[1] x"#, "messages").is_none());
+    }
+}
