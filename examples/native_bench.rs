@@ -9,7 +9,34 @@
 use context_compactor::engine::{run_sync, Job, JobOptions, Reply};
 use context_compactor::state::SessionState;
 use context_compactor::{formats, Config, Format, Profile};
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::time::Instant;
+
+/// Counts live heap bytes and their peak, to see which phase holds what.
+struct Counting;
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
+        let live = LIVE.fetch_add(l.size(), Relaxed) + l.size();
+        PEAK.fetch_max(live, Relaxed);
+        unsafe { System.alloc(l) }
+    }
+    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
+        LIVE.fetch_sub(l.size(), Relaxed);
+        unsafe { System.dealloc(p, l) }
+    }
+}
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+/// Live and peak heap in MB since the last reset, then resets the peak to the live figure.
+fn heap() -> String {
+    let (live, peak) = (LIVE.load(Relaxed), PEAK.load(Relaxed));
+    PEAK.store(live, Relaxed);
+    format!("live {:.1} peak {:.1} MB", live as f64 / 1e6, peak as f64 / 1e6)
+}
 
 fn main() {
     let mut args = std::env::args().skip(1);
@@ -32,6 +59,7 @@ fn main() {
         let rt = t0.elapsed().as_secs_f64() * 1e3;
         drop((v, round));
 
+        let base = heap();
         let t0 = Instant::now();
         let t = match formats::decode_text(Format::OpenaiChat, &text) {
             Ok(t) => t,
@@ -41,6 +69,7 @@ fn main() {
             }
         };
         let t_decode = t0.elapsed().as_secs_f64() * 1e3;
+        let after_decode = heap();
         let mut job = Job::start(Config::preset(Profile::Default), SessionState::default(), t, JobOptions::default());
         let outcome = match run_sync(&mut job, |_| Reply::Failed { message: "no summarizer".into(), context_exceeded: false }) {
             Ok(o) => o,
@@ -50,7 +79,10 @@ fn main() {
             }
         };
         let t_compact = t0.elapsed().as_secs_f64() * 1e3;
+        let after_compact = heap();
         let out = outcome.to_json_string();
+        let after_output = heap();
+        println!("heap (input text {:.1} MB held throughout): start {base} | decode {after_decode} | compact {after_compact} | output {after_output}", text.len() as f64 / 1e6);
         let t_total = t0.elapsed().as_secs_f64() * 1e3;
         println!(
             "round trip {rt:.1} ms | decode {t_decode:.1} compact {:.1} output {:.1} total {t_total:.1} ms = {:.2}x | status {} out {} bytes, fnv {:016x}",

@@ -94,6 +94,12 @@ export interface CompactorOptions {
    * bytes of rows. Default 0.25; Kerkov 1 (window only).
    */
   summaryInputShare?: number
+  /**
+   * Project the discarded rows into memory records (M-1). Default true. `false` for a
+   * host that never recalls: `result.memory.records` is then empty and no memory step
+   * runs, which saves copying every discarded row into the result.
+   */
+  projectMemory?: boolean
   /** Under byte pressure keep fewer recent rows so the rebuilt request fits (S-8). */
   fitRecentWindow?: boolean
   /** Never fold the newest user request (S-6, S-9). */

@@ -114,6 +114,17 @@ pub struct Config {
     /// attempts; the seed names the cadence but not its length). Kerkov: 0 (none).
     #[serde(default = "default_min_boundaries")]
     pub min_boundaries_between: u64,
+    /// Project the discarded rows into memory records (M-1). Default true in every
+    /// profile. A host that never recalls (no memory store, no recall tool) may turn it
+    /// off: the result's `memory` is then `{ session, records: [] }`, no memory step is
+    /// asked, and the compaction skips building and returning a copy of every
+    /// discarded row (for a large fold, most of the result's bytes).
+    #[serde(default = "default_true")]
+    pub project_memory: bool,
+}
+
+fn default_true() -> bool {
+    true
 }
 
 fn default_min_boundaries() -> u64 {
@@ -154,6 +165,7 @@ impl Config {
             rollup_prompt: None,
             min_boundaries_between: 2,
             summary_input_share: 0.25,
+            project_memory: true,
         };
         match profile {
             Profile::Kerkov => Config {
@@ -308,6 +320,9 @@ pub struct ConfigInput {
     /// Overrides [`Config::summary_input_share`], a fraction in (0, 1] (Y-8).
     #[serde(alias = "summary_input_share")]
     pub summary_input_share: Option<f64>,
+    /// Overrides [`Config::project_memory`] (M-1).
+    #[serde(alias = "project_memory")]
+    pub project_memory: Option<bool>,
     /// Accepted and ignored here (the wasm layer reads it): the provider format.
     pub format: Option<String>,
 }
@@ -324,7 +339,7 @@ impl ConfigInput {
         set!(trigger, context_window, threshold_pct, preserve_recent_turns, preserve_recent_bytes,
              evict_tool_result_min_bytes, clip_head_bytes, clip_tail_bytes, max_indexed_artifacts,
              max_summaries_before_rollup, max_rolled_up_summaries,
-             bytes_per_token, image_tokens, summary_max_output_tokens, fit_recent_window, protect_run_request, in_run_stage2, folded_call_ledger, min_boundaries_between, summary_input_share);
+             bytes_per_token, image_tokens, summary_max_output_tokens, fit_recent_window, protect_run_request, in_run_stage2, folded_call_ledger, min_boundaries_between, summary_input_share, project_memory);
         if self.output_reserve_tokens.is_some() {
             c.output_reserve_tokens = self.output_reserve_tokens;
         }

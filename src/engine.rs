@@ -212,8 +212,18 @@ impl Outcome {
     /// [`Outcome::to_json`] as compact JSON text (the same bytes as
     /// `serde_json::to_string(&outcome.to_json())`), written in one streaming pass
     /// without building the result `Value` ([`crate::output::OutcomeJson`]).
+    ///
+    /// The buffer is sized up front from the transcript and memory records it will hold,
+    /// so a large result is written without the buffer doubling (which briefly holds
+    /// the old and the new copy: peak wasm memory).
     pub fn to_json_string(&self) -> String {
-        serde_json::to_string(&crate::output::OutcomeJson(self)).unwrap_or_default()
+        let rows: usize = self.transcript.messages.iter().map(|m| m.bytes + 96).sum();
+        let records: usize = self.memory.as_ref().map_or(0, |b| b.records.iter().map(|r| r.content.len() + r.content.len() / 16 + 256).sum());
+        let mut out = Vec::with_capacity(2 * rows + records + 4096);
+        if serde_json::to_writer(&mut out, &crate::output::OutcomeJson(self)).is_err() {
+            return String::new();
+        }
+        String::from_utf8(out).unwrap_or_default()
     }
 }
 
@@ -869,6 +879,11 @@ impl Job {
         let (retained, discarded, patch) = provenance(&refs, msgs);
         // M-1: project what leaves the transcript; a failed projection, or a host that
         // refuses the batch, fails the compaction before anything is committed (W-3).
+        if self.memory.is_none() && !self.config.project_memory {
+            // projection turned off by the host: nothing to store, nothing to confirm
+            self.memory = Some(MemoryBatch { session: self.session.clone(), records: Vec::new() });
+            self.memory_accepted = true;
+        }
         if self.memory.is_none() {
             let bodies: Vec<crate::memory::EvictedBody> = self
                 .bodies

@@ -106,6 +106,17 @@ impl LiveTranscript {
         Ok(LiveTranscript { config, transcript, ids, measures })
     }
 
+    /// [`LiveTranscript::open`] from the document's JSON text ([`formats::decode_text`]:
+    /// no `Value` tree per held row).
+    ///
+    /// Errors: `invalid_transcript` as [`formats::decode_text`].
+    pub fn open_text(config: Config, format: Format, text: &str) -> Result<LiveTranscript> {
+        let mut ids = ContentIds::default();
+        let transcript = formats::decode_text_with_ids(format, text, &mut ids)?;
+        let measures = Measures::new(&transcript, &config, SessionState::default().calibration());
+        Ok(LiveTranscript { config, transcript, ids, measures })
+    }
+
     /// Holds a decoded transcript: ids as a fresh [`formats::decode`] of its stored view
     /// gives them (stored `message_id`s, else content-derived ids counted from the
     /// start), every row measured at `calibration`.

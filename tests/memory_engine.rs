@@ -112,3 +112,29 @@ fn m1_project_step_rejects_mismatched_replies() {
     let err = j.resume(Some(Reply::Summary { text: "x".into(), usage: None })).err().map(|e| e.code);
     assert_eq!(err, Some(ErrorCode::ProtocolError));
 }
+
+#[test]
+fn m1_project_memory_off_commits_the_same_rewrite_with_no_records_and_no_memory_step() {
+    let on = run_sync(&mut job("sess-a", false), no_summary).expect("runs");
+    let config = serde_json::from_value::<ConfigInput>(json!({ "contextWindow": 4000, "preserveRecentTurns": 2, "maxSummariesBeforeRollup": 1, "projectMemory": false }))
+        .expect("config")
+        .resolve()
+        .expect("resolve");
+    assert!(!config.project_memory);
+    let t = formats::decode(Format::OpenaiChat, transcript()).expect("decode");
+    let signals = Signals { force: true, ..Signals::default() };
+    // confirm = true: a memory step would be asked if there were anything to store
+    let mut j = Job::start(config, SessionState::default(), t, JobOptions { signals, has_summarizer: false }).with_memory("sess-a", true);
+    let mut asked = 0;
+    let off = run_sync_with_memory(&mut j, no_summary, |_| {
+        asked += 1;
+        Reply::Accepted
+    })
+    .expect("runs");
+    assert_eq!(off.status, "compacted", "{}", off.reason);
+    assert_eq!(asked, 0, "no memory step when projection is off");
+    let batch = off.memory.expect("an empty batch");
+    assert_eq!((batch.session.as_str(), batch.records.len()), ("sess-a", 0));
+    assert!(!on.memory.expect("batch").records.is_empty(), "projection is on by default");
+    assert_eq!(encode(&off.transcript, View::Stored), encode(&on.transcript, View::Stored), "same rewrite either way");
+}

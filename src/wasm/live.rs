@@ -2,7 +2,7 @@
 //! decoded transcript and its measurements in the engine between model calls, so
 //! `append` + `check` cost what was appended (see [`crate::live`]).
 
-use super::{deliver, drive_job, from_json, js_error, parse_signals, resolve_format, to_json, ContextCompactor};
+use super::{deliver, drive_job, from_json, js_error, parse_signals, to_json, ContextCompactor};
 use crate::error::{Error, ErrorCode};
 use crate::formats::View;
 use crate::live::LiveTranscript as Core;
@@ -30,9 +30,8 @@ impl ContextCompactor {
     /// the fast path — or an object) once and keeps it with its measures. Throws
     /// `invalid_transcript` / `unknown_format` like `check`.
     pub fn open(&self, transcript: JsValue) -> Result<LiveTranscript, JsValue> {
-        let doc = to_json(&transcript, "transcript")?;
-        let format = resolve_format(self.format, &doc)?;
-        let core = Core::open(self.config.clone(), format, doc).map_err(|e| js_error(&e))?;
+        let (format, text) = super::input_text(self.format, &transcript)?;
+        let core = Core::open_text(self.config.clone(), format, &text).map_err(|e| js_error(&e))?;
         Ok(LiveTranscript { inner: Rc::new(RefCell::new(Some(core))) })
     }
 }

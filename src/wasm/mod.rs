@@ -122,6 +122,13 @@ pub(crate) fn resolve_format(fixed: Option<Format>, doc: &Value) -> Result<Forma
 /// `JSON.stringify` of its object) and is decoded from that text in one pass
 /// ([`formats::decode_text`]); with no fixed format it is parsed once more to detect it.
 pub(crate) fn decode_input(fixed: Option<Format>, transcript: &JsValue) -> Result<crate::Transcript, JsValue> {
+    let (format, text) = input_text(fixed, transcript)?;
+    formats::decode_text(format, &text).map_err(|e| js_error(&e))
+}
+
+/// A host transcript's JSON text and its format (the fixed one, else detected from a
+/// parse of the text). Errors: `invalid_transcript`, `unknown_format`.
+pub(crate) fn input_text(fixed: Option<Format>, transcript: &JsValue) -> Result<(Format, String), JsValue> {
     let text = json_text(transcript, "transcript", ErrorCode::InvalidTranscript)?;
     let format = match fixed {
         Some(f) => f,
@@ -130,7 +137,7 @@ pub(crate) fn decode_input(fixed: Option<Format>, transcript: &JsValue) -> Resul
             resolve_format(None, &doc)?
         }
     };
-    formats::decode_text(format, &text).map_err(|e| js_error(&e))
+    Ok((format, text))
 }
 
 /// A session state (object, JSON text, or null for a new session). Errors: `invalid_state`.
@@ -252,6 +259,9 @@ async fn compact_impl(config: Config, fixed: Option<Format>, state: JsValue, tra
     let t = decode_input(fixed, &transcript)?;
     let mut job = start_job(config, state, t, &hooks)?;
     let (outcome, callback_error) = drive_job(&mut job, &hooks).await?;
+    // the job holds the whole source transcript: free it before the result text is
+    // written, so that text can reuse its memory (peak wasm memory)
+    drop(job);
     finish(&outcome, callback_error, &hooks).await
 }
 

@@ -1,0 +1,148 @@
+//! The text decode path (issue "Performance") is the `Value` decode path, faster: for
+//! any document, `decode_text` of its JSON text (compact, pretty printed, or spelled
+//! with escapes serde_json would not write) gives the same transcript (views, ids,
+//! sizes, provenance) as `decode` of the parsed value, and writes back the same bytes
+//! (T-1, T-4, F-3).
+
+mod common;
+use context_compactor::formats::{self, Format, View};
+use context_compactor::output::encoded_len;
+use proptest::prelude::*;
+use serde_json::{json, Value};
+
+const FORMATS: [Format; 6] = [Format::OpenaiChat, Format::Anthropic, Format::Gemini, Format::OpenaiResponses, Format::AiSdk, Format::Canonical];
+
+/// Escapes every non-ASCII character and `/` as `\uXXXX` / `\/`, the way Python's
+/// `json.dumps` (ensure_ascii) and some loggers spell JSON.
+fn ascii_escaped(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '/' => out.push_str("\\/"),
+            c if (c as u32) < 0x80 => out.push(c),
+            c => {
+                let mut buf = [0u16; 2];
+                for unit in c.encode_utf16(&mut buf) {
+                    out.push_str(&format!("\\u{unit:04X}"));
+                }
+            }
+        }
+    }
+    out
+}
+
+fn assert_same_decode(format: Format, doc: &Value) {
+    let want = formats::decode(format, doc.clone()).expect("the Value path decodes");
+    let compact = serde_json::to_string(doc).unwrap();
+    let pretty = serde_json::to_string_pretty(doc).unwrap();
+    for (spelling, text) in [("compact", compact.clone()), ("pretty", pretty), ("ascii-escaped", ascii_escaped(&compact))] {
+        let got = formats::decode_text(format, &text).unwrap_or_else(|e| panic!("{} {spelling}: {e:?}", format.name()));
+        assert_eq!(got, want, "{} {spelling}: same transcript", format.name());
+        assert_eq!(formats::encode(&got, View::Stored), *doc, "{} {spelling}: round trip (F-3)", format.name());
+        assert_eq!(encoded_len(&got, View::Request), serde_json::to_string(&formats::encode(&got, View::Request)).unwrap().len());
+    }
+}
+
+#[test]
+fn f3_t4_text_decode_equals_value_decode_on_every_format_fixture() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/formats");
+    for f in FORMATS {
+        let doc: Value = serde_json::from_str(&std::fs::read_to_string(dir.join(format!("{}.json", f.name()))).unwrap()).unwrap();
+        assert_same_decode(f, &doc);
+    }
+}
+
+#[test]
+fn t2_provenance_keys_in_the_text_are_lifted_out_of_raw() {
+    let doc = json!([
+        {"role": "user", "content": "hi", "message_id": "u1", "pinned": true},
+        {"role": "user", "content": "[summary]", "summary_level": 1, "transcript_role": "compaction_summary"},
+        {"role": "assistant", "content": "ok", "observation_source": "spoken_unmeasured"},
+    ]);
+    assert_same_decode(Format::OpenaiChat, &doc);
+    let t = formats::decode_text(Format::OpenaiChat, &doc.to_string()).unwrap();
+    assert_eq!(t.messages[0].raw.get(), r#"{"role":"user","content":"hi"}"#);
+    assert_eq!(t.messages[0].provenance.message_id.as_deref(), Some("u1"));
+    assert!(t.messages[1].is_summary());
+}
+
+#[test]
+fn f5_bad_documents_get_the_same_typed_errors_from_text() {
+    for (format, text) in [
+        (Format::OpenaiChat, r#"{"messages": {}}"#),
+        (Format::OpenaiChat, r#"{"model": "x"}"#),
+        (Format::OpenaiChat, r#"[{"role": "wizard", "content": "x"}]"#),
+        (Format::OpenaiChat, r#"[{"role": "tool", "content": "x"}]"#),
+        (Format::OpenaiChat, r#"[{"role": "assistant", "tool_calls": [{"function": {"name": "f"}}]}]"#),
+        (Format::OpenaiChat, r#"[1]"#),
+        (Format::Anthropic, r#"[{"role": "user", "content": 5"#),
+        (Format::Gemini, r#"{"contents": [{"role": "user", "parts": "x"}]}"#),
+    ] {
+        let from_text = formats::decode_text(format, text).map(|_| ()).map_err(|e| (e.code, e.message.clone()));
+        let from_value = serde_json::from_str::<Value>(text)
+            .map_err(|_| ())
+            .map(|v| formats::decode(format, v).map(|_| ()).map_err(|e| (e.code, e.message.clone())));
+        match from_value {
+            Ok(v) => assert_eq!(from_text, v, "{text}"),
+            Err(()) => assert!(from_text.is_err(), "{text}: not JSON"),
+        }
+        assert!(from_text.is_err(), "{text} is rejected");
+    }
+}
+
+/// One OpenAI chat row in any of the shapes the typed text parse takes or hands back
+/// to the `Value` path.
+fn chat_row() -> impl Strategy<Value = Value> {
+    let text = prop_oneof![
+        Just("plain".to_string()),
+        Just("line\nbreak \"quoted\" \\ back \t tab \u{1} ctl".to_string()),
+        Just("ünïcødé 😀 检查 \u{2028}".to_string()),
+        Just(String::new()),
+    ];
+    let content = prop_oneof![
+        text.clone().prop_map(Value::String),
+        Just(Value::Null),
+        text.clone().prop_map(|t| json!([{"type": "text", "text": t}, {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}}])),
+        Just(json!(42)),
+    ];
+    let args = prop_oneof![
+        Just(json!("{\"path\":\"a/b.rs\"}")),
+        Just(json!({"path": "a", "n": 1.5, "big": 12345678901234567890u64})),
+        Just(Value::Null),
+    ];
+    (0usize..6, content, args, text, any::<bool>(), any::<bool>()).prop_map(|(kind, content, args, t, with_extra, with_prov)| {
+        let mut row = match kind {
+            0 => json!({"role": "user", "content": content}),
+            1 => json!({"role": "assistant", "content": content, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "read", "arguments": args}}]}),
+            2 => json!({"role": "tool", "tool_call_id": "c1", "content": content, "name": t}),
+            3 => json!({"role": "assistant", "content": content, "reasoning_content": t}),
+            4 => json!({"role": "function", "name": "legacy", "content": content}),
+            _ => json!({"role": "developer", "content": content}),
+        };
+        if with_extra {
+            row["refusal"] = Value::Null;
+            row["annotations"] = json!([{"type": "url_citation", "score": 0.25}]);
+        }
+        if with_prov {
+            row["message_id"] = json!("m-1");
+        }
+        row
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 200, .. ProptestConfig::default() })]
+    #[test]
+    fn t4_property_openai_chat_text_decode_equals_value_decode(rows in proptest::collection::vec(chat_row(), 1..6), envelope in any::<bool>()) {
+        let doc = if envelope { json!({"model": "m", "messages": rows, "temperature": 0.5}) } else { Value::Array(rows) };
+        let want = formats::decode(Format::OpenaiChat, doc.clone());
+        let got = formats::decode_text(Format::OpenaiChat, &serde_json::to_string(&doc).unwrap());
+        match want {
+            Ok(want) => {
+                prop_assert_eq!(got.as_ref().ok(), Some(&want));
+                assert_same_decode(Format::OpenaiChat, &doc);
+            }
+            Err(e) => prop_assert_eq!(got.err().map(|g| (g.code, g.message)), Some((e.code, e.message))),
+        }
+    }
+}
