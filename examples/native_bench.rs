@@ -17,8 +17,10 @@ use std::time::Instant;
 struct Counting;
 static LIVE: AtomicUsize = AtomicUsize::new(0);
 static PEAK: AtomicUsize = AtomicUsize::new(0);
+static COUNT: AtomicUsize = AtomicUsize::new(0);
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, l: Layout) -> *mut u8 {
+        COUNT.fetch_add(1, Relaxed);
         let live = LIVE.fetch_add(l.size(), Relaxed) + l.size();
         PEAK.fetch_max(live, Relaxed);
         unsafe { System.alloc(l) }
@@ -35,7 +37,8 @@ static GLOBAL: Counting = Counting;
 fn heap() -> String {
     let (live, peak) = (LIVE.load(Relaxed), PEAK.load(Relaxed));
     PEAK.store(live, Relaxed);
-    format!("live {:.1} peak {:.1} MB", live as f64 / 1e6, peak as f64 / 1e6)
+    let n = COUNT.swap(0, Relaxed);
+    format!("live {:.1} peak {:.1} MB, {n} allocations", live as f64 / 1e6, peak as f64 / 1e6)
 }
 
 fn main() {

@@ -148,3 +148,33 @@ test('importTranscript detects provider formats and log kinds', () => {
   assert.equal(document.length, 7)
   assert.throws(() => importTranscript('auto', '{not json'), (e) => e.code === 'invalid_transcript')
 })
+
+test('T-1, F-3: the same session as an object, as JSON.stringify text, pretty printed or \\u-escaped gives byte-identical results', async () => {
+  const compactor = new ContextCompactor({ format: 'openai-chat', contextWindow: 8000 })
+  const transcript = session()
+  transcript[1].content = 'step 0: inspect módulo m0 ✓ 检查 / "quoted"'
+  const asciiEscaped = JSON.stringify(transcript).replace(/[\u0080-\uffff/]/g, (c) => c === '/' ? '\\/' : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+  const inputs = [transcript, JSON.stringify(transcript), JSON.stringify(transcript, null, 2), asciiEscaped]
+  const outs = []
+  for (const input of inputs) {
+    outs.push(JSON.stringify(await compactor.compact(null, input, { force: true, summarize: () => 'S' })))
+  }
+  assert.equal(JSON.parse(outs[0]).status, 'compacted')
+  for (const o of outs.slice(1)) assert.equal(o, outs[0])
+  // ids come from the content, not from how the JSON was spelled (T-4)
+  const ids = (text) => JSON.parse(text).rewrite.retained.map((r) => r.id)
+  assert.deepEqual(ids(outs[3]), ids(outs[0]))
+})
+
+test('M-1: projectMemory false returns the same rewrite with no memory records', async () => {
+  const on = await new ContextCompactor({ format: 'openai-chat', contextWindow: 8000 }).compact(null, session(), { force: true, summarize: () => 'S' })
+  const lean = new ContextCompactor({ format: 'openai-chat', contextWindow: 8000, projectMemory: false })
+  assert.equal(lean.config.projectMemory, false)
+  const off = await lean.compact(null, session(), { force: true, summarize: () => 'S' })
+  assert.equal(off.status, 'compacted')
+  assert.ok(on.memory.records.length > 10)
+  assert.deepEqual(off.memory, { session: on.memory.session, records: [] })
+  assert.deepEqual(off.transcript, on.transcript)
+  assert.deepEqual(off.rewrite, on.rewrite)
+  assert.throws(() => new ContextCompactor({ projectMemory: 'no' }), (e) => e.code === 'invalid_config')
+})
