@@ -321,44 +321,41 @@ pub fn serialized_len<T: Serialize + ?Sized>(v: &T) -> usize {
     c.0
 }
 
-/// Serialized length (UTF-8 bytes) and [`fnv1a`] hash of the compact JSON text of a
-/// value, in one serialization pass with no allocation: the same figures as
-/// `json_len(v)` and `fnv1a(serde_json::to_string(v).as_bytes())`.
-pub fn json_len_and_hash(v: &Value) -> (usize, u64) {
-    struct Hasher {
-        len: usize,
-        hash: u64,
-    }
-    impl std::io::Write for Hasher {
-        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-            self.len += buf.len();
-            let mut h = self.hash;
-            for b in buf {
-                h ^= u64::from(*b);
-                h = h.wrapping_mul(0x0100_0000_01b3);
-            }
-            self.hash = h;
-            Ok(buf.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-    let mut w = Hasher { len: 0, hash: FNV_OFFSET };
-    let _ = serde_json::to_writer(&mut w, v);
-    (w.len, w.hash)
-}
-
 const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
 
 /// FNV-1a 64-bit, used for content-derived ids (deterministic across runtimes).
 pub fn fnv1a(bytes: &[u8]) -> u64 {
-    let mut h: u64 = FNV_OFFSET;
-    for b in bytes {
-        h ^= u64::from(*b);
-        h = h.wrapping_mul(0x0100_0000_01b3);
+    Fnv1a::new().write(bytes).finish()
+}
+
+/// Streaming [`fnv1a`]: hashing parts one after another gives the hash of their
+/// concatenation, with no joined copy.
+#[derive(Debug, Clone, Copy)]
+pub struct Fnv1a(u64);
+
+impl Fnv1a {
+    /// The hash of no bytes.
+    pub fn new() -> Fnv1a {
+        Fnv1a(FNV_OFFSET)
     }
-    h
+    /// Hashes `bytes` after what came before.
+    pub fn write(mut self, bytes: &[u8]) -> Fnv1a {
+        for b in bytes {
+            self.0 ^= u64::from(*b);
+            self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
+        }
+        self
+    }
+    /// The 64-bit hash.
+    pub fn finish(self) -> u64 {
+        self.0
+    }
+}
+
+impl Default for Fnv1a {
+    fn default() -> Fnv1a {
+        Fnv1a::new()
+    }
 }
 
 /// One tool exchange (S-4): the calling assistant message and every message carrying

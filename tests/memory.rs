@@ -483,3 +483,29 @@ fn m4_m2_recall_from_store_hits_filters_foreign_sessions_dedupes_orders_and_clam
     assert_eq!(recall_from_hits("A", "q", Some(500), hits.clone()).limit, 20);
     assert!(recall_from_hits("C", "q", None, hits).hits.is_empty());
 }
+
+#[test]
+fn m1_record_ids_hash_scope_source_position_and_content() {
+    let (messages, discarded, bodies) = sample();
+    let batch = project("sess-x", &messages, &discarded, &bodies);
+    assert!(!batch.records.is_empty());
+    for r in &batch.records {
+        let kind = match r.kind {
+            RecordKind::Narrative => "narrative",
+            RecordKind::ToolOutput => "tool_output",
+        };
+        let key = format!(
+            "{}\0{kind}\0{}\0{}\0{}\0{}\0{}",
+            r.session,
+            r.message_id,
+            r.source_range[0],
+            r.call_id.as_deref().unwrap_or(""),
+            r.byte_range[0],
+            r.content
+        );
+        let want = format!("mem-{:016x}", context_compactor::transcript::fnv1a(key.as_bytes()));
+        assert_eq!(r.id, want, "record {} of message {}", r.byte_range[0], r.message_id);
+    }
+    let parts = context_compactor::transcript::Fnv1a::new().write(b"ab").write(b"").write(b"c").finish();
+    assert_eq!(parts, context_compactor::transcript::fnv1a(b"abc"));
+}

@@ -2,7 +2,7 @@
 
 use super::{MemoryBatch, MemoryRecord, RecordKind};
 use crate::error::{Error, ErrorCode, Result};
-use crate::transcript::{fnv1a, Block, Message, Role, TranscriptRole};
+use crate::transcript::{Block, Fnv1a, Message, Role, TranscriptRole};
 use serde::{Deserialize, Serialize};
 use crate::sorted::{SortedMap, SortedSet};
 
@@ -204,24 +204,18 @@ fn push_chunks(out: &mut Vec<MemoryRecord>, src: &Source<'_>, text: &str) {
 }
 
 fn record_id(src: &Source<'_>, start: usize, content: &str) -> String {
-    let mut key = String::with_capacity(content.len() + 64);
-    key.push_str(src.session);
-    key.push('\0');
-    key.push_str(match src.kind {
+    // the hash of `session \0 kind \0 message id \0 offset \0 call id \0 start \0 content`
+    let kind = match src.kind {
         RecordKind::Narrative => "narrative",
         RecordKind::ToolOutput => "tool_output",
-    });
-    key.push('\0');
-    key.push_str(&src.message.id);
-    key.push('\0');
-    key.push_str(&src.offset.to_string());
-    key.push('\0');
-    key.push_str(src.call_id.as_deref().unwrap_or(""));
-    key.push('\0');
-    key.push_str(&start.to_string());
-    key.push('\0');
-    key.push_str(content);
-    format!("mem-{:016x}", fnv1a(key.as_bytes()))
+    };
+    let (offset, start) = (src.offset.to_string(), start.to_string());
+    let parts = [src.session, kind, &src.message.id, &offset, src.call_id.as_deref().unwrap_or(""), &start];
+    let mut h = Fnv1a::new();
+    for p in parts {
+        h = h.write(p.as_bytes()).write(b"\0");
+    }
+    format!("mem-{:016x}", h.write(content.as_bytes()).finish())
 }
 
 /// Largest char boundary `<= i` in `s` (0 when none).
