@@ -90,6 +90,19 @@ fn f5_bad_documents_get_the_same_typed_errors_from_text() {
     }
 }
 
+/// Text and `Value` decode agree on `doc`: the same transcript, or the same error.
+fn check_doc(format: Format, doc: &Value) -> Result<(), TestCaseError> {
+    let got = formats::decode_text(format, &serde_json::to_string(doc).unwrap());
+    match formats::decode(format, doc.clone()) {
+        Ok(want) => {
+            prop_assert_eq!(got.as_ref().ok(), Some(&want));
+            assert_same_decode(format, doc);
+        }
+        Err(e) => prop_assert_eq!(got.err().map(|g| (g.code, g.message)), Some((e.code, e.message))),
+    }
+    Ok(())
+}
+
 /// One OpenAI chat row in any of the shapes the typed text parse takes or hands back
 /// to the `Value` path.
 fn chat_row() -> impl Strategy<Value = Value> {
@@ -135,14 +148,45 @@ proptest! {
     #[test]
     fn t4_property_openai_chat_text_decode_equals_value_decode(rows in proptest::collection::vec(chat_row(), 1..6), envelope in any::<bool>()) {
         let doc = if envelope { json!({"model": "m", "messages": rows, "temperature": 0.5}) } else { Value::Array(rows) };
-        let want = formats::decode(Format::OpenaiChat, doc.clone());
-        let got = formats::decode_text(Format::OpenaiChat, &serde_json::to_string(&doc).unwrap());
-        match want {
-            Ok(want) => {
-                prop_assert_eq!(got.as_ref().ok(), Some(&want));
-                assert_same_decode(Format::OpenaiChat, &doc);
+        check_doc(Format::OpenaiChat, &doc)?;
+    }
+}
+
+/// One Anthropic message in any of the shapes the typed text parse takes or hands back
+/// to the `Value` path.
+fn anthropic_row() -> impl Strategy<Value = Value> {
+    let text = prop_oneof![Just("plain".to_string()), Just("a\n\"b\" \\ ü 😀".to_string()), Just(String::new())];
+    let block = prop_oneof![
+        text.clone().prop_map(|t| json!({"type": "text", "text": t})),
+        Just(json!({"type": "text", "text": null})),
+        Just(json!({"type": "tool_use", "id": "tu1", "name": "read", "input": {"path": "a", "n": 2}})),
+        Just(json!({"type": "tool_use", "id": "tu2", "name": "read", "input": null})),
+        Just(json!({"type": "tool_use", "id": "tu3", "input": {"f": 0.5}})),
+        text.clone().prop_map(|t| json!({"type": "tool_result", "tool_use_id": "tu1", "content": t, "is_error": true})),
+        Just(json!({"type": "tool_result", "tool_use_id": "tu1"})),
+        Just(json!({"type": "tool_result", "tool_use_id": "tu1", "content": [{"type": "text", "text": "x"}, {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "AAAA"}}]})),
+        Just(json!({"type": "thinking", "thinking": "hmm", "signature": "sig"})),
+        Just(json!({"type": "redacted_thinking", "data": "xyz"})),
+        Just(json!({"type": "image", "source": {"type": "url", "url": "https://x/y.png"}})),
+        Just(json!({"type": "server_tool_use", "id": "srv1", "name": "web_search", "input": {"q": "x"}})),
+        Just(json!({"type": "web_search_tool_result", "tool_use_id": "srv1", "content": [{"type": "web_search_result", "url": "u"}]})),
+        Just(json!({"text": "no type"})),
+    ];
+    (any::<bool>(), prop_oneof![text.prop_map(Value::String), proptest::collection::vec(block, 0..4).prop_map(Value::Array)], any::<bool>())
+        .prop_map(|(user, content, with_prov)| {
+            let mut row = json!({"role": if user { "user" } else { "assistant" }, "content": content});
+            if with_prov {
+                row["pinned"] = json!(true);
             }
-            Err(e) => prop_assert_eq!(got.err().map(|g| (g.code, g.message)), Some((e.code, e.message))),
-        }
+            row
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 200, .. ProptestConfig::default() })]
+    #[test]
+    fn t4_property_anthropic_text_decode_equals_value_decode(rows in proptest::collection::vec(anthropic_row(), 1..5)) {
+        let doc = json!({"system": "s", "messages": rows});
+        check_doc(Format::Anthropic, &doc)?;
     }
 }

@@ -11,7 +11,9 @@
 use super::{Adapter, PairingRules};
 use crate::error::{Error, Result};
 use crate::transcript::{json_len, Block, MediaKind, Role};
+use serde_json::value::RawValue;
 use serde_json::{json, Value};
+use std::borrow::Cow;
 
 /// Anthropic pairing: all results in the very next user message, `tool_result` blocks first.
 pub const RULES: PairingRules = PairingRules { results_in_one_message: true, results_first: true, exact_result_count: false, results_anywhere_after: false };
@@ -114,3 +116,94 @@ impl Adapter for Anthropic {
         json!({ "role": "user", "content": [{ "type": "text", "text": text }] })
     }
 }
+
+/// The fields of an Anthropic message the view reads, borrowed from its JSON text (no
+/// `Value` tree). Any shape this does not take (a provenance key, a duplicate field, a
+/// wrong type, a block this parse leaves to the `Value` path) fails it, and the caller
+/// takes the `Value` path, so a view built here is always the one [`Anthropic::view`]
+/// builds. Needs canonical text (the caller checks): block sizes are their text length.
+#[derive(serde::Deserialize)]
+#[allow(dead_code)] // the `refuse` fields are never read: their presence is the point
+struct Row<'a> {
+    #[serde(borrow)]
+    role: Cow<'a, str>,
+    #[serde(borrow)]
+    content: &'a RawValue,
+    #[serde(default, deserialize_with = "super::openai_chat::refuse")]
+    summary_level: (),
+    #[serde(default, deserialize_with = "super::openai_chat::refuse")]
+    artifact_ref: (),
+    #[serde(default, deserialize_with = "super::openai_chat::refuse")]
+    transcript_role: (),
+    #[serde(default, deserialize_with = "super::openai_chat::refuse")]
+    message_id: (),
+    #[serde(default, deserialize_with = "super::openai_chat::refuse")]
+    observation_source: (),
+    #[serde(default, deserialize_with = "super::openai_chat::refuse")]
+    pinned: (),
+}
+
+/// Every block field any block type reads; which ones count depends on `type`.
+#[derive(serde::Deserialize)]
+struct RawBlock<'a> {
+    #[serde(borrow, rename = "type", default)]
+    ty: Option<Cow<'a, str>>,
+    #[serde(default)]
+    text: Option<String>,
+    #[serde(borrow, default)]
+    id: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    name: Option<Cow<'a, str>>,
+    /// Present-and-null stays `Some("null")`, as the `Value` view reads it.
+    #[serde(borrow, default, deserialize_with = "super::openai_chat::raw_present")]
+    input: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    tool_use_id: Option<Cow<'a, str>>,
+    #[serde(default)]
+    is_error: Option<bool>,
+    #[serde(default)]
+    content: Option<String>,
+}
+
+/// The view of one message straight from its canonical JSON text; `None` when the
+/// message needs the `Value` path (see [`Row`]).
+pub(crate) fn view_text(text: &str) -> Option<(Role, Vec<Block>)> {
+    let row: Row = serde_json::from_str(text).ok()?;
+    let role = match row.role.as_ref() {
+        "user" => Role::User,
+        "assistant" => Role::Assistant,
+        _ => return None,
+    };
+    let content = row.content.get();
+    if content.starts_with('"') {
+        return Some((role, vec![Block::Text { text: serde_json::from_str(content).ok()? }]));
+    }
+    let items: Vec<&RawValue> = serde_json::from_str(content).ok()?;
+    let mut blocks = Vec::with_capacity(items.len());
+    for item in items {
+        let b: RawBlock = serde_json::from_str(item.get()).ok()?;
+        let ty = b.ty.as_deref().unwrap_or("");
+        match ty {
+            "text" => blocks.push(Block::Text { text: b.text.unwrap_or_default() }),
+            "tool_use" => blocks.push(Block::ToolCall {
+                id: b.id?.into_owned(),
+                name: b.name.map(Cow::into_owned).unwrap_or_default(),
+                arguments: b.input.map(|i| i.get().to_string()).unwrap_or_default(),
+            }),
+            // string or absent content only; block content goes the Value way
+            "tool_result" => blocks.push(Block::ToolResult {
+                call_id: b.tool_use_id?.into_owned(),
+                name: None,
+                text: b.content.unwrap_or_default(),
+                is_error: b.is_error.unwrap_or(false),
+                media: Vec::new(),
+                media_bytes: 0,
+            }),
+            "redacted_thinking" => blocks.push(Block::Reasoning { text: String::new(), bytes: item.get().len(), signed: true }),
+            "image" | "document" | "thinking" => return None,
+            _ => blocks.push(Block::Opaque { kind: ty.to_string(), bytes: item.get().len() }),
+        }
+    }
+    Some((role, blocks))
+}
+

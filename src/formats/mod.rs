@@ -278,10 +278,12 @@ pub fn decode_rows(format: Format, items: Vec<Value>, first_offset: usize, ids: 
 }
 
 /// One message straight from its canonical JSON text, with no `Value` tree, for the
-/// formats with a typed view (OpenAI Chat); `None` sends it down the `Value` path.
+/// formats with a typed view (OpenAI Chat, Anthropic); `None` sends it down the `Value`
+/// path.
 fn decode_typed(format: Format, item: &serde_json::value::RawValue, ids: &mut ContentIds) -> Option<Message> {
     let (role, blocks) = match format {
         Format::OpenaiChat => openai_chat::view_text(item.get())?,
+        Format::Anthropic => anthropic::view_text(item.get())?,
         _ => return None,
     };
     let raw = RawJson::from_canonical(item)?;
@@ -667,4 +669,60 @@ fn validate_pairing_anywhere(msgs: &[Message]) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// Test helper for the typed text views: each `taken` row gets the view the `Value`
+/// adapter gives; each `handed_back` row is left to the `Value` path.
+#[cfg(test)]
+pub(crate) fn check_typed_view(
+    typed: fn(&str) -> Option<(Role, Vec<Block>)>,
+    view: fn(&Value, usize) -> Result<(Role, Vec<Block>)>,
+    taken: &[&str],
+    handed_back: &[&str],
+) {
+    for t in taken {
+        let value: Value = serde_json::from_str(t).expect("test row is JSON");
+        assert_eq!(typed(t), view(&value, 0).ok(), "{t}");
+        assert!(typed(t).is_some(), "{t} is taken");
+    }
+    for t in handed_back {
+        assert!(typed(t).is_none(), "{t} is handed back");
+    }
+}
+
+#[cfg(test)]
+mod typed_view_tests {
+    use super::*;
+
+    #[test]
+    fn typed_views_take_common_rows_and_hand_back_the_rest() {
+        {
+            let taken = [
+                r#"{"role":"user","content":"hi"}"#,
+                r#"{"role":"assistant","content":null,"tool_calls":[{"id":"c","type":"function","function":{"name":"f","arguments":"{}"}}]}"#,
+                r#"{"role":"tool","tool_call_id":"c","content":"out"}"#,
+            ];
+            let handed_back = [
+                r#"{"role":"user","content":[{"type":"text","text":"x"}]}"#,
+                r#"{"role":"assistant","function_call":{"name":"f","arguments":"{}"}}"#,
+                r#"{"role":"user","content":"hi","message_id":"m"}"#,
+                r#"{"role":"wizard","content":"hi"}"#,
+            ];
+            check_typed_view(openai_chat::view_text, openai_chat::OpenaiChat::view, &taken, &handed_back);
+        }
+        {
+            let taken = [
+                r#"{"role":"user","content":"hi"}"#,
+                r#"{"role":"assistant","content":[{"type":"text","text":"x"},{"type":"tool_use","id":"t","name":"n","input":{"a":1}}]}"#,
+                r#"{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":"out","is_error":false}]}"#,
+            ];
+            let handed_back = [
+                r#"{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":[{"type":"text","text":"x"}]}]}"#,
+                r#"{"role":"assistant","content":[{"type":"thinking","thinking":"h","signature":"s"}]}"#,
+                r#"{"role":"user","content":"hi","pinned":true}"#,
+                r#"{"role":"system","content":"hi"}"#,
+            ];
+            check_typed_view(anthropic::view_text, anthropic::Anthropic::view, &taken, &handed_back);
+        }
+    }
 }

@@ -178,11 +178,13 @@ impl<'de> serde::Deserialize<'de> for Content {
 }
 
 /// A field the typed parse does not take: its presence fails the parse.
-fn refuse<'de, D: serde::Deserializer<'de>>(_: D) -> std::result::Result<(), D::Error> {
+pub(super) fn refuse<'de, D: serde::Deserializer<'de>>(_: D) -> std::result::Result<(), D::Error> {
     Err(serde::de::Error::custom("field taken by the Value path"))
 }
 
-fn raw_present<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Option<&'de RawValue>, D::Error> {
+/// A field read as its raw JSON text, JSON `null` included (`Option`'s own deserialize
+/// would turn a present `null` into `None`).
+pub(super) fn raw_present<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Option<&'de RawValue>, D::Error> {
     <&RawValue>::deserialize(d).map(Some)
 }
 
@@ -238,3 +240,4 @@ pub(crate) fn view_text(text: &str) -> Option<(Role, Vec<Block>)> {
     }
     Some((role, blocks))
 }
+
