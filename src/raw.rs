@@ -230,6 +230,63 @@ impl<'de, 'k> Visitor<'de> for DocSeed<'k> {
     }
 }
 
+/// A document's top level with every member left as text (for format detection).
+pub(crate) enum RawTop<'a> {
+    /// A bare array: its items.
+    Array(Vec<&'a RawValue>),
+    /// An object: its members in order (a repeated key appears twice).
+    Object(Vec<(String, &'a RawValue)>),
+    /// Any other JSON value.
+    Other,
+}
+
+/// Splits `text` at the top level. Errors: the parser's, for text that is not JSON.
+pub(crate) fn split_top(text: &str) -> Result<RawTop<'_>, serde_json::Error> {
+    struct TopVisitor;
+    impl<'de> Visitor<'de> for TopVisitor {
+        type Value = RawTop<'de>;
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a JSON document")
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<RawTop<'de>, A::Error> {
+            let mut items = Vec::new();
+            while let Some(item) = seq.next_element::<&'de RawValue>()? {
+                items.push(item);
+            }
+            Ok(RawTop::Array(items))
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawTop<'de>, A::Error> {
+            let mut members = Vec::new();
+            while let Some(k) = map.next_key::<String>()? {
+                members.push((k, map.next_value::<&'de RawValue>()?));
+            }
+            Ok(RawTop::Object(members))
+        }
+        fn visit_bool<E: de::Error>(self, _: bool) -> Result<RawTop<'de>, E> {
+            Ok(RawTop::Other)
+        }
+        fn visit_i64<E: de::Error>(self, _: i64) -> Result<RawTop<'de>, E> {
+            Ok(RawTop::Other)
+        }
+        fn visit_u64<E: de::Error>(self, _: u64) -> Result<RawTop<'de>, E> {
+            Ok(RawTop::Other)
+        }
+        fn visit_f64<E: de::Error>(self, _: f64) -> Result<RawTop<'de>, E> {
+            Ok(RawTop::Other)
+        }
+        fn visit_str<E: de::Error>(self, _: &str) -> Result<RawTop<'de>, E> {
+            Ok(RawTop::Other)
+        }
+        fn visit_unit<E: de::Error>(self) -> Result<RawTop<'de>, E> {
+            Ok(RawTop::Other)
+        }
+    }
+    let mut de = serde_json::Deserializer::from_str(text);
+    let top = de.deserialize_any(TopVisitor)?;
+    de.end()?;
+    Ok(top)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

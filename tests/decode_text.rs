@@ -190,3 +190,33 @@ proptest! {
         check_doc(Format::Anthropic, &doc)?;
     }
 }
+
+#[test]
+fn f1_detect_text_agrees_with_detect_on_every_fixture_and_shape() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/formats");
+    let mut docs: Vec<Value> = FORMATS
+        .iter()
+        .map(|f| serde_json::from_str(&std::fs::read_to_string(dir.join(format!("{}.json", f.name()))).unwrap()).unwrap())
+        .collect();
+    docs.extend([
+        json!([{"role": "user", "content": "plain"}]),
+        json!({"system": "s", "messages": [{"role": "user", "content": "x"}]}),
+        json!({"system": "s", "messages": [{"role": "system", "content": "x"}]}),
+        json!({"messages": {}}),
+        json!({"input": "text"}),
+        json!({"contents": []}),
+        json!({"messages": [], "messages": [{"role": "tool", "tool_call_id": "a", "content": "x"}]}),
+        json!(42),
+        json!([{"role": "user", "parts": [{"text": "x"}]}, {"role": "assistant", "tool_calls": []}]),
+    ]);
+    for (k, doc) in docs.iter().enumerate() {
+        let want = formats::detect(doc).map_err(|e| (e.code, e.message));
+        for text in [serde_json::to_string(doc).unwrap(), serde_json::to_string_pretty(doc).unwrap()] {
+            assert_eq!(formats::detect_text(&text).map_err(|e| (e.code, e.message)), want, "doc {k}");
+        }
+        if k < FORMATS.len() {
+            assert_eq!(want, Ok(FORMATS[k]));
+        }
+    }
+    assert_eq!(formats::detect_text("[1,").map_err(|e| e.code), Err(context_compactor::ErrorCode::InvalidTranscript));
+}

@@ -569,32 +569,89 @@ pub fn validate_pairing(t: &Transcript) -> Result<()> {
 /// parts -> AI SDK. Errors: `unknown_format` when the votes disagree or nothing decides
 /// (plain text messages fit several formats: pass the format explicitly).
 pub fn detect(doc: &Value) -> Result<Format> {
-    let items: &[Value] = match doc {
-        Value::Array(a) => a,
+    match doc {
+        Value::Array(items) => detect_items(items.iter().map(Ok)),
         Value::Object(m) => {
-            if m.contains_key("contents") || m.contains_key("systemInstruction") {
-                return Ok(Format::Gemini);
-            }
-            if let Some(Value::Array(a)) = m.get("input") {
-                let _ = a;
-                return Ok(Format::OpenaiResponses);
-            }
-            match m.get("messages") {
-                Some(Value::Array(a)) => {
-                    if m.contains_key("system") {
-                        let ai = a.iter().any(|x| x.get("content").and_then(Value::as_array).is_some_and(|p| p.iter().any(|b| b.get("toolCallId").is_some())));
-                        let has_system_role = a.iter().any(|x| x.get("role").and_then(Value::as_str) == Some("system"));
-                        return Ok(if ai || has_system_role { Format::AiSdk } else { Format::Anthropic });
-                    }
-                    a
+            let has = |k: &str| m.contains_key(k);
+            let array = |k: &str| m.get(k).and_then(Value::as_array);
+            match detect_envelope(has, |k| array(k).is_some())? {
+                Some(f) => Ok(f),
+                None => {
+                    let items = array("messages").map(Vec::as_slice).unwrap_or_default();
+                    detect_messages(has("system"), items.iter().map(Ok))
                 }
-                _ => return Err(Error::new(ErrorCode::UnknownFormat, "cannot detect the format: expected an array of messages or an object with `messages`, `contents` or `input`")),
             }
         }
-        _ => return Err(Error::new(ErrorCode::UnknownFormat, "cannot detect the format of a non-array, non-object document")),
-    };
+        _ => Err(Error::new(ErrorCode::UnknownFormat, "cannot detect the format of a non-array, non-object document")),
+    }
+}
+
+/// [`detect`] from JSON text, parsing one message at a time (never the whole document
+/// as a `Value` tree). Errors: `invalid_transcript` for text that is not JSON, then as
+/// [`detect`].
+pub fn detect_text(text: &str) -> Result<Format> {
+    let invalid = |e: serde_json::Error| Error::invalid(format!("transcript: invalid JSON: {e}"));
+    let parse = |r: &serde_json::value::RawValue| serde_json::from_str::<Value>(r.get()).map_err(invalid);
+    match crate::raw::split_top(text).map_err(invalid)? {
+        crate::raw::RawTop::Array(items) => detect_items(items.into_iter().map(parse)),
+        crate::raw::RawTop::Object(members) => {
+            let get = |k: &str| members.iter().rev().find(|(key, _)| key == k).map(|(_, v)| *v);
+            let has = |k: &str| get(k).is_some();
+            let is_array = |k: &str| get(k).is_some_and(|v| v.get().starts_with('['));
+            match detect_envelope(has, is_array)? {
+                Some(f) => Ok(f),
+                None => {
+                    let items: Vec<&serde_json::value::RawValue> = match get("messages") {
+                        Some(list) => serde_json::from_str(list.get()).map_err(invalid)?,
+                        None => Vec::new(),
+                    };
+                    detect_messages(has("system"), items.into_iter().map(parse))
+                }
+            }
+        }
+        crate::raw::RawTop::Other => Err(Error::new(ErrorCode::UnknownFormat, "cannot detect the format of a non-array, non-object document")),
+    }
+}
+
+/// The envelope keys of an object document: `Some(format)` when they decide it, `None`
+/// when the `messages` array must be read. `has(key)`: the key is present;
+/// `is_array(key)`: its value is an array.
+fn detect_envelope(has: impl Fn(&str) -> bool, is_array: impl Fn(&str) -> bool) -> Result<Option<Format>> {
+    if has("contents") || has("systemInstruction") {
+        return Ok(Some(Format::Gemini));
+    }
+    if is_array("input") {
+        return Ok(Some(Format::OpenaiResponses));
+    }
+    if !is_array("messages") {
+        return Err(Error::new(ErrorCode::UnknownFormat, "cannot detect the format: expected an array of messages or an object with `messages`, `contents` or `input`"));
+    }
+    Ok(None)
+}
+
+/// `{system?, messages}`: with a top-level `system`, Anthropic unless a message has an AI
+/// SDK part (`toolCallId`) or a `system` role; without one, the messages vote.
+fn detect_messages<V: std::borrow::Borrow<Value>>(system: bool, items: impl Iterator<Item = Result<V>>) -> Result<Format> {
+    if !system {
+        return detect_items(items);
+    }
+    let mut ai = false;
+    for x in items {
+        let x = x?;
+        let x = x.borrow();
+        ai = ai
+            || x.get("content").and_then(Value::as_array).is_some_and(|p| p.iter().any(|b| b.get("toolCallId").is_some()))
+            || x.get("role").and_then(Value::as_str) == Some("system");
+    }
+    Ok(if ai { Format::AiSdk } else { Format::Anthropic })
+}
+
+/// The messages' votes (see [`detect`]).
+fn detect_items<V: std::borrow::Borrow<Value>>(items: impl Iterator<Item = Result<V>>) -> Result<Format> {
     let mut votes: Vec<Format> = Vec::new();
     for m in items {
+        let m = m?;
+        let m = m.borrow();
         let role = m.get("role").and_then(Value::as_str);
         if m.get("parts").is_some() || role == Some("model") {
             votes.push(Format::Gemini);

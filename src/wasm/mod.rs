@@ -108,34 +108,25 @@ pub struct ContextCompactor {
     format: Option<Format>,
 }
 
-pub(crate) fn resolve_format(fixed: Option<Format>, doc: &Value) -> Result<Format, JsValue> {
-    match fixed {
-        Some(f) => Ok(f),
-        None => formats::detect(doc).map_err(|e| js_error(&e)),
-    }
-}
-
 /// A host transcript (object or JSON text) decoded in the fixed format, or the detected
 /// one. Errors: `invalid_transcript`, `unknown_format`.
 ///
 /// The document crosses the boundary as JSON text (the host's string, or
 /// `JSON.stringify` of its object) and is decoded from that text in one pass
-/// ([`formats::decode_text`]); with no fixed format it is parsed once more to detect it.
+/// ([`formats::decode_text`]); with no fixed format it is read once more, one message
+/// at a time, to detect it.
 pub(crate) fn decode_input(fixed: Option<Format>, transcript: &JsValue) -> Result<crate::Transcript, JsValue> {
     let (format, text) = input_text(fixed, transcript)?;
     formats::decode_text(format, &text).map_err(|e| js_error(&e))
 }
 
-/// A host transcript's JSON text and its format (the fixed one, else detected from a
-/// parse of the text). Errors: `invalid_transcript`, `unknown_format`.
+/// A host transcript's JSON text and its format (the fixed one, else detected from the
+/// text one message at a time, [`formats::detect_text`]). Errors: `invalid_transcript`, `unknown_format`.
 pub(crate) fn input_text(fixed: Option<Format>, transcript: &JsValue) -> Result<(Format, String), JsValue> {
     let text = json_text(transcript, "transcript", ErrorCode::InvalidTranscript)?;
     let format = match fixed {
         Some(f) => f,
-        None => {
-            let doc: Value = serde_json::from_str(&text).map_err(|e| js_error(&Error::new(ErrorCode::InvalidTranscript, format!("transcript: invalid JSON: {e}"))))?;
-            resolve_format(None, &doc)?
-        }
+        None => formats::detect_text(&text).map_err(|e| js_error(&e))?,
     };
     Ok((format, text))
 }
@@ -402,8 +393,8 @@ pub(crate) async fn deliver(outcome: &Outcome, out: String, callback_error: Opti
 /// shape is ambiguous or unknown.
 #[wasm_bindgen(js_name = detectFormat)]
 pub fn detect_format(transcript: JsValue) -> Result<String, JsValue> {
-    let doc = to_json(&transcript, "transcript")?;
-    formats::detect(&doc).map(|f| f.name().to_string()).map_err(|e| js_error(&e))
+    let text = json_text(&transcript, "transcript", ErrorCode::InvalidTranscript)?;
+    formats::detect_text(&text).map(|f| f.name().to_string()).map_err(|e| js_error(&e))
 }
 
 /// `importTranscript(kind, text)` -> `{ format, document }`.
