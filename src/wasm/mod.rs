@@ -242,15 +242,17 @@ pub(crate) fn is_context_error(err: &JsValue) -> bool {
     if status == Some(413.0) {
         return true;
     }
+    // Lowercased char by char: that differs from `str::to_lowercase` only in a final
+    // sigma, which no (ASCII) pattern below can match anyway.
     let mut text = String::new();
     for k in ["code", "type", "message"] {
         if let Some(s) = get(err, k).as_string() {
-            text.push_str(&s.to_lowercase());
+            text.extend(s.chars().flat_map(char::to_lowercase));
             text.push(' ');
         }
     }
     if let Some(s) = err.as_string() {
-        text.push_str(&s.to_lowercase());
+        text.extend(s.chars().flat_map(char::to_lowercase));
     }
     ["context_length_exceeded", "context length", "context window", "maximum context", "prompt is too long", "request too large", "request_too_large", "too many tokens", "input is too long"]
         .iter()
