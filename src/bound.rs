@@ -193,7 +193,7 @@ fn marker(c: &Candidate, kept: usize) -> String {
 
 fn body(c: &Candidate, share: u64) -> (String, usize) {
     let probe = marker(c, c.text.len());
-    let placeholders: String = c.media.iter().map(|k| format!("[{} omitted]\n", format!("{k:?}").to_lowercase())).collect();
+    let placeholders: String = c.media.iter().map(|k| format!("[{} omitted]\n", format!("{k:?}").to_ascii_lowercase())).collect();
     let room = usize::try_from(share.saturating_sub((probe.len() + placeholders.len() + 1) as u64)).unwrap_or(usize::MAX);
     let kept = floor_boundary(&c.text, room.min(c.text.len()));
     let head = c.text.get(..kept).unwrap_or("");

@@ -2,16 +2,15 @@
 //! reports between checks, and per-request bounding. Each returns plain JSON; none
 //! touches the stored transcript.
 
-use super::{decode_input, from_json, js_error, state_of, str_arg, to_json, ContextCompactor};
+use super::{to_js, decode_input, from_json, js_error, state_of, str_arg, to_json, ContextCompactor};
 use crate::bound::{bound_request, BoundOptions};
 use crate::capacity::{note_transcript_edit, observe_usage, record_refusal, EditKind, Observation};
 use crate::error::{Error, ErrorCode};
 use crate::state::SessionState;
-use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
 fn state_json(s: &SessionState) -> Result<JsValue, JsValue> {
-    from_json(&serde_json::to_value(s).unwrap_or(Value::Null))
+    to_js(s)
 }
 
 fn options<T: serde::de::DeserializeOwned + Default>(v: &JsValue, what: &str) -> Result<T, JsValue> {

@@ -2,7 +2,7 @@
 //! decoded transcript and its measurements in the engine between model calls, so
 //! `append` + `check` cost what was appended (see [`crate::live`]).
 
-use super::{deliver, drive_job, from_json, js_error, parse_signals, to_json, ContextCompactor};
+use super::{to_js, deliver, drive_job, from_json, js_error, parse_signals, to_json, ContextCompactor};
 use crate::error::{Error, ErrorCode};
 use crate::formats::View;
 use crate::live::LiveTranscript as Core;
@@ -61,7 +61,7 @@ impl LiveTranscript {
         let mut cell = self.inner.borrow_mut();
         let core = cell.as_mut().ok_or_else(busy)?;
         let d = core.check(&state, &signals);
-        from_json(&serde_json::to_value(&d).unwrap_or(Value::Null))
+        to_js(&d)
     }
 
     /// `compact(state | null, hooks?)` -> Promise of the same result object as

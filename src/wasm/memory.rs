@@ -6,7 +6,7 @@
 //! Records and results cross as plain JSON (camelCase, see [`crate::memory`]); a
 //! snapshot crosses as a `Uint8Array`.
 
-use super::{call_hook, from_json, get, js_error, js_type, str_arg, to_json};
+use super::{to_js, call_hook, from_json, get, js_error, js_type, str_arg, to_json};
 use crate::error::{Error, ErrorCode};
 use crate::memory::{self, Index, MemoryBatch, MemoryRecord, MAX_DIMENSION, MAX_LIMIT};
 use js_sys::{Array, Function, Promise, JSON};
@@ -88,7 +88,9 @@ fn check_vectors(vectors: &[Vec<f32>], count: usize, dimension: usize) -> Result
     Ok(())
 }
 
-fn json_out<T: serde::Serialize>(v: &T) -> Result<JsValue, JsValue> {
+/// A recall result -> JS value. Through `serde_json::Value`, as ever: its `score` is an
+/// `f32`, which `Value` widens to `f64` (the JSON spelling hosts already see).
+fn json_out(v: &memory::RecallResult) -> Result<JsValue, JsValue> {
     from_json(&serde_json::to_value(v).map_err(|e| fail(e.to_string()))?)
 }
 
@@ -164,7 +166,7 @@ impl MemoryIndex {
     pub fn add(&mut self, records: JsValue) -> Result<JsValue, JsValue> {
         let records = parse_records(&records)?;
         let report = self.inner.add(records).map_err(|e| js_error(&e))?;
-        json_out(&report)
+        to_js(&report)
     }
 
     /// `addWithVectors(records, vectors)`: host vectors (`number[][]`, one per record,
@@ -175,7 +177,7 @@ impl MemoryIndex {
         let records = parse_records(&records)?;
         let vectors = parse_vectors(&vectors, "vectors")?;
         let report = self.inner.add_with_vectors(records, vectors).map_err(|e| js_error(&e))?;
-        json_out(&report)
+        to_js(&report)
     }
 
     /// `recall(session, query, { limit?, vector? })` -> `{ query, limit, hits: [{ id,
@@ -211,7 +213,7 @@ impl MemoryIndex {
         let token = get(&options, "pageToken").as_string();
         let size = get(&options, "pageSize").as_f64().filter(|n| n.is_finite()).map(|n| n.max(1.0).min(1000.0) as usize).unwrap_or(100);
         let page = self.inner.enumerate(session, token.as_deref(), size).map_err(|e| js_error(&e))?;
-        json_out(&page)
+        to_js(&page)
     }
 
     /// `dropScope(session)` -> how many records were removed, all at once (M-4).
@@ -344,7 +346,7 @@ impl MemoryHooks {
         if batch.records.is_empty() {
             return Ok(());
         }
-        let records = from_json(&serde_json::to_value(&batch.records).map_err(|e| fail(e.to_string()))?)?;
+        let records = to_js(&batch.records)?;
         let vectors = match &self.embed {
             Some(f) => Some(self.vectors(f, batch).await?),
             None => None,
@@ -530,7 +532,7 @@ pub async fn enumerate_store(store: JsValue, session: JsValue, options: JsValue)
             None => return Err(fail("store.enumerate() next must be a string or null")),
         }
     };
-    json_out(&memory::Page { records, next })
+    to_js(&memory::Page { records, next })
 }
 
 /// `dropStoreScope(store, session)` -> Promise of the number of records removed, or

@@ -73,6 +73,14 @@ pub(crate) fn from_json(v: &Value) -> Result<JsValue, JsValue> {
     JSON::parse(&text)
 }
 
+/// A serializable engine value -> JS value, through its JSON text (`null` if it cannot
+/// be serialized). Written straight to text, without a `serde_json::Value` in between:
+/// the same text for every type without `f32` fields (an `f32` goes through `Value` as
+/// an `f64` and is spelled differently; those types use `from_json(&to_value(..))`).
+pub(crate) fn to_js<T: serde::Serialize + ?Sized>(v: &T) -> Result<JsValue, JsValue> {
+    JSON::parse(&serde_json::to_string(v).unwrap_or_else(|_| "null".into()))
+}
+
 /// A string argument from JS. wasm-bindgen's glue for a `&str` / `String` parameter
 /// reads a non-string value out of bounds and traps (poisoning the instance), so every
 /// exported string parameter is taken as a `JsValue` and checked here: anything but a
@@ -158,7 +166,7 @@ impl ContextCompactor {
     /// The resolved configuration (plain JSON).
     #[wasm_bindgen(getter)]
     pub fn config(&self) -> Result<JsValue, JsValue> {
-        from_json(&serde_json::to_value(&self.config).unwrap_or(Value::Null))
+        to_js(&self.config)
     }
 
     /// Pure check (C-9): `check(state | null, transcript, signals?)` ->
@@ -170,7 +178,7 @@ impl ContextCompactor {
         formats::validate_pairing(&t).map_err(|e| js_error(&e))?;
         let signals = parse_signals(&signals)?;
         let d = decide(&t, &self.config, &state, &signals);
-        from_json(&serde_json::to_value(&d).unwrap_or(Value::Null))
+        to_js(&d)
     }
 
     /// `compact(state | null, transcript, hooks?)` -> Promise of the result JSON
@@ -225,15 +233,17 @@ pub(crate) fn is_context_error(err: &JsValue) -> bool {
     if status == Some(413.0) {
         return true;
     }
+    // Lowercased char by char: that differs from `str::to_lowercase` only in a final
+    // sigma, which no (ASCII) pattern below can match anyway.
     let mut text = String::new();
     for k in ["code", "type", "message"] {
         if let Some(s) = get(err, k).as_string() {
-            text.push_str(&s.to_lowercase());
+            text.extend(s.chars().flat_map(char::to_lowercase));
             text.push(' ');
         }
     }
     if let Some(s) = err.as_string() {
-        text.push_str(&s.to_lowercase());
+        text.extend(s.chars().flat_map(char::to_lowercase));
     }
     ["context_length_exceeded", "context length", "context window", "maximum context", "prompt is too long", "request too large", "request_too_large", "too many tokens", "input is too long"]
         .iter()
@@ -295,7 +305,7 @@ pub(crate) async fn drive_job(job: &mut Job, hooks: &JsValue) -> Result<(Box<Out
                 let Some(f) = hook else {
                     return Err(js_error(&Error::new(ErrorCode::ProtocolError, "summary requested without a summarize hook")));
                 };
-                let arg = from_json(&serde_json::to_value(&req).unwrap_or(Value::Null))?;
+                let arg = to_js(&req)?;
                 let reply = match call_hook(f, &arg).await {
                     Ok(v) => {
                         if let Some(s) = v.as_string() {
@@ -338,7 +348,7 @@ pub(crate) async fn drive_job(job: &mut Job, hooks: &JsValue) -> Result<(Box<Out
                     let handle = match store.as_ref() {
                         None => None,
                         Some(f) => {
-                            let arg = from_json(&serde_json::to_value(item).unwrap_or(Value::Null))?;
+                            let arg = to_js(item)?;
                             match call_hook(f, &arg).await {
                                 Ok(v) if v.is_undefined() || v.is_null() || v.as_bool() == Some(true) => Some(item.handle.clone()),
                                 Ok(v) => v.as_string().or_else(|| get(&v, "handle").as_string()),
@@ -369,7 +379,7 @@ pub(crate) async fn deliver(outcome: &Outcome, out: String, callback_error: Opti
     let on_event = get(hooks, "onEvent").dyn_into::<Function>().ok();
     if let Some(f) = on_event.as_ref() {
         for ev in &outcome.events {
-            let arg = from_json(&serde_json::to_value(ev).unwrap_or(Value::Null))?;
+            let arg = to_js(ev)?;
             call_hook(f, &arg).await?;
         }
     }

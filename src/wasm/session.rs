@@ -8,7 +8,7 @@
 //! still `expectedRevision`; it refuses a stale one by throwing an error whose `code` is
 //! `stale_revision` or by returning `{ ok: false, reason: "stale_revision" }`.
 
-use super::{drive, finish, from_json, get, js_error, str_arg, to_json, ContextCompactor};
+use super::{to_js, drive, finish, from_json, get, js_error, str_arg, to_json, ContextCompactor};
 use crate::config::Config;
 use crate::error::{Error, ErrorCode};
 use crate::formats::{self, Format};
@@ -55,7 +55,7 @@ impl Store {
     /// One save call with compare-and-swap (W-5): a refused save rejects with
     /// `stale_revision`; any other throw reaches the caller unchanged.
     async fn save(&self, plan: &SavePlan, patch: &Value) -> Result<(), JsValue> {
-        let record = from_json(&serde_json::to_value(&plan.record).unwrap_or(Value::Null))?;
+        let record = to_js(&plan.record)?;
         let opts = from_json(&json!({ "expectedRevision": plan.expected_revision, "revision": plan.record.revision, "patch": patch }))?;
         match await_call(&self.save, &[&record, &opts]).await {
             Ok(v) => {
@@ -137,7 +137,7 @@ impl Session {
         wasm_bindgen_futures::future_to_promise(async move {
             let mut r = store.load().await?;
             r.revision = Some(r.current_revision());
-            from_json(&serde_json::to_value(&r).unwrap_or(Value::Null))
+            to_js(&r)
         })
     }
 
@@ -171,7 +171,7 @@ impl Session {
             state.revision = rev;
             let plan = SavePlan { record: SessionRecord { transcript: loaded.transcript.clone(), state: state.clone(), revision: Some(rev) }, expected_revision: rev };
             store.save(&plan, &Value::Array(vec![])).await?;
-            from_json(&serde_json::to_value(&state).unwrap_or(Value::Null))
+            to_js(&state)
         })
     }
 }
@@ -184,5 +184,5 @@ pub fn record_finding(state: JsValue, text: JsValue) -> Result<JsValue, JsValue>
     let text = str_arg(&text, "recordFinding: text", ErrorCode::InvalidState)?;
     let mut s = super::state_of(&state)?;
     core_record_finding(&mut s, &text).map_err(|e| js_error(&e))?;
-    from_json(&serde_json::to_value(&s).unwrap_or(Value::Null))
+    to_js(&s)
 }
