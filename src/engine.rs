@@ -86,8 +86,10 @@ pub enum Step {
     /// The rewrite is valid and ready; the host must store (embed, put) this memory
     /// batch and answer [`Reply::Accepted`] or [`Reply::Failed`]. Nothing is committed
     /// until it accepts; a failure fails the compaction with `memory_failed` (M-1, W-3).
-    /// Asked only when [`Job::with_memory`] was called with `confirm: true`.
-    Project(Box<MemoryBatch>),
+    /// Asked only when [`Job::with_memory`] was called with `confirm: true`. The batch
+    /// is shared with the job, not copied: drop it before resuming and the outcome takes
+    /// it over without a copy.
+    Project(std::sync::Arc<MemoryBatch>),
     /// Ask the host's artifact store to keep these bodies (E-6); answer with
     /// [`Reply::Artifacts`]. Only asked after [`Job::with_artifact_store`].
     StoreArtifacts(Vec<ArtifactItem>),
@@ -267,7 +269,7 @@ pub struct Job {
     /// Ask the host to accept the batch before committing ([`Step::Project`]).
     confirm_memory: bool,
     /// The projected batch, once built; `memory_accepted` once the host took it.
-    memory: Option<MemoryBatch>,
+    memory: Option<std::sync::Arc<MemoryBatch>>,
     memory_accepted: bool,
     /// Handles the artifact store issued, by (source offset, nth result of the message).
     stored: std::collections::HashMap<(usize, usize), String>,
@@ -881,7 +883,7 @@ impl Job {
         // refuses the batch, fails the compaction before anything is committed (W-3).
         if self.memory.is_none() && !self.config.project_memory {
             // projection turned off by the host: nothing to store, nothing to confirm
-            self.memory = Some(MemoryBatch { session: self.session.clone(), records: Vec::new() });
+            self.memory = Some(std::sync::Arc::new(MemoryBatch { session: self.session.clone(), records: Vec::new() }));
             self.memory_accepted = true;
         }
         if self.memory.is_none() {
@@ -891,13 +893,14 @@ impl Job {
                 .map(|b| crate::memory::EvictedBody { offset: b.offset, call_id: b.call_id.clone(), tool_name: b.tool_name.clone(), handle: b.handle.clone(), body: b.body.clone() })
                 .collect();
             match try_project(&self.session, msgs, &discarded, &bodies) {
-                Ok(batch) => self.memory = Some(batch),
+                Ok(batch) => self.memory = Some(std::sync::Arc::new(batch)),
                 Err(e) => return self.done("failed", format!("memory_failed: {}", e.message), Some(e)),
             }
         }
         if self.confirm_memory && !self.memory_accepted {
             self.phase = Phase::AwaitProject;
-            return Ok(Step::Project(Box::new(self.memory.clone().unwrap_or_default())));
+            // shared, not copied: the host reads the batch while the job keeps it
+            return Ok(Step::Project(self.memory.clone().unwrap_or_default()));
         }
         let cal = self.state.calibration();
         let before = transcript_size(&self.source, &self.config, cal);
@@ -951,7 +954,8 @@ impl Job {
             state: self.state.clone(),
             events: std::mem::take(&mut self.events),
             evicted_bodies: std::mem::take(&mut self.bodies),
-            memory: self.memory.take(),
+            // the host has let go of the step's handle by now: no copy
+            memory: self.memory.take().map(|b| std::sync::Arc::try_unwrap(b).unwrap_or_else(|shared| (*shared).clone())),
             error: None,
         })))
     }
@@ -1010,6 +1014,7 @@ pub fn run_sync_full(
             }
             Step::Project(batch) => {
                 let reply = memory(&batch);
+                drop(batch);
                 step = job.resume(Some(reply))?;
             }
             Step::StoreArtifacts(items) => {

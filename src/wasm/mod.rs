@@ -340,6 +340,7 @@ pub(crate) async fn drive_job(job: &mut Job, hooks: &JsValue) -> Result<(Box<Out
                         Reply::Failed { message, context_exceeded: false }
                     }
                 };
+                drop(batch);
                 step = job.resume(Some(reply)).map_err(|e| js_error(&e))?;
             }
             Step::StoreArtifacts(items) => {
