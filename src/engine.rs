@@ -214,18 +214,20 @@ impl Outcome {
     /// [`Outcome::to_json`] as compact JSON text (the same bytes as
     /// `serde_json::to_string(&outcome.to_json())`), written in one streaming pass
     /// without building the result `Value` ([`crate::output::OutcomeJson`]).
-    ///
-    /// The buffer is sized up front from the transcript and memory records it will hold,
-    /// so a large result is written without the buffer doubling (which briefly holds
-    /// the old and the new copy: peak wasm memory).
     pub fn to_json_string(&self) -> String {
-        let rows: usize = self.transcript.messages.iter().map(|m| m.bytes + 96).sum();
-        let records: usize = self.memory.as_ref().map_or(0, |b| b.records.iter().map(|r| r.content.len() + r.content.len() / 16 + 256).sum());
-        let mut out = Vec::with_capacity(2 * rows + records + 4096);
-        if serde_json::to_writer(&mut out, &crate::output::OutcomeJson(self)).is_err() {
-            return String::new();
+        self.to_json_pieces(usize::MAX).concat()
+    }
+
+    /// [`Outcome::to_json_string`] cut into pieces of about `piece_bytes` UTF-8 bytes
+    /// each (cuts fall on char boundaries; the concatenation is the whole text). A large
+    /// result then never needs one contiguous buffer of its full size, which in wasm
+    /// linear memory may not fit any hole the compaction left and would grow memory.
+    pub fn to_json_pieces(&self, piece_bytes: usize) -> Vec<String> {
+        let mut w = crate::output::Pieces::new(piece_bytes);
+        if serde_json::to_writer(&mut w, &crate::output::OutcomeJson(self)).is_err() {
+            return Vec::new();
         }
-        String::from_utf8(out).unwrap_or_default()
+        w.finish()
     }
 }
 
@@ -241,7 +243,9 @@ pub struct JobOptions {
 enum Phase {
     Start,
     AwaitArtifacts { items: Vec<ArtifactItem> },
-    AwaitSummary { request: SummarizeRequest },
+    /// Waiting for a summary or curation: the request's `kind` and `coverage` (the host
+    /// holds the request itself; the job keeps no second copy of its rows).
+    AwaitSummary { kind: String, coverage: String },
     AwaitRollup { pass: &'static str, members: Vec<usize> },
     AwaitProject,
     Finished,
@@ -364,7 +368,7 @@ impl Job {
         match (phase, reply) {
             (Phase::Start, None) => self.begin(),
             (Phase::AwaitArtifacts { items }, Some(Reply::Artifacts { handles })) => self.on_artifacts(items, handles),
-            (Phase::AwaitSummary { request }, Some(r)) => self.on_summary(request, r),
+            (Phase::AwaitSummary { kind, coverage }, Some(r)) => self.on_summary(&kind, coverage, r),
             (Phase::AwaitRollup { pass, members }, Some(r)) => self.on_rollup(pass, members, r),
             (Phase::AwaitProject, Some(r)) => self.on_project(r),
             (Phase::Finished, _) => Err(Error::new(ErrorCode::ProtocolError, "the job is finished")),
@@ -539,15 +543,16 @@ impl Job {
             // Y-1, S-6: the curator gets only the rows before the run (stage 1 folds
             // nothing else), in the stored view.
             let rows: Vec<Value> = selection.fold.iter().filter_map(|&o| self.source.messages.get(o)).map(|m| formats::encode_message(m, View::Stored)).collect();
-            let request = curate_request(&rendered, rows, &self.config, self.config.summary_instructions());
-            self.phase = Phase::AwaitSummary { request: request.clone() };
+            let request = curate_request(rendered, rows, &self.config, self.config.summary_instructions());
+            self.phase = Phase::AwaitSummary { kind: request.kind.clone(), coverage: request.coverage.clone() };
             return Ok(Step::Summarize(request));
         }
         if self.opts.has_summarizer {
-            let request = summary_request(&rendered, &self.config, self.config.summary_instructions());
-            self.phase = Phase::AwaitSummary { request: request.clone() };
+            let request = summary_request(rendered, &self.config, self.config.summary_instructions());
+            self.phase = Phase::AwaitSummary { kind: request.kind.clone(), coverage: request.coverage.clone() };
             return Ok(Step::Summarize(request));
         }
+        drop(rendered);
         let text = self.mechanical_text();
         self.commit_summary(text, SummarySource { writer: "mechanical".into(), coverage: "whole".into() })
     }
@@ -574,8 +579,8 @@ impl Job {
         }
     }
 
-    fn on_summary(&mut self, request: SummarizeRequest, reply: Reply) -> Result<Step> {
-        if request.kind == "curate" {
+    fn on_summary(&mut self, kind: &str, coverage: String, reply: Reply) -> Result<Step> {
+        if kind == "curate" {
             return self.on_curated(reply);
         }
         match reply {
@@ -584,7 +589,7 @@ impl Job {
                 if text.trim().is_empty() {
                     return self.done("failed", "summary_failed: the summarize callback returned empty text".into(), Some(Error::new(ErrorCode::SummaryFailed, "empty summary")));
                 }
-                self.commit_summary(text.trim().to_string(), SummarySource { writer: "provider".into(), coverage: request.coverage })
+                self.commit_summary(text.trim().to_string(), SummarySource { writer: "provider".into(), coverage })
             }
             Reply::Accepted => Err(Error::new(ErrorCode::ProtocolError, "a summary was asked for, not a memory answer")),
             Reply::Failed { message, context_exceeded } => {
@@ -887,12 +892,7 @@ impl Job {
             self.memory_accepted = true;
         }
         if self.memory.is_none() {
-            let bodies: Vec<crate::memory::EvictedBody> = self
-                .bodies
-                .iter()
-                .map(|b| crate::memory::EvictedBody { offset: b.offset, call_id: b.call_id.clone(), tool_name: b.tool_name.clone(), handle: b.handle.clone(), body: b.body.clone() })
-                .collect();
-            match try_project(&self.session, msgs, &discarded, &bodies) {
+            match try_project(&self.session, msgs, &discarded, &self.bodies) {
                 Ok(batch) => self.memory = Some(std::sync::Arc::new(batch)),
                 Err(e) => return self.done("failed", format!("memory_failed: {}", e.message), Some(e)),
             }
@@ -1010,6 +1010,7 @@ pub fn run_sync_full(
             Step::Done(o) => return Ok(*o),
             Step::Summarize(req) => {
                 let reply = summarize(&req);
+                drop(req);
                 step = job.resume(Some(reply))?;
             }
             Step::Project(batch) => {

@@ -34,20 +34,9 @@ pub struct Evicted {
     pub kept_bytes: usize,
 }
 
-/// A full body that eviction replaced (for memory projection, M-1).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct EvictedBody {
-    /// Source offset of the message carrying the result.
-    pub offset: usize,
-    /// The id of the call the result answers.
-    pub call_id: String,
-    /// The tool's name, from the result or its call.
-    pub tool_name: Option<String>,
-    /// `artifact#N` when the body is recoverable from the host store (E-4).
-    pub handle: Option<String>,
-    /// The whole original body (text).
-    pub body: String,
-}
+/// A full body that eviction replaced (for memory projection, M-1): the same type the
+/// projection reads, so the engine hands its bodies over without a copy.
+pub use crate::memory::EvictedBody;
 
 /// Largest index <= `i` on a char boundary of `s` (E-5).
 pub fn floor_boundary(s: &str, i: usize) -> usize {

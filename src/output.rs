@@ -175,3 +175,80 @@ impl Serialize for MessageJson<'_> {
         }
     }
 }
+
+/// An `io::Write` that keeps what it is given as a list of UTF-8 pieces of about
+/// `piece_bytes` each, cut on char boundaries (see [`Outcome::to_json_pieces`]).
+pub struct Pieces {
+    done: Vec<String>,
+    current: Vec<u8>,
+    piece_bytes: usize,
+}
+
+impl Pieces {
+    /// An empty writer; `piece_bytes` is at least 4 (one char).
+    pub fn new(piece_bytes: usize) -> Pieces {
+        let piece_bytes = piece_bytes.max(4);
+        Pieces { done: Vec::new(), current: Vec::with_capacity(piece_bytes.min(1 << 20)), piece_bytes }
+    }
+
+    /// Moves `current` into a piece, keeping back a trailing char that is not complete
+    /// yet (its remaining bytes arrive with the next write).
+    fn cut(&mut self) {
+        let next = Vec::with_capacity(self.piece_bytes.min(1 << 20));
+        let full = std::mem::replace(&mut self.current, next);
+        match String::from_utf8(full) {
+            Ok(piece) => self.done.push(piece),
+            Err(e) => {
+                let at = e.utf8_error().valid_up_to();
+                let mut bytes = e.into_bytes();
+                self.current.extend_from_slice(bytes.get(at..).unwrap_or_default());
+                bytes.truncate(at);
+                self.done.push(String::from_utf8(bytes).unwrap_or_default());
+            }
+        }
+    }
+
+    /// The pieces, in order.
+    pub fn finish(mut self) -> Vec<String> {
+        if !self.current.is_empty() {
+            self.cut();
+        }
+        self.done
+    }
+}
+
+impl std::io::Write for Pieces {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.current.extend_from_slice(buf);
+        if self.current.len() >= self.piece_bytes {
+            self.cut();
+        }
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Pieces;
+    use std::io::Write;
+
+    #[test]
+    fn pieces_cut_on_char_boundaries_and_join_to_the_whole_text() {
+        let text = "ab😀cd€é".repeat(50);
+        for piece in [4, 5, 7, 64, 1 << 20] {
+            // bytes arrive split anywhere, even inside a char
+            for step in [1, 3, 5] {
+                let mut w = Pieces::new(piece);
+                for chunk in text.as_bytes().chunks(step) {
+                    w.write_all(chunk).unwrap();
+                }
+                let pieces = w.finish();
+                assert_eq!(pieces.concat(), text, "piece {piece} step {step}");
+                assert!(pieces.iter().all(|p| !p.is_empty()));
+            }
+        }
+    }
+}

@@ -161,7 +161,7 @@ fn is_user_row(text: &str) -> bool {
 ///    the budget is clipped to it.
 ///
 /// Coverage is `whole` when nothing was cut, else `trimmed`.
-pub fn summary_request(rows: &[RenderedRow], config: &Config, system: &str) -> SummarizeRequest {
+pub fn summary_request(rows: Vec<RenderedRow>, config: &Config, system: &str) -> SummarizeRequest {
     // `as usize` would truncate on wasm32 (bytesPerToken 2^32 -> 0, a division by zero).
     let bpt = usize::try_from(config.bytes_per_token.max(1)).unwrap_or(usize::MAX);
     let window = config.summarizer_window();
@@ -176,7 +176,9 @@ pub fn summary_request(rows: &[RenderedRow], config: &Config, system: &str) -> S
     };
     let budget_bytes = window_bytes.min(share_bytes);
     let size_of = |rows: &[String]| rows.iter().map(|r| r.len() + 2).sum::<usize>() + fence_overhead;
-    let mut kept: Vec<String> = rows.iter().map(|r| r.text.clone()).collect();
+    // the rows' own texts, moved (no second copy of the folded range)
+    let tool: Vec<bool> = rows.iter().map(|r| r.tool_output).collect();
+    let mut kept: Vec<String> = rows.into_iter().map(|r| r.text).collect();
     let mut coverage = "whole";
     // the largest cap in [lo, hi] whose clipped size fits (lo when none does)
     let search = |lo: usize, hi: usize, size: &dyn Fn(usize) -> usize| -> usize {
@@ -198,12 +200,12 @@ pub fn summary_request(rows: &[RenderedRow], config: &Config, system: &str) -> S
     if size_of(&kept) > budget_bytes {
         coverage = "trimmed";
         // 1. largest tool outputs first: the largest common cap that fits.
-        let max_tool = rows.iter().filter(|r| r.tool_output).map(|r| r.text.len()).max().unwrap_or(0);
+        let max_tool = kept.iter().zip(&tool).filter(|(_, t)| **t).map(|(k, _)| k.len()).max().unwrap_or(0);
         if max_tool > MIN_CLIPPED_ROW_BYTES {
-            let size = |cap: usize| -> usize { kept.iter().zip(rows).map(|(k, r)| if r.tool_output { clipped_len(k.len(), cap) } else { k.len() } + 2).sum::<usize>() + fence_overhead };
+            let size = |cap: usize| -> usize { kept.iter().zip(&tool).map(|(k, t)| if *t { clipped_len(k.len(), cap) } else { k.len() } + 2).sum::<usize>() + fence_overhead };
             let cap = search(MIN_CLIPPED_ROW_BYTES, max_tool, &size);
-            for (k, r) in kept.iter_mut().zip(rows) {
-                if r.tool_output {
+            for (k, t) in kept.iter_mut().zip(&tool) {
+                if *t && k.len() > cap.saturating_add(CLIP_MARKER_BYTES) {
                     *k = clip_row(k, cap);
                 }
             }
@@ -216,7 +218,9 @@ pub fn summary_request(rows: &[RenderedRow], config: &Config, system: &str) -> S
             let size = |cap: usize| -> usize { kept.iter().zip(&users).map(|(k, u)| clipped_len(k.len(), cap_of(*u, cap)) + 2).sum::<usize>() + fence_overhead };
             let cap = search(MIN_ROW_CAP_BYTES, max_row, &size);
             for (k, u) in kept.iter_mut().zip(&users) {
-                *k = clip_row(k, cap_of(*u, cap));
+                if k.len() > cap_of(*u, cap).saturating_add(CLIP_MARKER_BYTES) {
+                    *k = clip_row(k, cap_of(*u, cap));
+                }
             }
         }
         // 3. then older rows are dropped.
@@ -252,7 +256,7 @@ pub fn summary_request(rows: &[RenderedRow], config: &Config, system: &str) -> S
 
 /// The request handed to a host curator (Y-1): like [`summary_request`] over the rows
 /// before the open run, with kind `curate` and those rows in the stored view.
-pub fn curate_request(rows: &[RenderedRow], stored_rows: Vec<serde_json::Value>, config: &Config, system: &str) -> SummarizeRequest {
+pub fn curate_request(rows: Vec<RenderedRow>, stored_rows: Vec<serde_json::Value>, config: &Config, system: &str) -> SummarizeRequest {
     let mut r = summary_request(rows, config, system);
     r.kind = "curate".into();
     r.rows = stored_rows;

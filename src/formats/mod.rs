@@ -281,12 +281,13 @@ pub fn decode_rows(format: Format, items: Vec<Value>, first_offset: usize, ids: 
 /// formats with a typed view (OpenAI Chat, Anthropic); `None` sends it down the `Value`
 /// path.
 fn decode_typed(format: Format, item: &serde_json::value::RawValue, ids: &mut ContentIds) -> Option<Message> {
-    let (role, blocks) = match format {
+    let (role, mut blocks) = match format {
         Format::OpenaiChat => openai_chat::view_text(item.get())?,
         Format::Anthropic => anthropic::view_text(item.get())?,
         _ => return None,
     };
     let raw = RawJson::from_canonical(item)?;
+    blocks.shrink_to_fit();
     let bytes = raw.len();
     let id = ids.next(fnv1a(raw.get().as_bytes()));
     Some(Message { id, role, provenance: Provenance::default(), blocks, raw, bytes })
@@ -311,7 +312,9 @@ fn decode_message(format: Format, item: Value, text: Option<&serde_json::value::
         serde_json::from_value(Value::Object(prov)).map_err(|e| Error::invalid(format!("message {at}: bad provenance field: {e}")))?
     };
     let value = Value::Object(map);
-    let (role, blocks) = dispatch_view(format, &value, at)?;
+    let (role, mut blocks) = dispatch_view(format, &value, at)?;
+    // held for the transcript's life: no spare capacity (a pushed-to Vec keeps room for 4)
+    blocks.shrink_to_fit();
     let raw = match text.filter(|_| !had_provenance).and_then(RawJson::from_canonical) {
         Some(raw) => raw,
         None => RawJson::from_value(&value),

@@ -199,7 +199,6 @@ pub(crate) fn view_text(text: &str) -> Option<(Role, Vec<Block>)> {
         "tool" | "function" => Role::Tool,
         _ => return None,
     };
-    let mut blocks = Vec::new();
     let text = row.content.map(|Content(t)| t);
     if role == Role::Tool {
         let call_id = match (row.tool_call_id, row.role.as_ref()) {
@@ -207,16 +206,18 @@ pub(crate) fn view_text(text: &str) -> Option<(Role, Vec<Block>)> {
             (None, "function") => format!("function:{}", row.name.as_deref().unwrap_or("")),
             (None, _) => return None,
         };
-        blocks.push(Block::ToolResult {
+        let result = Block::ToolResult {
             call_id,
             name: row.name.map(Cow::into_owned),
             text: text.unwrap_or_default(),
             is_error: false,
             media: Vec::new(),
             media_bytes: 0,
-        });
-        return Some((role, blocks));
+        };
+        return Some((role, vec![result]));
     }
+    let calls = row.tool_calls.as_ref().map_or(0, Vec::len);
+    let mut blocks = Vec::with_capacity(usize::from(row.reasoning_content.is_some()) + usize::from(text.is_some()) + calls);
     if let Some(r) = row.reasoning_content {
         let bytes = r.len();
         blocks.push(Block::Reasoning { text: r, bytes, signed: false });

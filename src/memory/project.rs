@@ -120,6 +120,8 @@ fn build(
     let evicted_calls: SortedSet<&str> = evicted_bodies.iter().map(|b| b.call_id.as_str()).collect();
     let offsets: SortedSet<usize> = discarded.iter().copied().collect();
 
+    // most rows make one record: sized for that, so the list rarely regrows (a regrow
+    // holds the old and the new list at once)
     let mut records: Vec<MemoryRecord> = Vec::new();
     for &offset in offsets.iter() {
         let Some(m) = messages.get(offset) else { continue };

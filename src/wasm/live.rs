@@ -86,7 +86,7 @@ impl LiveTranscript {
                     return Err(e);
                 }
             };
-            let out = outcome.to_json_string();
+            let out = outcome.to_json_pieces(super::RESULT_PIECE_BYTES);
             core.settle(&mut outcome);
             *inner.borrow_mut() = Some(core);
             deliver(&outcome, out, callback_error, &hooks).await

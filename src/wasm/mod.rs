@@ -61,10 +61,31 @@ pub(crate) fn json_text(v: &JsValue, what: &str, code: ErrorCode) -> Result<Stri
     if v.is_undefined() || v.is_null() {
         return Ok("null".into());
     }
-    match v.as_string() {
-        Some(s) => Ok(s),
-        None => Ok(JSON::stringify(v).map_err(|_| js_error(&Error::new(code, format!("{what}: not JSON-serializable"))))?.as_string().unwrap_or_default()),
-    }
+    let text = match v.dyn_ref::<js_sys::JsString>() {
+        Some(s) => s.clone(),
+        None => JSON::stringify(v).map_err(|_| js_error(&Error::new(code, format!("{what}: not JSON-serializable"))))?,
+    };
+    Ok(utf8_of(&text))
+}
+
+/// A JS string as a Rust `String`, encoded by the runtime's `TextEncoder` outside wasm
+/// memory and copied in at its exact UTF-8 length. (`JsValue::as_string` encodes straight
+/// into wasm memory and, at the first non-ASCII character, reserves three bytes per
+/// remaining UTF-16 unit: for a 10 MB transcript a 30 MB block, the largest allocation of
+/// a whole compaction.) Lone surrogates become U+FFFD either way.
+fn utf8_of(s: &js_sys::JsString) -> String {
+    let bytes = TextEncoder::new().encode(s).to_vec();
+    String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
+#[wasm_bindgen]
+extern "C" {
+    /// The WHATWG `TextEncoder` (UTF-8), global in every runtime the package supports.
+    type TextEncoder;
+    #[wasm_bindgen(constructor)]
+    fn new() -> TextEncoder;
+    #[wasm_bindgen(method)]
+    fn encode(this: &TextEncoder, s: &js_sys::JsString) -> js_sys::Uint8Array;
 }
 
 /// serde_json::Value -> JS value.
@@ -328,6 +349,8 @@ pub(crate) async fn drive_job(job: &mut Job, hooks: &JsValue) -> Result<(Box<Out
                         Reply::Failed { message, context_exceeded }
                     }
                 };
+                // the request (up to a quarter of the folded rows) is not needed for the commit
+                drop((req, arg));
                 step = job.resume(Some(reply)).map_err(|e| js_error(&e))?;
             }
             Step::Project(batch) => {
@@ -370,13 +393,13 @@ pub(crate) async fn drive_job(job: &mut Job, hooks: &JsValue) -> Result<(Box<Out
 /// for a failed outcome (W-3 / J-2: the callback's own error when it threw, else a typed
 /// engine error; both carry the new `state`).
 pub(crate) async fn finish(outcome: &Outcome, callback_error: Option<JsValue>, hooks: &JsValue) -> Result<JsValue, JsValue> {
-    deliver(outcome, outcome.to_json_string(), callback_error, hooks).await
+    deliver(outcome, outcome.to_json_pieces(RESULT_PIECE_BYTES), callback_error, hooks).await
 }
 
 /// Sends the outcome's events to `hooks.onEvent`, then returns the result object `out`
-/// (`out`: the outcome's JSON text, [`Outcome::to_json_string`]), or throws for a failed
-/// outcome (W-3 / J-2).
-pub(crate) async fn deliver(outcome: &Outcome, out: String, callback_error: Option<JsValue>, hooks: &JsValue) -> Result<JsValue, JsValue> {
+/// (`out`: the outcome's JSON text in pieces, [`Outcome::to_json_pieces`]), or throws for
+/// a failed outcome (W-3 / J-2).
+pub(crate) async fn deliver(outcome: &Outcome, out: Vec<String>, callback_error: Option<JsValue>, hooks: &JsValue) -> Result<JsValue, JsValue> {
     let on_event = get(hooks, "onEvent").dyn_into::<Function>().ok();
     if let Some(f) = on_event.as_ref() {
         for ev in &outcome.events {
@@ -397,8 +420,24 @@ pub(crate) async fn deliver(outcome: &Outcome, out: String, callback_error: Opti
         }
         return Err(err);
     }
-    JSON::parse(&out)
+    // one JS string from the pieces, each freed in wasm memory once copied out
+    let mut text = js_sys::JsString::from("");
+    for piece in out {
+        text = text.concat(&JsValue::from_str(&piece));
+    }
+    parse_js_string(&text)
 }
+
+#[wasm_bindgen]
+extern "C" {
+    /// `JSON.parse` of a JS string (js-sys's binding takes a Rust `&str`, which would copy
+    /// the text back into wasm memory).
+    #[wasm_bindgen(js_namespace = JSON, js_name = parse, catch)]
+    fn parse_js_string(text: &js_sys::JsString) -> Result<JsValue, JsValue>;
+}
+
+/// Size of the pieces a result's JSON text crosses the boundary in, UTF-8 bytes.
+pub(crate) const RESULT_PIECE_BYTES: usize = 1 << 20;
 
 /// `detectFormat(transcript)` -> the format name; throws `unknown_format` when the
 /// shape is ambiguous or unknown.
