@@ -218,12 +218,20 @@ impl Pieces {
 }
 
 impl std::io::Write for Pieces {
+    #[inline]
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.write_all(buf)?;
+        Ok(buf.len())
+    }
+    /// serde_json writes through `write_all`, many short fragments each: one append and
+    /// one length check per call.
+    #[inline]
+    fn write_all(&mut self, buf: &[u8]) -> std::io::Result<()> {
         self.current.extend_from_slice(buf);
         if self.current.len() >= self.piece_bytes {
             self.cut();
         }
-        Ok(buf.len())
+        Ok(())
     }
     fn flush(&mut self) -> std::io::Result<()> {
         Ok(())
