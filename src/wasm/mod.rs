@@ -436,8 +436,8 @@ extern "C" {
     fn parse_js_string(text: &js_sys::JsString) -> Result<JsValue, JsValue>;
 }
 
-/// Size of the pieces a result's JSON text crosses the boundary in, UTF-8 bytes.
-pub(crate) const RESULT_PIECE_BYTES: usize = 1 << 20;
+/// Size of the pieces a result's JSON text crosses the boundary in, UTF-8 bytes (256 KiB: small next to the result, large enough that joining them costs nothing).
+pub(crate) const RESULT_PIECE_BYTES: usize = 1 << 18;
 
 /// `detectFormat(transcript)` -> the format name; throws `unknown_format` when the
 /// shape is ambiguous or unknown.
