@@ -65,27 +65,7 @@ pub(crate) fn json_text(v: &JsValue, what: &str, code: ErrorCode) -> Result<Stri
         Some(s) => s.clone(),
         None => JSON::stringify(v).map_err(|_| js_error(&Error::new(code, format!("{what}: not JSON-serializable"))))?,
     };
-    Ok(utf8_of(&text))
-}
-
-/// A JS string as a Rust `String`, encoded by the runtime's `TextEncoder` outside wasm
-/// memory and copied in at its exact UTF-8 length. (`JsValue::as_string` encodes straight
-/// into wasm memory and, at the first non-ASCII character, reserves three bytes per
-/// remaining UTF-16 unit: for a 10 MB transcript a 30 MB block, the largest allocation of
-/// a whole compaction.) Lone surrogates become U+FFFD either way.
-fn utf8_of(s: &js_sys::JsString) -> String {
-    let bytes = TextEncoder::new().encode(s).to_vec();
-    String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
-}
-
-#[wasm_bindgen]
-extern "C" {
-    /// The WHATWG `TextEncoder` (UTF-8), global in every runtime the package supports.
-    type TextEncoder;
-    #[wasm_bindgen(constructor)]
-    fn new() -> TextEncoder;
-    #[wasm_bindgen(method)]
-    fn encode(this: &TextEncoder, s: &js_sys::JsString) -> js_sys::Uint8Array;
+    Ok(text.as_string().unwrap_or_default())
 }
 
 /// serde_json::Value -> JS value.
