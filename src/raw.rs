@@ -22,11 +22,19 @@ use std::fmt;
 pub struct RawJson(Box<RawValue>);
 
 impl RawJson {
-    /// The compact JSON text of `v` (`serde_json::to_string(v)`).
+    /// The compact JSON text of `v`: `serde_json::to_string(v)`, except that floats are
+    /// spelled as JavaScript's `JSON.stringify` spells them ([`JsNumbers`]), so a row that
+    /// went through a JS host and back has the same text and the same content id (T-4).
     pub fn from_value(v: &Value) -> RawJson {
-        match serde_json::value::to_raw_value(v) {
+        let mut out = Vec::new();
+        let mut ser = serde_json::Serializer::with_formatter(&mut out, JsNumbers);
+        // serializing a `Value` cannot fail (its keys are strings)
+        let text = match v.serialize(&mut ser) {
+            Ok(()) => String::from_utf8(out).unwrap_or_default(),
+            Err(_) => String::new(),
+        };
+        match RawValue::from_string(text) {
             Ok(raw) => RawJson(raw),
-            // serializing a `Value` cannot fail (its keys are strings)
             Err(_) => RawJson(RawValue::NULL.to_owned()),
         }
     }
@@ -97,17 +105,96 @@ impl Serialize for RawJson {
     }
 }
 
+/// Nesting depth above which [`is_canonical`] says no (well under serde_json's recursion
+/// limit of 128, which the `Value` path then applies).
+pub const MAX_FAST_DEPTH: usize = 64;
+
+/// serde_json's compact formatter with JavaScript's spelling of floats (ECMAScript
+/// `Number::toString`: shortest round-trip digits, `1` not `1.0`, `0` for `-0`,
+/// `1e+21`, `1e-7`, `0.000001`). Integers are written as serde_json writes them.
+pub struct JsNumbers;
+
+impl serde_json::ser::Formatter for JsNumbers {
+    fn write_f64<W: ?Sized + std::io::Write>(&mut self, w: &mut W, value: f64) -> std::io::Result<()> {
+        w.write_all(js_number(value).as_bytes())
+    }
+    fn write_f32<W: ?Sized + std::io::Write>(&mut self, w: &mut W, value: f32) -> std::io::Result<()> {
+        w.write_all(js_number(f64::from(value)).as_bytes())
+    }
+}
+
+/// A finite double as JavaScript writes it (`String(x)`); `null` for NaN and infinities,
+/// as `JSON.stringify` writes them.
+pub fn js_number(x: f64) -> String {
+    if !x.is_finite() {
+        return "null".into();
+    }
+    if x == 0.0 {
+        return "0".into();
+    }
+    // shortest round-trip digits and exponent: "d.ddde±x"
+    let sci = format!("{:e}", x.abs());
+    let (mantissa, exp) = sci.split_once('e').unwrap_or((sci.as_str(), "0"));
+    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
+    let k = digits.len() as i64;
+    let n = exp.parse::<i64>().unwrap_or(0) + 1;
+    let mut out = String::with_capacity(digits.len() + 8);
+    if x < 0.0 {
+        out.push('-');
+    }
+    if k <= n && n <= 21 {
+        out.push_str(&digits);
+        out.extend(std::iter::repeat('0').take((n - k) as usize));
+    } else if 0 < n && n <= 21 {
+        let (int, frac) = digits.split_at(n as usize);
+        out.push_str(int);
+        out.push('.');
+        out.push_str(frac);
+    } else if -6 < n && n <= 0 {
+        out.push_str("0.");
+        out.extend(std::iter::repeat('0').take((-n) as usize));
+        out.push_str(&digits);
+    } else {
+        let (first, rest) = digits.split_at(1);
+        out.push_str(first);
+        if !rest.is_empty() {
+            out.push('.');
+            out.push_str(rest);
+        }
+        out.push('e');
+        out.push(if n - 1 >= 0 { '+' } else { '-' });
+        out.push_str(&(n - 1).abs().to_string());
+    }
+    out
+}
+
 /// True when `text` is exactly what `serde_json::to_string` writes for the value it
 /// parses to: no whitespace outside strings, strings escaped the way serde_json escapes
 /// them (`\"`, `\\`, `\b`, `\f`, `\n`, `\r`, `\t`, `\u00xx` for other control
 /// characters, everything else literal), and numbers that are integers of at most 18
-/// digits (floats and longer integers may be re-spelled, so they go the slow way).
+/// digits (floats and longer integers may be re-spelled, so they go the slow way), nested
+/// at most [`MAX_FAST_DEPTH`] deep.
 /// `text` must be valid JSON (it comes from the parser).
 pub fn is_canonical(text: &str) -> bool {
     let b = text.as_bytes();
     let mut i = 0;
+    // nesting depth: deep text goes the `Value` way, whose parser enforces serde_json's
+    // recursion limit, so every held text parses back (and every spelling of a document
+    // gets the same answer)
+    let mut depth = 0usize;
     while i < b.len() {
         match b[i] {
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > MAX_FAST_DEPTH {
+                    return false;
+                }
+                i += 1;
+            }
+            b']' | b'}' => {
+                depth = depth.saturating_sub(1);
+                i += 1;
+            }
             b'"' => {
                 i += 1;
                 loop {
@@ -315,6 +402,34 @@ mod tests {
                 assert_eq!(serde_json::to_string(&v).unwrap(), text);
             }
         }
+    }
+
+    #[test]
+    fn floats_are_spelled_as_javascript_spells_them() {
+        let cases = [
+            (1.0, "1"),
+            (-0.0, "0"),
+            (0.1, "0.1"),
+            (-2.5, "-2.5"),
+            (100.0, "100"),
+            (1e21, "1e+21"),
+            (1.5e21, "1.5e+21"),
+            (1e20, "100000000000000000000"),
+            (1e-7, "1e-7"),
+            (1.25e-7, "1.25e-7"),
+            (0.000001, "0.000001"),
+            (0.20752913900651038, "0.20752913900651038"),
+            (5e-324, "5e-324"),
+            (1.7976931348623157e308, "1.7976931348623157e+308"),
+            (123456.789, "123456.789"),
+            (12345678901234567890.0, "12345678901234567000"),
+        ];
+        for (x, js) in cases {
+            assert_eq!(js_number(x), js, "{x:e}");
+            assert_eq!(js.parse::<f64>().unwrap(), x, "{js} reads back as the same double");
+        }
+        let v: Value = serde_json::from_str(r#"{"a":1.0,"b":[-0.0,1e3,2.50],"c":7}"#).unwrap();
+        assert_eq!(RawJson::from_value(&v).get(), r#"{"a":1,"b":[0,1000,2.5],"c":7}"#);
     }
 
     #[test]

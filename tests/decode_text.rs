@@ -220,3 +220,65 @@ fn f1_detect_text_agrees_with_detect_on_every_fixture_and_shape() {
     }
     assert_eq!(formats::detect_text("[1,").map_err(|e| e.code), Err(context_compactor::ErrorCode::InvalidTranscript));
 }
+
+/// Nesting: a row deeper than the fast path takes goes the `Value` way, which either keeps
+/// it whole or rejects it with a typed error, the same for every spelling; a held row
+/// always parses back (no row ever turns into `null` in a request).
+#[test]
+fn f5_deeply_nested_rows_are_kept_whole_or_rejected_alike_in_every_spelling() {
+    let nest = |d: usize| (0..d).fold(json!(1), |v, _| json!([v]));
+    for depth in [10, 63, 64, 65, 100, 125, 126, 127, 130, 200] {
+        for format in [Format::OpenaiChat, Format::Anthropic] {
+            let row = match format {
+                Format::OpenaiChat => json!({"role": "assistant", "content": "a", "meta": nest(depth)}),
+                _ => json!({"role": "assistant", "content": [{"type": "tool_use", "id": "t", "name": "f", "input": {"d": nest(depth)}}]}),
+            };
+            let doc = json!([{"role": "user", "content": "q"}, row]);
+            let compact = serde_json::to_string(&doc).unwrap();
+            let pretty = serde_json::to_string_pretty(&doc).unwrap();
+            let a = formats::decode_text(format, &compact).map_err(|e| e.code);
+            let b = formats::decode_text(format, &pretty).map_err(|e| e.code);
+            assert_eq!(a, b, "{} depth {depth}: compact and pretty agree", format.name());
+            if let Ok(t) = a {
+                for m in &t.messages {
+                    assert_ne!(m.raw.value(), Value::Null, "depth {depth}: the held row parses back");
+                }
+                assert_eq!(formats::encode(&t, View::Request), doc, "depth {depth}: request view keeps the row");
+            } else {
+                assert!(depth > 120, "{} depth {depth} rejected", format.name());
+            }
+        }
+    }
+}
+
+/// T-1, F-3: floats in fields the engine does not read come back as the same double
+/// (serde_json's exact float parsing), whichever path the row takes.
+#[test]
+fn t1_floats_in_unknown_fields_keep_their_exact_value() {
+    let floats = [0.20752913900651038, 1.0000000000000002, 5e-324, 1.7976931348623157e308, 0.1, 123456.789e-3, -2.5e-10];
+    for (k, f) in floats.iter().enumerate() {
+        let doc = json!({"model": "m", "temperature": f, "messages": [{"role": "user", "content": "q", "v": f, "w": [f, {"x": f}]}]});
+        for text in [serde_json::to_string(&doc).unwrap(), serde_json::to_string_pretty(&doc).unwrap()] {
+            let t = formats::decode_text(Format::OpenaiChat, &text).unwrap();
+            let back = formats::encode(&t, View::Stored);
+            assert_eq!(back["messages"][0]["v"].as_f64(), Some(*f), "float {k}");
+            assert_eq!(back["messages"][0]["w"][1]["x"].as_f64(), Some(*f), "float {k} nested");
+            assert_eq!(back["temperature"].as_f64(), Some(*f), "float {k} in the envelope");
+        }
+    }
+}
+
+/// T-4: a row written with Python-style floats (`1.0`, `-0.0`, `2.50`, `1E21`) gets the
+/// id of the same row as JavaScript writes it, so a transcript stored by a JS host through
+/// `JSON.stringify` and decoded again keeps its ids.
+#[test]
+fn t4_ids_survive_a_javascript_round_trip_of_float_spellings() {
+    let python = r#"[{"role":"user","content":"q","v":1.0,"w":[-0.0,2.50,1E21,1e-7,0.000001]},{"role":"assistant","content":"a"}]"#;
+    let javascript = r#"[{"role":"user","content":"q","v":1,"w":[0,2.5,1e+21,1e-7,0.000001]},{"role":"assistant","content":"a"}]"#;
+    let a = formats::decode_text(Format::OpenaiChat, python).unwrap();
+    let b = formats::decode_text(Format::OpenaiChat, javascript).unwrap();
+    let ids = |t: &context_compactor::Transcript| t.messages.iter().map(|m| m.id.clone()).collect::<Vec<_>>();
+    assert_eq!(ids(&a), ids(&b));
+    assert_eq!(a.messages[0].raw.get(), r#"{"role":"user","content":"q","v":1,"w":[0,2.5,1e+21,1e-7,0.000001]}"#);
+    assert_eq!(a.messages[0].bytes, b.messages[0].bytes);
+}

@@ -178,3 +178,31 @@ test('M-1: projectMemory false returns the same rewrite with no memory records',
   assert.deepEqual(off.rewrite, on.rewrite)
   assert.throws(() => new ContextCompactor({ projectMemory: 'no' }), (e) => e.code === 'invalid_config')
 })
+
+test('T-4, F-5: rows with deep nesting or Python-style floats keep their content and ids through a JS round trip', async () => {
+  const nest = (d) => { let v = 1; for (let i = 0; i < d; i++) v = [v]; return v }
+  const compactor = new ContextCompactor({ format: 'openai-chat', contextWindow: 8000 })
+  const deep = [{ role: 'user', content: 'q1' }, { role: 'assistant', content: 'a1', meta: nest(100) }]
+  // a held row always parses back: never a null row in the request (was: silently null)
+  assert.deepEqual(compactor.toRequest(deep), deep)
+  assert.deepEqual(compactor.open(deep).transcript(), deep)
+  const tooDeep = [{ role: 'user', content: 'q1' }, { role: 'assistant', content: 'a1', meta: nest(130) }]
+  for (const input of [tooDeep, JSON.stringify(tooDeep), JSON.stringify(tooDeep, null, 2)]) {
+    assert.throws(() => compactor.toRequest(input), (e) => e.code === 'invalid_transcript')
+  }
+  // exact doubles in fields the engine does not read
+  assert.equal(compactor.toRequest([{ role: 'user', content: 'q', v: 0.20752913900651038 }])[0].v, 0.20752913900651038)
+  // Python-style spellings get the ids of the same rows as JavaScript writes them, so ids
+  // survive storage through JSON.stringify
+  const rows = []
+  for (let i = 0; i < 6; i++) rows.push(`{"role":"user","content":"q${i} ${'x'.repeat(3000)}"}`, `{"role":"assistant","content":"a${i}","score":${i}.0,"w":[-0.0,2.50,1E21]}`)
+  rows.push('{"role":"user","content":"last","v":1.0}')
+  const python = `[${rows.join(',')}]`
+  const js = JSON.stringify(JSON.parse(python))
+  assert.notEqual(python, js)
+  const outs = []
+  for (const input of [python, js]) outs.push(await compactor.compact(null, input, { force: true, summarize: () => 'S' }))
+  assert.equal(outs[0].status, 'compacted', outs[0].reason)
+  assert.deepEqual(outs[0].rewrite.retained, outs[1].rewrite.retained)
+  assert.equal(JSON.stringify(outs[0]), JSON.stringify(outs[1]))
+})
