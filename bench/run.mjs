@@ -125,7 +125,7 @@ async function benchSize(mb, sourcesWasm, sources) {
   const path = await sessionFile(sourcesWasm, mb, sources)
   const sessionText = readFileSync(path, 'utf8')
   const bytes = Buffer.byteLength(sessionText)
-  const runs = Number(args.runs ?? (mb >= 50 ? 5 : mb >= 10 ? 7 : 11))
+  const runs = Number(args.runs ?? (mb >= 50 ? 5 : mb >= 10 ? 7 : 25))
   const { mod, memory } = await freshInstance(mb)
   const memInitial = memory.buffer.byteLength
   const compactor = new mod.ContextCompactor({ format: 'openai-chat' })
@@ -171,7 +171,7 @@ async function benchSize(mb, sourcesWasm, sources) {
     const modelMessages = toModelMessages(obj.messages)
     // trimMessages grows faster than linearly (minutes at 10 MB): one run at 10 MB,
     // none above (it would take hours); the table says so.
-    const trimRuns = mb > 10 ? 0 : mb >= 10 ? 1 : 3
+    const trimRuns = mb > 10 ? 0 : mb >= 10 ? 1 : 5
     if (trimRuns) trim = await timeRuns(trimRuns, () => lc.trimMessages(lcMessages, { maxTokens: budget, strategy: 'last', tokenCounter: lcTokenCounter, includeSystem: true, startOn: 'human' }))
     prune = await timeRuns(runs, () => pruneMessages({ messages: modelMessages, reasoning: 'all', toolCalls: 'before-last-message', emptyMessages: 'remove' }))
   }
