@@ -144,7 +144,7 @@ pub fn js_number(x: f64) -> String {
     }
     if k <= n && n <= 21 {
         out.push_str(&digits);
-        out.extend(std::iter::repeat('0').take((n - k) as usize));
+        out.extend(std::iter::repeat_n('0', (n - k) as usize));
     } else if 0 < n && n <= 21 {
         let (int, frac) = digits.split_at(n as usize);
         out.push_str(int);
@@ -152,7 +152,7 @@ pub fn js_number(x: f64) -> String {
         out.push_str(frac);
     } else if -6 < n && n <= 0 {
         out.push_str("0.");
-        out.extend(std::iter::repeat('0').take((-n) as usize));
+        out.extend(std::iter::repeat_n('0', (-n) as usize));
         out.push_str(&digits);
     } else {
         let (first, rest) = digits.split_at(1);
@@ -162,7 +162,7 @@ pub fn js_number(x: f64) -> String {
             out.push_str(rest);
         }
         out.push('e');
-        out.push(if n - 1 >= 0 { '+' } else { '-' });
+        out.push(if n > 0 { '+' } else { '-' });
         out.push_str(&(n - 1).abs().to_string());
     }
     out

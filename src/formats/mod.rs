@@ -731,12 +731,16 @@ fn validate_pairing_anywhere(msgs: &[Message]) -> Result<()> {
     Ok(())
 }
 
+/// A row's role and canonical blocks, as a view function returns them.
+#[cfg(test)]
+type RowView = (Role, Vec<Block>);
+
 /// Test helper for the typed text views: each `taken` row gets the view the `Value`
 /// adapter gives; each `handed_back` row is left to the `Value` path.
 #[cfg(test)]
 pub(crate) fn check_typed_view(
-    typed: fn(&str) -> Option<(Role, Vec<Block>)>,
-    view: fn(&Value, usize) -> Result<(Role, Vec<Block>)>,
+    typed: fn(&str) -> Option<RowView>,
+    view: fn(&Value, usize) -> Result<RowView>,
     taken: &[&str],
     handed_back: &[&str],
 ) {
