@@ -12,7 +12,7 @@
 use crate::config::Config;
 use crate::error::{Error, ErrorCode, Result};
 use crate::evict::{evict_sparse, tool_names, Evicted, EvictedBody};
-use crate::memory::{try_project, MemoryBatch};
+use crate::memory::{try_project, try_project_consuming, MemoryBatch};
 use crate::formats::{self, message_from_raw, Format, View};
 use crate::measure::{transcript_size, Size};
 use crate::rewrite::{provenance, validate, Expectations, Origin, Retained, Splice};
@@ -891,8 +891,22 @@ impl Job {
             self.memory = Some(std::sync::Arc::new(MemoryBatch { session: self.session.clone(), records: Vec::new() }));
             self.memory_accepted = true;
         }
+        // measured now: the projection below may hand the discarded rows on
+        let cal = self.state.calibration();
+        let before = transcript_size(&self.source, &self.config, cal);
+        if self.decision.is_none() {
+            self.decision = Some(decide(&self.source, &self.config, &self.state, &self.opts.signals));
+        }
         if self.memory.is_none() {
-            match try_project(&self.session, msgs, &discarded, &self.bodies) {
+            let batch = if self.confirm_memory {
+                try_project(&self.session, &self.source.messages, &discarded, &self.bodies)
+            } else {
+                // No host step can fail the commit from here (W-3), so the discarded rows
+                // move into the projection and are freed one by one as their records are
+                // built: the records never sit beside a second copy of the folded range.
+                try_project_consuming(&self.session, &mut self.source.messages, &discarded, &self.bodies)
+            };
+            match batch {
                 Ok(batch) => self.memory = Some(std::sync::Arc::new(batch)),
                 Err(e) => return self.done("failed", format!("memory_failed: {}", e.message), Some(e)),
             }
@@ -902,8 +916,6 @@ impl Job {
             // shared, not copied: the host reads the batch while the job keeps it
             return Ok(Step::Project(self.memory.clone().unwrap_or_default()));
         }
-        let cal = self.state.calibration();
-        let before = transcript_size(&self.source, &self.config, cal);
         let after = transcript_size(&new_t, &self.config, cal);
         let base_revision = self.state.revision;
         // `SessionState::from_json` holds revisions to MAX_REVISION; saturate for states built in Rust.
@@ -942,6 +954,8 @@ impl Job {
             json!({ "summarySource": summary.source, "stage": sel.stage, "discarded": rewrite.discarded.len(), "before": before, "after": after, "revision": self.state.revision }),
         ));
         let decision = self.decision.clone().unwrap_or_else(|| decide(&self.source, &self.config, &self.state, &self.opts.signals));
+        // committed: the source is spent (its discarded rows may have been handed on)
+        drop(self.take_source());
         Ok(Step::Done(Box::new(Outcome {
             status: "compacted",
             reason: decision.reason.clone(),

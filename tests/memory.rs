@@ -509,3 +509,19 @@ fn m1_record_ids_hash_scope_source_position_and_content() {
     let parts = context_compactor::transcript::Fnv1a::new().write(b"ab").write(b"").write(b"c").finish();
     assert_eq!(parts, context_compactor::transcript::fnv1a(b"abc"));
 }
+
+#[test]
+fn m1_consuming_projection_builds_the_same_batch_and_leaves_no_rows() {
+    let (messages, discarded, bodies) = sample();
+    let want = project("sess-x", &messages, &discarded, &bodies);
+    let mut rows = messages.clone();
+    let got = context_compactor::memory::try_project_consuming("sess-x", &mut rows, &discarded, &bodies).expect("projects");
+    assert_eq!(got, want);
+    assert!(rows.is_empty(), "the rows were handed on");
+    // bad input: an error, and the rows stay as they were
+    let mut rows = messages.clone();
+    let bad = vec![EvictedBody { offset: 42, call_id: "c1".into(), tool_name: None, handle: None, body: "x".into() }];
+    let err = context_compactor::memory::try_project_consuming("sess-x", &mut rows, &discarded, &bad).unwrap_err();
+    assert_eq!(err.code, ErrorCode::MemoryFailed);
+    assert_eq!(rows, messages);
+}

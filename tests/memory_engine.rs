@@ -138,3 +138,16 @@ fn m1_project_memory_off_commits_the_same_rewrite_with_no_records_and_no_memory_
     assert!(!on.memory.expect("batch").records.is_empty(), "projection is on by default");
     assert_eq!(encode(&off.transcript, View::Stored), encode(&on.transcript, View::Stored), "same rewrite either way");
 }
+
+#[test]
+fn m1_w3_the_batch_is_the_same_whether_the_host_confirms_it_or_not() {
+    // without a confirmation step the engine hands the discarded rows to the projection
+    // (freeing them as it goes); with one it must keep them for a refusal (W-3)
+    let direct = run_sync(&mut job("sess-a", false), no_summary).expect("runs");
+    let confirmed = run_sync_with_memory(&mut job("sess-a", true), no_summary, |_| Reply::Accepted).expect("runs");
+    assert_eq!(direct.status, "compacted");
+    assert_eq!(direct.memory, confirmed.memory);
+    assert_eq!(encode(&direct.transcript, View::Stored), encode(&confirmed.transcript, View::Stored));
+    assert_eq!(direct.before, confirmed.before);
+    assert_eq!(direct.rewrite.as_ref().map(|r| r.discarded.clone()), confirmed.rewrite.as_ref().map(|r| r.discarded.clone()));
+}

@@ -20,7 +20,7 @@ pub mod recall;
 
 pub use embed::{tokenize, DEFAULT_DIMENSION};
 pub use index::{AddReport, EmbedderKind, Hit, Index, Page, MAX_DIMENSION};
-pub use project::{project, try_project, EvictedBody, CHUNK_BYTES};
+pub use project::{project, try_project, try_project_consuming, EvictedBody, CHUNK_BYTES};
 pub use recall::{
     effective_limit, recall, recall_from_arguments, recall_from_hits, recall_tool_definition, recall_with_vector, RecallHit,
     RecallResult, DEFAULT_LIMIT, MAX_LIMIT, RECALL_TOOL_NAME,

@@ -63,7 +63,13 @@ pub fn try_project(
     discarded: &[usize],
     evicted_bodies: &[EvictedBody],
 ) -> Result<MemoryBatch> {
-    let n = messages.len();
+    check_inputs(messages.len(), discarded, evicted_bodies)?;
+    Ok(build(session, messages, discarded, evicted_bodies))
+}
+
+/// `memory_failed` when a discarded offset or an evicted body's offset is outside a
+/// transcript of `n` messages, or an evicted body's call id is empty.
+fn check_inputs(n: usize, discarded: &[usize], evicted_bodies: &[EvictedBody]) -> Result<()> {
     if let Some(off) = discarded.iter().find(|&&o| o >= n) {
         return Err(Error::new(
             ErrorCode::MemoryFailed,
@@ -81,7 +87,7 @@ pub fn try_project(
             return Err(Error::new(ErrorCode::MemoryFailed, format!("evictedBodies[{i}].callId is empty")));
         }
     }
-    Ok(build(session, messages, discarded, evicted_bodies))
+    Ok(())
 }
 
 fn excluded(m: &Message) -> bool {
@@ -102,87 +108,144 @@ struct Source<'a> {
     handle: Option<String>,
 }
 
-fn build(
-    session: &str,
-    messages: &[Message],
-    discarded: &[usize],
-    evicted_bodies: &[EvictedBody],
-) -> MemoryBatch {
-    // call id -> tool name, from every tool call of the transcript (first wins).
-    let mut names: SortedMap<&str, &str> = SortedMap::new();
+/// Call id -> tool name, from every tool call of the transcript (first wins).
+fn tool_names(messages: &[Message]) -> SortedMap<String, String> {
+    let mut names: SortedMap<String, String> = SortedMap::new();
     for m in messages {
         for b in &m.blocks {
             if let Block::ToolCall { id, name, .. } = b {
-                names.get_or_insert_with(id.as_str(), || name.as_str());
+                if names.get(id.as_str()).is_none() {
+                    names.get_or_insert_with(id.clone(), || name.clone());
+                }
             }
         }
     }
-    let evicted_calls: SortedSet<&str> = evicted_bodies.iter().map(|b| b.call_id.as_str()).collect();
-    let offsets: SortedSet<usize> = discarded.iter().copied().collect();
+    names
+}
 
-    // most rows make one record: sized for that, so the list rarely regrows (a regrow
-    // holds the old and the new list at once)
-    let mut records: Vec<MemoryRecord> = Vec::new();
-    for &offset in offsets.iter() {
-        let Some(m) = messages.get(offset) else { continue };
+/// What every row's records are read against.
+struct Context<'a> {
+    session: &'a str,
+    names: SortedMap<String, String>,
+    evicted_calls: SortedSet<&'a str>,
+}
+
+impl Context<'_> {
+    fn name_of(&self, call_id: &str) -> Option<String> {
+        self.names.get(call_id).cloned()
+    }
+
+    /// The records of discarded row `m` at `offset`: its narrative text, and its tool
+    /// results that no evicted body covers.
+    fn row(&self, out: &mut Vec<MemoryRecord>, m: &Message, offset: usize) {
         if excluded(m) {
-            continue;
+            return;
         }
         if matches!(m.role, Role::User | Role::Assistant) {
             let text = m.text();
-            let src = Source {
-                session,
-                message: m,
-                offset,
-                kind: RecordKind::Narrative,
-                tool_name: None,
-                call_id: None,
-                handle: None,
-            };
-            push_chunks(&mut records, &src, &text);
+            let src = Source { session: self.session, message: m, offset, kind: RecordKind::Narrative, tool_name: None, call_id: None, handle: None };
+            push_chunks(out, &src, &text);
         }
         for b in &m.blocks {
             if let Block::ToolResult { call_id, name, text, .. } = b {
-                if evicted_calls.contains(call_id.as_str()) {
+                if self.evicted_calls.contains(call_id.as_str()) {
                     continue;
                 }
-                let tool_name = name.clone().or_else(|| names.get(call_id.as_str()).map(|s| s.to_string()));
                 let src = Source {
-                    session,
+                    session: self.session,
                     message: m,
                     offset,
                     kind: RecordKind::ToolOutput,
-                    tool_name,
+                    tool_name: name.clone().or_else(|| self.name_of(call_id)),
                     call_id: Some(call_id.clone()),
                     handle: m.provenance.artifact_ref.clone(),
                 };
-                push_chunks(&mut records, &src, text);
+                push_chunks(out, &src, text);
             }
         }
     }
-    for b in evicted_bodies {
-        let Some(m) = messages.get(b.offset) else { continue };
+
+    /// The records of evicted body `b`, which sat on message `m`.
+    fn body(&self, out: &mut Vec<MemoryRecord>, m: &Message, b: &EvictedBody) {
         if excluded(m) {
-            continue;
+            return;
         }
-        let tool_name = b.tool_name.clone().or_else(|| names.get(b.call_id.as_str()).map(|s| s.to_string()));
         let src = Source {
-            session,
+            session: self.session,
             message: m,
             offset: b.offset,
             kind: RecordKind::ToolOutput,
-            tool_name,
+            tool_name: b.tool_name.clone().or_else(|| self.name_of(&b.call_id)),
             call_id: Some(b.call_id.clone()),
             handle: b.handle.clone(),
         };
-        push_chunks(&mut records, &src, &b.body);
+        push_chunks(out, &src, &b.body);
     }
-    crate::sorted::sort_by(&mut records, |a, b| {
-        (a.source_range, a.kind, &a.call_id, a.byte_range, &a.id)
-            .cmp(&(b.source_range, b.kind, &b.call_id, b.byte_range, &b.id))
-    });
-    records.dedup_by(|a, b| a.id == b.id);
-    MemoryBatch { session: session.to_string(), records }
+
+    fn finish(&self, mut records: Vec<MemoryRecord>) -> MemoryBatch {
+        crate::sorted::sort_by(&mut records, |a, b| {
+            (a.source_range, a.kind, &a.call_id, a.byte_range, &a.id)
+                .cmp(&(b.source_range, b.kind, &b.call_id, b.byte_range, &b.id))
+        });
+        records.dedup_by(|a, b| a.id == b.id);
+        MemoryBatch { session: self.session.to_string(), records }
+    }
+}
+
+fn context<'a>(session: &'a str, messages: &[Message], evicted_bodies: &'a [EvictedBody]) -> Context<'a> {
+    Context { session, names: tool_names(messages), evicted_calls: evicted_bodies.iter().map(|b| b.call_id.as_str()).collect() }
+}
+
+fn build(session: &str, messages: &[Message], discarded: &[usize], evicted_bodies: &[EvictedBody]) -> MemoryBatch {
+    let cx = context(session, messages, evicted_bodies);
+    let offsets: SortedSet<usize> = discarded.iter().copied().collect();
+    // most rows make one record: sized for that, so the list rarely regrows
+    let mut records: Vec<MemoryRecord> = Vec::with_capacity(discarded.len() + evicted_bodies.len());
+    for &offset in offsets.iter() {
+        if let Some(m) = messages.get(offset) {
+            cx.row(&mut records, m, offset);
+        }
+    }
+    for b in evicted_bodies {
+        if let Some(m) = messages.get(b.offset) {
+            cx.body(&mut records, m, b);
+        }
+    }
+    cx.finish(records)
+}
+
+/// [`try_project`] that takes the rows out of `messages` (leaving it empty) and frees each
+/// one as soon as its records are built, so the records never sit beside a second full
+/// copy of the folded range (peak memory). The batch is the one [`try_project`] builds.
+/// For a caller that no longer needs the rows once the batch exists: the engine, when no
+/// host step can still fail the commit (W-3). Errors: as [`try_project`], before any row
+/// is touched (`messages` is then left as it was).
+pub fn try_project_consuming(
+    session: &str,
+    messages: &mut Vec<Message>,
+    discarded: &[usize],
+    evicted_bodies: &[EvictedBody],
+) -> Result<MemoryBatch> {
+    check_inputs(messages.len(), discarded, evicted_bodies)?;
+    let cx = context(session, messages, evicted_bodies);
+    let offsets: SortedSet<usize> = discarded.iter().copied().collect();
+    // evicted bodies by the row they sat on, so each row's are built before it is freed
+    let mut by_row: Vec<(usize, usize)> = evicted_bodies.iter().enumerate().map(|(i, b)| (b.offset, i)).collect();
+    crate::sorted::sort_by(&mut by_row, |a, b| a.cmp(b));
+    let mut bodies = by_row.into_iter().peekable();
+    let mut records: Vec<MemoryRecord> = Vec::with_capacity(discarded.len() + evicted_bodies.len());
+    for (offset, m) in std::mem::take(messages).into_iter().enumerate() {
+        if offsets.contains(&offset) {
+            cx.row(&mut records, &m, offset);
+        }
+        while let Some((_, i)) = bodies.next_if(|(o, _)| *o == offset) {
+            if let Some(b) = evicted_bodies.get(i) {
+                cx.body(&mut records, &m, b);
+            }
+        }
+        // `m` is freed here, before the next row's records are built
+    }
+    Ok(cx.finish(records))
 }
 
 fn push_chunks(out: &mut Vec<MemoryRecord>, src: &Source<'_>, text: &str) {

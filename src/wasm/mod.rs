@@ -416,8 +416,11 @@ extern "C" {
     fn parse_js_string(text: &js_sys::JsString) -> Result<JsValue, JsValue>;
 }
 
-/// Size of the pieces a result's JSON text crosses the boundary in, UTF-8 bytes (256 KiB: small next to the result, large enough that joining them costs nothing).
-pub(crate) const RESULT_PIECE_BYTES: usize = 1 << 18;
+/// Size of the pieces a result's JSON text crosses the boundary in, UTF-8 bytes. 4 KiB: small
+/// enough to fit the holes the freed transcript leaves in wasm memory (256 KiB pieces grew
+/// memory by the result's size once the projection had reused that space), large enough
+/// that joining them in JS costs nothing measurable.
+pub(crate) const RESULT_PIECE_BYTES: usize = 1 << 12;
 
 /// `detectFormat(transcript)` -> the format name; throws `unknown_format` when the
 /// shape is ambiguous or unknown.
