@@ -19,8 +19,8 @@ use crate::rewrite::{provenance, validate, Expectations, Origin, Retained, Splic
 use crate::select::{select, Selection, Stage};
 use crate::state::{FoldedCall, SessionState};
 use crate::summarize::{
-    collect_artifact_refs, curate_request, deterministic_sections, mechanical_merge, mechanical_summary, narrative_part, render_row, rollup_request,
-    summary_request, RenderedRow, SummarizeRequest, SECTIONS_MARKER,
+    collect_artifact_refs, curate_request_for, deterministic_sections, mechanical_merge, mechanical_summary, narrative_part, rollup_request,
+    summary_request_for, SummarizeRequest, SECTIONS_MARKER,
 };
 use crate::transcript::{Block, Message, Provenance, Transcript, TranscriptRole};
 use crate::trigger::{decide, Decision, Signals};
@@ -528,13 +528,15 @@ impl Job {
         self.evicted = sparse.evicted;
         self.bodies = sparse.bodies;
         let mut edited = sparse.copies.iter().peekable();
-        let mut rendered: Vec<RenderedRow> = Vec::with_capacity(selection.fold.len());
+        // the folded rows as rendered: the evicted copy where there is one, else the source
+        // row (rendered one at a time by the request builders, never all at once)
+        let mut rows: Vec<(usize, &Message)> = Vec::with_capacity(selection.fold.len());
         for (k, &o) in selection.fold.iter().enumerate() {
             match edited.next_if(|(i, _)| *i == k) {
-                Some((_, m)) => rendered.push(render_row(o, m)),
+                Some((_, m)) => rows.push((o, m)),
                 None => {
                     if let Some(m) = self.source.messages.get(o) {
-                        rendered.push(render_row(o, m));
+                        rows.push((o, m));
                     }
                 }
             }
@@ -542,17 +544,17 @@ impl Job {
         if self.curator && selection.stage == Stage::BeforeRun {
             // Y-1, S-6: the curator gets only the rows before the run (stage 1 folds
             // nothing else), in the stored view.
-            let rows: Vec<Value> = selection.fold.iter().filter_map(|&o| self.source.messages.get(o)).map(|m| formats::encode_message(m, View::Stored)).collect();
-            let request = curate_request(rendered, rows, &self.config, self.config.summary_instructions());
+            let stored: Vec<Value> = selection.fold.iter().filter_map(|&o| self.source.messages.get(o)).map(|m| formats::encode_message(m, View::Stored)).collect();
+            let request = curate_request_for(&rows, stored, &self.config, self.config.summary_instructions());
             self.phase = Phase::AwaitSummary { kind: request.kind.clone(), coverage: request.coverage.clone() };
             return Ok(Step::Summarize(request));
         }
         if self.opts.has_summarizer {
-            let request = summary_request(rendered, &self.config, self.config.summary_instructions());
+            let request = summary_request_for(&rows, &self.config, self.config.summary_instructions());
             self.phase = Phase::AwaitSummary { kind: request.kind.clone(), coverage: request.coverage.clone() };
             return Ok(Step::Summarize(request));
         }
-        drop(rendered);
+        drop(rows);
         let text = self.mechanical_text();
         self.commit_summary(text, SummarySource { writer: "mechanical".into(), coverage: "whole".into() })
     }

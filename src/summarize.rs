@@ -72,32 +72,45 @@ fn role_name(r: Role) -> &'static str {
 /// Renders one (already evicted) message as summarizer input text (Y-8): media become
 /// placeholders, reasoning is stripped, opaque items are named only.
 pub fn render_message(offset: usize, m: &Message) -> String {
-    let mut out = format!("[#{offset} {}]", role_name(m.role));
-    if m.is_summary() {
-        out.push_str(" (earlier summary)");
-    }
-    for b in &m.blocks {
-        match b {
-            Block::Text { text } => {
-                out.push('\n');
-                out.push_str(text);
-            }
-            Block::Media { kind, .. } => out.push_str(&format!("\n[{kind:?} omitted]")),
-            Block::ToolCall { id, name, arguments } => {
-                out.push_str(&format!("\n-> call {name} (id {id}) {}", clip(arguments, 300, 100)));
-            }
-            Block::ToolResult { call_id, text, is_error, media, .. } => {
-                let status = if *is_error { " ERROR" } else { "" };
-                out.push_str(&format!("\n<- result of {call_id}{status}:\n{text}"));
-                for k in media {
-                    out.push_str(&format!("\n[{k:?} omitted]"));
-                }
-            }
-            Block::Reasoning { .. } => {}
-            Block::Opaque { kind, .. } => out.push_str(&format!("\n[{kind} item]")),
+    let mut out = String::new();
+    render_into(&mut out, offset, m);
+    out
+}
+
+/// UTF-8 bytes of [`render_message`], counted without building the text.
+pub fn rendered_len(offset: usize, m: &Message) -> usize {
+    struct Count(usize);
+    impl std::fmt::Write for Count {
+        fn write_str(&mut self, s: &str) -> std::fmt::Result {
+            self.0 += s.len();
+            Ok(())
         }
     }
-    out
+    let mut c = Count(0);
+    render_into(&mut c, offset, m);
+    c.0
+}
+
+fn render_into(out: &mut impl std::fmt::Write, offset: usize, m: &Message) {
+    // writing to a String or a counter cannot fail
+    let _ = write!(out, "[#{offset} {}]", role_name(m.role));
+    if m.is_summary() {
+        let _ = out.write_str(" (earlier summary)");
+    }
+    for b in &m.blocks {
+        let _ = match b {
+            Block::Text { text } => out.write_str("\n").and_then(|()| out.write_str(text)),
+            Block::Media { kind, .. } => write!(out, "\n[{kind:?} omitted]"),
+            Block::ToolCall { id, name, arguments } => write!(out, "\n-> call {name} (id {id}) {}", clip(arguments, 300, 100)),
+            Block::ToolResult { call_id, text, is_error, media, .. } => {
+                let status = if *is_error { " ERROR" } else { "" };
+                let r = write!(out, "\n<- result of {call_id}{status}:\n").and_then(|()| out.write_str(text));
+                media.iter().fold(r, |r, k| r.and_then(|()| write!(out, "\n[{k:?} omitted]")))
+            }
+            Block::Reasoning { .. } => Ok(()),
+            Block::Opaque { kind, .. } => write!(out, "\n[{kind} item]"),
+        };
+    }
 }
 
 /// One folded row rendered for the summarizer (Y-8).
@@ -162,13 +175,34 @@ fn is_user_row(text: &str) -> bool {
 ///
 /// Coverage is `whole` when nothing was cut, else `trimmed`.
 pub fn summary_request(rows: Vec<RenderedRow>, config: &Config, system: &str) -> SummarizeRequest {
+    let lens: Vec<usize> = rows.iter().map(|r| r.text.len()).collect();
+    let tool: Vec<bool> = rows.iter().map(|r| r.tool_output).collect();
+    // the rows' own texts, moved (no second copy of the folded range)
+    let mut texts: Vec<Option<String>> = rows.into_iter().map(|r| Some(r.text)).collect();
+    request_from(&lens, &tool, |i| texts.get_mut(i).and_then(Option::take).unwrap_or_default(), config, system)
+}
+
+/// [`summary_request`] over folded rows not rendered yet: `(offset, message)` pairs as
+/// [`render_row`] takes them. The same request, but each row is rendered only when its
+/// turn comes and a tool output is clipped right away, so the folded range is never held
+/// rendered in full (peak memory).
+pub fn summary_request_for(rows: &[(usize, &Message)], config: &Config, system: &str) -> SummarizeRequest {
+    let lens: Vec<usize> = rows.iter().map(|(o, m)| rendered_len(*o, m)).collect();
+    let tool: Vec<bool> = rows.iter().map(|(_, m)| m.has_results()).collect();
+    request_from(&lens, &tool, |i| rows.get(i).map(|(o, m)| render_message(*o, m)).unwrap_or_default(), config, system)
+}
+
+/// The summarize request over rows of rendered lengths `lens` (tool-output rows flagged in
+/// `tool`), `text(i)` giving row `i`'s rendered text (each asked for once, in order); see
+/// [`summary_request`] for the bounds and the clipping order.
+fn request_from(lens: &[usize], tool: &[bool], mut text: impl FnMut(usize) -> String, config: &Config, system: &str) -> SummarizeRequest {
     // `as usize` would truncate on wasm32 (bytesPerToken 2^32 -> 0, a division by zero).
     let bpt = usize::try_from(config.bytes_per_token.max(1)).unwrap_or(usize::MAX);
     let window = config.summarizer_window();
     let budget_tokens = window.saturating_sub(config.summary_max_output_tokens).saturating_sub((system.len() / bpt) as u64 + 64);
     let window_bytes = usize::try_from(budget_tokens).unwrap_or(usize::MAX).saturating_mul(bpt);
     let fence_overhead = 64;
-    let rows_bytes: usize = rows.iter().map(|r| r.text.len() + 2).sum::<usize>() + fence_overhead;
+    let rows_bytes: usize = lens.iter().map(|l| l + 2).sum::<usize>() + fence_overhead;
     let share_bytes = if config.summary_input_share >= 1.0 {
         usize::MAX
     } else {
@@ -176,10 +210,6 @@ pub fn summary_request(rows: Vec<RenderedRow>, config: &Config, system: &str) ->
     };
     let budget_bytes = window_bytes.min(share_bytes);
     let size_of = |rows: &[String]| rows.iter().map(|r| r.len() + 2).sum::<usize>() + fence_overhead;
-    // the rows' own texts, moved (no second copy of the folded range)
-    let tool: Vec<bool> = rows.iter().map(|r| r.tool_output).collect();
-    let mut kept: Vec<String> = rows.into_iter().map(|r| r.text).collect();
-    let mut coverage = "whole";
     // the largest cap in [lo, hi] whose clipped size fits (lo when none does)
     let search = |lo: usize, hi: usize, size: &dyn Fn(usize) -> usize| -> usize {
         let (mut lo, mut hi) = (lo, hi.max(lo));
@@ -197,19 +227,24 @@ pub fn summary_request(rows: Vec<RenderedRow>, config: &Config, system: &str) ->
         lo
     };
     let clipped_len = |len: usize, cap: usize| if len > cap + CLIP_MARKER_BYTES { cap + CLIP_MARKER_BYTES } else { len };
-    if size_of(&kept) > budget_bytes {
-        coverage = "trimmed";
-        // 1. largest tool outputs first: the largest common cap that fits.
-        let max_tool = kept.iter().zip(&tool).filter(|(_, t)| **t).map(|(k, _)| k.len()).max().unwrap_or(0);
-        if max_tool > MIN_CLIPPED_ROW_BYTES {
-            let size = |cap: usize| -> usize { kept.iter().zip(&tool).map(|(k, t)| if *t { clipped_len(k.len(), cap) } else { k.len() } + 2).sum::<usize>() + fence_overhead };
-            let cap = search(MIN_CLIPPED_ROW_BYTES, max_tool, &size);
-            for (k, t) in kept.iter_mut().zip(&tool) {
-                if *t && k.len() > cap.saturating_add(CLIP_MARKER_BYTES) {
-                    *k = clip_row(k, cap);
-                }
-            }
-        }
+    let trimmed = rows_bytes > budget_bytes;
+    let coverage = if trimmed { "trimmed" } else { "whole" };
+    // 1. largest tool outputs first: the largest common cap that fits, from the lengths
+    // alone; each tool row is clipped to it as soon as it is rendered.
+    let max_tool = lens.iter().zip(tool).filter(|(_, t)| **t).map(|(l, _)| *l).max().unwrap_or(0);
+    let tool_cap = (trimmed && max_tool > MIN_CLIPPED_ROW_BYTES).then(|| {
+        let size = |cap: usize| -> usize { lens.iter().zip(tool).map(|(l, t)| if *t { clipped_len(*l, cap) } else { *l } + 2).sum::<usize>() + fence_overhead };
+        search(MIN_CLIPPED_ROW_BYTES, max_tool, &size)
+    });
+    let mut kept: Vec<String> = Vec::with_capacity(lens.len());
+    for (i, t) in tool.iter().enumerate() {
+        let row = text(i);
+        kept.push(match tool_cap {
+            Some(cap) if *t && row.len() > cap.saturating_add(CLIP_MARKER_BYTES) => clip_row(&row, cap),
+            _ => row,
+        });
+    }
+    if trimmed {
         // 2. then every row to a common cap, user text to twice it.
         if size_of(&kept) > budget_bytes {
             let users: Vec<bool> = kept.iter().map(|k| is_user_row(k)).collect();
@@ -258,6 +293,14 @@ pub fn summary_request(rows: Vec<RenderedRow>, config: &Config, system: &str) ->
 /// before the open run, with kind `curate` and those rows in the stored view.
 pub fn curate_request(rows: Vec<RenderedRow>, stored_rows: Vec<serde_json::Value>, config: &Config, system: &str) -> SummarizeRequest {
     let mut r = summary_request(rows, config, system);
+    r.kind = "curate".into();
+    r.rows = stored_rows;
+    r
+}
+
+/// [`curate_request`] over folded rows not rendered yet (see [`summary_request_for`]).
+pub fn curate_request_for(rows: &[(usize, &Message)], stored_rows: Vec<serde_json::Value>, config: &Config, system: &str) -> SummarizeRequest {
+    let mut r = summary_request_for(rows, config, system);
     r.kind = "curate".into();
     r.rows = stored_rows;
     r

@@ -846,3 +846,50 @@ fn w8_session_saved_and_reloaded_behaves_like_the_live_one() {
         store.record = Some(r);
     }
 }
+
+/// Y-8: the engine builds the summarize request from unrendered rows, rendering each in
+/// turn and clipping tool outputs at once (peak memory); the request is the one the
+/// rendered rows give, whatever the mix of sizes, roles and bounds.
+#[test]
+fn y8_request_from_unrendered_rows_equals_the_request_from_rendered_rows() {
+    let mut seed: u64 = 7;
+    let mut next = |m: u64| {
+        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (seed >> 33) % m
+    };
+    let configs = {
+        let mut small = meerkat();
+        small.context_window = 6_000;
+        small.summarizer_context_window = Some(6_000);
+        let mut whole = meerkat();
+        whole.summary_input_share = 1.0;
+        vec![meerkat(), small, whole, Config::preset(Profile::Kerkov)]
+    };
+    let mut seen = std::collections::BTreeSet::new();
+    for case in 0..60 {
+        let n = 1 + next(30) as usize;
+        let mut msgs = Vec::new();
+        for i in 0..n {
+            let big = "é out ✓ ".repeat(next(900) as usize);
+            msgs.push(match next(4) {
+                0 => json!({"role": "user", "content": format!("request {i} {}", "u".repeat(next(3000) as usize))}),
+                1 => json!({"role": "assistant", "content": format!("answer {i} {}", "a".repeat(next(2000) as usize)), "tool_calls": [{"id": format!("c{i}"), "type": "function", "function": {"name": "read", "arguments": "{\"p\":1}"}}]}),
+                2 => json!({"role": "tool", "tool_call_id": format!("c{i}"), "content": big}),
+                _ => json!({"role": "assistant", "content": format!("note {i}")}),
+            });
+        }
+        let t = formats::decode(Format::OpenaiChat, Value::Array(msgs)).unwrap();
+        let rows: Vec<(usize, &Message)> = t.messages.iter().enumerate().collect();
+        for (k, config) in configs.iter().enumerate() {
+            let rendered: Vec<RenderedRow> = rows.iter().map(|(o, m)| context_compactor::summarize::render_row(*o, m)).collect();
+            let want = summary_request(rendered, config, SUMMARY_PROMPT);
+            let got = context_compactor::summarize::summary_request_for(&rows, config, SUMMARY_PROMPT);
+            assert_eq!(got, want, "case {case} config {k}");
+            seen.insert(got.coverage.clone());
+            for (o, m) in &rows {
+                assert_eq!(context_compactor::summarize::rendered_len(*o, m), render_message(*o, m).len());
+            }
+        }
+    }
+    assert_eq!(seen.into_iter().collect::<Vec<_>>(), ["trimmed", "whole"], "both bounds exercised");
+}
