@@ -215,7 +215,12 @@ impl Outcome {
     /// `serde_json::to_string(&outcome.to_json())`), written in one streaming pass
     /// without building the result `Value` ([`crate::output::OutcomeJson`]).
     pub fn to_json_string(&self) -> String {
-        self.to_json_pieces(usize::MAX).concat()
+        let mut pieces = self.to_json_pieces(usize::MAX);
+        // one piece (it never reaches usize::MAX bytes): taken as is, not copied
+        match pieces.len() {
+            1 => pieces.pop().unwrap_or_default(),
+            _ => pieces.concat(),
+        }
     }
 
     /// [`Outcome::to_json_string`] cut into pieces of about `piece_bytes` UTF-8 bytes
