@@ -41,6 +41,14 @@ fn heap() -> String {
     format!("live {:.1} peak {:.1} MB, {n} allocations", live as f64 / 1e6, peak as f64 / 1e6)
 }
 
+/// The value, or the error printed and exit status 1.
+fn or_exit<T>(what: &str, r: context_compactor::Result<T>) -> T {
+    r.unwrap_or_else(|e| {
+        eprintln!("{what}: {e:?}");
+        std::process::exit(1)
+    })
+}
+
 fn main() {
     let mut args = std::env::args().skip(1);
     let Some(path) = args.next() else {
@@ -64,23 +72,11 @@ fn main() {
 
         let base = heap();
         let t0 = Instant::now();
-        let t = match formats::decode_text(Format::OpenaiChat, &text) {
-            Ok(t) => t,
-            Err(e) => {
-                eprintln!("decode: {e:?}");
-                std::process::exit(1);
-            }
-        };
+        let t = or_exit("decode", formats::decode_text(Format::OpenaiChat, &text));
         let t_decode = t0.elapsed().as_secs_f64() * 1e3;
         let after_decode = heap();
         let mut job = Job::start(Config::preset(Profile::Default), SessionState::default(), t, JobOptions::default());
-        let outcome = match run_sync(&mut job, |_| Reply::Failed { message: "no summarizer".into(), context_exceeded: false }) {
-            Ok(o) => o,
-            Err(e) => {
-                eprintln!("compact: {e:?}");
-                std::process::exit(1);
-            }
-        };
+        let outcome = or_exit("compact", run_sync(&mut job, |_| Reply::Failed { message: "no summarizer".into(), context_exceeded: false }));
         let t_compact = t0.elapsed().as_secs_f64() * 1e3;
         let after_compact = heap();
         let out = outcome.to_json_string();

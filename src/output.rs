@@ -28,7 +28,7 @@ impl Serialize for OutcomeJson<'_> {
         map.serialize_entry("reason", &o.reason)?;
         map.serialize_entry("decision", &o.decision)?;
         map.serialize_entry("transcript", &TranscriptJson { t: &o.transcript, view: View::Stored, insert: None })?;
-        map.serialize_entry("request", &RequestJson(o))?;
+        map.serialize_entry("request", &RequestJson { t: &o.transcript, findings: &o.state.findings })?;
         map.serialize_entry("rewrite", &o.rewrite)?;
         map.serialize_entry("before", &o.before)?;
         map.serialize_entry("after", &o.after)?;
@@ -48,14 +48,22 @@ struct Validation<'a> {
     checks: &'a [&'static str],
 }
 
-/// The request view of the outcome's transcript (F-4), with the findings ledger message
-/// (Y-10) right after the system rows, as [`crate::session::request_view`] builds it.
-struct RequestJson<'a>(&'a Outcome);
+/// The request view of a transcript (F-4: provenance keys dropped) with the findings
+/// ledger (Y-10) as one user-role text message right after the system rows at the head
+/// (for formats whose system prompt lives in the envelope, Anthropic and Gemini, that is
+/// the first message). Serializes straight to JSON text: each row is written from its
+/// held text, no `Value` tree ([`crate::session::request_view`] is its `Value` form).
+pub struct RequestJson<'a> {
+    /// The transcript, in the stored view.
+    pub t: &'a Transcript,
+    /// The session's findings ledger (`SessionState::findings`); empty: no ledger message.
+    pub findings: &'a [String],
+}
 
 impl Serialize for RequestJson<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let t = &self.0.transcript;
-        let insert = crate::session::findings_text(&self.0.state.findings).map(|text| {
+        let t = self.t;
+        let insert = crate::session::findings_text(self.findings).map(|text| {
             let head = t.messages.iter().take_while(|m| m.role == crate::Role::System).count();
             (head.min(t.messages.len()), formats::text_message(t.format, &text))
         });
@@ -244,7 +252,7 @@ mod tests {
     use std::io::Write;
 
     #[test]
-    fn pieces_cut_on_char_boundaries_and_join_to_the_whole_text() {
+    fn j5_pieces_cut_on_char_boundaries_and_join_to_the_whole_text() {
         let text = "ab😀cd€é".repeat(50);
         for piece in [4, 5, 7, 64, 1 << 20] {
             // bytes arrive split anywhere, even inside a char

@@ -14,7 +14,7 @@ use crate::engine::Outcome;
 use crate::error::{Error, ErrorCode, Result};
 use crate::formats::{self, View};
 use crate::state::SessionState;
-use crate::transcript::{Role, Transcript};
+use crate::transcript::Transcript;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -165,20 +165,8 @@ pub fn findings_bytes(findings: &[String]) -> usize {
 /// (Y-10): one user-role text message in the transcript's format, placed right after
 /// the system rows at the head (for formats whose system prompt lives in the envelope,
 /// Anthropic and Gemini, that is the first message). No findings: exactly
-/// `encode(t, View::Request)`.
+/// `encode(t, View::Request)`. The `Value` form of [`crate::output::RequestJson`], which
+/// writes the same view as text.
 pub fn request_view(t: &Transcript, state: &SessionState) -> Value {
-    let mut v = formats::encode(t, View::Request);
-    let Some(text) = findings_text(&state.findings) else { return v };
-    let head = t.messages.iter().take_while(|m| m.role == Role::System).count();
-    let msg = formats::text_message(t.format, &text);
-    let list = match (&mut v, &t.envelope.messages_key) {
-        (Value::Array(a), None) => Some(a),
-        (Value::Object(map), Some(key)) => map.get_mut(key).and_then(Value::as_array_mut),
-        _ => None,
-    };
-    if let Some(list) = list {
-        let at = head.min(list.len());
-        list.insert(at, msg);
-    }
-    v
+    serde_json::to_value(crate::output::RequestJson { t, findings: &state.findings }).unwrap_or(Value::Null)
 }

@@ -759,7 +759,7 @@ mod typed_view_tests {
     use super::*;
 
     #[test]
-    fn typed_views_take_common_rows_and_hand_back_the_rest() {
+    fn f1_typed_views_take_common_rows_and_hand_back_the_rest() {
         {
             let taken = [
                 r#"{"role":"user","content":"hi"}"#,

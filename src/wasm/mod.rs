@@ -210,7 +210,7 @@ impl ContextCompactor {
         let t = decode_input(self.format, &transcript)?;
         formats::validate_pairing(&t).map_err(|e| js_error(&e))?;
         let state = state_of(&state)?;
-        from_json(&crate::session::request_view(&t, &state))
+        to_js(&crate::output::RequestJson { t: &t, findings: &state.findings })
     }
 }
 

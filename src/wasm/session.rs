@@ -12,7 +12,7 @@ use super::{to_js, drive, finish, from_json, get, js_error, str_arg, to_json, Co
 use crate::config::Config;
 use crate::error::{Error, ErrorCode};
 use crate::formats::{self, Format};
-use crate::session::{plan_save, record_finding as core_record_finding, request_view, SavePlan, SessionRecord};
+use crate::session::{plan_save, record_finding as core_record_finding, SavePlan, SessionRecord};
 use js_sys::{Function, Promise, Reflect};
 use serde_json::{json, Value};
 use wasm_bindgen::prelude::*;
@@ -152,7 +152,7 @@ impl Session {
                 None => formats::detect(&r.transcript).map_err(|e| js_error(&e))?,
             };
             let t = formats::decode(format, r.transcript.clone()).map_err(|e| js_error(&e))?;
-            from_json(&request_view(&t, &r.state))
+            to_js(&crate::output::RequestJson { t: &t, findings: &r.state.findings })
         })
     }
 
