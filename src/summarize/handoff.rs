@@ -1,107 +1,274 @@
-//! The deterministic handoff summary (Y-6; also the built-in default summarizer).
+//! The deterministic handoff summary (Y-6; also the built-in default summarizer): nine
+//! sections filled from the folded rows by rules ([`Facts`]), within the summary budget,
+//! filled by priority, every clip marked (issue 13).
 
-use crate::evict::{floor_boundary, truncate};
-use crate::transcript::{Block, Message, Role};
+use super::facts::{describe_uses, Facts};
 use super::ledger::narrative_part;
+use crate::evict::{ceil_boundary, floor_boundary, truncate};
+use crate::transcript::Message;
 
-/// The deterministic handoff summary (Y-6; also the built-in default summarizer):
-/// extractive, no model, bounded to about `max_bytes` UTF-8 bytes. The first user
-/// request and the newest ones verbatim (each clipped to 2,000 bytes; a middle part is
-/// counted when over budget), tool calls counted per tool with the newest 20 named
-/// with their outcome, and the last assistant note.
-pub fn mechanical_summary(rows: &[(usize, &Message)], max_bytes: usize) -> String {
-    let mut requests: Vec<String> = Vec::new();
-    let mut calls: Vec<(String, String, String)> = Vec::new();
-    let mut outcomes: crate::sorted::SortedMap<String, bool> = crate::sorted::SortedMap::new();
-    let mut last_note = String::new();
-    let mut earlier = Vec::new();
-    for (_, m) in rows {
-        if m.is_summary() {
-            earlier.push(narrative_part(&m.text()).to_string());
+/// Section titles of the handoff summary, in the order they are written.
+pub const HANDOFF_SECTIONS: [&str; 9] = [
+    "Primary request and intent",
+    "User constraints and preferences (verbatim)",
+    "Files and artifacts",
+    "Commands and tool calls, with outcomes",
+    "Errors and how they were resolved",
+    "Plan / todo state (latest, whole)",
+    "Decisions and findings",
+    "Current work (the last assistant message before the cut)",
+    "Next step",
+];
+
+/// The header of section `n` (1-based): `[§n Title]`, built from engine data only.
+pub fn section_header(n: usize) -> String {
+    format!("[§{n} {}]", HANDOFF_SECTIONS.get(n.wrapping_sub(1)).copied().unwrap_or("Notes"))
+}
+
+/// Clips `text` to about `cap` UTF-8 bytes, head three quarters and tail a quarter, with
+/// a marker naming the bytes left out (the whole text stays in memory, M-1). Text not over
+/// `cap` is returned whole.
+pub fn clip_marked(text: &str, cap: usize) -> String {
+    if text.len() <= cap {
+        return text.to_string();
+    }
+    let h = floor_boundary(text, cap / 4 * 3);
+    let t = ceil_boundary(text, text.len().saturating_sub(cap / 4)).max(h);
+    format!(
+        "{}\n[... {} bytes clipped from this quote; the whole text is in memory ...]\n{}",
+        text.get(..h).unwrap_or(""),
+        t - h,
+        text.get(t..).unwrap_or("")
+    )
+}
+
+/// One line (or block) of a section, with its place in the budget order.
+struct Item {
+    section: usize,
+    /// Lower is kept first.
+    prio: u8,
+    /// Within a priority: lower is kept first.
+    rank: usize,
+    /// Display order within the section.
+    seq: usize,
+    text: String,
+    /// May be clipped to this many bytes (with a marker) instead of left out.
+    clip_cap: Option<usize>,
+    /// What is counted when left out (`constraint sentences`, `files`...).
+    kind: &'static str,
+}
+
+/// The deterministic handoff summary of the facts, bounded to `max_bytes` UTF-8 bytes
+/// (never under 1,024). Sections ([`HANDOFF_SECTIONS`]) are filled in priority order:
+/// the newest request, the first task and the plan first, then the constraints and the
+/// current work, the files, the next step, the errors, the commands, the decisions, the
+/// other requests and an earlier summary. What does not fit is counted in a marker in
+/// its section (`[clipped: N more files not shown ...]`); a quote that is cut says how
+/// many bytes it lost. Quoted transcript text is never parsed back by the engine.
+pub fn handoff_summary(f: &Facts, max_bytes: usize) -> String {
+    let budget = max_bytes.max(1_024);
+    let quote_cap = budget / 4;
+    let mut items: Vec<Item> = Vec::new();
+    let mut seq = 0usize;
+    let mut push = |items: &mut Vec<Item>, section: usize, prio: u8, rank: usize, text: String, clip_cap: Option<usize>, kind: &'static str| {
+        seq += 1;
+        items.push(Item { section, prio, rank, seq, text, clip_cap, kind });
+    };
+    // §1 primary request and intent
+    let n_req = f.requests.len();
+    for (i, r) in f.requests.iter().enumerate() {
+        let (label, prio, cap) = if i + 1 == n_req && n_req > 1 {
+            ("Newest request", 0, Some(quote_cap))
+        } else if i == 0 {
+            (if n_req == 1 { "First task and newest request" } else { "First task" }, if n_req == 1 { 0 } else { 1 }, Some(quote_cap))
+        } else {
+            ("Request", 10, Some(600))
+        };
+        let text = format!("{label} (message #{}, {} bytes, verbatim):\n{}", r.offset, r.text.len(), r.text);
+        push(&mut items, 1, prio, n_req - i, text, cap, "requests");
+    }
+    if let Some(e) = &f.earlier_summary {
+        push(&mut items, 1, 9, 0, format!("Earlier summary folded with these rows:\n{e}"), Some(quote_cap), "earlier summary");
+    }
+    // §2 constraints
+    for (i, c) in f.constraints.iter().enumerate() {
+        push(&mut items, 2, 2, i, format!("- {c}"), None, "constraint sentences");
+    }
+    // §3 files and artifacts
+    for (i, u) in f.files.iter().enumerate() {
+        let handles = if u.handles.is_empty() { String::new() } else { format!(" [{}]", u.handles.join(", ")) };
+        push(&mut items, 3, 3, i, format!("- {}: {}{handles}", u.path, describe_uses(u)), None, "files");
+    }
+    let mut in_files: Vec<&str> = Vec::new();
+    for u in &f.files {
+        in_files.extend(u.handles.iter().map(String::as_str));
+    }
+    let loose: Vec<&str> = f.artifacts.iter().map(String::as_str).filter(|h| !in_files.contains(h)).collect();
+    if !loose.is_empty() {
+        let holders: Vec<String> = loose
+            .iter()
+            .map(|h| match f.calls.iter().find(|c| c.handle.as_deref() == Some(*h)) {
+                Some(c) => format!("{h} (result of {} {})", c.name, c.id),
+                None => (*h).to_string(),
+            })
+            .collect();
+        push(&mut items, 3, 3, usize::MAX / 2, format!("- artifacts: {}", holders.join(", ")), Some(600), "artifacts");
+    }
+    for (i, d) in f.instructions.iter().enumerate() {
+        push(&mut items, 3, 6, i, format!("- instructions loaded: message {} ({} bytes): {}", d.id, d.text.len(), truncate(super::facts::first_line(&d.text, 160).as_str(), 160)), None, "instruction documents");
+    }
+    // §4 commands and tool calls: newest kept first
+    let n_calls = f.calls.len();
+    for (i, c) in f.calls.iter().enumerate() {
+        let file_op = c.command.is_none() && !c.paths.is_empty();
+        if file_op || f.plan.as_ref().is_some_and(|p| p.call_id == c.id) {
             continue;
         }
-        for b in &m.blocks {
-            match b {
-                Block::ToolCall { id, name, arguments } => calls.push((id.clone(), name.clone(), truncate(arguments, 120))),
-                Block::ToolResult { call_id, is_error, .. } => {
-                    outcomes.insert(call_id.clone(), *is_error);
+        let what = match &c.command {
+            Some(cmd) => format!("{} `{}`", c.name, truncate(cmd.lines().next().unwrap_or(""), 200)),
+            None => format!("{}({})", c.name, truncate(&c.arguments, 160)),
+        };
+        let handle = c.handle.as_ref().map(|h| format!(" [{h}]")).unwrap_or_default();
+        push(&mut items, 4, 7, n_calls - i, format!("- {what} -> {}{handle}", c.outcome.describe()), None, "calls");
+    }
+    // §5 errors and how they were resolved
+    let errors = f.errors();
+    let n_err = errors.len();
+    for (i, (c, fix)) in errors.iter().enumerate() {
+        let what = match (&c.command, c.paths.first()) {
+            (Some(cmd), _) => format!("{} `{}`", c.name, truncate(cmd.lines().next().unwrap_or(""), 160)),
+            (None, Some(p)) => format!("{} on {p}", c.name),
+            (None, None) => format!("{}({})", c.name, truncate(&c.arguments, 120)),
+        };
+        let res = match fix {
+            Some(d) => format!("resolved: a later {} call ({}) succeeded", d.name, d.id),
+            None => "not resolved in the folded rows".to_string(),
+        };
+        push(&mut items, 5, 5, n_err - i, format!("- {what} [{}] {}; {res}", c.id, c.outcome.describe()), None, "errors");
+    }
+    // §6 plan / todo state, whole
+    if let Some(p) = &f.plan {
+        let mut t = format!("Latest {} call ({}):", p.tool, p.call_id);
+        if let Some(e) = &p.explanation {
+            t.push_str("\n");
+            t.push_str(e);
+        }
+        for (s, c) in &p.items {
+            t.push_str(&format!("\n- [{s}] {c}"));
+        }
+        push(&mut items, 6, 1, 0, t, Some(quote_cap), "plan");
+    }
+    // §7 decisions and findings: newest kept first
+    let n_dec = f.decisions.len();
+    for (i, d) in f.decisions.iter().enumerate() {
+        push(&mut items, 7, 8, n_dec - i, format!("- {d}"), None, "decision sentences");
+    }
+    // §8 current work, whole
+    if let Some(w) = &f.current_work {
+        push(&mut items, 8, 2, 0, w.clone(), Some(quote_cap), "current work");
+    }
+    // §9 next step
+    if let Some(n) = f.next_step() {
+        push(&mut items, 9, 4, 0, n, Some(400), "next step");
+    } else if let Some(r) = f.newest_request() {
+        push(&mut items, 9, 4, 0, format!("continue the newest request (message #{}).", r.offset), None, "next step");
+    }
+
+    let header = format!("Handoff summary (deterministic, {} messages folded; clipped parts are marked).", f.rows);
+    let titles: usize = (1..=HANDOFF_SECTIONS.len()).map(|n| section_header(n).len() + 1).sum();
+    // room for one omission marker per section
+    let markers = HANDOFF_SECTIONS.len() * 90;
+    let mut remaining = budget.saturating_sub(header.len() + titles + markers + 32);
+    let mut order: Vec<usize> = (0..items.len()).collect();
+    order.sort_by_key(|&i| items.get(i).map(|it| (it.prio, it.rank, it.seq)).unwrap_or((u8::MAX, 0, 0)));
+    let mut kept = vec![false; items.len()];
+    // a constraint sentence already inside a kept quote is not written twice
+    let mut hidden = vec![false; items.len()];
+    for i in order {
+        if items.get(i).is_some_and(|it| it.kind == "constraint sentences") {
+            let sentence = items.get(i).map(|it| it.text.trim_start_matches("- ").to_string()).unwrap_or_default();
+            let covered = items.iter().enumerate().any(|(j, o)| j != i && kept.get(j).copied().unwrap_or(false) && o.section == 1 && o.text.contains(&sentence));
+            if covered {
+                if let (Some(k), Some(h)) = (kept.get_mut(i), hidden.get_mut(i)) {
+                    *k = true;
+                    *h = true;
                 }
-                _ => {}
+                continue;
             }
         }
-        if m.starts_turn() {
-            let t = m.text();
-            if !t.trim().is_empty() {
-                requests.push(truncate(&t, 2_000));
+        let Some(it) = items.get_mut(i) else { continue };
+        let need = it.text.len() + 1;
+        if need <= remaining {
+            remaining -= need;
+            if let Some(k) = kept.get_mut(i) {
+                *k = true;
             }
-        } else if m.role == Role::Assistant {
-            let t = m.text();
-            if !t.trim().is_empty() {
-                last_note = truncate(&t, 600);
+        } else if let Some(cap) = it.clip_cap {
+            let room = cap.min(remaining.saturating_sub(96));
+            if room >= 160 {
+                it.text = clip_marked(&it.text, room);
+                remaining = remaining.saturating_sub(it.text.len() + 1);
+                if let Some(k) = kept.get_mut(i) {
+                    *k = true;
+                }
+            }
+        }
+        // a quote over its own cap is clipped even when the budget would take it
+        if let (Some(cap), Some(true)) = (it.clip_cap, kept.get(i)) {
+            if it.text.len() > cap + 200 {
+                let before = it.text.len();
+                it.text = clip_marked(&it.text, cap);
+                remaining += before.saturating_sub(it.text.len());
             }
         }
     }
-    let mut out = format!("Handoff summary (mechanical, {} messages folded).", rows.len());
-    let budget = max_bytes.max(1_024);
-    for e in earlier.iter().rev().take(1) {
-        out.push_str("\nEarlier summary:\n");
-        out.push_str(&e[..floor_boundary(e, budget / 3)]);
-    }
-    if !requests.is_empty() {
-        out.push_str("\nUser requests (verbatim):");
-        // the first request, then the newest ones that fit half the budget
-        let req_budget = budget / 2;
-        let mut picked: Vec<usize> = vec![0];
-        let mut used = requests[0].len();
-        for i in (1..requests.len()).rev() {
-            if used + requests[i].len() > req_budget {
-                break;
-            }
-            used += requests[i].len();
-            picked.push(i);
-        }
-        picked[1..].reverse();
-        let omitted = requests.len() - picked.len();
-        for (k, &i) in picked.iter().enumerate() {
-            if k == 1 && omitted > 0 {
-                out.push_str(&format!("\n- [{omitted} more requests omitted]"));
-            }
-            out.push_str("\n- ");
-            out.push_str(&requests[i]);
-        }
-        if picked.len() == 1 && omitted > 0 {
-            out.push_str(&format!("\n- [{omitted} more requests omitted]"));
-        }
-    }
-    if !calls.is_empty() {
-        let mut counts: Vec<(String, usize)> = Vec::new();
-        for (_, name, _) in &calls {
-            match counts.iter_mut().find(|(n, _)| n == name) {
-                Some((_, k)) => *k += 1,
-                None => counts.push((name.clone(), 1)),
+    let mut out = header;
+    for n in 1..=HANDOFF_SECTIONS.len() {
+        out.push_str("\n");
+        out.push_str(&section_header(n));
+        let mut any = false;
+        let mut covered = 0usize;
+        let mut left: Vec<(&'static str, usize)> = Vec::new();
+        for (i, it) in items.iter().enumerate().filter(|(_, it)| it.section == n) {
+            if hidden.get(i).copied().unwrap_or(false) {
+                covered += 1;
+            } else if kept.get(i).copied().unwrap_or(false) {
+                out.push_str("\n");
+                out.push_str(&it.text);
+                any = true;
+            } else {
+                match left.iter_mut().find(|(k, _)| *k == it.kind) {
+                    Some((_, c)) => *c += 1,
+                    None => left.push((it.kind, 1)),
+                }
             }
         }
-        out.push_str(&format!("\nTool calls ({}): {}", calls.len(), counts.iter().map(|(n, k)| format!("{n} x{k}")).collect::<Vec<_>>().join(", ")));
-        let skip = calls.len().saturating_sub(20);
-        for (id, name, args) in &calls[skip..] {
-            let outcome = match outcomes.get(id) {
-                Some(true) => "error",
-                Some(false) => "ok",
-                None => "no result",
-            };
-            out.push_str(&format!("\n- {name}({args}) -> {outcome}"));
+        if covered > 0 {
+            out.push_str(&format!("\n({covered} more quoted verbatim in the requests above)"));
+            any = true;
         }
-    }
-    if !last_note.is_empty() {
-        out.push_str("\nLast assistant note: ");
-        out.push_str(&last_note);
+        for (kind, count) in &left {
+            out.push_str(&format!("\n[clipped: {count} more {kind} not shown here (summary budget); the folded rows are in memory]"));
+        }
+        if !any && left.is_empty() {
+            out.push_str("\n(none in the folded rows)");
+        }
     }
     if out.len() > budget {
-        let cut = floor_boundary(&out, budget);
+        // the section markers are estimates; a hard cut keeps the budget
+        let cut = floor_boundary(&out, budget.saturating_sub(48));
         out.truncate(cut);
-        out.push_str("\n[mechanical summary truncated]");
+        out.push_str("\n[handoff summary cut at the summary budget]");
     }
     out
+}
+
+/// [`handoff_summary`] over folded rows `(source offset, message)`, with each row's
+/// stamped `artifact_ref` as the handle of its results (Y-6). Bounded to about
+/// `max_bytes` UTF-8 bytes (never under 1,024).
+pub fn mechanical_summary(rows: &[(usize, &Message)], max_bytes: usize) -> String {
+    let facts = Facts::read(rows, &|_, _, m: &Message| m.provenance.artifact_ref.clone());
+    handoff_summary(&facts, max_bytes)
 }
 
 /// Mechanical rollup: the merged summaries' narrative parts joined, bounded to

@@ -4,10 +4,12 @@
 //! summary ([`floor`], N-5), the engine's deterministic sections (folded-call ledger Y-5,
 //! artifact index Y-2, [`ledger`]) and rollup requests (Y-3).
 
+pub mod facts;
 pub mod handoff;
 pub mod ledger;
 pub mod request;
 
+pub use facts::Facts;
 pub use handoff::*;
 pub use ledger::*;
 pub use request::*;

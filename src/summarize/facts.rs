@@ -1,0 +1,685 @@
+//! What a handoff must carry, read from the folded rows by rules (issue 13, N-1, N-5,
+//! N-6): the requests, the user's constraint sentences, every file path the folded calls
+//! touched, each call with its outcome, the errors and how they were resolved, the latest
+//! plan state, the agent's decisions, its current work and the instruction documents the
+//! session loaded. Both the deterministic handoff summary ([`super::handoff`]) and the
+//! floor under any summary ([`super::floor`]) are built from these facts.
+//!
+//! Everything here reads untrusted transcript text: no indexing, no panics; JSON
+//! arguments that do not parse are read as plain text.
+
+use crate::evict::truncate;
+use crate::transcript::{Block, Message, Role, TranscriptRole};
+use serde_json::Value;
+
+/// One user request (a conversational user row's text, or user text beside tool results).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Request {
+    /// Source offset of the row.
+    pub offset: usize,
+    /// The row's text, verbatim.
+    pub text: String,
+}
+
+/// What a call did to a file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum FileAction {
+    /// Read or viewed.
+    Read,
+    /// Created or overwritten.
+    Written,
+    /// Edited in place.
+    Edited,
+    /// Searched or listed.
+    Searched,
+    /// Named in a shell command's arguments.
+    Command,
+    /// Named in a tool result (e.g. "File created successfully at: ...").
+    Mentioned,
+}
+
+impl FileAction {
+    fn word(self) -> &'static str {
+        match self {
+            FileAction::Read => "read",
+            FileAction::Written => "written",
+            FileAction::Edited => "edited",
+            FileAction::Searched => "searched",
+            FileAction::Command => "in a command",
+            FileAction::Mentioned => "named in a result",
+        }
+    }
+}
+
+/// One file path the folded calls touched, with every use.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileUse {
+    /// The path as written in the call's arguments (or the result).
+    pub path: String,
+    /// (tool name, action, the call failed) per use, oldest first.
+    pub uses: Vec<(String, FileAction, bool)>,
+    /// Artifact handles (`artifact#N`) of the results of calls on this path.
+    pub handles: Vec<String>,
+}
+
+/// The outcome of a folded call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// The result came back without an error flag; `exit` is the exit status it states, if any.
+    Ok {
+        /// Exit status named in the result (`Exit code 0`, `exit status 0`...).
+        exit: Option<i64>,
+    },
+    /// The result is an error (flagged, or a non-zero exit status): its first line.
+    Failed {
+        /// Non-zero exit status named in the result, if any.
+        exit: Option<i64>,
+        /// The first non-empty line of the error body (clipped to 200 UTF-8 bytes), empty
+        /// when the body was empty.
+        first_line: String,
+    },
+    /// No result in the folded rows.
+    NoResult,
+}
+
+impl Outcome {
+    /// The outcome as words: `ok`, `exit 0`, `failed (exit 2): <first line>`,
+    /// `failed: <first line>`, `failed (empty error output)`, `no result in the folded rows`.
+    /// Never a bare "error" (issue 13).
+    pub fn describe(&self) -> String {
+        match self {
+            Outcome::Ok { exit: None } => "ok".into(),
+            Outcome::Ok { exit: Some(c) } => format!("exit {c}"),
+            Outcome::Failed { exit, first_line } => {
+                let code = exit.map(|c| format!(" (exit {c})")).unwrap_or_default();
+                if first_line.is_empty() {
+                    format!("failed{code} (empty error output)")
+                } else {
+                    format!("failed{code}: {first_line}")
+                }
+            }
+            Outcome::NoResult => "no result in the folded rows".into(),
+        }
+    }
+    /// True for [`Outcome::Failed`].
+    pub fn failed(&self) -> bool {
+        matches!(self, Outcome::Failed { .. })
+    }
+}
+
+/// One folded call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Call {
+    /// Source offset of the row making the call.
+    pub offset: usize,
+    /// The call id.
+    pub id: String,
+    /// The tool's name.
+    pub name: String,
+    /// The arguments as JSON text, whole.
+    pub arguments: String,
+    /// The shell command it ran (`command` / `cmd` argument), if any.
+    pub command: Option<String>,
+    /// File paths in its arguments.
+    pub paths: Vec<String>,
+    /// Its outcome.
+    pub outcome: Outcome,
+    /// The artifact handle of its result, when stored.
+    pub handle: Option<String>,
+}
+
+/// The latest plan / todo state (Claude Code `TodoWrite`, Codex `update_plan`, or any
+/// call whose arguments hold a `todos` / `plan` list).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Plan {
+    /// The tool that wrote it.
+    pub tool: String,
+    /// The call id.
+    pub call_id: String,
+    /// The call's arguments as JSON text, whole (re-attached verbatim, N-6).
+    pub arguments: String,
+    /// (status, content) per item, in order.
+    pub items: Vec<(String, String)>,
+    /// The plan's explanation, when the tool carries one (`update_plan`).
+    pub explanation: Option<String>,
+}
+
+impl Plan {
+    /// Items whose status is not completed / done (N-5: open plan items).
+    pub fn open_items(&self) -> impl Iterator<Item = &(String, String)> {
+        self.items.iter().filter(|(s, _)| !matches!(s.to_ascii_lowercase().as_str(), "completed" | "done" | "complete"))
+    }
+}
+
+/// An instruction document the session loaded (N-6): an injected-context row (a skill
+/// or instruction expansion, CLAUDE.md contents, a slash command's expansion).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Instruction {
+    /// Source offset of the row.
+    pub offset: usize,
+    /// The row's stable id (T-4): its handle when it is not re-attached.
+    pub id: String,
+    /// The document's text, verbatim.
+    pub text: String,
+}
+
+/// Everything the handoff carries, read from the folded rows.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Facts {
+    /// Number of folded rows read.
+    pub rows: usize,
+    /// User requests, oldest first (the first is the first task, the last the newest request).
+    pub requests: Vec<Request>,
+    /// User constraint and preference sentences, verbatim, de-duplicated, oldest first.
+    pub constraints: Vec<String>,
+    /// Every file path the folded calls touched, in order of first use.
+    pub files: Vec<FileUse>,
+    /// Every folded call, oldest first.
+    pub calls: Vec<Call>,
+    /// The latest plan state.
+    pub plan: Option<Plan>,
+    /// Assistant decision / finding sentences, oldest first, de-duplicated.
+    pub decisions: Vec<String>,
+    /// The last assistant message text before the cut, whole.
+    pub current_work: Option<String>,
+    /// Instruction documents loaded, oldest first.
+    pub instructions: Vec<Instruction>,
+    /// Narrative of the newest earlier summary folded with the rows (stage 2).
+    pub earlier_summary: Option<String>,
+    /// Every artifact handle in the rows (stamped, stored or inline), oldest first.
+    pub artifacts: Vec<String>,
+}
+
+/// Words that mark a user sentence as a constraint or preference (issue 13), matched
+/// case-insensitively on word boundaries.
+pub const CONSTRAINT_WORDS: [&str; 10] = ["must", "never", "don't", "dont", "do not", "always", "should", "make sure", "prefer", "avoid"];
+
+/// Phrases that mark an assistant sentence as a decision or finding, matched
+/// case-insensitively.
+pub const DECISION_WORDS: [&str; 14] = [
+    "i'll", "i will", "decided", "decide", "found", "the cause", "root cause", "because", "the issue is", "the problem is", "turns out", "conclude",
+    "the fix", "instead of",
+];
+
+/// Starts of a user row's text that mark it as an instruction document a host injected
+/// (Claude Code skill expansions and slash-command expansions), read as injected context
+/// even when a log types the row conversational (N-6).
+pub const INSTRUCTION_PREFIXES: [&str; 4] = ["Base directory for this skill:", "<command-message>", "<command-name>", "Contents of "];
+
+/// Whether a row is an instruction document the session loaded (N-6): a text row typed
+/// injected context, or a user row whose text starts like a host's skill / command
+/// expansion ([`INSTRUCTION_PREFIXES`]).
+pub fn is_instruction(m: &Message) -> bool {
+    if m.is_summary() || m.has_results() || m.role != Role::User && m.provenance.transcript_role != TranscriptRole::InjectedContext {
+        return false;
+    }
+    let t = m.text();
+    if t.trim().is_empty() {
+        return false;
+    }
+    m.provenance.transcript_role == TranscriptRole::InjectedContext || INSTRUCTION_PREFIXES.iter().any(|p| t.trim_start().starts_with(p))
+}
+
+fn lower_has_word(lower: &str, word: &str) -> bool {
+    let mut from = 0;
+    while let Some(p) = lower.get(from..).and_then(|s| s.find(word)) {
+        let at = from + p;
+        let before = lower.get(..at).and_then(|s| s.chars().next_back());
+        let after = lower.get(at + word.len()..).and_then(|s| s.chars().next());
+        let edge = |c: Option<char>| c.is_none_or(|c| !c.is_alphanumeric());
+        if edge(before) && edge(after) {
+            return true;
+        }
+        from = at + word.len().max(1);
+    }
+    false
+}
+
+/// The sentences of a text: split after `.`, `!`, `?` followed by whitespace, and at
+/// line breaks; each trimmed, empty ones dropped. Every sentence is a substring of `text`.
+pub fn sentences(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let mut start = 0;
+        let mut prev: Option<char> = None;
+        for (i, c) in line.char_indices() {
+            if c.is_whitespace() && matches!(prev, Some('.' | '!' | '?')) {
+                if let Some(s) = line.get(start..i) {
+                    push_sentence(&mut out, s);
+                }
+                start = i;
+            }
+            prev = Some(c);
+        }
+        if let Some(s) = line.get(start..) {
+            push_sentence(&mut out, s);
+        }
+    }
+    out
+}
+
+fn push_sentence<'a>(out: &mut Vec<&'a str>, s: &'a str) {
+    let s = s.trim();
+    // list bullets and numbering stay part of the sentence's text but a lone bullet is not one
+    if s.chars().any(char::is_alphanumeric) {
+        out.push(s);
+    }
+}
+
+/// The constraint and preference sentences of a user text ([`CONSTRAINT_WORDS`]),
+/// verbatim, in order.
+pub fn constraint_sentences(text: &str) -> Vec<&str> {
+    sentences(text)
+        .into_iter()
+        .filter(|s| {
+            let l = s.to_lowercase().replace('\u{2019}', "'");
+            CONSTRAINT_WORDS.iter().any(|w| lower_has_word(&l, w))
+        })
+        .collect()
+}
+
+fn decision_sentences(text: &str) -> Vec<&str> {
+    sentences(text)
+        .into_iter()
+        .filter(|s| {
+            let l = s.to_lowercase().replace('\u{2019}', "'");
+            DECISION_WORDS.iter().any(|w| lower_has_word(&l, w))
+        })
+        .collect()
+}
+
+/// Argument keys that hold one file path.
+const PATH_KEYS: [&str; 12] =
+    ["file_path", "path", "filename", "file_name", "notebook_path", "filepath", "file", "target_file", "source", "destination", "dir", "directory"];
+/// Argument keys that hold a list of file paths.
+const PATHS_KEYS: [&str; 3] = ["paths", "files", "file_paths"];
+
+fn action_of(tool: &str) -> FileAction {
+    let t = tool.to_ascii_lowercase();
+    let has = |w: &[&str]| w.iter().any(|x| t.contains(x));
+    if has(&["multiedit", "edit", "replace", "patch", "insert", "str_replace"]) {
+        FileAction::Edited
+    } else if has(&["write", "create", "save"]) {
+        FileAction::Written
+    } else if has(&["grep", "glob", "search", "find", "list", "ls"]) {
+        FileAction::Searched
+    } else if has(&["bash", "shell", "exec", "command", "terminal", "run"]) {
+        FileAction::Command
+    } else {
+        FileAction::Read
+    }
+}
+
+/// Whether a shell word looks like a file path: it has a `/` (and is no URL or option),
+/// or ends in a short file extension after a name (`reproduce.py`, `Cargo.toml`).
+fn looks_like_path(w: &str) -> bool {
+    if w.is_empty() || w.starts_with('-') || w.contains("://") || w.len() > 300 || w.contains('=') || w.contains('$') {
+        return false;
+    }
+    if w.contains('/') {
+        return w.chars().any(char::is_alphanumeric) && !w.chars().any(|c| matches!(c, '(' | ')' | '{' | '}' | '<' | '>' | '|' | ';' | '&' | '*'));
+    }
+    match w.rsplit_once('.') {
+        Some((name, ext)) => {
+            !name.is_empty()
+                && name.chars().any(char::is_alphabetic)
+                && (1..=5).contains(&ext.len())
+                && ext.chars().all(|c| c.is_ascii_alphanumeric())
+                && ext.chars().any(|c| c.is_ascii_alphabetic())
+                && name.chars().all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.'))
+        }
+        None => false,
+    }
+}
+
+/// The file paths named in a shell command's words (quotes stripped).
+pub fn command_paths(command: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for w in command.split(|c: char| c.is_whitespace() || c == ';' || c == '|' || c == '&' || c == '>' || c == '<') {
+        let w = w.trim_matches(|c| matches!(c, '"' | '\'' | '`' | ',' | '(' | ')'));
+        let w = w.trim_end_matches(':');
+        if looks_like_path(w) && !out.iter().any(|x| x == w) {
+            out.push(w.to_string());
+        }
+    }
+    out
+}
+
+fn arg_paths(v: &Value, out: &mut Vec<String>, command: &mut Option<String>) {
+    let Value::Object(map) = v else { return };
+    let mut push = |p: &str| {
+        let p = p.trim();
+        if !p.is_empty() && p.len() <= 1_000 && !p.contains('\n') && !out.iter().any(|x| x == p) {
+            out.push(p.to_string());
+        }
+    };
+    for (k, val) in map {
+        let key = k.to_ascii_lowercase();
+        if PATH_KEYS.contains(&key.as_str()) {
+            if let Value::String(s) = val {
+                push(s);
+            }
+        } else if PATHS_KEYS.contains(&key.as_str()) {
+            if let Value::Array(items) = val {
+                for it in items {
+                    if let Value::String(s) = it {
+                        push(s);
+                    }
+                }
+            }
+        } else if key == "command" || key == "cmd" {
+            let text = match val {
+                Value::String(s) => Some(s.clone()),
+                Value::Array(items) => Some(items.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(" ")),
+                _ => None,
+            };
+            if let Some(t) = text {
+                for p in command_paths(&t) {
+                    push(&p);
+                }
+                if command.is_none() {
+                    *command = Some(t);
+                }
+            }
+        }
+    }
+}
+
+/// Paths a tool result names: `[File: PATH (N lines total)]`, `... successfully at: PATH`,
+/// `The file PATH has been ...`, `(Open file: PATH)`.
+fn result_paths(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let head = text.get(..crate::evict::floor_boundary(text, 4_000)).unwrap_or("");
+    for line in head.lines().take(40) {
+        let line = line.trim();
+        let mut pick = |s: &str| {
+            let p = s.trim().trim_matches(|c| matches!(c, '"' | '\'' | '`'));
+            if looks_like_path(p) && p.contains('/') && !out.iter().any(|x: &String| x == p) {
+                out.push(p.to_string());
+            }
+        };
+        if let Some(rest) = line.strip_prefix("[File: ") {
+            pick(rest.split(" (").next().unwrap_or(""));
+        } else if let Some(p) = line.find("successfully at: ") {
+            pick(line.get(p + 17..).unwrap_or("").split_whitespace().next().unwrap_or(""));
+        } else if let Some(rest) = line.strip_prefix("The file ") {
+            if let Some((p, _)) = rest.split_once(" has been") {
+                pick(p);
+            }
+        }
+    }
+    out
+}
+
+/// The exit status a result states (`Exit code N`, `exit code N`, `exit status N`,
+/// `exited with code N`, `returned non-zero exit status N`).
+pub fn exit_status(text: &str) -> Option<i64> {
+    let head = text.get(..crate::evict::floor_boundary(text, 2_000)).unwrap_or("");
+    let lower = head.to_ascii_lowercase();
+    for pat in ["exit code", "exit status", "exited with code", "exit_code", "returncode"] {
+        if let Some(p) = lower.find(pat) {
+            let rest = lower.get(p + pat.len()..).unwrap_or("");
+            let rest = rest.trim_start_matches(|c: char| c == ':' || c == '=' || c == ' ' || c == '"');
+            let digits: String = rest.chars().take_while(|c| c.is_ascii_digit() || *c == '-').collect();
+            if let Ok(n) = digits.parse::<i64>() {
+                return Some(n);
+            }
+        }
+    }
+    None
+}
+
+/// The first non-empty line of a text, trimmed, clipped to `max` UTF-8 bytes.
+pub fn first_line(text: &str, max: usize) -> String {
+    truncate(text.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or(""), max)
+}
+
+fn outcome_of(text: &str, is_error: bool) -> Outcome {
+    let exit = exit_status(text);
+    if is_error || exit.is_some_and(|c| c != 0) {
+        // "Exit code 1" as the first line says less than the line after it
+        let body: Vec<&str> = text.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+        let first = body.iter().find(|l| !l.to_ascii_lowercase().starts_with("exit code")).or(body.first()).copied().unwrap_or("");
+        Outcome::Failed { exit: exit.filter(|c| *c != 0), first_line: truncate(first, 200) }
+    } else {
+        Outcome::Ok { exit }
+    }
+}
+
+fn plan_of(name: &str, call_id: &str, arguments: &str, v: &Value) -> Option<Plan> {
+    let Value::Object(map) = v else { return None };
+    let list = map.get("todos").or_else(|| map.get("plan")).or_else(|| map.get("tasks"))?;
+    let Value::Array(items) = list else { return None };
+    let mut out = Vec::new();
+    for it in items {
+        match it {
+            Value::Object(o) => {
+                let text = ["content", "step", "task", "title", "description", "text"].iter().find_map(|k| o.get(*k).and_then(Value::as_str)).unwrap_or("");
+                let status = o.get("status").and_then(Value::as_str).unwrap_or("pending");
+                out.push((status.to_string(), text.to_string()));
+            }
+            Value::String(s) => out.push(("pending".to_string(), s.clone())),
+            _ => {}
+        }
+    }
+    let explanation = map.get("explanation").and_then(Value::as_str).map(str::to_string);
+    Some(Plan { tool: name.to_string(), call_id: call_id.to_string(), arguments: arguments.to_string(), items: out, explanation })
+}
+
+/// Every `artifact#N` handle written inline in a text, in order.
+fn inline_handles(text: &str, out: &mut Vec<String>) {
+    let mut rest = text;
+    while let Some(p) = rest.find("artifact#") {
+        let after = rest.get(p + 9..).unwrap_or("");
+        let digits = after.bytes().take_while(u8::is_ascii_digit).count();
+        if digits > 0 {
+            let h = format!("artifact#{}", after.get(..digits).unwrap_or(""));
+            if !out.contains(&h) {
+                out.push(h);
+            }
+        }
+        rest = after.get(digits..).unwrap_or("");
+    }
+}
+
+impl Facts {
+    /// Reads the facts of the folded rows `(source offset, message)`, oldest first.
+    /// `handle_of(offset, nth)` gives the artifact handle the nth tool result of the row
+    /// at `offset` is stored under (stamped `artifact_ref` or the host's store), if any.
+    pub fn read(rows: &[(usize, &Message)], handle_of: &dyn Fn(usize, usize, &Message) -> Option<String>) -> Facts {
+        let mut f = Facts { rows: rows.len(), ..Facts::default() };
+        for (off, m) in rows {
+            let off = *off;
+            if m.is_summary() {
+                f.earlier_summary = Some(super::ledger::narrative_part(&m.text()).trim().to_string());
+                inline_handles(&m.text(), &mut f.artifacts);
+                continue;
+            }
+            if let Some(h) = m.provenance.artifact_ref.as_ref() {
+                if !f.artifacts.contains(h) {
+                    f.artifacts.push(h.clone());
+                }
+            }
+            if is_instruction(m) && !m.has_results() {
+                f.instructions.push(Instruction { offset: off, id: m.id.clone(), text: m.text() });
+                continue;
+            }
+            let mut nth = 0;
+            for b in &m.blocks {
+                match b {
+                    Block::ToolCall { id, name, arguments } => {
+                        let v: Value = serde_json::from_str(arguments).unwrap_or(Value::Null);
+                        let mut paths = Vec::new();
+                        let mut command = None;
+                        arg_paths(&v, &mut paths, &mut command);
+                        if let Some(p) = plan_of(name, id, arguments, &v) {
+                            f.plan = Some(p);
+                        }
+                        f.calls.push(Call { offset: off, id: id.clone(), name: name.clone(), arguments: arguments.clone(), command, paths, outcome: Outcome::NoResult, handle: None });
+                    }
+                    Block::ToolResult { call_id, text, is_error, .. } => {
+                        let handle = handle_of(off, nth, m);
+                        nth += 1;
+                        if let Some(h) = &handle {
+                            if !f.artifacts.contains(h) {
+                                f.artifacts.push(h.clone());
+                            }
+                        }
+                        inline_handles(text, &mut f.artifacts);
+                        // a reused id pairs with the newest call still waiting for its result
+                        if let Some(c) = f.calls.iter_mut().rev().find(|c| c.id == *call_id && c.outcome == Outcome::NoResult) {
+                            c.outcome = outcome_of(text, *is_error);
+                            c.handle = handle;
+                            for p in result_paths(text) {
+                                if !c.paths.contains(&p) {
+                                    c.paths.push(p);
+                                }
+                            }
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            // a host's skill expansion can share a user row with tool results: that text
+            // block is an instruction document, the row's other text is user text
+            let mut text = String::new();
+            for b in &m.blocks {
+                let Block::Text { text: t } = b else { continue };
+                if m.role == Role::User && INSTRUCTION_PREFIXES.iter().any(|p| t.trim_start().starts_with(p)) {
+                    f.instructions.push(Instruction { offset: off, id: m.id.clone(), text: t.clone() });
+                    continue;
+                }
+                if !text.is_empty() {
+                    text.push('\n');
+                }
+                text.push_str(t);
+            }
+            inline_handles(&text, &mut f.artifacts);
+            if text.trim().is_empty() {
+                continue;
+            }
+            match m.role {
+                Role::User if m.provenance.transcript_role == TranscriptRole::Conversational => {
+                    // N-1: user text beside tool results is user text too
+                    f.requests.push(Request { offset: off, text: text.clone() });
+                    for s in constraint_sentences(&text) {
+                        if !f.constraints.iter().any(|c| c == s) {
+                            f.constraints.push(s.to_string());
+                        }
+                    }
+                }
+                Role::Assistant => {
+                    for s in decision_sentences(&text) {
+                        let s = truncate(s, 400);
+                        if !f.decisions.contains(&s) {
+                            f.decisions.push(s);
+                        }
+                    }
+                    f.current_work = Some(text);
+                }
+                _ => {}
+            }
+        }
+        // files, in order of first use
+        for c in &f.calls {
+            let action = action_of(&c.name);
+            for (k, p) in c.paths.iter().enumerate() {
+                // a command's words and a result's mentions are weaker than the argument itself
+                let act = if c.command.is_some() { FileAction::Command } else if k > 0 && action == FileAction::Read { FileAction::Mentioned } else { action };
+                let at = match f.files.iter().position(|u| u.path == *p) {
+                    Some(i) => i,
+                    None => {
+                        f.files.push(FileUse { path: p.clone(), uses: Vec::new(), handles: Vec::new() });
+                        f.files.len() - 1
+                    }
+                };
+                if let Some(u) = f.files.get_mut(at) {
+                    u.uses.push((c.name.clone(), act, c.outcome.failed()));
+                    if let Some(h) = &c.handle {
+                        if !u.handles.contains(h) {
+                            u.handles.push(h.clone());
+                        }
+                    }
+                }
+            }
+        }
+        f
+    }
+
+    /// The first task (the oldest request).
+    pub fn first_task(&self) -> Option<&Request> {
+        self.requests.first()
+    }
+
+    /// The newest request.
+    pub fn newest_request(&self) -> Option<&Request> {
+        self.requests.last()
+    }
+
+    /// Every distinct file path, in order of first use.
+    pub fn paths(&self) -> impl Iterator<Item = &str> {
+        self.files.iter().map(|u| u.path.as_str())
+    }
+
+    /// Errors and how they were resolved: each failed call with the later successful
+    /// call of the same tool on the same path (or the same command), if one followed.
+    pub fn errors(&self) -> Vec<(&Call, Option<&Call>)> {
+        let mut out = Vec::new();
+        for (i, c) in self.calls.iter().enumerate() {
+            if !c.outcome.failed() {
+                continue;
+            }
+            let same = |d: &Call| {
+                d.name == c.name
+                    && match (&c.command, &d.command) {
+                        (Some(a), Some(b)) => a.split_whitespace().take(2).eq(b.split_whitespace().take(2)),
+                        _ => c.paths.first() == d.paths.first(),
+                    }
+            };
+            let fix = self.calls.iter().skip(i + 1).find(|d| matches!(d.outcome, Outcome::Ok { .. }) && same(d));
+            out.push((c, fix));
+        }
+        out
+    }
+
+    /// The next step, by rule: the plan's item in progress (else its first pending one);
+    /// else the current work's last sentence that announces one ("Let me", "Next",
+    /// "I'll", "Now"...); else `None`.
+    pub fn next_step(&self) -> Option<String> {
+        if let Some(p) = &self.plan {
+            let open: Vec<&(String, String)> = p.open_items().collect();
+            if let Some((s, c)) = open.iter().find(|(s, _)| s.eq_ignore_ascii_case("in_progress")).or(open.first()) {
+                return Some(format!("continue the plan item {s}: {c}"));
+            }
+        }
+        let w = self.current_work.as_deref()?;
+        let announces = |s: &&str| {
+            let l = s.to_lowercase();
+            ["let me", "let's", "next", "i'll", "i will", "now ", "then "].iter().any(|p| l.starts_with(p) || l.contains(&format!(" {p}")))
+        };
+        sentences(w).into_iter().rev().find(announces).map(|s| s.to_string())
+    }
+}
+
+/// The one-line form of a file's uses: `Read, Edit x2 (1 failed)`.
+pub fn describe_uses(u: &FileUse) -> String {
+    let mut parts: Vec<(String, FileAction, usize, usize)> = Vec::new();
+    for (tool, act, failed) in &u.uses {
+        match parts.iter_mut().find(|(t, a, _, _)| t == tool && a == act) {
+            Some(p) => {
+                p.2 += 1;
+                p.3 += usize::from(*failed);
+            }
+            None => parts.push((tool.clone(), *act, 1, usize::from(*failed))),
+        }
+    }
+    parts
+        .iter()
+        .map(|(t, a, n, k)| {
+            let count = if *n > 1 { format!(" x{n}") } else { String::new() };
+            let fail = if *k > 0 { format!(", {k} failed") } else { String::new() };
+            format!("{} by {t}{count}{fail}", a.word())
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
