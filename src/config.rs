@@ -94,6 +94,12 @@ pub struct Config {
     pub in_run_stage2: bool,
     /// Append the folded-call ledger to stage-2 summaries (Y-5).
     pub folded_call_ledger: bool,
+    /// Rehydration budget (N-6), UTF-8 bytes: the instruction documents the folded rows
+    /// loaded and the latest plan state are re-attached verbatim after the summary, newest
+    /// first, up to this many bytes; the rest is named with its handle. 0 disables.
+    /// Default: 8,192; kerkov and meerkat: 0 (the seeds do not rehydrate).
+    #[serde(default)]
+    pub rehydrate_bytes: usize,
     /// Instructions for a summary call (Y-9). `None`: the built-in
     /// [`crate::prompts::SUMMARY_PROMPT`]. The engine still fences the transcript as data.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -126,6 +132,9 @@ pub struct Config {
 fn default_true() -> bool {
     true
 }
+
+/// The default profile's rehydration budget (N-6), UTF-8 bytes.
+pub const DEFAULT_REHYDRATE_BYTES: usize = 8_192;
 
 fn default_min_boundaries() -> u64 {
     2
@@ -161,6 +170,7 @@ impl Config {
             protect_run_request: true,
             in_run_stage2: true,
             folded_call_ledger: true,
+            rehydrate_bytes: 0,
             summary_prompt: None,
             rollup_prompt: None,
             min_boundaries_between: 2,
@@ -179,7 +189,8 @@ impl Config {
                 summary_input_share: 1.0,
                 ..base
             },
-            Profile::Meerkat | Profile::Default => base,
+            Profile::Meerkat => base,
+            Profile::Default => Config { rehydrate_bytes: DEFAULT_REHYDRATE_BYTES, ..base },
         }
     }
 
@@ -308,6 +319,9 @@ pub struct ConfigInput {
     /// Overrides [`Config::folded_call_ledger`] (Y-5).
     #[serde(alias = "folded_call_ledger")]
     pub folded_call_ledger: Option<bool>,
+    /// Overrides [`Config::rehydrate_bytes`], UTF-8 bytes (N-6); 0 disables.
+    #[serde(alias = "rehydrate_bytes")]
+    pub rehydrate_bytes: Option<usize>,
     /// Overrides [`Config::summary_prompt`] (Y-9); must not be blank.
     #[serde(alias = "summary_prompt")]
     pub summary_prompt: Option<String>,
@@ -339,7 +353,7 @@ impl ConfigInput {
         set!(trigger, context_window, threshold_pct, preserve_recent_turns, preserve_recent_bytes,
              evict_tool_result_min_bytes, clip_head_bytes, clip_tail_bytes, max_indexed_artifacts,
              max_summaries_before_rollup, max_rolled_up_summaries,
-             bytes_per_token, image_tokens, summary_max_output_tokens, fit_recent_window, protect_run_request, in_run_stage2, folded_call_ledger, min_boundaries_between, summary_input_share, project_memory);
+             bytes_per_token, image_tokens, summary_max_output_tokens, fit_recent_window, protect_run_request, in_run_stage2, folded_call_ledger, rehydrate_bytes, min_boundaries_between, summary_input_share, project_memory);
         if self.output_reserve_tokens.is_some() {
             c.output_reserve_tokens = self.output_reserve_tokens;
         }

@@ -120,6 +120,9 @@ pub struct FoldedCall {
     pub arguments: String,
     /// The result was an error: the call may be made again.
     pub failed: bool,
+    /// The first line of the error (clipped to 200 UTF-8 bytes) when it failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
 }
 
 /// Side spend of summarize/rollup calls (W-7), tokens.

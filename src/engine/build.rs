@@ -1,5 +1,6 @@
-//! The new rows: the summary message (with its deterministic sections, S-9, Y-2, Y-5)
-//! put in place of the folded range.
+//! The new rows: the summary message (the handoff or the host's text, then the
+//! deterministic sections: floor N-5 / S-9, ledger Y-5, artifact index Y-2, rehydration
+//! N-6) put in place of the folded range.
 
 use super::{Job, Step, SummaryInfo, SummarySource};
 use crate::error::{Error, ErrorCode, Result};
@@ -8,7 +9,8 @@ use crate::formats::{self, message_from_raw};
 use crate::rewrite::Origin;
 use crate::select::{Selection, Stage};
 use crate::state::FoldedCall;
-use crate::summarize::{collect_artifact_refs, deterministic_sections, narrative_part};
+use crate::summarize::facts::first_and_newest_user_text;
+use crate::summarize::{collect_artifact_refs, deterministic_tail, floor_items, handoff_summary, narrative_part, rehydration, Facts};
 use crate::transcript::{Block, Message, Provenance, TranscriptRole};
 use serde_json::json;
 
@@ -38,19 +40,13 @@ impl Job {
     }
 
     pub(super) fn build_rows(&mut self, sel: &Selection, msgs: &[Message], narrative: String, source: SummarySource) -> Result<()> {
-        // S-9: the newest request and the first task, when folded, are quoted verbatim.
-        let mut verbatim = Vec::new();
-        let first_task = msgs.iter().position(|m| m.starts_turn());
-        let newest = msgs.iter().rposition(|m| m.starts_turn());
-        for idx in [first_task, newest].into_iter().flatten() {
-            if sel.fold.binary_search(&idx).is_ok() {
-                let t = msgs[idx].text();
-                if !verbatim.contains(&t) {
-                    verbatim.push(t);
-                }
-            }
-        }
-        // Y-5: the folded-call ledger, for stage-2 folds of the open run.
+        // What the handoff must carry, read from the folded rows by rules (issue 13):
+        // requests, constraints, paths, calls and outcomes, the plan, instructions loaded.
+        let rows: Vec<(usize, &Message)> = sel.fold.iter().filter_map(|&o| msgs.get(o).map(|m| (o, m))).collect();
+        let stored = &self.stored;
+        let facts = Facts::read(&rows, &|off, nth, m: &Message| stored.get(&(off, nth)).cloned().or_else(|| m.provenance.artifact_ref.clone()));
+        drop(rows);
+        // Y-5: the folded-call ledger, for stage-2 folds of the open run, across folds.
         let mut ledger_now: Vec<FoldedCall> = Vec::new();
         if sel.stage == Stage::InRun && self.config.folded_call_ledger {
             let run_id = sel.run_start.and_then(|r| msgs.get(r)).map(|m| m.id.clone());
@@ -58,28 +54,12 @@ impl Job {
                 self.state.ledger.clear();
                 self.state.ledger_run = run_id;
             }
-            let mut errors: Vec<(String, bool)> = Vec::new();
-            for &o in &sel.fold {
-                if let Some(m) = msgs.get(o) {
-                    for b in &m.blocks {
-                        if let Block::ToolResult { call_id, is_error, .. } = b {
-                            errors.push((call_id.clone(), *is_error));
-                        }
-                    }
-                }
-            }
-            for &o in &sel.fold {
-                let Some(m) = msgs.get(o) else { continue };
-                for b in &m.blocks {
-                    if let Block::ToolCall { id, name, arguments } = b {
-                        // A reused id pairs with the first unconsumed result after it.
-                        let failed = match errors.iter().position(|(c, _)| c == id) {
-                            Some(p) => errors.remove(p).1,
-                            None => false,
-                        };
-                        self.state.ledger.push(FoldedCall { call_id: id.clone(), name: name.clone(), arguments: crate::evict::truncate(arguments, 200), failed });
-                    }
-                }
+            for c in &facts.calls {
+                let error = match &c.outcome {
+                    crate::summarize::facts::Outcome::Failed { .. } => Some(c.outcome.describe().trim_start_matches("failed").trim_start_matches(": ").to_string()),
+                    _ => None,
+                };
+                self.state.ledger.push(FoldedCall { call_id: c.id.clone(), name: c.name.clone(), arguments: crate::evict::truncate(&c.arguments, 200), failed: c.outcome.failed(), error });
             }
             ledger_now = self.state.ledger.clone();
         }
@@ -102,13 +82,32 @@ impl Job {
                 artifacts.push(h);
             }
         }
+        // The summary budget (summaryMaxOutputTokens x bytesPerToken) bounds the handoff,
+        // the floor and the ledger together; rehydration has its own (rehydrateBytes).
+        let budget = self.summary_bytes().max(1_024);
+        let ledger_bytes = (budget / 4).max(512);
+        let fixed = deterministic_tail("", &ledger_now, ledger_bytes, &artifacts, "", &self.config).len();
+        let mechanical = source.writer == "mechanical";
+        let narrative = if mechanical {
+            // Y-6 and the built-in default: the deterministic handoff summary
+            handoff_summary(&facts, budget.saturating_sub(fixed))
+        } else {
+            narrative_part(&narrative).trim_end().to_string()
+        };
         for h in collect_artifact_refs([narrative.as_str()], std::iter::empty()) {
             if !artifacts.contains(&h) {
                 artifacts.push(h);
             }
         }
-        let tail = deterministic_sections(&verbatim, &ledger_now, &artifacts, &self.config);
-        let text = format!("{}{}", narrative_part(&narrative).trim_end(), tail);
+        // N-5: what must not be lost, appended verbatim where the summary left it out
+        let floor_bytes = budget.saturating_sub(narrative.len() + fixed).max(if mechanical { 0 } else { budget / 4 });
+        let (first, newest) = first_and_newest_user_text(msgs);
+        let protected: Vec<usize> = [first, newest].into_iter().flatten().collect();
+        let carried = floor_items(&narrative, &facts, &facts.carried, floor_bytes, &protected);
+        // N-6: instruction documents and the latest plan state, re-attached verbatim
+        let rehydrated = rehydration(&facts, &facts.carried, self.config.rehydrate_bytes);
+        let tail = deterministic_tail(&carried, &ledger_now, ledger_bytes, &artifacts, &rehydrated, &self.config);
+        let text = format!("{narrative}{tail}");
         let summary_msg = self.summary_message(&text, 1)?;
         // New rows: kept rows in order, the summary after the head and remaining summaries.
         let folded: crate::sorted::SortedSet<usize> = sel.fold.iter().copied().collect();

@@ -130,6 +130,17 @@ impl Job {
         self
     }
 
+    /// The context window of the model that answers this job's summarize requests, tokens
+    /// (Y-1: after a model fallback it may differ from the configured
+    /// [`Config::summarizer_context_window`]). Overrides it for this job only; `None` or
+    /// 0 keeps the configured one. The summarize request is sized to it (Y-8).
+    pub fn with_summarizer_window(mut self, window: Option<u64>) -> Job {
+        if let Some(w) = window.filter(|w| *w > 0) {
+            self.config.summarizer_context_window = Some(w);
+        }
+        self
+    }
+
     /// The host supplied a curator (Y-1): stage-1 summaries are asked of it with a
     /// `curate` request carrying only the rows before the open run (S-6). Its failure
     /// fails the attempt with history untouched, never falling back (Y-6). Stage 2 stays

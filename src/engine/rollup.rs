@@ -3,7 +3,8 @@
 use super::{Job, Phase, Reply, Rollup, Step};
 use crate::error::{Error, ErrorCode, Result};
 use crate::rewrite::Origin;
-use crate::summarize::{collect_artifact_refs, deterministic_sections, mechanical_merge, narrative_part, rollup_request, SECTIONS_MARKER};
+use crate::summarize::floor::REHYDRATED;
+use crate::summarize::{carried_items, collect_artifact_refs, deterministic_tail, floor_items, mechanical_merge, narrative_part, rehydration, rollup_request, Facts};
 
 impl Job {
     /// The summary block of the new rows: (offset, level).
@@ -60,21 +61,27 @@ impl Job {
     pub(super) fn apply_rollup(&mut self, pass: &'static str, members: Vec<usize>, merged: String, writer: &str) -> Result<Step> {
         // Carry the deterministic sections of the merged summaries (Y-2: rollup does the same).
         let texts: Vec<String> = members.iter().filter_map(|&i| self.rows.get(i)).map(|(_, m)| m.text()).collect();
-        let mut verbatim = Vec::new();
-        for t in &texts {
-            if let Some(p) = t.find(SECTIONS_MARKER) {
-                for part in t[p..].split("\nUser request (verbatim): ").skip(1) {
-                    let v = part.split("\nCalls already run").next().unwrap_or("").split("\nArtifacts: ").next().unwrap_or("").to_string();
-                    if !verbatim.contains(&v) {
-                        verbatim.push(v);
-                    }
+        // N-5 / N-6: the members' floor items are carried on where the merge left them
+        // out; their rehydrated documents are re-attached, the newest member's first.
+        let mut floor_in: Vec<(String, String)> = Vec::new();
+        let mut rehydrated_in: Vec<(String, String)> = Vec::new();
+        for t in texts.iter().rev() {
+            for it in carried_items(t) {
+                let list = if it.0.starts_with(REHYDRATED) { &mut rehydrated_in } else { &mut floor_in };
+                if !list.contains(&it) {
+                    list.push(it);
                 }
             }
         }
+        floor_in.reverse();
         let mut all: Vec<&str> = texts.iter().map(String::as_str).collect();
         all.push(&merged);
         let artifacts = collect_artifact_refs(all, std::iter::empty());
-        let text = format!("{}{}", narrative_part(&merged).trim_end(), deterministic_sections(&verbatim, &[], &artifacts, &self.config));
+        let narrative = narrative_part(&merged).trim_end().to_string();
+        let budget = self.summary_bytes().max(1_024);
+        let carried = floor_items(&narrative, &Facts::default(), &floor_in, budget.saturating_sub(narrative.len()).max(budget / 4), &[]);
+        let rehydrated = rehydration(&Facts::default(), &rehydrated_in, self.config.rehydrate_bytes);
+        let text = format!("{narrative}{}", deterministic_tail(&carried, &[], 0, &artifacts, &rehydrated, &self.config));
         let msg = self.summary_message(&text, 2)?;
         // At the last member's place, so the merge is the newest of the members even
         // when a stored block is out of order ([1,1,2] + new 1).

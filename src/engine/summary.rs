@@ -7,7 +7,7 @@ use crate::events::event;
 use crate::evict::evict_sparse;
 use crate::formats::{self, View};
 use crate::select::Stage;
-use crate::summarize::{curate_request_for, mechanical_summary, summary_request_for};
+use crate::summarize::{curate_request_for, summary_request_for};
 use crate::transcript::Message;
 use serde_json::{json, Value};
 
@@ -49,14 +49,8 @@ impl Job {
             return Ok(Step::Summarize(request));
         }
         drop(rows);
-        let text = self.mechanical_text();
-        self.commit_summary(text, SummarySource { writer: "mechanical".into(), coverage: "whole".into() })
-    }
-
-    pub(super) fn mechanical_text(&self) -> String {
-        let fold = self.selection.as_ref().map(|s| s.fold.clone()).unwrap_or_default();
-        let rows: Vec<(usize, &Message)> = fold.iter().filter_map(|&o| self.source.messages.get(o).map(|m| (o, m))).collect();
-        mechanical_summary(&rows, self.summary_bytes())
+        // Y-6: the deterministic handoff is written in build_rows, from the folded rows' facts
+        self.commit_summary(String::new(), SummarySource { writer: "mechanical".into(), coverage: "whole".into() })
     }
 
     /// The summary output budget in UTF-8 bytes (tokens x bytes per token), saturated:
@@ -96,8 +90,7 @@ impl Job {
                 if context_exceeded && !spoken {
                     // Y-6: deterministic handoff summary sheds old rows.
                     self.events.push(event("warning", json!({ "code": "mechanical_fallback", "message": message })));
-                    let text = self.mechanical_text();
-                    return self.commit_summary(text, SummarySource { writer: "mechanical".into(), coverage: "requests_only".into() });
+                    return self.commit_summary(String::new(), SummarySource { writer: "mechanical".into(), coverage: "requests_only".into() });
                 }
                 let why = if context_exceeded { "the range holds SpokenUnmeasured observations, so no mechanical fallback" } else { "the summarize callback failed" };
                 self.done("failed", format!("summary_failed: {why}: {message}"), Some(Error::new(ErrorCode::SummaryFailed, message)))

@@ -12,12 +12,15 @@ use crate::evict::truncate;
 use crate::transcript::{Block, Message, Role, TranscriptRole};
 use serde_json::Value;
 
-/// One user request (a conversational user row's text, or user text beside tool results).
+/// One user request: a non-blank text block of a conversational user row (user text
+/// beside tool results included, N-1).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Request {
     /// Source offset of the row.
     pub offset: usize,
-    /// The row's text, verbatim.
+    /// The row's stable id (T-4).
+    pub id: String,
+    /// The text block, verbatim.
     pub text: String,
 }
 
@@ -161,6 +164,9 @@ pub struct Instruction {
     pub id: String,
     /// The document's text, verbatim.
     pub text: String,
+    /// The row is a conversational user row (a log that did not type it injected
+    /// context): its text is user text for N-1 too.
+    pub user_text: bool,
 }
 
 /// Everything the handoff carries, read from the folded rows.
@@ -188,11 +194,15 @@ pub struct Facts {
     pub earlier_summary: Option<String>,
     /// Every artifact handle in the rows (stamped, stored or inline), oldest first.
     pub artifacts: Vec<String>,
+    /// Length-prefixed items (kind, text) of the deterministic sections of summaries in
+    /// the fold: their floor and rehydrated documents, carried on (N-5, N-6).
+    pub carried: Vec<(String, String)>,
 }
 
 /// Words that mark a user sentence as a constraint or preference (issue 13), matched
 /// case-insensitively on word boundaries.
-pub const CONSTRAINT_WORDS: [&str; 10] = ["must", "never", "don't", "dont", "do not", "always", "should", "make sure", "prefer", "avoid"];
+pub const CONSTRAINT_WORDS: [&str; 15] =
+    ["must", "mustn't", "never", "don't", "dont", "do not", "always", "should", "shouldn't", "make sure", "ensure", "need to", "prefer", "avoid", "required"];
 
 /// Phrases that mark an assistant sentence as a decision or finding, matched
 /// case-insensitively.
@@ -205,6 +215,19 @@ pub const DECISION_WORDS: [&str; 14] = [
 /// (Claude Code skill expansions and slash-command expansions), read as injected context
 /// even when a log types the row conversational (N-6).
 pub const INSTRUCTION_PREFIXES: [&str; 4] = ["Base directory for this skill:", "<command-message>", "<command-name>", "Contents of "];
+
+/// Source offsets of the first and the last row holding user text (a conversational
+/// user row with a non-blank text block): the first task and the newest request, which
+/// N-1 keeps verbatim whatever the budget.
+pub fn first_and_newest_user_text(messages: &[Message]) -> (Option<usize>, Option<usize>) {
+    let has = |m: &Message| {
+        m.role == Role::User
+            && !m.is_summary()
+            && m.provenance.transcript_role == TranscriptRole::Conversational
+            && m.blocks.iter().any(|b| matches!(b, Block::Text { text } if !text.trim().is_empty()))
+    };
+    (messages.iter().position(has), messages.iter().rposition(has))
+}
 
 /// Whether a row is an instruction document the session loaded (N-6): a text row typed
 /// injected context, or a user row whose text starts like a host's skill / command
@@ -491,8 +514,11 @@ impl Facts {
         for (off, m) in rows {
             let off = *off;
             if m.is_summary() {
-                f.earlier_summary = Some(super::ledger::narrative_part(&m.text()).trim().to_string());
-                inline_handles(&m.text(), &mut f.artifacts);
+                let text = m.text();
+                let (narrative, body) = super::ledger::split_summary(&text);
+                f.earlier_summary = Some(narrative.trim().to_string());
+                f.carried.extend(body.map(super::ledger::read_items).unwrap_or_default());
+                inline_handles(&text, &mut f.artifacts);
                 continue;
             }
             if let Some(h) = m.provenance.artifact_ref.as_ref() {
@@ -501,7 +527,7 @@ impl Facts {
                 }
             }
             if is_instruction(m) && !m.has_results() {
-                f.instructions.push(Instruction { offset: off, id: m.id.clone(), text: m.text() });
+                f.instructions.push(Instruction { offset: off, id: m.id.clone(), text: m.text(), user_text: false });
                 continue;
             }
             let mut nth = 0;
@@ -542,12 +568,20 @@ impl Facts {
             }
             // a host's skill expansion can share a user row with tool results: that text
             // block is an instruction document, the row's other text is user text
+            let conversational_user = m.role == Role::User && m.provenance.transcript_role == TranscriptRole::Conversational;
             let mut text = String::new();
             for b in &m.blocks {
                 let Block::Text { text: t } = b else { continue };
-                if m.role == Role::User && INSTRUCTION_PREFIXES.iter().any(|p| t.trim_start().starts_with(p)) {
-                    f.instructions.push(Instruction { offset: off, id: m.id.clone(), text: t.clone() });
+                if t.trim().is_empty() {
                     continue;
+                }
+                if m.role == Role::User && INSTRUCTION_PREFIXES.iter().any(|p| t.trim_start().starts_with(p)) {
+                    f.instructions.push(Instruction { offset: off, id: m.id.clone(), text: t.clone(), user_text: conversational_user });
+                    continue;
+                }
+                if conversational_user {
+                    // N-1: each text block is user text, beside tool results too
+                    f.requests.push(Request { offset: off, id: m.id.clone(), text: t.clone() });
                 }
                 if !text.is_empty() {
                     text.push('\n');
@@ -559,9 +593,7 @@ impl Facts {
                 continue;
             }
             match m.role {
-                Role::User if m.provenance.transcript_role == TranscriptRole::Conversational => {
-                    // N-1: user text beside tool results is user text too
-                    f.requests.push(Request { offset: off, text: text.clone() });
+                Role::User if conversational_user => {
                     for s in constraint_sentences(&text) {
                         if !f.constraints.iter().any(|c| c == s) {
                             f.constraints.push(s.to_string());

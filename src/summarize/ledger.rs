@@ -30,60 +30,181 @@ pub fn collect_artifact_refs<'a>(texts: impl IntoIterator<Item = &'a str>, stamp
     out
 }
 
-/// Marker that starts the engine's deterministic sections inside a summary.
+/// The legacy marker that started the engine's deterministic sections (summaries
+/// written before the checked marker, [`checked_marker`]); still recognised when a
+/// summary carries no checked marker.
 pub const SECTIONS_MARKER: &str = "\n\n-- engine record (deterministic) --";
 
-/// The deterministic tail of a summary: verbatim requests (S-9), the folded-call
-/// ledger (Y-5) and the artifact index capped at `max_indexed_artifacts`, newest kept (Y-2).
-pub fn deterministic_sections(verbatim: &[String], ledger: &[FoldedCall], artifacts: &[String], config: &Config) -> String {
-    let mut out = String::new();
-    if verbatim.is_empty() && ledger.is_empty() && artifacts.is_empty() {
-        return out;
+/// Start of the checked marker: `\n\n-- engine record (deterministic, check HHHHHHHHHHHHHHHH) --`.
+pub const CHECKED_MARKER_START: &str = "\n\n-- engine record (deterministic, check ";
+const CHECKED_MARKER_END: &str = ") --";
+
+/// The marker line that starts the deterministic sections `body`: it carries the FNV-1a
+/// hash of `body` (16 hex digits), so text quoted from the transcript (untrusted) that
+/// imitates the marker is not taken for it: [`split_summary`] only splits where the hash
+/// matches the whole text after the marker.
+pub fn checked_marker(body: &str) -> String {
+    format!("{CHECKED_MARKER_START}{:016x}{CHECKED_MARKER_END}", crate::transcript::fnv1a(body.as_bytes()))
+}
+
+/// A summary split into its narrative and the engine's deterministic sections (the body
+/// after the marker, `None` when it has none). The split is at the first checked marker
+/// whose hash matches the text after it; a summary without one is split at the legacy
+/// [`SECTIONS_MARKER`].
+pub fn split_summary(summary: &str) -> (&str, Option<&str>) {
+    let mut from = 0;
+    while let Some(p) = summary.get(from..).and_then(|s| s.find(CHECKED_MARKER_START)) {
+        let at = from + p;
+        let hex_at = at + CHECKED_MARKER_START.len();
+        let hex = summary.get(hex_at..hex_at + 16);
+        let end = summary.get(hex_at + 16..hex_at + 16 + CHECKED_MARKER_END.len());
+        if let (Some(hex), Some(CHECKED_MARKER_END)) = (hex, end) {
+            let body = summary.get(hex_at + 16 + CHECKED_MARKER_END.len()..).unwrap_or("");
+            if u64::from_str_radix(hex, 16).ok() == Some(crate::transcript::fnv1a(body.as_bytes())) {
+                return (summary.get(..at).unwrap_or(""), Some(body));
+            }
+        }
+        from = at + 1;
     }
-    out.push_str(SECTIONS_MARKER);
-    for v in verbatim {
-        out.push_str("\nUser request (verbatim): ");
-        out.push_str(v);
+    match summary.find(SECTIONS_MARKER) {
+        Some(p) => (summary.get(..p).unwrap_or(summary), summary.get(p + SECTIONS_MARKER.len()..)),
+        None => (summary, None),
     }
-    if !ledger.is_empty() {
-        out.push_str(&ledger_text(ledger, 40));
-    }
-    if !artifacts.is_empty() {
-        let cap = config.max_indexed_artifacts;
-        let skip = artifacts.len().saturating_sub(cap);
-        out.push_str("\nArtifacts: ");
-        out.push_str(&artifacts[skip..].join(", "));
+}
+
+/// One length-prefixed item of the deterministic sections: `[KIND, N bytes]` on its own
+/// line, then exactly N bytes of verbatim text. The length makes the item unforgeable
+/// by its own content: [`read_items`] skips the N bytes without reading them.
+pub fn item(kind: &str, text: &str) -> String {
+    format!("\n[{kind}, {} bytes]\n{text}", text.len())
+}
+
+/// The length-prefixed items ([`item`]) of a deterministic-sections body: (kind, text),
+/// in order. Other lines are skipped.
+pub fn read_items(body: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut rest = body;
+    while let Some(p) = rest.find("\n[") {
+        let line_start = p + 2;
+        let line_end = rest.get(line_start..).and_then(|s| s.find('\n')).map(|e| line_start + e);
+        let Some(le) = line_end else { break };
+        let line = rest.get(line_start..le).unwrap_or("");
+        let parsed = line.strip_prefix('[').and_then(|l| l.strip_suffix(" bytes]")).and_then(|l| l.rsplit_once(", ")).and_then(|(k, n)| n.parse::<usize>().ok().map(|n| (k, n)));
+        match parsed {
+            Some((kind, n)) => match rest.get(le + 1..le + 1 + n) {
+                Some(text) => {
+                    out.push((kind.to_string(), text.to_string()));
+                    rest = rest.get(le + 1 + n..).unwrap_or("");
+                }
+                None => rest = rest.get(le..).unwrap_or(""),
+            },
+            None => rest = rest.get(le..).unwrap_or(""),
+        }
     }
     out
 }
 
-/// Ledger text (Y-5): the newest `limit` calls by name, the rest counted per tool.
-pub fn ledger_text(ledger: &[FoldedCall], limit: usize) -> String {
+/// The items a summary's deterministic sections carry ([`read_items`] of the body after
+/// its marker). A summary written before the checked marker gives its verbatim requests
+/// (`User request (verbatim): ...` lines) as `carried request` items.
+pub fn carried_items(summary: &str) -> Vec<(String, String)> {
+    let (_, body) = split_summary(summary);
+    let Some(body) = body else { return Vec::new() };
+    let mut items = read_items(body);
+    // N-1 clip markers are plain lines: carried as `clipped user text` items
+    for line in body.lines() {
+        if line.starts_with(super::floor::CLIPPED_PREFIX) {
+            items.push(("clipped user text".to_string(), line.to_string()));
+        }
+    }
+    if !items.is_empty() || !summary.contains(SECTIONS_MARKER) {
+        return items;
+    }
+    body.split("\nUser request (verbatim): ")
+        .skip(1)
+        .map(|part| part.split("\nCalls already run").next().unwrap_or("").split("\nArtifacts: ").next().unwrap_or("").to_string())
+        .map(|v| ("carried request".to_string(), v))
+        .collect()
+}
+
+/// The deterministic tail of a summary: the marker ([`checked_marker`]) and, in order,
+/// `carried` (the floor, N-5: length-prefixed items), the folded-call ledger bounded to
+/// `ledger_bytes` UTF-8 bytes (Y-5), the artifact index capped at `max_indexed_artifacts`,
+/// newest kept (Y-2), and `rehydrated` (N-6). Empty when all are empty.
+pub fn deterministic_tail(carried: &str, ledger: &[FoldedCall], ledger_bytes: usize, artifacts: &[String], rehydrated: &str, config: &Config) -> String {
+    let mut body = String::new();
+    body.push_str(carried);
+    if !ledger.is_empty() {
+        body.push_str(&ledger_text(ledger, ledger_bytes));
+    }
+    if !artifacts.is_empty() {
+        let cap = config.max_indexed_artifacts;
+        let skip = artifacts.len().saturating_sub(cap);
+        body.push_str("\nArtifacts: ");
+        body.push_str(&artifacts.get(skip..).unwrap_or(&[]).join(", "));
+        if skip > 0 {
+            body.push_str(&format!(" ({skip} older handles not indexed: maxIndexedArtifacts)"));
+        }
+    }
+    body.push_str(rehydrated);
+    if body.is_empty() {
+        return body;
+    }
+    format!("{}{body}", checked_marker(&body))
+}
+
+/// The deterministic tail as before issue 13: verbatim requests (S-9), the ledger (Y-5)
+/// and the artifact index (Y-2), under a checked marker. Kept for callers of the old API.
+pub fn deterministic_sections(verbatim: &[String], ledger: &[FoldedCall], artifacts: &[String], config: &Config) -> String {
+    let carried: String = verbatim.iter().map(|v| item("carried request", v)).collect();
+    deterministic_tail(&carried, ledger, usize::MAX, artifacts, "", config)
+}
+
+/// Ledger text (Y-5): every folded call of the run, newest first until `max_bytes` UTF-8
+/// bytes are used, written oldest first; the calls left out are counted per tool, never
+/// silently. A failed call is named as ran and failed, with its error's first line.
+pub fn ledger_text(ledger: &[FoldedCall], max_bytes: usize) -> String {
     let mut out = String::from("\nCalls already run in this run's earlier rounds (do not repeat them unless they failed):");
-    let skip = ledger.len().saturating_sub(limit);
-    if skip > 0 {
+    let lines: Vec<String> = ledger
+        .iter()
+        .map(|c| {
+            let outcome = match (&c.failed, &c.error) {
+                (true, Some(e)) if !e.is_empty() => format!("ran and failed (may be made again): {e}"),
+                (true, _) => "ran and failed (may be made again)".to_string(),
+                (false, _) => "already run".to_string(),
+            };
+            format!("\n- {}({}) [{}]: {outcome}", c.name, c.arguments, c.call_id)
+        })
+        .collect();
+    let mut used = out.len() + 120;
+    let mut first_named = lines.len();
+    for (i, l) in lines.iter().enumerate().rev() {
+        if used + l.len() > max_bytes {
+            break;
+        }
+        used += l.len();
+        first_named = i;
+    }
+    if first_named > 0 {
         let mut counts: Vec<(String, usize)> = Vec::new();
-        for c in &ledger[..skip] {
+        for c in ledger.get(..first_named).unwrap_or(&[]) {
             match counts.iter_mut().find(|(n, _)| *n == c.name) {
                 Some((_, k)) => *k += 1,
                 None => counts.push((c.name.clone(), 1)),
             }
         }
+        let failed = ledger.get(..first_named).unwrap_or(&[]).iter().filter(|c| c.failed).count();
         let parts: Vec<String> = counts.iter().map(|(n, k)| format!("{n} x{k}")).collect();
-        out.push_str(&format!("\n- earlier: {}", parts.join(", ")));
+        out.push_str(&format!("\n- {first_named} earlier calls not named here (ledger byte bound; {failed} of them failed): {}", parts.join(", ")));
     }
-    for c in &ledger[skip..] {
-        let outcome = if c.failed { "ran and failed (may be made again)" } else { "already run" };
-        out.push_str(&format!("\n- {}({}) [{}]: {outcome}", c.name, c.arguments, c.call_id));
+    for l in lines.get(first_named..).unwrap_or(&[]) {
+        out.push_str(l);
     }
     out
 }
 
-/// The summary text minus the engine's deterministic sections.
+/// The summary text minus the engine's deterministic sections ([`split_summary`]).
 pub fn narrative_part(summary: &str) -> &str {
-    match summary.find(SECTIONS_MARKER) {
-        Some(p) => &summary[..p],
-        None => summary,
-    }
+    split_summary(summary).0
 }
 

@@ -5,11 +5,13 @@
 //! artifact index Y-2, [`ledger`]) and rollup requests (Y-3).
 
 pub mod facts;
+pub mod floor;
 pub mod handoff;
 pub mod ledger;
 pub mod request;
 
 pub use facts::Facts;
+pub use floor::{floor_items, rehydration};
 pub use handoff::*;
 pub use ledger::*;
 pub use request::*;

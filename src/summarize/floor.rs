@@ -1,0 +1,206 @@
+//! The deterministic floor under any summary (N-5, Y-2 generalised) and rehydration
+//! after a compaction (N-6).
+//!
+//! After the summarizer (model, curator or the engine's own handoff) answers, the engine
+//! checks that the newest request, the first task, every user constraint sentence, every
+//! file path of the folded calls and the open plan items are in the text, and appends the
+//! missing ones verbatim as length-prefixed items ([`super::ledger::item`]) in its
+//! deterministic section. Artifact handles are carried by the index (Y-2). Then the
+//! instruction documents the session loaded and the latest plan state are re-attached
+//! verbatim, newest first, within `rehydrateBytes`; what does not fit is named with its
+//! handle (the message id).
+
+use super::facts::Facts;
+use super::ledger::item;
+
+/// Item kinds the floor writes (N-5).
+pub const FLOOR_KINDS: [&str; 6] =
+    ["carried newest request", "carried first task", "carried user text", "carried constraint", "carried file paths", "carried open plan items"];
+
+/// Item kinds that start with this are rehydrated documents (N-6).
+pub const REHYDRATED: &str = "rehydrated";
+
+/// Prefix of the marker of a user text block the summary clips (N-1): the line goes on
+/// with `<message id>, offset <n>): <head> [+<k> bytes in memory]`; the whole block stays
+/// in the memory records (M-1).
+pub const CLIPPED_PREFIX: &str = "User text (clipped; whole in memory, message ";
+
+/// UTF-8 bytes of the head a clipped user text marker keeps.
+pub const CLIPPED_HEAD_BYTES: usize = 120;
+
+/// The marker line of a clipped user text block (N-1), built from engine data (the row's
+/// id and offset, the byte count) around the block's head.
+pub fn clipped_marker(id: &str, offset: usize, text: &str) -> String {
+    let head = text.get(..crate::evict::floor_boundary(text, CLIPPED_HEAD_BYTES)).unwrap_or("");
+    format!("\n{CLIPPED_PREFIX}{id}, offset {offset}): {head} [+{} bytes in memory]", text.len() - head.len())
+}
+
+/// The floor (N-5, N-1): what `narrative` leaves out of `facts` (and of the `earlier`
+/// carried items of folded summaries), appended verbatim as length-prefixed items:
+/// 1. every folded user text block (N-1): the first task and the newest request
+///    (`protected`, source offsets) whole whatever the budget; the others whole while
+///    they fit `max_bytes` UTF-8 bytes, newest first, else as a [`clipped_marker`];
+/// 2. every user constraint sentence, whole (N-1);
+/// 3. the open plan items, then the file paths of the folded calls, then earlier carried
+///    items, while they fit; the rest counted in a `[floor: ...]` line, never silently.
+///
+/// Of a path or plan list only the missing lines are carried.
+pub fn floor_items(narrative: &str, facts: &Facts, earlier: &[(String, String)], max_bytes: usize, protected: &[usize]) -> String {
+    let mut out = String::new();
+    let mut seen: Vec<String> = Vec::new();
+    let mut remaining = max_bytes.saturating_sub(160);
+    // 1. user text, decided newest first, written in order
+    let mut whole = vec![false; facts.requests.len()];
+    for (k, r) in facts.requests.iter().enumerate().rev() {
+        if narrative.contains(r.text.as_str()) {
+            continue;
+        }
+        let w = whole.get_mut(k);
+        if protected.contains(&r.offset) {
+            if let Some(w) = w {
+                *w = true;
+            }
+        } else if r.text.len() + 40 <= remaining {
+            remaining -= r.text.len() + 40;
+            if let Some(w) = w {
+                *w = true;
+            }
+        }
+    }
+    let newest = facts.requests.len().checked_sub(1);
+    for (k, r) in facts.requests.iter().enumerate() {
+        if narrative.contains(r.text.as_str()) || seen.contains(&r.text) {
+            continue;
+        }
+        seen.push(r.text.clone());
+        if whole.get(k).copied().unwrap_or(false) {
+            let kind = if Some(k) == newest { "carried newest request" } else if k == 0 { "carried first task" } else { "carried user text" };
+            out.push_str(&item(kind, &r.text));
+        } else {
+            out.push_str(&clipped_marker(&r.id, r.offset, &r.text));
+        }
+    }
+    // 2. constraints, whole
+    for c in &facts.constraints {
+        if !narrative.contains(c.as_str()) && !seen.iter().any(|s| s.contains(c.as_str())) {
+            out.push_str(&item("carried constraint", c));
+            seen.push(c.clone());
+        }
+    }
+    // 3. plan, paths, earlier carried items, by the budget
+    let mut rest: Vec<(&'static str, String, Vec<String>)> = Vec::new();
+    if let Some(p) = &facts.plan {
+        let open: Vec<&(String, String)> = p.open_items().filter(|(_, c)| !narrative.contains(c.as_str())).collect();
+        if !open.is_empty() {
+            let text = open.iter().map(|(s, c)| format!("- [{s}] {c}")).collect::<Vec<_>>().join("\n");
+            rest.push(("carried open plan items", text, Vec::new()));
+        }
+    }
+    let paths: Vec<&str> = facts.paths().filter(|p| !narrative.contains(p)).collect();
+    if !paths.is_empty() {
+        rest.push(("carried file paths", paths.join("\n"), Vec::new()));
+    }
+    for (kind, text) in earlier {
+        if kind == "clipped user text" {
+            if !narrative.contains(text.as_str()) && !out.contains(text.as_str()) {
+                out.push('\n');
+                out.push_str(text);
+            }
+            continue;
+        }
+        if !kind.starts_with("carried ") {
+            continue;
+        }
+        let k: &'static str = FLOOR_KINDS.iter().find(|k| **k == kind.as_str()).copied().unwrap_or("carried user text");
+        let missing: Vec<&str> = if k == "carried file paths" || k == "carried open plan items" {
+            text.lines().filter(|l| !narrative.contains(l.trim_start_matches("- ").split_once("] ").map_or(*l, |(_, c)| c))).collect()
+        } else if narrative.contains(text.as_str()) {
+            Vec::new()
+        } else {
+            vec![text.as_str()]
+        };
+        if !missing.is_empty() {
+            rest.push((k, missing.join("\n"), Vec::new()));
+        }
+    }
+    let mut left: Vec<(&'static str, usize)> = Vec::new();
+    for (kind, text, _) in rest {
+        if seen.contains(&text) {
+            continue;
+        }
+        let it = item(kind, &text);
+        if it.len() <= remaining || kind == "carried user text" || kind == "carried newest request" || kind == "carried first task" || kind == "carried constraint" {
+            // user text carried by an earlier summary stays whole (N-1)
+            remaining = remaining.saturating_sub(it.len());
+            out.push_str(&it);
+            seen.push(text);
+        } else {
+            let n = if kind == "carried file paths" || kind == "carried open plan items" { text.lines().count() } else { 1 };
+            match left.iter_mut().find(|(k, _)| *k == kind) {
+                Some((_, c)) => *c += n,
+                None => left.push((kind, n)),
+            }
+        }
+    }
+    for (kind, n) in left {
+        let what = kind.trim_start_matches("carried ");
+        out.push_str(&format!("\n[floor: {n} more {what} not carried (summary budget); the folded rows are in memory]"));
+    }
+    out
+}
+
+/// Rehydration (N-6): the latest plan state (its call's arguments, whole) and the
+/// instruction documents of `facts`, then those `earlier` summaries re-attached, newest
+/// first, each verbatim as a length-prefixed item, within `max_bytes` UTF-8 bytes (0
+/// disables). A document already re-attached (same text) is not repeated. Each one that
+/// does not fit is named by its handle (the message id) and size.
+pub fn rehydration(facts: &Facts, earlier: &[(String, String)], max_bytes: usize) -> String {
+    if max_bytes == 0 {
+        // disabled: a document a person's row carried is still clipped with a marker (N-1)
+        return facts.instructions.iter().filter(|d| d.user_text).map(|d| clipped_marker(&d.id, d.offset, &d.text)).collect();
+    }
+    let mut cands: Vec<(String, String)> = Vec::new();
+    if let Some(p) = &facts.plan {
+        cands.push((format!("{REHYDRATED} plan state from {} call {}", p.tool, p.call_id), p.arguments.clone()));
+    }
+    for d in facts.instructions.iter().rev() {
+        cands.push((format!("{REHYDRATED} instruction document, message {}", d.id), d.text.clone()));
+    }
+    // N-1: a document in a conversational user row that does not fit is clipped with a marker
+    let user_doc = |text: &str| facts.instructions.iter().find(|d| d.user_text && d.text == text);
+    let has_plan = facts.plan.is_some();
+    for (k, t) in earlier {
+        if k.starts_with(REHYDRATED) && !(has_plan && k.starts_with("rehydrated plan state")) {
+            cands.push((k.clone(), t.clone()));
+        }
+    }
+    let mut out = String::new();
+    let mut seen: Vec<&str> = Vec::new();
+    let mut remaining = max_bytes;
+    let mut missed: Vec<String> = Vec::new();
+    for (kind, text) in &cands {
+        if seen.contains(&text.as_str()) {
+            continue;
+        }
+        seen.push(text);
+        let it = item(kind, text);
+        if it.len() <= remaining {
+            remaining -= it.len();
+            out.push_str(&it);
+        } else {
+            let what = kind.trim_start_matches("rehydrated ");
+            let first = super::facts::first_line(text, 80).replace(['[', ']'], "");
+            missed.push(format!("\n[not re-attached (over rehydrateBytes {max_bytes}): {what} of {} bytes, \"{first}\"; recall it by that handle]", text.len()));
+            if let Some(d) = user_doc(text) {
+                missed.push(clipped_marker(&d.id, d.offset, &d.text));
+            }
+        }
+    }
+    if !out.is_empty() || !missed.is_empty() {
+        out.insert_str(0, "\nRe-attached after this summary, verbatim, newest first (N-6):");
+    }
+    for m in missed {
+        out.push_str(&m);
+    }
+    out
+}
