@@ -264,15 +264,40 @@ fn y5_reused_call_ids_are_kept_apart_and_failures_named() {
 }
 
 #[test]
-fn y5_ledger_is_bounded_newest_named_rest_counted() {
+fn y5_ledger_names_every_call_within_its_byte_bound() {
+    // 50 short calls fit the ledger's bound (a quarter of the summary budget): all named
     let mut d = vec![sys(), user("loop")];
     for k in 0..50 {
         d.extend(round(&format!("k{k}"), if k % 2 == 0 { "even" } else { "odd" }));
     }
     let (out, _) = run(&d, SessionState::default(), fake_summary);
     let s = &out.rewrite.as_ref().unwrap().summary.text;
-    assert_eq!(ledger_lines(s).len(), 40, "newest 40 named");
-    assert!(s.contains("- earlier: even x5, odd x4"), "{s}");
+    let folded_calls = out.rewrite.as_ref().unwrap().discarded.iter().filter(|&&o| d[o].get("tool_calls").is_some()).count();
+    assert!(folded_calls >= 40, "{folded_calls}");
+    assert_eq!(ledger_lines(s).len(), folded_calls, "every folded call named\n{s}");
+    assert!(!s.contains("earlier calls not named"), "{s}");
+}
+
+#[test]
+fn y5_ledger_is_bounded_by_bytes_newest_named_rest_counted() {
+    // a small summary budget: the newest calls are named, the rest counted per tool
+    let mut d = vec![sys(), user("loop")];
+    for k in 0..50 {
+        d.extend(round(&format!("k{k}"), if k % 2 == 0 { "even" } else { "odd" }));
+    }
+    let cfg = Config::from_options(&json!({ "profile": "meerkat", "summaryMaxOutputTokens": 256 })).unwrap();
+    let t = decode(&d);
+    let mut job = Job::start(cfg, SessionState::default(), t, JobOptions { signals: forced(), has_summarizer: true });
+    let out = context_compactor::engine::run_sync(&mut job, fake_summary).unwrap();
+    let s = &out.rewrite.as_ref().unwrap().summary.text;
+    let named = ledger_lines(s).len();
+    assert!(named > 0 && named < 49, "{named} named\n{s}");
+    let rest = 49 - named;
+    assert!(s.contains(&format!("- {rest} earlier calls not named here (ledger byte bound; 0 of them failed): ")), "{s}");
+    // Y-5 never silently: the counts per tool add up to the calls left out
+    let line = s.lines().find(|l| l.contains("earlier calls not named")).unwrap();
+    let counted: usize = line.rsplit(": ").next().unwrap().split(", ").map(|p| p.rsplit(" x").next().unwrap().parse::<usize>().unwrap()).sum();
+    assert_eq!(counted, rest);
 }
 
 // ---- Y-6 / Y-7: fallback and summary source ---------------------------------------------
@@ -443,7 +468,9 @@ struct Fixture {
 
 fn fixture() -> Fixture {
     let source = decode(&[sys(), user(&"u1 ".repeat(200)), asst(&"a1 ".repeat(200)), user("u2"), asst("a2"), user("u3")]);
-    let extra = decode(&[json!({ "role": "user", "content": "S", "summary_level": 1, "transcript_role": "compaction_summary" }), user("stray row")]);
+    // the summary quotes the folded user text (N-1)
+    let quoted = format!("S\nUser request (verbatim): {}", "u1 ".repeat(200));
+    let extra = decode(&[json!({ "role": "user", "content": quoted, "summary_level": 1, "transcript_role": "compaction_summary" }), user("stray row")]);
     Fixture { source, summary: extra.messages[0].clone(), stray: extra.messages[1].clone() }
 }
 
@@ -467,7 +494,7 @@ fn w2_a_valid_rewrite_passes_every_check() {
     let f = fixture();
     let rows = vec![src(&f, 0), (Origin::New, &f.summary), src(&f, 3), src(&f, 4), src(&f, 5)];
     let checks = check(&f, rows, &[0, 5], 1).expect("valid");
-    assert_eq!(checks, vec!["retained_in_order", "discards_something", "protected_rows_kept", "system_rows_kept", "summary_in_place", "rows_mapped", "provider_pairing", "smaller"]);
+    assert_eq!(checks, vec!["retained_in_order", "discards_something", "protected_rows_kept", "system_rows_kept", "summary_in_place", "rows_mapped", "user_text_kept", "provider_pairing", "smaller"]);
 }
 
 #[test]
@@ -523,7 +550,7 @@ fn w2_rejects_an_unmapped_row() {
 #[test]
 fn w2_rejects_growth() {
     let f = fixture();
-    let big = decode(&[json!({ "role": "user", "content": "S".repeat(10_000), "summary_level": 1 })]).messages.remove(0);
+    let big = decode(&[json!({ "role": "user", "content": format!("{}\n{}", "S".repeat(10_000), "u1 ".repeat(200)), "summary_level": 1 })]).messages.remove(0);
     let rows = vec![src(&f, 0), (Origin::New, &big), src(&f, 3), src(&f, 4), src(&f, 5)];
     rejected(check(&f, rows, &[0], 1), "no reduction");
 }

@@ -39,6 +39,17 @@ impl Job {
         self.next_rollup()
     }
 
+    /// UTF-8 bytes of folded user text the floor quotes whole beyond the first task and
+    /// the newest request (N-1): half the summary budget, at most an eighth of the
+    /// context window; unbounded when no memory projection keeps clipped text whole (M-1).
+    pub(super) fn user_text_bytes(&self) -> usize {
+        if !self.config.project_memory {
+            return usize::MAX;
+        }
+        let window = usize::try_from(self.config.context_window.saturating_mul(self.config.bytes_per_token) / 8).unwrap_or(usize::MAX);
+        (self.summary_bytes() / 2).min(window)
+    }
+
     pub(super) fn build_rows(&mut self, sel: &Selection, msgs: &[Message], narrative: String, source: SummarySource) -> Result<()> {
         // What the handoff must carry, read from the folded rows by rules (issue 13):
         // requests, constraints, paths, calls and outcomes, the plan, instructions loaded.
@@ -85,7 +96,7 @@ impl Job {
         // The summary budget (summaryMaxOutputTokens x bytesPerToken) bounds the handoff,
         // the floor and the ledger together; rehydration has its own (rehydrateBytes).
         let budget = self.summary_bytes().max(1_024);
-        let ledger_bytes = (budget / 4).max(512);
+        let ledger_bytes = (budget / 3).max(512);
         let fixed = deterministic_tail("", &ledger_now, ledger_bytes, &artifacts, "", &self.config).len();
         let mechanical = source.writer == "mechanical";
         let narrative = if mechanical {
@@ -103,9 +114,11 @@ impl Job {
         let floor_bytes = budget.saturating_sub(narrative.len() + fixed).max(if mechanical { 0 } else { budget / 4 });
         let (first, newest) = first_and_newest_user_text(msgs);
         let protected: Vec<usize> = [first, newest].into_iter().flatten().collect();
-        let carried = floor_items(&narrative, &facts, &facts.carried, floor_bytes, &protected);
         // N-6: instruction documents and the latest plan state, re-attached verbatim
         let rehydrated = rehydration(&facts, &facts.carried, self.config.rehydrate_bytes);
+        // what the re-attached documents hold is in the summary too
+        let present = format!("{narrative}{rehydrated}");
+        let carried = floor_items(&present, &facts, &facts.carried, floor_bytes, self.user_text_bytes(), &protected);
         let tail = deterministic_tail(&carried, &ledger_now, ledger_bytes, &artifacts, &rehydrated, &self.config);
         let text = format!("{narrative}{tail}");
         let summary_msg = self.summary_message(&text, 1)?;

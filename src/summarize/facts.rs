@@ -271,6 +271,12 @@ pub fn sentences(text: &str) -> Vec<&str> {
                     push_sentence(&mut out, s);
                 }
                 start = i;
+            } else if matches!(c, '。' | '！' | '？') {
+                let end = i + c.len_utf8();
+                if let Some(s) = line.get(start..end) {
+                    push_sentence(&mut out, s);
+                }
+                start = end;
             }
             prev = Some(c);
         }

@@ -25,13 +25,16 @@ pub const REHYDRATED: &str = "rehydrated";
 /// in the memory records (M-1).
 pub const CLIPPED_PREFIX: &str = "User text (clipped; whole in memory, message ";
 
-/// UTF-8 bytes of the head a clipped user text marker keeps.
+/// UTF-8 bytes of the head a clipped user text marker keeps at most (it also stops at
+/// the first line break).
 pub const CLIPPED_HEAD_BYTES: usize = 120;
 
 /// The marker line of a clipped user text block (N-1), built from engine data (the row's
 /// id and offset, the byte count) around the block's head.
 pub fn clipped_marker(id: &str, offset: usize, text: &str) -> String {
-    let head = text.get(..crate::evict::floor_boundary(text, CLIPPED_HEAD_BYTES)).unwrap_or("");
+    // one line: the head stops at the first line break
+    let cut = crate::evict::floor_boundary(text, CLIPPED_HEAD_BYTES).min(text.find('\n').unwrap_or(text.len()));
+    let head = text.get(..cut).unwrap_or("");
     format!("\n{CLIPPED_PREFIX}{id}, offset {offset}): {head} [+{} bytes in memory]", text.len() - head.len())
 }
 
@@ -39,16 +42,18 @@ pub fn clipped_marker(id: &str, offset: usize, text: &str) -> String {
 /// carried items of folded summaries), appended verbatim as length-prefixed items:
 /// 1. every folded user text block (N-1): the first task and the newest request
 ///    (`protected`, source offsets) whole whatever the budget; the others whole while
-///    they fit `max_bytes` UTF-8 bytes, newest first, else as a [`clipped_marker`];
+///    they fit `user_bytes` UTF-8 bytes, newest first, else as a [`clipped_marker`]
+///    (pass `usize::MAX` when no memory keeps clipped text whole);
 /// 2. every user constraint sentence, whole (N-1);
 /// 3. the open plan items, then the file paths of the folded calls, then earlier carried
 ///    items, while they fit; the rest counted in a `[floor: ...]` line, never silently.
 ///
 /// Of a path or plan list only the missing lines are carried.
-pub fn floor_items(narrative: &str, facts: &Facts, earlier: &[(String, String)], max_bytes: usize, protected: &[usize]) -> String {
+pub fn floor_items(narrative: &str, facts: &Facts, earlier: &[(String, String)], max_bytes: usize, user_bytes: usize, protected: &[usize]) -> String {
     let mut out = String::new();
     let mut seen: Vec<String> = Vec::new();
     let mut remaining = max_bytes.saturating_sub(160);
+    let mut user_left = user_bytes;
     // 1. user text, decided newest first, written in order
     let mut whole = vec![false; facts.requests.len()];
     for (k, r) in facts.requests.iter().enumerate().rev() {
@@ -60,8 +65,8 @@ pub fn floor_items(narrative: &str, facts: &Facts, earlier: &[(String, String)],
             if let Some(w) = w {
                 *w = true;
             }
-        } else if r.text.len() + 40 <= remaining {
-            remaining -= r.text.len() + 40;
+        } else if r.text.len() + 40 <= user_left {
+            user_left -= r.text.len() + 40;
             if let Some(w) = w {
                 *w = true;
             }
@@ -72,12 +77,21 @@ pub fn floor_items(narrative: &str, facts: &Facts, earlier: &[(String, String)],
         if narrative.contains(r.text.as_str()) || seen.contains(&r.text) {
             continue;
         }
-        seen.push(r.text.clone());
         if whole.get(k).copied().unwrap_or(false) {
+            // quoted whole once: a twin block elsewhere is then in the summary too
+            seen.push(r.text.clone());
             let kind = if Some(k) == newest { "carried newest request" } else if k == 0 { "carried first task" } else { "carried user text" };
             out.push_str(&item(kind, &r.text));
         } else {
             out.push_str(&clipped_marker(&r.id, r.offset, &r.text));
+        }
+    }
+    // an instruction document a log left in a person's row is user text: as the first
+    // task or the newest request it stays whole (N-1)
+    for d in facts.instructions.iter().filter(|d| d.user_text && protected.contains(&d.offset)) {
+        if !narrative.contains(d.text.as_str()) && !seen.contains(&d.text) {
+            out.push_str(&item("carried first task", &d.text));
+            seen.push(d.text.clone());
         }
     }
     // 2. constraints, whole

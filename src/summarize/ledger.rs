@@ -85,7 +85,7 @@ pub fn read_items(body: &str) -> Vec<(String, String)> {
     let mut out = Vec::new();
     let mut rest = body;
     while let Some(p) = rest.find("\n[") {
-        let line_start = p + 2;
+        let line_start = p + 1;
         let line_end = rest.get(line_start..).and_then(|s| s.find('\n')).map(|e| line_start + e);
         let Some(le) = line_end else { break };
         let line = rest.get(line_start..le).unwrap_or("");
@@ -143,7 +143,7 @@ pub fn deterministic_tail(carried: &str, ledger: &[FoldedCall], ledger_bytes: us
         body.push_str("\nArtifacts: ");
         body.push_str(&artifacts.get(skip..).unwrap_or(&[]).join(", "));
         if skip > 0 {
-            body.push_str(&format!(" ({skip} older handles not indexed: maxIndexedArtifacts)"));
+            body.push_str(&format!("\n[artifact index: {skip} older handles not listed (maxIndexedArtifacts)]"));
         }
     }
     body.push_str(rehydrated);
