@@ -67,7 +67,8 @@ impl Job {
             }
             for c in &facts.calls {
                 let error = match &c.outcome {
-                    crate::summarize::facts::Outcome::Failed { .. } => Some(c.outcome.describe().trim_start_matches("failed").trim_start_matches(": ").to_string()),
+                    crate::summarize::facts::Outcome::Failed { exit: Some(code), first_line } => Some(format!("exit {code}: {first_line}")),
+                    crate::summarize::facts::Outcome::Failed { exit: None, first_line } => Some(if first_line.is_empty() { "empty error output".to_string() } else { first_line.clone() }),
                     _ => None,
                 };
                 self.state.ledger.push(FoldedCall { call_id: c.id.clone(), name: c.name.clone(), arguments: crate::evict::truncate(&c.arguments, 200), failed: c.outcome.failed(), error });

@@ -176,12 +176,14 @@ pub fn handoff_summary(f: &Facts, max_bytes: usize) -> String {
 
     let header = format!("Handoff summary (deterministic, {} messages folded; clipped parts are marked).", f.rows);
     let titles: usize = (1..=HANDOFF_SECTIONS.len()).map(|n| section_header(n).len() + 1).sum();
-    // room for one omission marker per section
-    let markers = HANDOFF_SECTIONS.len() * 90;
+    // room for one omission marker per section that has something to omit
+    let markers = (1..=HANDOFF_SECTIONS.len()).filter(|n| items.iter().any(|it| it.section == *n)).count() * 90;
     let mut remaining = budget.saturating_sub(header.len() + titles + markers + 32);
     let mut order: Vec<usize> = (0..items.len()).collect();
     order.sort_by_key(|&i| items.get(i).map(|it| (it.prio, it.rank, it.seq)).unwrap_or((u8::MAX, 0, 0)));
     let mut kept = vec![false; items.len()];
+    // a list (section, kind) whose next item did not fit takes no later (older) ones
+    let mut closed: Vec<(usize, &'static str)> = Vec::new();
     // a constraint sentence already inside a kept quote is not written twice
     let mut hidden = vec![false; items.len()];
     for i in order {
@@ -197,6 +199,9 @@ pub fn handoff_summary(f: &Facts, max_bytes: usize) -> String {
             }
         }
         let Some(it) = items.get_mut(i) else { continue };
+        if closed.contains(&(it.section, it.kind)) {
+            continue;
+        }
         let need = it.text.len() + 1;
         if need <= remaining {
             remaining -= need;
@@ -212,6 +217,8 @@ pub fn handoff_summary(f: &Facts, max_bytes: usize) -> String {
                     *k = true;
                 }
             }
+        } else {
+            closed.push((it.section, it.kind));
         }
         // a quote over its own cap is clipped even when the budget would take it
         if let (Some(cap), Some(true)) = (it.clip_cap, kept.get(i)) {

@@ -49,16 +49,46 @@ fn role_name(r: Role) -> &'static str {
     }
 }
 
+/// Tool names by call id, for rendering results (E-2): the calls made in `rows`.
+pub type CallNames = std::collections::HashMap<String, String>;
+
+/// The tool name of every call the rows make, by call id (E-2: a result is rendered with
+/// the name of the call it answers).
+pub fn call_names(rows: &[(usize, &Message)]) -> CallNames {
+    let mut names = CallNames::new();
+    for (_, m) in rows {
+        for b in &m.blocks {
+            if let Block::ToolCall { id, name, .. } = b {
+                names.insert(id.clone(), name.clone());
+            }
+        }
+    }
+    names
+}
+
 /// Renders one (already evicted) message as summarizer input text (Y-8): media become
-/// placeholders, reasoning is stripped, opaque items are named only.
+/// placeholders, reasoning is stripped, opaque items are named only. A tool result is
+/// rendered with its header (E-2): the tool name (the result's own, else unknown here;
+/// see [`render_message_named`]), its status and, for an error, the error's first line.
 pub fn render_message(offset: usize, m: &Message) -> String {
+    render_message_named(offset, m, &CallNames::new())
+}
+
+/// [`render_message`] with the tool names of the calls by id (`names`, [`call_names`]),
+/// so a result whose format does not carry its tool name is rendered with its call's (E-2).
+pub fn render_message_named(offset: usize, m: &Message, names: &CallNames) -> String {
     let mut out = String::new();
-    render_into(&mut out, offset, m);
+    render_into(&mut out, offset, m, names);
     out
 }
 
 /// UTF-8 bytes of [`render_message`], counted without building the text.
 pub fn rendered_len(offset: usize, m: &Message) -> usize {
+    rendered_len_named(offset, m, &CallNames::new())
+}
+
+/// UTF-8 bytes of [`render_message_named`], counted without building the text.
+pub fn rendered_len_named(offset: usize, m: &Message, names: &CallNames) -> usize {
     struct Count(usize);
     impl std::fmt::Write for Count {
         fn write_str(&mut self, s: &str) -> std::fmt::Result {
@@ -67,11 +97,11 @@ pub fn rendered_len(offset: usize, m: &Message) -> usize {
         }
     }
     let mut c = Count(0);
-    render_into(&mut c, offset, m);
+    render_into(&mut c, offset, m, names);
     c.0
 }
 
-fn render_into(out: &mut impl std::fmt::Write, offset: usize, m: &Message) {
+fn render_into(out: &mut impl std::fmt::Write, offset: usize, m: &Message, names: &CallNames) {
     // writing to a String or a counter cannot fail
     let _ = write!(out, "[#{offset} {}]", role_name(m.role));
     if m.is_summary() {
@@ -82,9 +112,18 @@ fn render_into(out: &mut impl std::fmt::Write, offset: usize, m: &Message) {
             Block::Text { text } => out.write_str("\n").and_then(|()| out.write_str(text)),
             Block::Media { kind, .. } => write!(out, "\n[{kind:?} omitted]"),
             Block::ToolCall { id, name, arguments } => write!(out, "\n-> call {name} (id {id}) {}", clip(arguments, 300, 100)),
-            Block::ToolResult { call_id, text, is_error, media, .. } => {
-                let status = if *is_error { " ERROR" } else { "" };
-                let r = write!(out, "\n<- result of {call_id}{status}:\n").and_then(|()| out.write_str(text));
+            Block::ToolResult { call_id, name, text, is_error, media, .. } => {
+                // E-2: the header (tool name, status, error) stays readable for the summarizer
+                let tool = name.as_deref().or_else(|| names.get(call_id).map(String::as_str)).unwrap_or("unknown tool");
+                // a result without an error flag that states a non-zero exit status failed too
+                let failed = *is_error || crate::summarize::facts::exit_status(text).is_some_and(|c| c != 0);
+                let r = if failed {
+                    let first = text.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("");
+                    write!(out, "\n<- result of {tool} (call {call_id}), status error: {}\n", crate::evict::truncate(first, 200))
+                } else {
+                    write!(out, "\n<- result of {tool} (call {call_id}), status ok:\n")
+                }
+                .and_then(|()| out.write_str(text));
                 media.iter().fold(r, |r, k| r.and_then(|()| write!(out, "\n[{k:?} omitted]")))
             }
             Block::Reasoning { .. } => Ok(()),
@@ -105,6 +144,13 @@ pub struct RenderedRow {
 /// [`render_message`] plus whether the row carries tool output.
 pub fn render_row(offset: usize, m: &Message) -> RenderedRow {
     RenderedRow { text: render_message(offset, m), tool_output: m.has_results() }
+}
+
+/// The folded rows rendered as [`summary_request_for`] renders them: each result with
+/// the tool name of its call among `rows` (E-2).
+pub fn render_rows(rows: &[(usize, &Message)]) -> Vec<RenderedRow> {
+    let names = call_names(rows);
+    rows.iter().map(|(o, m)| RenderedRow { text: render_message_named(*o, m, &names), tool_output: m.has_results() }).collect()
 }
 
 /// Rows holding tool output are never clipped below this many UTF-8 bytes (the head of
@@ -167,9 +213,10 @@ pub fn summary_request(rows: Vec<RenderedRow>, config: &Config, system: &str) ->
 /// turn comes and a tool output is clipped right away, so the folded range is never held
 /// rendered in full (peak memory).
 pub fn summary_request_for(rows: &[(usize, &Message)], config: &Config, system: &str) -> SummarizeRequest {
-    let lens: Vec<usize> = rows.iter().map(|(o, m)| rendered_len(*o, m)).collect();
+    let names = call_names(rows);
+    let lens: Vec<usize> = rows.iter().map(|(o, m)| rendered_len_named(*o, m, &names)).collect();
     let tool: Vec<bool> = rows.iter().map(|(_, m)| m.has_results()).collect();
-    request_from(&lens, &tool, |i| rows.get(i).map(|(o, m)| render_message(*o, m)).unwrap_or_default(), config, system)
+    request_from(&lens, &tool, |i| rows.get(i).map(|(o, m)| render_message_named(*o, m, &names)).unwrap_or_default(), config, system)
 }
 
 /// The summarize request over rows of rendered lengths `lens` (tool-output rows flagged in
