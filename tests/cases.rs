@@ -80,13 +80,15 @@ fn case_emoji_clip_boundary_e5() {
         // the evicted body is inspected through the summarize request: no share bound
         // (Y-8 `summaryInputShare`) clipping it further
         cfg.summary_input_share = 1.0;
+        // nor the summarizer's window (Y-8) once the nine-section prompt takes its share
+        cfg.summarizer_context_window = Some(200_000);
         let (out, reqs) = compact_with(c.format, c.doc.clone(), cfg, SessionState::default(), c.signals.clone(), fake_summary);
         assert_eq!(out.status, "compacted", "{}", out.reason);
         let rw = out.rewrite.as_ref().unwrap();
         let e = rw.evicted.iter().find(|e| e.call_id == "e1").expect("e1 evicted");
         assert!(e.clipped && e.handle.is_none());
         let body = &reqs[0].messages[0].content;
-        assert!(body.contains("clipped:") && body.contains("bytes") && body.contains("omitted"));
+        assert!(body.contains("clipped:") && body.contains("bytes") && body.contains("omitted"), "{body}");
         // valid Unicode: the emoji whole or absent, never half
         let utf16: Vec<u16> = body.encode_utf16().collect();
         assert!(String::from_utf16(&utf16).is_ok());

@@ -326,8 +326,8 @@ fn e2_summarizer_sees_each_result_with_tool_name_status_and_error() {
         Reply::Summary { text: "S".into(), usage: None }
     });
     assert_eq!(o.status, "compacted", "{}", o.reason);
-    assert!(seen.contains("<- result of Read (call c1), status ok:\ndef parse(): ..."), "{seen}");
-    assert!(seen.contains("<- result of Write (call x1), status error: Exit code 1\n"), "{seen}");
+    assert!(seen.contains("<- result of Read c1 ok:\ndef parse(): ..."), "{seen}");
+    assert!(seen.contains("<- result of Write x1 ERROR: Exit code 1\n"), "{seen}");
 }
 
 #[test]

@@ -321,7 +321,7 @@ fn s3_walks_forward_when_walk_back_would_consume_the_range() {
     assert_eq!(o.status, "compacted", "{}", o.reason);
     assert_eq!(o.rewrite.as_ref().unwrap().discarded, vec![1, 2, 3]);
     assert_eq!(retained_sources(&o), vec![0, 4, 5, 6, 7, 8]);
-    assert!(req_text(&reqs[0]).contains("result of c2"));
+    assert!(req_text(&reqs[0]).contains(" c2 ok:"));
     validate_pairing(&o.transcript).unwrap();
 }
 
@@ -471,7 +471,7 @@ fn e2_header_kept_on_evicted_copy_anthropic_is_error() {
     // and through the engine: the summarizer sees the error status with the handle
     let (o, reqs) = run(Format::Anthropic, rows, kerkov(), over());
     assert_eq!(o.status, "compacted", "{}", o.reason);
-    assert!(req_text(&reqs[0]).contains("<- result of t1 ERROR:\nartifact#4"));
+    assert!(req_text(&reqs[0]).contains("<- result of nmap t1 ERROR: artifact#4\nartifact#4"));
 }
 
 #[test]

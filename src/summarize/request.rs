@@ -114,14 +114,14 @@ fn render_into(out: &mut impl std::fmt::Write, offset: usize, m: &Message, names
             Block::ToolCall { id, name, arguments } => write!(out, "\n-> call {name} (id {id}) {}", clip(arguments, 300, 100)),
             Block::ToolResult { call_id, name, text, is_error, media, .. } => {
                 // E-2: the header (tool name, status, error) stays readable for the summarizer
-                let tool = name.as_deref().or_else(|| names.get(call_id).map(String::as_str)).unwrap_or("unknown tool");
+                let tool = name.as_deref().or_else(|| names.get(call_id).map(String::as_str)).unwrap_or("?");
                 // a result without an error flag that states a non-zero exit status failed too
                 let failed = *is_error || crate::summarize::facts::exit_status(text).is_some_and(|c| c != 0);
                 let r = if failed {
                     let first = text.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("");
-                    write!(out, "\n<- result of {tool} (call {call_id}), status error: {}\n", crate::evict::truncate(first, 200))
+                    write!(out, "\n<- result of {tool} {call_id} ERROR: {}\n", crate::evict::truncate(first, 200))
                 } else {
-                    write!(out, "\n<- result of {tool} (call {call_id}), status ok:\n")
+                    write!(out, "\n<- result of {tool} {call_id} ok:\n")
                 }
                 .and_then(|()| out.write_str(text));
                 media.iter().fold(r, |r, k| r.and_then(|()| write!(out, "\n[{k:?} omitted]")))
