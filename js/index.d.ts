@@ -108,6 +108,10 @@ export interface CompactorOptions {
   inRunStage2?: boolean
   /** Append the folded-call ledger to stage-2 summaries (Y-5). */
   foldedCallLedger?: boolean
+  /** Rehydration budget, UTF-8 bytes (N-6): instruction documents the folded rows loaded
+   * and the latest plan state are re-attached verbatim after the summary, newest first;
+   * the rest is named with its handle. 0 disables. Default 8,192 (kerkov, meerkat: 0). */
+  rehydrateBytes?: number
   /** Instructions of a summary call, replacing the built-in prompt (Y-9); not blank.
    * The engine still fences the transcript as data. */
   summaryPrompt?: string
@@ -267,6 +271,10 @@ export interface CompactHooks extends Signals, MemoryHooks {
   storeArtifact?: (item: ArtifactItem) => MaybePromise<StoreArtifactReply>
   /** Receives each event after the job ends, in order; awaited (J-4). */
   onEvent?: (event: CompactionEvent) => MaybePromise<void>
+  /** The context window of the model that answers this call's `summarize` requests,
+   * tokens (Y-1: after a model fallback it may differ from `summarizerContextWindow`);
+   * the summarize request is sized to it for this call only. */
+  summarizerContextWindow?: number
 }
 
 /** One measured signal (C-4, C-9). */

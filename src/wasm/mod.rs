@@ -190,7 +190,8 @@ impl ContextCompactor {
     /// the attempt with no fallback), storeArtifact?({ handle, callId, toolName, body,
     /// offset, messageId }) -> handle | undefined | Promise (E-6: a string is the handle
     /// to use, undefined/null/true accepts the proposed `handle`, false or a throw means
-    /// not stored: that body is clipped), onEvent?(event), usage?, tools?, toolsBytes?,
+    /// not stored: that body is clipped), onEvent?(event), summarizerContextWindow? (Y-1:
+    /// tokens, the window of the model answering this call's summaries), usage?, tools?, toolsBytes?,
     /// requestBytes?, force?, sessionId?, memory?, embed?, embedDimension?, store? }`.
     /// Without `summarize`, the deterministic handoff summary is used. The result's
     /// `memory` is `{ session, records }` projected from what the rewrite discarded (M-1);
@@ -275,7 +276,10 @@ pub(crate) fn start_job(config: Config, state: SessionState, t: crate::Transcrip
     let curator = get(hooks, "curator").is_function();
     let store = get(hooks, "storeArtifact").is_function();
     let memory_hooks = memory::MemoryHooks::from_hooks(hooks)?;
+    // Y-1: the window of the model answering this call's summaries (after a fallback)
+    let window = get(hooks, "summarizerContextWindow").as_f64().filter(|w| w.is_finite() && *w >= 1.0).map(|w| w.min(u64::MAX as f64) as u64);
     Ok(Job::start(config, state, t, JobOptions { signals, has_summarizer })
+        .with_summarizer_window(window)
         .with_curator(curator)
         .with_artifact_store(store)
         .with_memory(memory_hooks.session.clone(), memory_hooks.active()))

@@ -206,3 +206,33 @@ test('T-4, F-5: rows with deep nesting or Python-style floats keep their content
   assert.deepEqual(outs[0].rewrite.retained, outs[1].rewrite.retained)
   assert.equal(JSON.stringify(outs[0]), JSON.stringify(outs[1]))
 })
+
+test('Y-1: hooks.summarizerContextWindow sizes the summarize request for this call only', async () => {
+  const c = new ContextCompactor({ format: 'openai-chat', contextWindow: 200000, summarizerContextWindow: 3000, summaryMaxOutputTokens: 512, summaryInputShare: 1 })
+  const seen = []
+  const summarize = (req) => { seen.push(req); return 'S' }
+  await c.compact(null, session(), { force: true, summarize })
+  await c.compact(null, session(), { force: true, summarize, summarizerContextWindow: 200000 })
+  await c.compact(null, session(), { force: true, summarize })
+  assert.equal(seen.length, 3)
+  assert.ok(seen[0].estimatedInputTokens <= 3000 && seen[0].coverage === 'trimmed', JSON.stringify([seen[0].estimatedInputTokens, seen[0].coverage]))
+  assert.ok(seen[1].estimatedInputTokens > 3000 && seen[1].coverage === 'whole', JSON.stringify([seen[1].estimatedInputTokens, seen[1].coverage]))
+  assert.equal(seen[2].estimatedInputTokens, seen[0].estimatedInputTokens, 'the configured window again on the next call')
+})
+
+test('N-5 / N-6: the summary carries the floor and re-attaches the plan (rehydrateBytes)', async () => {
+  const msgs = session()
+  msgs.splice(1, 0, { role: 'user', content: 'Audit every module. You must never edit q.cfg.' })
+  msgs.splice(2, 0, { role: 'assistant', content: null, tool_calls: [{ id: 'p1', type: 'function', function: { name: 'TodoWrite', arguments: '{"todos":[{"content":"audit modules","status":"in_progress"}]}' } }] })
+  msgs.splice(3, 0, { role: 'tool', tool_call_id: 'p1', content: 'ok' })
+  const c = new ContextCompactor({ format: 'openai-chat', contextWindow: 8000 })
+  const out = await c.compact(null, msgs, { force: true, summarize: () => 'short summary' })
+  assert.equal(out.status, 'compacted', out.reason)
+  const text = out.rewrite.summary.text
+  assert.ok(text.includes('You must never edit q.cfg.'), text)
+  assert.ok(text.includes('[rehydrated plan state from TodoWrite call p1'), text)
+  assert.equal(c.config.rehydrateBytes, 8192)
+  const off = new ContextCompactor({ format: 'openai-chat', contextWindow: 8000, rehydrateBytes: 0 })
+  const out2 = await off.compact(null, msgs, { force: true, summarize: () => 'short summary' })
+  assert.ok(!out2.rewrite.summary.text.includes('[rehydrated plan state'), out2.rewrite.summary.text)
+})
