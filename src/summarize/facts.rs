@@ -206,9 +206,9 @@ pub const CONSTRAINT_WORDS: [&str; 15] =
 
 /// Phrases that mark an assistant sentence as a decision or finding, matched
 /// case-insensitively.
-pub const DECISION_WORDS: [&str; 14] = [
+pub const DECISION_WORDS: [&str; 21] = [
     "i'll", "i will", "decided", "decide", "found", "the cause", "root cause", "because", "the issue is", "the problem is", "turns out", "conclude",
-    "the fix", "instead of",
+    "the fix", "instead of", "suggests", "this means", "looks like", "it seems", "we need to", "we should", "confirmed",
 ];
 
 /// Starts of a user row's text that mark it as an instruction document a host injected

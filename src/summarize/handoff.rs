@@ -61,8 +61,8 @@ struct Item {
 /// The deterministic handoff summary of the facts, bounded to `max_bytes` UTF-8 bytes
 /// (never under 1,024). Sections ([`HANDOFF_SECTIONS`]) are filled in priority order:
 /// the newest request, the first task and the plan first, then the constraints and the
-/// current work, the files, the next step, the errors, the commands, the decisions, the
-/// other requests and an earlier summary. What does not fit is counted in a marker in
+/// current work, the files, the next step, the errors, the decisions, the commands
+/// (newest first), an earlier summary and the other requests. What does not fit is counted in a marker in
 /// its section (`[clipped: N more files not shown ...]`); a quote that is cut says how
 /// many bytes it lost. Quoted transcript text is never parsed back by the engine.
 pub fn handoff_summary(f: &Facts, max_bytes: usize) -> String {
@@ -117,6 +117,9 @@ pub fn handoff_summary(f: &Facts, max_bytes: usize) -> String {
     for (i, d) in f.instructions.iter().enumerate() {
         push(&mut items, 3, 6, i, format!("- instructions loaded: message {} ({} bytes): {}", d.id, d.text.len(), truncate(super::facts::first_line(&d.text, 160).as_str(), 160)), None, "instruction documents");
     }
+    if f.requests.is_empty() {
+        push(&mut items, 1, 0, 0, "(no request in the folded rows: the open request stays verbatim after this summary)".to_string(), None, "requests");
+    }
     // §4 commands and tool calls: newest kept first
     let n_calls = f.calls.len();
     for (i, c) in f.calls.iter().enumerate() {
@@ -126,7 +129,7 @@ pub fn handoff_summary(f: &Facts, max_bytes: usize) -> String {
         }
         let what = match &c.command {
             Some(cmd) => format!("{} `{}`", c.name, truncate(cmd.lines().next().unwrap_or(""), 200)),
-            None => format!("{}({})", c.name, truncate(&c.arguments, 160)),
+            None => format!("{}({})", c.name, truncate(&c.arguments, 120)),
         };
         let handle = c.handle.as_ref().map(|h| format!(" [{h}]")).unwrap_or_default();
         push(&mut items, 4, 7, n_calls - i, format!("- {what} -> {}{handle}", c.outcome.describe()), None, "calls");
@@ -161,7 +164,7 @@ pub fn handoff_summary(f: &Facts, max_bytes: usize) -> String {
     // §7 decisions and findings: newest kept first
     let n_dec = f.decisions.len();
     for (i, d) in f.decisions.iter().enumerate() {
-        push(&mut items, 7, 8, n_dec - i, format!("- {d}"), None, "decision sentences");
+        push(&mut items, 7, 6, n_dec - i, format!("- {d}"), None, "decision sentences");
     }
     // §8 current work, whole
     if let Some(w) = &f.current_work {
