@@ -249,3 +249,23 @@ fn t1_unknown_fields_ride_through_compaction() {
         }
     }
 }
+
+/// N-6 in every format: a session that loaded a skill (its first turn's text is the
+/// host's skill expansion) and keeps a `TodoWrite` plan compacts into a rewrite that
+/// passes the format's pairing validator, with the skill document and the latest plan
+/// state re-attached verbatim in the summary.
+#[test]
+fn n6_rehydration_keeps_every_format_valid() {
+    let skill = "Base directory for this skill: /skills/parser\n\n# Parser skill\nAlways run the grammar tests after an edit.";
+    let mut s = session(6, 2, 3000);
+    s[0].user = skill.to_string();
+    s[1].rounds[0].calls[0] = ("plan_1".into(), "TodoWrite".into(), "{\"todos\":[{\"content\":\"port the lexer\",\"status\":\"in_progress\"}]}".into());
+    for f in FORMATS {
+        let doc = render(f, &s, "final request: ship it");
+        let out = check_outcome(f, &doc, "final request: ship it", 8000).unwrap_or_else(|| panic!("{} compacts", f.name()));
+        let text = &out.rewrite.as_ref().unwrap().summary.text;
+        assert!(text.contains(skill), "{}: the skill document verbatim\n{text}", f.name());
+        assert!(text.contains("[rehydrated plan state from TodoWrite call"), "{}: the plan re-attached\n{text}", f.name());
+        assert!(text.contains("port the lexer"), "{}", f.name());
+    }
+}
