@@ -41,9 +41,11 @@ const tools = {
   }),
 }
 
-function assertLoop(prompts, view, label) {
+function assertLoop(prompts, view, label, t) {
   assert.equal(prompts.length, STEPS, `${label}: ${STEPS} steps ran`)
   const worst = Math.max(...prompts.map(promptTokens))
+  const kb = (b) => (b / 1000).toFixed(1)
+  t?.diagnostic(`${label}: worst prompt ${worst} tokens of ${WINDOW}; ${view.compactions.length} compactions: ${view.compactions.map((c) => `${kb(c.before)}->${kb(c.after)} KB`).join(', ')}`)
   assert.ok(worst < WINDOW, `${label}: every prompt under the window (worst ${worst} tokens of ${WINDOW})`)
   const c = view.compactions
   assert.ok(c.length >= 10, `${label}: at least 10 compactions in ${STEPS} steps, got ${c.length}`)
@@ -55,7 +57,7 @@ function assertLoop(prompts, view, label) {
   assert.ok(JSON.stringify(prompts.at(-1)).includes('read every file'), `${label}: the request survives`)
 }
 
-test('i1_prepare_step_compaction_keeps_a_30_step_tool_loop_under_the_window_and_compacts_again', async () => {
+test('i1_prepare_step_compaction_keeps_a_30_step_tool_loop_under_the_window_and_compacts_again', async (t) => {
   const prompts = []
   const prepareStep = prepareStepCompaction({ ...opts, tools, system: 'You are a careful agent.' })
   const r = await generateText({
@@ -63,20 +65,20 @@ test('i1_prepare_step_compaction_keeps_a_30_step_tool_loop_under_the_window_and_
     stopWhen: stepCountIs(STEPS), prepareStep,
   })
   assert.equal(r.text, 'all files read')
-  assertLoop(prompts, prepareStep.view, 'prepareStep')
+  assertLoop(prompts, prepareStep.view, 'prepareStep', t)
   // without the integration the same loop goes over the window
   const bare = []
   await generateText({ model: loopModel(bare), system: 'x', prompt: 'read every file of the crate', tools, stopWhen: stepCountIs(STEPS) })
   assert.ok(Math.max(...bare.map(promptTokens)) > WINDOW, 'the bare loop exceeds the window (the test can fail)')
 })
 
-test('i1_middleware_compacts_the_prompt_in_a_30_step_loop_and_reads_provider_usage', async () => {
+test('i1_middleware_compacts_the_prompt_in_a_30_step_loop_and_reads_provider_usage', async (t) => {
   const prompts = []
   const events = []
   const middleware = compactionMiddleware({ ...opts, onEvent: (e) => events.push(e) })
   const model = wrapLanguageModel({ model: loopModel(prompts), middleware })
   await generateText({ model, system: 'You are a careful agent.', prompt: 'read every file of the crate', tools, stopWhen: stepCountIs(STEPS) })
-  assertLoop(prompts, middleware.view, 'middleware')
+  assertLoop(prompts, middleware.view, 'middleware', t)
   // the system row reaches the model untouched, first
   assert.deepEqual(prompts.at(-1)[0], { role: 'system', content: 'You are a careful agent.' })
   // every answer's provider-level usage was read: the anchor is set (C-3, I-3)

@@ -117,3 +117,11 @@ test('j1_quickstart_bundler_browser_build_with_init', async () => {
   const mod = await import(pathToFileURL(outfile).href)
   assertCompacted(await mod.run(await readFile(join(root, 'pkg/web/context_compactor_bg.wasm'))), 'bundle')
 })
+
+test('j1_readme_quick_start_snippets_are_the_tested_files', async () => {
+  const readme = await readFile(join(root, 'README.md'), 'utf8')
+  for (const f of ['deno.mjs', 'worker.mjs']) {
+    const body = (await readFile(join(root, 'examples/quickstart', f), 'utf8')).trim()
+    assert.ok(readme.includes(body), `README shows examples/quickstart/${f} as it is`)
+  }
+})
