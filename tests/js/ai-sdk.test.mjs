@@ -131,3 +131,30 @@ test('i1_session_store_keeps_the_stored_view_across_instances', async () => {
   await p2({ steps: [], stepNumber: 0, messages: carried })
   assert.ok(p2.view.stored.some((m) => m.transcript_role === 'compaction_summary'))
 })
+
+// ai 6.x (installed as the alias `ai6`): the same helpers, MockLanguageModelV3, the same loop.
+test('i1_ai_sdk_6x_prepare_step_and_middleware_keep_the_loop_under_the_window', async (t) => {
+  const ai6 = await import('ai6')
+  const { MockLanguageModelV3 } = await import('ai6/test')
+  const loop6 = (prompts) => new MockLanguageModelV3({
+    doGenerate: async ({ prompt }) => {
+      prompts.push(prompt)
+      const n = prompts.length
+      const content = n < STEPS
+        ? [{ type: 'tool-call', toolCallId: `call-${n}`, toolName: 'read', input: JSON.stringify({ path: `src/file${n}.rs` }) }]
+        : [{ type: 'text', text: 'all files read' }]
+      return { content, finishReason: { unified: n < STEPS ? 'tool-calls' : 'stop', raw: undefined }, usage: usageV4(promptTokens(prompt)), warnings: [] }
+    },
+  })
+  const tools6 = { read: ai6.tool({ description: 'read a file', inputSchema: ai6.jsonSchema({ type: 'object', properties: { path: { type: 'string' } } }), execute: tools.read.execute }) }
+  const a = []
+  const prepareStep = prepareStepCompaction({ ...opts, tools: tools6 })
+  const r = await ai6.generateText({ model: loop6(a), prompt: 'read every file of the crate', tools: tools6, stopWhen: ai6.stepCountIs(STEPS), prepareStep })
+  assert.equal(r.text, 'all files read')
+  assertLoop(a, prepareStep.view, 'ai 6 prepareStep', t)
+  const b = []
+  const middleware = compactionMiddleware(opts)
+  await ai6.generateText({ model: ai6.wrapLanguageModel({ model: loop6(b), middleware }), prompt: 'read every file of the crate', tools: tools6, stopWhen: ai6.stepCountIs(STEPS) })
+  assertLoop(b, middleware.view, 'ai 6 middleware', t)
+  assert.ok(middleware.view.state.cadence.boundary >= STEPS - 1, 'every answer observed')
+})
