@@ -42,8 +42,22 @@ function toolDefs(tools) {
   return Object.entries(tools).map(([name, t]) => ({
     name,
     description: t?.description,
-    inputSchema: t?.inputSchema?.jsonSchema ?? t?.parameters?.jsonSchema ?? t?.inputSchema ?? t?.parameters,
+    inputSchema: schemaJson(t?.inputSchema ?? t?.parameters),
   }))
+}
+
+/** JSON Schema of a tool's input: the AI SDK `Schema`'s `jsonSchema`, a standard
+ * schema's own JSON Schema (zod 4), or the value when it is plain JSON. */
+function schemaJson(schema) {
+  if (schema == null) return undefined
+  const std = schema['~standard']
+  for (const get of [() => schema.jsonSchema, () => std?.jsonSchema?.input?.({ target: 'draft-07' }), () => schema.toJSONSchema?.()]) {
+    try {
+      const v = get()
+      if (v != null && typeof v === 'object' && typeof v.then !== 'function') return JSON.parse(JSON.stringify(v))
+    } catch { /* try the next form */ }
+  }
+  try { return JSON.parse(JSON.stringify(schema)) } catch { return undefined }
 }
 
 async function withSession(view, session, fn) {

@@ -14,6 +14,7 @@
 // side, so the agent state is the stored view; it is removed from the messages the
 // model gets (the request view, F-4).
 import { AIMessage, ChatMessage, FunctionMessage, HumanMessage, RemoveMessage, SystemMessage, ToolMessage } from '@langchain/core/messages'
+import { toJsonSchema } from '@langchain/core/utils/json_schema'
 import { createMiddleware } from 'langchain'
 import { ContextCompactor } from 'context-compactor'
 
@@ -94,6 +95,13 @@ function safeParse(s) {
   try { return typeof s === 'string' ? JSON.parse(s) : s ?? {} } catch { return {} }
 }
 
+/** A tool's input schema as JSON Schema (zod and standard schemas converted), for counting. */
+function schemaJson(schema) {
+  if (schema == null) return undefined
+  try { return toJsonSchema(schema) } catch { /* not a schema LangChain converts */ }
+  try { return JSON.parse(JSON.stringify(schema)) } catch { return undefined }
+}
+
 function stripProvenance(messages) {
   let changed = false
   const out = messages.map((m) => {
@@ -128,7 +136,7 @@ export function compactionMiddleware(options = {}) {
     else if (!['compactor', 'tools', 'systemPrompt', 'name'].includes(k)) config[k] = v
   }
   const compactor = options.compactor ?? new ContextCompactor({ profile: 'default', ...config, format: 'openai-chat' })
-  const tools = options.tools?.map((t) => ({ name: t.name, description: t.description, schema: t.schema?.toJSONSchema?.() ?? t.schema }))
+  const tools = options.tools?.map((t) => ({ name: t.name, description: t.description, schema: schemaJson(t.schema) }))
   const envelope = options.systemPrompt ? [{ role: 'system', content: String(options.systemPrompt) }] : []
   let state = null
   let observedId = null

@@ -102,6 +102,8 @@ export class StoredView {
     const decision = typeof hooks.countTokens === 'function'
       ? await this.compactor.checkAsync(this.state, doc, hooks)
       : this.compactor.check(this.state, doc, hooks)
+    /** The last check's decision (C-9), for inspection. */
+    this.lastDecision = decision
     if (!decision.compact) {
       this.lastSent = doc
       return { rows: m.request, changed: !m.same, decision }

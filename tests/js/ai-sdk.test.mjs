@@ -158,3 +158,19 @@ test('i1_ai_sdk_6x_prepare_step_and_middleware_keep_the_loop_under_the_window', 
   assertLoop(b, middleware.view, 'ai 6 middleware', t)
   assert.ok(middleware.view.state.cadence.boundary >= STEPS - 1, 'every answer observed')
 })
+
+test('i1_tools_and_system_prompt_are_counted_zod_schemas_included', async () => {
+  const { z } = await import('zod')
+  const zodTools = { read: tool({ description: 'read a file from the repository', inputSchema: z.object({ path: z.string().describe('the path to read') }) }) }
+  const messages = [{ role: 'user', content: 'hello' }]
+  const forecast = (view) => view.lastDecision.signals.find((s) => s.name === 'forecast_request_tokens').value
+  const bare = prepareStepCompaction({ contextWindow: 100_000 })
+  await bare({ steps: [], stepNumber: 0, messages })
+  const withTools = prepareStepCompaction({ contextWindow: 100_000, tools: zodTools, system: 'You are a careful agent. '.repeat(40) })
+  await withTools({ steps: [], stepNumber: 0, messages })
+  // the system prompt (~1,000 bytes) and the tool's JSON schema are both in the forecast
+  assert.ok(forecast(withTools.view) > forecast(bare.view) + 250, `${forecast(withTools.view)} vs ${forecast(bare.view)}`)
+  const withJson = prepareStepCompaction({ contextWindow: 100_000, tools: zodTools })
+  await withJson({ steps: [], stepNumber: 0, messages })
+  assert.ok(forecast(withJson.view) > forecast(bare.view), 'the zod schema became JSON Schema and was counted')
+})
