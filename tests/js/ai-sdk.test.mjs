@@ -174,3 +174,20 @@ test('i1_tools_and_system_prompt_are_counted_zod_schemas_included', async () => 
   await withJson({ steps: [], stepNumber: 0, messages })
   assert.ok(forecast(withJson.view) > forecast(bare.view), 'the zod schema became JSON Schema and was counted')
 })
+
+test('i1_rows_a_compaction_keeps_are_the_sdks_own_objects', async () => {
+  const messages = [{ role: 'user', content: [{ type: 'text', text: 'read every file of the crate', providerOptions: { anthropic: { cacheControl: { type: 'ephemeral' } } } }] }]
+  for (let i = 1; i <= 12; i++) {
+    messages.push({ role: 'assistant', content: [{ type: 'tool-call', toolCallId: `c${i}`, toolName: 'read', input: { path: `f${i}` } }] })
+    messages.push({ role: 'tool', content: [{ type: 'tool-result', toolCallId: `c${i}`, toolName: 'read', output: { type: 'text', value: 'x'.repeat(6000) } }] })
+  }
+  const prepareStep = prepareStepCompaction(opts)
+  const r = await prepareStep({ steps: [], stepNumber: 1, messages })
+  assert.ok(r.messages, 'compacted')
+  assert.ok(r.messages.length < messages.length)
+  const kept = r.messages.filter((m) => messages.includes(m))
+  assert.ok(kept.length >= 2, 'the newest round is passed on as the same objects')
+  assert.equal(r.messages.at(-1), messages.at(-1))
+  // and no provenance key reaches the model
+  for (const m of r.messages) for (const k of ['summary_level', 'transcript_role', 'message_id', 'artifact_ref']) assert.ok(!(k in m), k)
+})
