@@ -246,14 +246,12 @@ impl Message {
             || self.provenance.transcript_role == TranscriptRole::CompactionSummary
     }
     /// A conversational user message: starts a turn (S-7). A user message that carries
-    /// tool results starts one only when a person wrote text beside them (the
-    /// Anthropic / Claude Code shape `[tool_result, {type: text}]`): that text is a
-    /// request (S-9, N-1); without text it belongs to the round it answers.
+    /// tool results belongs to the round it answers, even with text beside them.
     pub fn starts_turn(&self) -> bool {
         self.role == Role::User
             && !self.is_summary()
             && self.provenance.transcript_role == TranscriptRole::Conversational
-            && (!self.has_results() || self.has_user_text())
+            && !self.has_results()
     }
     /// A conversational user message (not a summary, not injected context) with at least
     /// one non-blank text block, whatever else the row carries (tool results beside it

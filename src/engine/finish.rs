@@ -6,7 +6,7 @@ use crate::events::event;
 use crate::formats;
 use crate::measure::transcript_size;
 use crate::memory::{try_project, try_project_consuming, MemoryBatch};
-use crate::rewrite::{provenance, summary_text, validate, Expectations, Origin, Retained};
+use crate::rewrite::{provenance, validate, Expectations, Origin};
 use crate::transcript::{Message, Transcript};
 use crate::trigger::decide;
 use serde_json::json;
@@ -51,7 +51,6 @@ impl Job {
             }
         };
         let (retained, discarded, patch) = provenance(&refs, msgs);
-        let msgs_len = msgs.len();
         // M-1: project what leaves the transcript; a failed projection, or a host that
         // refuses the batch, fails the compaction before anything is committed (W-3).
         if self.memory.is_none() && !self.config.project_memory {
@@ -65,12 +64,6 @@ impl Job {
         if self.decision.is_none() {
             self.decision = Some(decide(&self.source, &self.config, &self.state, &self.opts.signals));
         }
-        // N-1: what the summary clipped must be whole in memory (found before the
-        // projection may hand the source rows on).
-        let clipped = match crate::nothing_lost::check(&self.source.messages, &kept_mask(&retained, msgs_len), &summary_text(&refs)) {
-            Ok(c) => c,
-            Err(e) => return self.done("failed", format!("invalid_rewrite: {}", e.message), Some(e)),
-        };
         if self.memory.is_none() {
             let batch = if self.confirm_memory {
                 try_project(&self.session, &self.source.messages, &discarded, &self.bodies)
@@ -83,12 +76,6 @@ impl Job {
             match batch {
                 Ok(batch) => self.memory = Some(std::sync::Arc::new(batch)),
                 Err(e) => return self.done("failed", format!("memory_failed: {}", e.message), Some(e)),
-            }
-        }
-        if self.config.project_memory {
-            if let Err(e) = crate::nothing_lost::check_memory(&clipped, self.memory.as_deref().unwrap_or(&MemoryBatch::default())) {
-                self.memory = None;
-                return self.done("failed", format!("invalid_rewrite: {}", e.message), Some(e));
             }
         }
         if self.confirm_memory && !self.memory_accepted {
@@ -170,13 +157,3 @@ impl Job {
     }
 }
 
-/// Which source rows a rewrite keeps, by offset (`retained` from [`provenance`]).
-fn kept_mask(retained: &[Retained], n: usize) -> Vec<bool> {
-    let mut kept = vec![false; n];
-    for r in retained {
-        if let Some(k) = kept.get_mut(r.source) {
-            *k = true;
-        }
-    }
-    kept
-}

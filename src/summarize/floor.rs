@@ -42,11 +42,15 @@ pub fn clipped_marker(id: &str, offset: usize, text: &str) -> String {
 /// carried items of folded summaries), appended verbatim as length-prefixed items:
 /// 1. every folded user text block (N-1): the first task and the newest request
 ///    (`protected`, source offsets) whole whatever the budget; the others whole while
-///    they fit `user_bytes` UTF-8 bytes, newest first, else as a [`clipped_marker`]
-///    (pass `usize::MAX` when no memory keeps clipped text whole);
-/// 2. every user constraint sentence, whole (N-1);
+///    they fit `user_bytes` UTF-8 bytes, newest first, else as a one-line
+///    [`clipped_marker`] while `max_bytes` allows (pass `usize::MAX` as `user_bytes` when
+///    no memory keeps clipped text whole);
+/// 2. every user constraint sentence, whole;
 /// 3. the open plan items, then the file paths of the folded calls, then earlier carried
-///    items, while they fit; the rest counted in a `[floor: ...]` line, never silently.
+///    items.
+///
+/// Beyond the first task and the newest request everything is bounded by `max_bytes`;
+/// what does not fit is counted in a `[floor: ...]` line, never dropped silently.
 ///
 /// Of a path or plan list only the missing lines are carried.
 pub fn floor_items(narrative: &str, facts: &Facts, earlier: &[(String, String)], max_bytes: usize, user_bytes: usize, protected: &[usize]) -> String {
@@ -73,6 +77,11 @@ pub fn floor_items(narrative: &str, facts: &Facts, earlier: &[(String, String)],
         }
     }
     let newest = facts.requests.len().checked_sub(1);
+    let mut left: Vec<(&'static str, usize)> = Vec::new();
+    let count = |left: &mut Vec<(&'static str, usize)>, kind: &'static str, n: usize| match left.iter_mut().find(|(k, _)| *k == kind) {
+        Some((_, c)) => *c += n,
+        None => left.push((kind, n)),
+    };
     for (k, r) in facts.requests.iter().enumerate() {
         if narrative.contains(r.text.as_str()) || seen.contains(&r.text) {
             continue;
@@ -83,7 +92,14 @@ pub fn floor_items(narrative: &str, facts: &Facts, earlier: &[(String, String)],
             let kind = if Some(k) == newest { "carried newest request" } else if k == 0 { "carried first task" } else { "carried user text" };
             out.push_str(&item(kind, &r.text));
         } else {
-            out.push_str(&clipped_marker(&r.id, r.offset, &r.text));
+            // a one-line marker while the floor's budget allows, else counted
+            let m = clipped_marker(&r.id, r.offset, &r.text);
+            if m.len() <= remaining {
+                remaining -= m.len();
+                out.push_str(&m);
+            } else {
+                count(&mut left, "carried user text", 1);
+            }
         }
     }
     // an instruction document a log left in a person's row is user text: as the first
@@ -94,10 +110,16 @@ pub fn floor_items(narrative: &str, facts: &Facts, earlier: &[(String, String)],
             seen.push(d.text.clone());
         }
     }
-    // 2. constraints, whole
+    // 2. constraints, whole, while the budget allows (then counted)
     for c in &facts.constraints {
-        if !narrative.contains(c.as_str()) && !seen.iter().any(|s| s.contains(c.as_str())) {
-            out.push_str(&item("carried constraint", c));
+        if !narrative.contains(c.as_str()) && !seen.iter().any(|s| s.contains(c.as_str()) || s == c) {
+            let it = item("carried constraint", c);
+            if it.len() <= remaining {
+                remaining -= it.len();
+                out.push_str(&it);
+            } else {
+                count(&mut left, "carried constraint", 1);
+            }
             seen.push(c.clone());
         }
     }
@@ -137,14 +159,13 @@ pub fn floor_items(narrative: &str, facts: &Facts, earlier: &[(String, String)],
             rest.push((k, missing.join("\n"), Vec::new()));
         }
     }
-    let mut left: Vec<(&'static str, usize)> = Vec::new();
     for (kind, text, _) in rest {
         if seen.contains(&text) {
             continue;
         }
         let it = item(kind, &text);
-        if it.len() <= remaining || kind == "carried user text" || kind == "carried newest request" || kind == "carried first task" || kind == "carried constraint" {
-            // user text carried by an earlier summary stays whole (N-1)
+        if it.len() <= remaining || kind == "carried newest request" || kind == "carried first task" {
+            // a request an earlier summary carried stays whole (S-9)
             remaining = remaining.saturating_sub(it.len());
             out.push_str(&it);
             seen.push(text);
