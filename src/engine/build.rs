@@ -41,11 +41,9 @@ impl Job {
 
     /// UTF-8 bytes of folded user text the floor quotes whole beyond the first task and
     /// the newest request (N-1): half the summary budget, at most an eighth of the
-    /// context window; unbounded when no memory projection keeps clipped text whole (M-1).
+    /// context window (with `projectMemory: false` the clipped rest is then not in memory
+    /// either: the window wins).
     pub(super) fn user_text_bytes(&self) -> usize {
-        if !self.config.project_memory {
-            return usize::MAX;
-        }
         let window = usize::try_from(self.config.context_window.saturating_mul(self.config.bytes_per_token) / 8).unwrap_or(usize::MAX);
         (self.summary_bytes() / 2).min(window)
     }
@@ -94,9 +92,11 @@ impl Job {
                 artifacts.push(h);
             }
         }
-        // The summary budget (summaryMaxOutputTokens x bytesPerToken) bounds the handoff,
-        // the floor and the ledger together; rehydration has its own (rehydrateBytes).
-        let budget = self.summary_bytes().max(1_024);
+        // The summary budget (summaryMaxOutputTokens x bytesPerToken, at most a sixth of
+        // the context window) bounds the handoff, the floor and the ledger together;
+        // rehydration has its own (rehydrateBytes, at most an eighth of the window).
+        let window_bytes = usize::try_from(self.config.context_window.saturating_mul(self.config.bytes_per_token)).unwrap_or(usize::MAX);
+        let budget = self.summary_bytes().min(window_bytes / 6).max(1_024);
         let ledger_bytes = (budget / 3).max(512);
         let fixed = deterministic_tail("", &ledger_now, ledger_bytes, &artifacts, "", &self.config).len();
         let mechanical = source.writer == "mechanical";
@@ -116,7 +116,7 @@ impl Job {
         let (first, newest) = first_and_newest_user_text(msgs);
         let protected: Vec<usize> = [first, newest].into_iter().flatten().collect();
         // N-6: instruction documents and the latest plan state, re-attached verbatim
-        let rehydrated = rehydration(&facts, &facts.carried, self.config.rehydrate_bytes);
+        let rehydrated = rehydration(&facts, &facts.carried, self.config.rehydrate_bytes.min(window_bytes / 8));
         // what the re-attached documents hold is in the summary too
         let present = format!("{narrative}{rehydrated}");
         let carried = floor_items(&present, &facts, &facts.carried, floor_bytes, self.user_text_bytes(), &protected);

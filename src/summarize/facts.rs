@@ -216,16 +216,11 @@ pub const DECISION_WORDS: [&str; 21] = [
 /// even when a log types the row conversational (N-6).
 pub const INSTRUCTION_PREFIXES: [&str; 4] = ["Base directory for this skill:", "<command-message>", "<command-name>", "Contents of "];
 
-/// Source offsets of the first and the last row holding user text (a conversational
-/// user row with a non-blank text block): the first task and the newest request, which
-/// N-1 keeps verbatim whatever the budget.
+/// Source offsets of the first and the last row that starts a turn ([`Message::starts_turn`])
+/// with a non-blank text block: the first task and the newest request, which S-9 / N-1
+/// keep verbatim whatever the budget.
 pub fn first_and_newest_user_text(messages: &[Message]) -> (Option<usize>, Option<usize>) {
-    let has = |m: &Message| {
-        m.role == Role::User
-            && !m.is_summary()
-            && m.provenance.transcript_role == TranscriptRole::Conversational
-            && m.blocks.iter().any(|b| matches!(b, Block::Text { text } if !text.trim().is_empty()))
-    };
+    let has = |m: &Message| m.starts_turn() && m.blocks.iter().any(|b| matches!(b, Block::Text { text } if !text.trim().is_empty()));
     (messages.iter().position(has), messages.iter().rposition(has))
 }
 
