@@ -205,7 +205,7 @@ fn y8_handoff_stays_within_its_budget_and_marks_what_it_clipped() {
         }
     }
     // a quote over a quarter of the budget is clipped with a byte count
-    let s = handoff(&[sys(), user(&"long request ".repeat(2_000)), asst("ok")], 4_096);
+    let s = handoff(&[sys(), user("go"), asst(&"long answer ".repeat(2_000))], 4_096);
     assert!(s.contains("bytes clipped from this quote; the whole text is in memory"), "{s}");
 }
 

@@ -102,7 +102,9 @@ impl Job {
         let mechanical = source.writer == "mechanical";
         let narrative = if mechanical {
             // Y-6 and the built-in default: the deterministic handoff summary
-            handoff_summary(&facts, budget.saturating_sub(fixed))
+            // a short fold gets a shorter handoff, so the rewrite still shrinks the transcript
+            let fold_bytes: usize = sel.fold.iter().filter_map(|&o| msgs.get(o)).map(|m| m.bytes).sum();
+            handoff_summary(&facts, budget.saturating_sub(fixed).min(fold_bytes / 4 * 3))
         } else {
             narrative_part(&narrative).trim_end().to_string()
         };

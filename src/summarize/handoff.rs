@@ -59,14 +59,14 @@ struct Item {
 }
 
 /// The deterministic handoff summary of the facts, bounded to `max_bytes` UTF-8 bytes
-/// (never under 1,024). Sections ([`HANDOFF_SECTIONS`]) are filled in priority order:
+/// (never under 512). Sections ([`HANDOFF_SECTIONS`]) are filled in priority order:
 /// the newest request, the first task and the plan first, then the constraints and the
 /// current work, the files, the next step, the errors, the decisions, the commands
 /// (newest first), an earlier summary and the other requests. What does not fit is counted in a marker in
 /// its section (`[clipped: N more files not shown ...]`); a quote that is cut says how
 /// many bytes it lost. Quoted transcript text is never parsed back by the engine.
 pub fn handoff_summary(f: &Facts, max_bytes: usize) -> String {
-    let budget = max_bytes.max(1_024);
+    let budget = max_bytes.max(512);
     let quote_cap = budget / 4;
     let mut items: Vec<Item> = Vec::new();
     let mut seq = 0usize;
@@ -78,9 +78,10 @@ pub fn handoff_summary(f: &Facts, max_bytes: usize) -> String {
     let n_req = f.requests.len();
     for (i, r) in f.requests.iter().enumerate() {
         let (label, prio, cap) = if i + 1 == n_req && n_req > 1 {
-            ("Newest request", 0, Some(quote_cap))
+            ("Newest request", 0, None)
         } else if i == 0 {
-            (if n_req == 1 { "First task and newest request" } else { "First task" }, if n_req == 1 { 0 } else { 1 }, Some(quote_cap))
+            // never clipped here: S-9 keeps them whole (the floor quotes one left out)
+            (if n_req == 1 { "First task and newest request" } else { "First task" }, if n_req == 1 { 0 } else { 1 }, None)
         } else {
             ("Request", 10, Some(600))
         };
@@ -116,9 +117,6 @@ pub fn handoff_summary(f: &Facts, max_bytes: usize) -> String {
     }
     for (i, d) in f.instructions.iter().enumerate() {
         push(&mut items, 3, 6, i, format!("- instructions loaded: message {} ({} bytes): {}", d.id, d.text.len(), truncate(super::facts::first_line(&d.text, 160).as_str(), 160)), None, "instruction documents");
-    }
-    if f.requests.is_empty() {
-        push(&mut items, 1, 0, 0, "(no request in the folded rows: the open request stays verbatim after this summary)".to_string(), None, "requests");
     }
     // §4 commands and tool calls: newest kept first
     let n_calls = f.calls.len();
@@ -178,7 +176,7 @@ pub fn handoff_summary(f: &Facts, max_bytes: usize) -> String {
     }
 
     let header = format!("Handoff summary (deterministic, {} messages folded; clipped parts are marked).", f.rows);
-    let titles: usize = (1..=HANDOFF_SECTIONS.len()).map(|n| section_header(n).len() + 1).sum();
+    let titles: usize = (1..=HANDOFF_SECTIONS.len()).filter(|n| items.iter().any(|it| it.section == *n)).map(|n| section_header(n).len() + 1).sum();
     // room for one omission marker per section that has something to omit
     let markers = (1..=HANDOFF_SECTIONS.len()).filter(|n| items.iter().any(|it| it.section == *n)).count() * 90;
     let mut remaining = budget.saturating_sub(header.len() + titles + markers + 32);
@@ -234,6 +232,10 @@ pub fn handoff_summary(f: &Facts, max_bytes: usize) -> String {
     }
     let mut out = header;
     for n in 1..=HANDOFF_SECTIONS.len() {
+        // a section with nothing in the folded rows is left out
+        if !items.iter().any(|it| it.section == n) {
+            continue;
+        }
         out.push_str("\n");
         out.push_str(&section_header(n));
         let mut any = false;
