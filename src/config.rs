@@ -121,6 +121,24 @@ pub struct Config {
     /// discarded row (for a large fold, most of the result's bytes).
     #[serde(default = "default_true")]
     pub project_memory: bool,
+    /// The clearing tier (K-1): old tool results replaced by placeholders before any
+    /// summary. `None`: off. See [`crate::clear`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clear_tool_uses: Option<crate::clear::ClearToolUses>,
+    /// Clearing of old reasoning (K-1, T-3). `None`: off. See [`crate::clear`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clear_thinking: Option<crate::clear::ClearThinking>,
+    /// Recent conversational user messages kept verbatim out of a fold, newest first, up
+    /// to this many estimated tokens (K-2; Codex keeps 20,000). `None`: off.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preserve_recent_user_tokens: Option<u64>,
+    /// Extra triggers (K-2, LangChain `trigger` style): compact when every threshold of
+    /// any one clause is reached. Empty: none. See [`crate::editing::TriggerClause`].
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub trigger_on: Vec<crate::editing::TriggerClause>,
+    /// Prompt-cache pricing and policy (K-3). `None`: no cache report.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt_cache: Option<crate::cache::PromptCache>,
 }
 
 fn default_true() -> bool {
@@ -166,6 +184,11 @@ impl Config {
             min_boundaries_between: 2,
             summary_input_share: 0.25,
             project_memory: true,
+            clear_tool_uses: None,
+            clear_thinking: None,
+            preserve_recent_user_tokens: None,
+            trigger_on: Vec::new(),
+            prompt_cache: None,
         };
         match profile {
             Profile::Kerkov => Config {
@@ -236,7 +259,7 @@ impl Config {
         if self.bytes_per_token == 0 {
             return bad("bytesPerToken must be > 0");
         }
-        Ok(())
+        crate::editing::validate_config(self)
     }
 }
 
@@ -246,8 +269,9 @@ impl Config {
 pub struct ConfigInput {
     /// The preset the other fields override (`kerkov`, `meerkat`, `default`); absent: `default`.
     pub profile: Option<Profile>,
-    /// Overrides [`Config::trigger`] (`provider_usage` or `signals`, C-1 / C-2).
-    pub trigger: Option<TriggerMode>,
+    /// Overrides [`Config::trigger`] (`provider_usage` or `signals`, C-1 / C-2) when a
+    /// string; an object or a list of objects sets [`Config::trigger_on`] (K-2).
+    pub trigger: Option<crate::editing::TriggerInput>,
     /// Overrides [`Config::context_window`], tokens. Also read as `max_context_tokens` (Kerkov) or `context_window`.
     #[serde(alias = "max_context_tokens", alias = "context_window")]
     pub context_window: Option<u64>,
@@ -323,6 +347,18 @@ pub struct ConfigInput {
     /// Overrides [`Config::project_memory`] (M-1).
     #[serde(alias = "project_memory")]
     pub project_memory: Option<bool>,
+    /// Sets [`Config::clear_tool_uses`] (K-1).
+    #[serde(alias = "clear_tool_uses")]
+    pub clear_tool_uses: Option<crate::clear::ClearToolUsesInput>,
+    /// Sets [`Config::clear_thinking`] (K-1).
+    #[serde(alias = "clear_thinking")]
+    pub clear_thinking: Option<crate::clear::ClearThinkingInput>,
+    /// Sets [`Config::preserve_recent_user_tokens`], tokens (K-2).
+    #[serde(alias = "preserve_recent_user_tokens")]
+    pub preserve_recent_user_tokens: Option<u64>,
+    /// Sets [`Config::prompt_cache`] (K-3).
+    #[serde(alias = "prompt_cache")]
+    pub prompt_cache: Option<crate::cache::PromptCacheInput>,
     /// Accepted and ignored here (the wasm layer reads it): the provider format.
     pub format: Option<String>,
 }
@@ -336,7 +372,18 @@ impl ConfigInput {
         macro_rules! set {
             ($($f:ident),*) => { $( if let Some(v) = self.$f { c.$f = v; } )* };
         }
-        set!(trigger, context_window, threshold_pct, preserve_recent_turns, preserve_recent_bytes,
+        match self.trigger {
+            Some(crate::editing::TriggerInput::Mode(m)) => c.trigger = m,
+            Some(t) => c.trigger_on = t.clauses(),
+            None => {}
+        }
+        c.clear_tool_uses = self.clear_tool_uses.map(crate::clear::ClearToolUsesInput::resolve);
+        c.clear_thinking = self.clear_thinking.map(crate::clear::ClearThinkingInput::resolve).transpose()?;
+        if self.preserve_recent_user_tokens.is_some() {
+            c.preserve_recent_user_tokens = self.preserve_recent_user_tokens;
+        }
+        c.prompt_cache = self.prompt_cache.map(crate::cache::PromptCacheInput::resolve).transpose()?;
+        set!(context_window, threshold_pct, preserve_recent_turns, preserve_recent_bytes,
              evict_tool_result_min_bytes, clip_head_bytes, clip_tail_bytes, max_indexed_artifacts,
              max_summaries_before_rollup, max_rolled_up_summaries,
              bytes_per_token, image_tokens, summary_max_output_tokens, fit_recent_window, protect_run_request, in_run_stage2, folded_call_ledger, min_boundaries_between, summary_input_share, project_memory);

@@ -11,8 +11,11 @@
 #![warn(missing_docs)]
 
 pub mod bound;
+pub mod cache;
 pub mod capacity;
+pub mod clear;
 pub mod config;
+pub mod editing;
 pub mod engine;
 pub mod error;
 pub mod evict;
