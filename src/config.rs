@@ -95,11 +95,11 @@ pub struct Config {
     /// Append the folded-call ledger to stage-2 summaries (Y-5).
     pub folded_call_ledger: bool,
     /// Instructions for a summary call (Y-9). `None`: the built-in
-    /// [`crate::summarize::SUMMARY_PROMPT`]. The engine still fences the transcript as data.
+    /// [`crate::prompts::SUMMARY_PROMPT`]. The engine still fences the transcript as data.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub summary_prompt: Option<String>,
     /// Instructions for a rollup merge call (Y-3, Y-9). `None`: the built-in
-    /// [`crate::summarize::ROLLUP_PROMPT`].
+    /// [`crate::prompts::ROLLUP_PROMPT`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rollup_prompt: Option<String>,
     /// Minimum-boundary cadence (C-4, C-5), boundaries: after a compaction attempt
@@ -218,12 +218,12 @@ impl Config {
 
     /// The summary instructions in force (Y-9).
     pub fn summary_instructions(&self) -> &str {
-        self.summary_prompt.as_deref().unwrap_or(crate::summarize::SUMMARY_PROMPT)
+        self.summary_prompt.as_deref().unwrap_or(crate::prompts::SUMMARY_PROMPT)
     }
 
     /// The rollup instructions in force (Y-3, Y-9).
     pub fn rollup_instructions(&self) -> &str {
-        self.rollup_prompt.as_deref().unwrap_or(crate::summarize::ROLLUP_PROMPT)
+        self.rollup_prompt.as_deref().unwrap_or(crate::prompts::ROLLUP_PROMPT)
     }
 
     /// The summarizer's window, tokens.

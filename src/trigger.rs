@@ -257,7 +257,7 @@ pub fn floor(t: &Transcript, config: &Config, state: &SessionState, signals: &Si
 pub fn floor_of(totals: &Totals, config: &Config, state: &SessionState, signals: &Signals) -> Floor {
     let cal = state.calibration();
     let tools_tokens = crate::measure::bytes_tokens(signals.tools_bytes(), config, cal);
-    let findings_tokens = text_tokens(crate::session::findings_bytes(&state.findings), config, cal);
+    let findings_tokens = text_tokens(crate::state::findings_bytes(&state.findings), config, cal);
     let total = [tools_tokens, totals.protected_tokens, findings_tokens, config.output_reserve()].iter().fold(totals.system_tokens, |a, &b| a.saturating_add(b));
     Floor {
         system_tokens: totals.system_tokens,
@@ -326,7 +326,7 @@ pub fn decide_from(t: &Transcript, totals: &Totals, config: &Config, state: &Ses
             out.push(SignalValue { name: "projected_input_tokens", unit: "tokens", value: p.projected_tokens, threshold, crossed: p.projected_tokens >= threshold, kind });
         }
         // Y-10: the findings ledger rides in every request, so it counts.
-        let est = totals.estimated_tokens.saturating_add(text_tokens(crate::session::findings_bytes(&state.findings), config, cal));
+        let est = totals.estimated_tokens.saturating_add(text_tokens(crate::state::findings_bytes(&state.findings), config, cal));
         out.push(SignalValue { name: "estimated_transcript_tokens", unit: "tokens", value: est, threshold, crossed: est >= threshold, kind: "history" });
         let forecast = est.saturating_add(crate::measure::bytes_tokens(signals.tools_bytes(), config, cal)).saturating_add(config.output_reserve());
         let budget = config.context_window;
