@@ -115,7 +115,7 @@ impl Job {
         let mut rows: Vec<(Origin, Message)> = Vec::new();
         let insert_at_source = match sel.stage {
             Stage::BeforeRun => sel.summary_end,
-            Stage::InRun => sel.head_end,
+            Stage::InRun | Stage::Clear => sel.head_end,
         };
         let mut summary_offset = 0;
         for (i, m) in msgs.iter().enumerate() {
@@ -124,7 +124,12 @@ impl Job {
                 rows.push((Origin::New, summary_msg.clone()));
             }
             if !folded.contains(&i) {
-                rows.push((Origin::Source(i), m.clone()));
+                // K-1: a kept row the clearing tier edited goes in cleared (or not at all)
+                match self.cleared_row(i) {
+                    Some(Some(c)) => rows.push((Origin::Source(i), c.clone())),
+                    Some(None) => {}
+                    None => rows.push((Origin::Source(i), m.clone())),
+                }
             }
         }
         if insert_at_source >= msgs.len() {

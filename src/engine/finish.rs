@@ -13,6 +13,9 @@ use serde_json::json;
 
 impl Job {
     pub(super) fn finish(&mut self) -> Result<Step> {
+        if self.clear_only {
+            return self.finish_cleared();
+        }
         let Some(sel) = self.selection.clone() else {
             return Err(Error::new(ErrorCode::ProtocolError, "no selection"));
         };
@@ -51,6 +54,9 @@ impl Job {
             }
         };
         let (retained, discarded, patch) = provenance(&refs, msgs);
+        let first_changed_offset = super::clearing::first_changed(&refs, msgs);
+        // K-1: the full bodies the clearing replaced in kept rows reach memory too
+        self.take_clearing_bodies(&discarded);
         // M-1: project what leaves the transcript; a failed projection, or a host that
         // refuses the batch, fails the compaction before anything is committed (W-3).
         if self.memory.is_none() && !self.config.project_memory {
@@ -84,37 +90,19 @@ impl Job {
             return Ok(Step::Project(self.memory.clone().unwrap_or_default()));
         }
         let after = transcript_size(&new_t, &self.config, cal);
-        let base_revision = self.state.revision;
-        // `SessionState::from_json` holds revisions to MAX_REVISION; saturate for states built in Rust.
-        self.state.revision = self.state.revision.saturating_add(1);
-        self.state.cadence.last_attempt_boundary = Some(self.state.cadence.boundary);
-        self.state.cadence.last_rewrite_tokens = Some(after.estimated_tokens);
-        self.state.cadence.last_failure = None;
-        self.state.cadence.failed_on = None;
-        self.state.selection_warned = false;
-        // C-3: a committed rewrite drops the projection anchor until the next answer.
-        self.state.cadence.anchor = None;
-        // C-4: a rewrite that left history at or above the threshold warns, once until a
-        // rewrite gets the history under it again.
-        let threshold = self.config.threshold_tokens();
-        let over = self.config.trigger == crate::config::TriggerMode::Signals && after.estimated_tokens >= threshold;
-        if !over {
-            self.state.cadence.over_threshold_warned = false;
-        } else if !self.state.cadence.over_threshold_warned {
-            self.state.cadence.over_threshold_warned = true;
-            let message = crate::trigger::history_over_threshold_message(after.estimated_tokens, threshold);
-            self.events.push(event("warning", json!({ "code": crate::trigger::HISTORY_OVER_THRESHOLD, "message": message })));
-        }
+        let base_revision = self.commit_cadence(after.estimated_tokens);
         let rewrite = Rewrite {
             base_revision,
             revision: self.state.revision,
             stage: sel.stage,
-            summary: summary.clone(),
+            summary: Some(summary.clone()),
+            cleared: self.cleared_kept(&discarded),
             retained,
             discarded,
             patch,
             evicted: self.evicted.clone(),
             rollups: self.rollups.clone(),
+            first_changed_offset,
         };
         self.events.push(event(
             "compaction_completed",
@@ -139,6 +127,33 @@ impl Job {
             memory: self.memory.take().map(|b| std::sync::Arc::try_unwrap(b).unwrap_or_else(|shared| (*shared).clone())),
             error: None,
         })))
+    }
+
+    /// Commits the cadence and revision for a rewrite leaving `after_tokens` (C-3, C-4,
+    /// C-5). Returns the base revision.
+    pub(super) fn commit_cadence(&mut self, after_tokens: u64) -> u64 {
+        let base_revision = self.state.revision;
+        // `SessionState::from_json` holds revisions to MAX_REVISION; saturate for states built in Rust.
+        self.state.revision = self.state.revision.saturating_add(1);
+        self.state.cadence.last_attempt_boundary = Some(self.state.cadence.boundary);
+        self.state.cadence.last_rewrite_tokens = Some(after_tokens);
+        self.state.cadence.last_failure = None;
+        self.state.cadence.failed_on = None;
+        self.state.selection_warned = false;
+        // C-3: a committed rewrite drops the projection anchor until the next answer.
+        self.state.cadence.anchor = None;
+        // C-4: a rewrite that left history at or above the threshold warns, once until a
+        // rewrite gets the history under it again.
+        let threshold = self.config.threshold_tokens();
+        let over = self.config.trigger == crate::config::TriggerMode::Signals && after_tokens >= threshold;
+        if !over {
+            self.state.cadence.over_threshold_warned = false;
+        } else if !self.state.cadence.over_threshold_warned {
+            self.state.cadence.over_threshold_warned = true;
+            let message = crate::trigger::history_over_threshold_message(after_tokens, threshold);
+            self.events.push(event("warning", json!({ "code": crate::trigger::HISTORY_OVER_THRESHOLD, "message": message })));
+        }
+        base_revision
     }
 
     /// The host's answer to [`Step::Project`]: commit, or fail with `memory_failed`.

@@ -16,6 +16,7 @@
 //! commit; `sync` the synchronous drivers ([`run_sync`] and friends).
 
 mod build;
+mod clearing;
 mod finish;
 pub mod outcome;
 mod rollup;
@@ -52,6 +53,9 @@ pub struct JobOptions {
 enum Phase {
     Start,
     AwaitArtifacts { items: Vec<ArtifactItem> },
+    /// Waiting for the artifact store to keep the bodies the clearing tier replaces
+    /// (K-1, E-6): the items and the (offset, nth result) each one is.
+    AwaitClearArtifacts { items: Vec<ArtifactItem>, keys: Vec<(usize, usize)> },
     /// Waiting for a summary or curation: the request's `kind` and `coverage` (the host
     /// holds the request itself; the job keeps no second copy of its rows).
     AwaitSummary { kind: String, coverage: String },
@@ -90,6 +94,10 @@ pub struct Job {
     curator: bool,
     /// See [`Job::with_artifact_store`].
     artifact_store: bool,
+    /// The clearing tier's edits (K-1), once planned.
+    clearing: Option<crate::clear::Clearing>,
+    /// The clearing alone reached the target: commit it without a summary (K-1).
+    clear_only: bool,
 }
 
 impl Job {
@@ -117,6 +125,8 @@ impl Job {
             stored: std::collections::HashMap::new(),
             curator: false,
             artifact_store: false,
+            clearing: None,
+            clear_only: false,
         }
     }
 
@@ -173,6 +183,7 @@ impl Job {
         match (phase, reply) {
             (Phase::Start, None) => self.begin(),
             (Phase::AwaitArtifacts { items }, Some(Reply::Artifacts { handles })) => self.on_artifacts(items, handles),
+            (Phase::AwaitClearArtifacts { items, keys }, Some(Reply::Artifacts { handles })) => self.on_clear_artifacts(items, keys, handles),
             (Phase::AwaitSummary { kind, coverage }, Some(r)) => self.on_summary(&kind, coverage, r),
             (Phase::AwaitRollup { pass, members }, Some(r)) => self.on_rollup(pass, members, r),
             (Phase::AwaitProject, Some(r)) => self.on_project(r),
@@ -243,10 +254,20 @@ impl Job {
             self.state.cadence.refusal = false;
             self.state.cadence.refusal_source = None;
         }
-        let cap = self.config.fit_recent_window.then(|| {
-            let spare = decision.threshold_tokens.saturating_sub(decision.floor.total_tokens.saturating_add(self.config.summary_max_output_tokens));
-            usize::try_from(spare.saturating_mul(self.config.bytes_per_token) / 2).unwrap_or(usize::MAX)
-        });
+        // K-1: the clearing tier first (E-1 order: clear, then summarize, then roll up)
+        if let Some(step) = self.begin_clearing()? {
+            return Ok(step);
+        }
+        self.select_and_summarize()
+    }
+
+    /// Selects the fold (S-1..S-9, K-2), offers its results to the artifact store (E-6),
+    /// then summarizes.
+    pub(super) fn select_and_summarize(&mut self) -> Result<Step> {
+        let Some(decision) = self.decision.clone() else {
+            return Err(Error::new(ErrorCode::ProtocolError, "no decision"));
+        };
+        let cap = crate::editing::recent_cap(&self.config, &decision);
         let selection = match select(&self.source.messages, &self.config, cap) {
             Ok(s) => s,
             Err(none) => {
@@ -261,6 +282,8 @@ impl Job {
                 return self.done("skipped", none.reason.to_string(), None);
             }
         };
+        // K-2: the newest user messages stay verbatim within their token budget
+        let selection = crate::editing::preserve_recent_users(selection, &self.source.messages, &self.config, self.state.calibration());
         self.events.push(event("compaction_started", json!({ "stage": selection.stage, "fold": selection.fold.len(), "reason": decision.reason })));
         self.selection = Some(selection);
         if self.artifact_store {

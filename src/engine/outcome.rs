@@ -134,10 +134,12 @@ pub struct Rewrite {
     pub base_revision: u64,
     /// The revision after this rewrite (`base_revision + 1`).
     pub revision: u64,
-    /// Which fold ran: `before_run` or `in_run` (S-6).
+    /// Which fold ran: `before_run` or `in_run` (S-6), or `clear` when the clearing tier
+    /// alone reached the target (K-1: no fold, no summary call).
     pub stage: Stage,
-    /// The new summary message.
-    pub summary: SummaryInfo,
+    /// The new summary message; `None` (JSON `null`) when the clearing tier alone
+    /// reached the target (K-1).
+    pub summary: Option<SummaryInfo>,
     /// Every kept source row with its new offset and id; sources strictly increase (W-1).
     pub retained: Vec<Retained>,
     /// Source offsets dropped from the transcript, ascending; with `retained` they partition
@@ -149,6 +151,15 @@ pub struct Rewrite {
     pub evicted: Vec<Evicted>,
     /// Rollup passes run after the summary was inserted (Y-3), in order.
     pub rollups: Vec<Rollup>,
+    /// What the clearing tier cleared in the rows the rewrite keeps (K-1): each tool
+    /// result turned into a placeholder naming tool, call and handle, each reasoning
+    /// item dropped whole. Empty when no clearing ran.
+    pub cleared: Vec<crate::clear::Cleared>,
+    /// Offset of the first row of the new transcript that differs from the source in the
+    /// request view (K-4): every row before it is byte-identical, so a provider's prompt
+    /// cache over them stays valid. `None` when the rows are the same (never, for a
+    /// committed rewrite).
+    pub first_changed_offset: Option<usize>,
 }
 
 /// The result of a job. `status`: `compacted`, `skipped`, `cannot_fit`, `failed`.
