@@ -265,7 +265,6 @@ pub fn plan(
     let mut bodies = Vec::new();
     if let Some(cfg) = tools {
         let cands = candidates(messages, cfg);
-        let cleared_calls: Vec<&str> = cands.iter().map(|c| c.call_id.as_str()).collect();
         for c in &cands {
             let Some(src) = messages.get(c.offset) else { continue };
             let body = src.blocks.iter().filter_map(|b| match b {
@@ -295,20 +294,29 @@ pub fn plan(
             bodies.push(EvictedBody { offset: c.offset, call_id: c.call_id.clone(), tool_name: c.tool_name.clone(), handle, body: body.clone() });
         }
         if cfg.clear_tool_inputs {
-            for (off, m) in messages.iter().enumerate() {
-                if !m.call_ids().any(|id| cleared_calls.contains(&id)) {
-                    continue;
+            // each cleared result's call: the nearest earlier row making a call with its id
+            // (ids may repeat across rounds, e.g. Gemini's positional ids)
+            let mut calls_of: std::collections::BTreeMap<usize, Vec<(usize, usize)>> = Default::default();
+            for (r, c) in cands.iter().enumerate() {
+                let found = messages.get(..c.offset).and_then(|before| {
+                    before.iter().enumerate().rev().find_map(|(o, m)| m.call_ids().position(|id| id == c.call_id).map(|k| (o, k)))
+                });
+                if let Some((o, k)) = found {
+                    calls_of.entry(o).or_default().push((k, r));
                 }
+            }
+            for (off, ks) in calls_of {
+                let Some(m) = messages.get(off) else { continue };
                 let row = copies.entry(off).or_insert_with(|| Some(m.clone()));
                 let Some(row) = row.as_mut() else { continue };
-                let ids: Vec<String> = row.call_ids().map(str::to_string).collect();
                 let mut raw = row.raw.value();
                 let mut changed = false;
-                for (k, id) in ids.iter().enumerate() {
-                    if cleared_calls.contains(&id.as_str()) && clear_call_input(format, &mut raw, k) {
+                for (k, r) in ks {
+                    if clear_call_input(format, &mut raw, k) {
                         changed = true;
-                        if let Some(r) = cleared.iter_mut().find(|r| r.call_id.as_deref() == Some(id)) {
-                            r.input_cleared = true;
+                        let c = cands.get(r);
+                        if let Some(rep) = cleared.iter_mut().find(|x| c.is_some_and(|c| x.offset == c.offset && x.call_id.as_deref() == Some(c.call_id.as_str()))) {
+                            rep.input_cleared = true;
                         }
                     }
                 }

@@ -194,10 +194,14 @@ pub fn extend(t: &Transcript, totals: &Totals, config: &Config, state: &SessionS
     let pc = config.prompt_cache.clone().unwrap_or_default();
     if let Some((tier, shape)) = rewrite_shape(t, config, state, d, &clearing, est) {
         let report = assess(&pc, tier, shape);
-        let vetoable = matches!(
-            d.decided_by,
-            Some("provider_total_tokens" | "projected_input_tokens" | "estimated_transcript_tokens" | CLEAR_TRIGGER | "trigger_messages" | "trigger_tokens" | "trigger_fraction" | "trigger_tool_uses")
-        );
+        // recovery is never vetoed: any crossed request-bytes (C-4), window forecast or
+        // refusal (C-6) signal, or `force`
+        let recovery = d.signals.iter().any(|s| s.crossed && matches!(s.name, "request_bytes" | "forecast_request_tokens" | "refusal")) || signals.force;
+        let vetoable = !recovery
+            && matches!(
+                d.decided_by,
+                Some("provider_total_tokens" | "projected_input_tokens" | "estimated_transcript_tokens" | CLEAR_TRIGGER | "trigger_messages" | "trigger_tokens" | "trigger_fraction" | "trigger_tool_uses")
+            );
         if d.compact && vetoable && pc.policy == CachePolicy::Pays && config.prompt_cache.is_some() && !report.pays {
             d.compact = false;
             d.reason = "cache_not_paying".into();

@@ -110,9 +110,10 @@ fn k1_clear_tool_uses_alone_gets_a_tool_heavy_session_under_target_without_a_sum
         assert_eq!(rw.cleared.len(), n - 3, "{name}: every old result reported");
         // recoverable: each cleared body is in the memory records (M-1)
         let mem = o.memory.as_ref().expect("memory batch");
-        for (_, id, body) in &before_results[..n - 3] {
-            let got: String = mem.records.iter().filter(|r| r.call_id.as_deref() == Some(id)).map(|r| r.content.as_str()).collect();
-            assert_eq!(&got, body, "{name}: body of {id} recoverable from memory");
+        let squeeze = |s: &str| s.split_whitespace().collect::<String>();
+        for (off, id, body) in &before_results[..n - 3] {
+            let got: String = mem.records.iter().filter(|r| r.call_id.as_deref() == Some(id) && r.source_range[0] == *off).map(|r| r.content.as_str()).collect();
+            assert_eq!(squeeze(&got), squeeze(body), "{name}: body of {id} recoverable from memory");
         }
         // K-4: rows before the first changed offset are byte-identical in the request view
         let first = rw.first_changed_offset.expect("first changed offset");
@@ -145,13 +146,13 @@ fn k1_cleared_placeholder_names_the_artifact_handle_when_stored_in_every_format(
         assert_eq!(o.status, "compacted", "{name}");
         let rw = o.rewrite.as_ref().unwrap();
         assert_eq!(stored.len(), rw.cleared.len(), "{name}: each cleared body offered to the store (E-6)");
-        for c in &rw.cleared {
+        for (c, (sid, body)) in rw.cleared.iter().zip(&stored) {
             let h = c.handle.clone().expect("handle");
-            let (_, _, now) = results(&o.transcript).into_iter().find(|(_, id, _)| Some(id) == c.call_id.as_ref()).unwrap();
+            assert_eq!(Some(sid), c.call_id.as_ref());
+            let at = |t: &Transcript| results(t).into_iter().find(|(o, id, _)| *o == c.offset && Some(id) == c.call_id.as_ref()).unwrap().2;
+            let now = at(&o.transcript);
             assert!(now.contains(&format!("full output stored as {h}")), "{name}: {now}");
-            let body = &stored.iter().find(|(id, _)| Some(id) == c.call_id.as_ref()).unwrap().1;
-            let orig = results(&t).into_iter().find(|(_, id, _)| Some(id) == c.call_id.as_ref()).unwrap().2;
-            assert_eq!(body, &orig, "{name}: the store got the whole body");
+            assert_eq!(body, &at(&t), "{name}: the store got the whole body");
             assert!(o.transcript.messages[c.offset].provenance.artifact_ref.is_some(), "{name}: artifact_ref stamped");
         }
     }
@@ -365,7 +366,7 @@ fn k2_recent_user_messages_kept_verbatim_by_token_budget_in_every_format() {
         }
         formats::validate_pairing(&kept.transcript).expect("pairing");
         // a budget of one user message keeps only the newest folded one
-        let one = context_compactor::measure::message_tokens(&t.messages[users[users.len() - 1]], &cfg(json!({})), 1.0);
+        let one = users[..users.len() - 1].iter().map(|&u| context_compactor::measure::message_tokens(&t.messages[u], &cfg(json!({})), 1.0)).max().unwrap();
         let (small, _) = run_counting(cfg(json!({ "preserveRecentUserTokens": one + 2 })), t.clone(), Signals::default());
         let kept_users = users.iter().filter(|u| retained(&small).contains(u)).count();
         let plain_users = users.iter().filter(|u| retained(&plain).contains(u)).count();
@@ -398,7 +399,7 @@ fn k3_check_prices_the_rewrite_and_pays_policy_never_vetoes_recovery() {
         // recovery is never vetoed: request bytes over the cap (C-4), a refusal (C-6), force
         let capped = Config::from_options(&json!({ "contextWindow": w, "maxRequestBytes": 1000, "clearToolUses": {}, "promptCache": { "policy": "pays", "horizonTurns": 1 } })).unwrap();
         let r2 = decide(&t, &capped, &SessionState::default(), &Signals::default());
-        assert!(r2.compact && r2.decided_by == Some("request_bytes"), "{name}: {}", r2.reason);
+        assert!(r2.compact && r2.signals.iter().any(|s| s.name == "request_bytes" && s.crossed), "{name}: {}", r2.reason);
         let mut refused = SessionState::default();
         refused.cadence.refusal = true;
         let r3 = decide(&t, &strict, &refused, &Signals::default());
