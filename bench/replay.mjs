@@ -9,7 +9,9 @@
 //   - summarize only:          the default profile;
 //   - clear then summarize:    + clearToolUses { trigger: half the window, keep 3,
 //                                clearAtLeast: a twentieth of the window };
-//   - cache-aware:             + promptCache { provider: anthropic, policy: pays }.
+//   - the same with clearAtLeast a fifth of the window (fewer, larger cache breaks);
+//   - cache-aware:             clear then summarize (clearAtLeast a twentieth) +
+//                                promptCache { provider: anthropic, policy: pays }.
 // Billing uses one fixed price table (Anthropic, 5-minute cache): each request's rows
 // that are byte-identical, in order from the first, to the previous request's rows are
 // cache reads (0.1x); the rest of the request is a cache write (1.25x); summary calls
@@ -109,6 +111,7 @@ const sizes = all.map((s) => tokens(JSON.stringify(s.rows)))
 const policies = [
   ['summarize only', (w) => ({ contextWindow: w })],
   ['clear then summarize', (w) => ({ contextWindow: w, clearToolUses: { trigger: Math.ceil(w / 2), keep: 3, clearAtLeast: Math.ceil(w / 20) } })],
+  ['clear then summarize, clearAtLeast w/5', (w) => ({ contextWindow: w, clearToolUses: { trigger: Math.ceil(w / 2), keep: 3, clearAtLeast: Math.ceil(w / 5) } })],
   ['cache-aware', (w) => ({ contextWindow: w, clearToolUses: { trigger: Math.ceil(w / 2), keep: 3, clearAtLeast: Math.ceil(w / 20) }, promptCache: { provider: 'anthropic', policy: 'pays' } })],
 ]
 const table = []
