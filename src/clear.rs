@@ -430,7 +430,16 @@ fn is_reasoning_part(format: Format, p: &Value) -> bool {
 /// newest assistant message's, T-3). A turn: the rows from one conversational user
 /// message to the next.
 fn clear_thinking(format: Format, messages: &[Message], keep: usize, copies: &mut std::collections::BTreeMap<usize, Option<Message>>, cleared: &mut Vec<Cleared>) -> Result<()> {
+    // the newest assistant message, with the assistant rows right before it (an OpenAI
+    // Responses answer is several items: reasoning, calls, the message): never cleared (T-3)
     let newest_assistant = messages.iter().rposition(|m| m.role == Role::Assistant);
+    let newest_start = newest_assistant.map(|n| {
+        let mut s = n;
+        while s > 0 && messages.get(s - 1).is_some_and(|m| m.role == Role::Assistant) {
+            s -= 1;
+        }
+        s
+    });
     // turn index of each row, counted from the end (0 = the newest turn)
     let mut turn_of = vec![0usize; messages.len()];
     let mut turn = 0usize;
@@ -448,7 +457,8 @@ fn clear_thinking(format: Format, messages: &[Message], keep: usize, copies: &mu
         }
     }
     for (i, m) in messages.iter().enumerate() {
-        if Some(i) == newest_assistant || m.role != Role::Assistant || turn_of.get(i).is_none_or(|t| *t < keep) || m.is_summary() || m.provenance.pinned {
+        let in_newest = matches!((newest_start, newest_assistant), (Some(a), Some(b)) if a <= i && i <= b);
+        if in_newest || m.role != Role::Assistant || turn_of.get(i).is_none_or(|t| *t < keep) || m.is_summary() || m.provenance.pinned {
             continue;
         }
         if !m.blocks.iter().any(|b| matches!(b, Block::Reasoning { .. })) {

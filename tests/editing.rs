@@ -6,7 +6,7 @@ mod common;
 use common::*;
 use context_compactor::clear::CLEARED_PREFIX;
 use context_compactor::config::Config;
-use context_compactor::engine::{run_sync, run_sync_with_store, Job, JobOptions, Outcome, Reply};
+use context_compactor::engine::{run_sync, run_sync_with_store, Job, JobOptions, Outcome};
 use context_compactor::formats::{self, Format, View};
 use context_compactor::select::Stage;
 use context_compactor::state::SessionState;
@@ -314,6 +314,13 @@ fn k1_clear_thinking_drops_old_reasoning_whole_and_keeps_the_newest_in_every_for
             assert!(texts.iter().any(|x| x.contains(&format!("answer {k}"))), "{name}: answer {k} kept");
         }
         formats::validate_pairing(&o.transcript).expect("pairing");
+        // T-3: even keep 0 leaves the newest assistant message's reasoning alone
+        let zero = Config::from_options(&json!({ "contextWindow": 100_000, "clearThinking": { "keep": 0 } })).unwrap();
+        let (z, _) = run_counting(zero, t.clone(), Signals { force: true, ..Default::default() });
+        assert_eq!(reasoning_rows(&z.transcript).len(), 1, "{name}: the newest assistant keeps its reasoning (T-3)");
+        // "all" keeps everything: nothing to clear
+        let all = Config::from_options(&json!({ "contextWindow": 100_000, "clearThinking": { "keep": "all" } })).unwrap();
+        assert_eq!(decide(&t, &all, &SessionState::default(), &Signals::default()).clearing.unwrap().items, 0, "{name}");
     }
 }
 

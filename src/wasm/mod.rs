@@ -202,10 +202,10 @@ impl ContextCompactor {
         wasm_bindgen_futures::future_to_promise(async move { compact_impl(config, fixed, state, transcript, hooks).await })
     }
 
-    /// `toRequest(transcript, state?)`: the request view of a stored transcript:
-    /// provenance keys removed (F-4); with a `state` holding findings (Y-10), the findings
-    /// ledger as one pinned user-role text message right after the system rows.
-    /// `toRequest(transcript, state?, { cacheBreakpoints? })`: with `cacheBreakpoints:
+    /// `toRequest(transcript, state?, { cacheBreakpoints? })`: the request view of a stored
+    /// transcript: provenance keys removed (F-4); with a `state` holding findings (Y-10),
+    /// the findings ledger as one pinned user-role text message right after the system
+    /// rows. With `cacheBreakpoints:
     /// true` and an Anthropic transcript, `cache_control` breakpoints on the system
     /// prompt, the end of the summary block and the last message (K-4).
     #[wasm_bindgen(js_name = toRequest)]
