@@ -161,19 +161,6 @@ pub fn extend(t: &Transcript, totals: &Totals, config: &Config, state: &SessionS
             fired = Some(CLEAR_TRIGGER);
         }
     }
-    let threshold = d.threshold_tokens;
-    if clearing_on {
-        let after = est.saturating_sub(clearing.tokens);
-        d.clearing = Some(ClearingForecast {
-            items: clearing.cleared.len(),
-            clearable_tokens: clearing.tokens,
-            tokens_before: est,
-            tokens_after: after,
-            target_tokens: threshold,
-            reaches_target: !clearing.is_empty() && after < threshold,
-            first_changed_offset: clearing.first_offset,
-        });
-    }
     if let Some(name) = fired {
         if !d.compact && d.reason != "cannot_fit" {
             if !allowed {
@@ -189,6 +176,21 @@ pub fn extend(t: &Transcript, totals: &Totals, config: &Config, state: &SessionS
                 d.reason = if name == CLEAR_TRIGGER { "clear_trigger".into() } else { "trigger_clause".into() };
             }
         }
+    }
+    let threshold = d.threshold_tokens;
+    if clearing_on {
+        // measured as the engine will: the deciding token signal, else the estimate
+        let before = measured_tokens(d);
+        let after = before.saturating_sub(clearing.tokens);
+        d.clearing = Some(ClearingForecast {
+            items: clearing.cleared.len(),
+            clearable_tokens: clearing.tokens,
+            tokens_before: before,
+            tokens_after: after,
+            target_tokens: threshold,
+            reaches_target: !clearing.is_empty() && (after < threshold || d.decided_by == Some(CLEAR_TRIGGER)),
+            first_changed_offset: clearing.first_offset,
+        });
     }
     // K-3 / K-4: the rewrite this check would make, priced
     let pc = config.prompt_cache.clone().unwrap_or_default();
@@ -211,6 +213,14 @@ pub fn extend(t: &Transcript, totals: &Totals, config: &Config, state: &SessionS
     let _ = cal;
 }
 
+/// The tokens a clearing is held to the target with (K-1): the value of the deciding
+/// signal when it counts tokens, else the transcript estimate (Y-10 findings included).
+pub fn measured_tokens(d: &Decision) -> u64 {
+    let est = d.signals.iter().find(|s| s.name == "estimated_transcript_tokens").map(|s| s.value);
+    let by = d.signals.iter().find(|s| Some(s.name) == d.decided_by && s.unit == "tokens").map(|s| s.value);
+    by.or(est).unwrap_or(0)
+}
+
 /// The tier and the shape of the rewrite the engine would make now: a clearing alone
 /// when it reaches the target (or its own trigger decided), else clear-then-summarize
 /// over the selection. `None` when there is nothing to rewrite.
@@ -219,7 +229,7 @@ pub fn rewrite_shape(t: &Transcript, config: &Config, state: &SessionState, d: &
     let env = text_tokens(t.envelope.bytes(), config, cal);
     let prefix = |upto: usize| -> u64 { t.messages.iter().take(upto).fold(env, |a, m| a.saturating_add(message_tokens(m, config, cal))) };
     let after_clear = est.saturating_sub(clearing.tokens);
-    let clear_only = !clearing.is_empty() && (after_clear < d.threshold_tokens || d.decided_by == Some(CLEAR_TRIGGER));
+    let clear_only = !clearing.is_empty() && (measured_tokens(d).saturating_sub(clearing.tokens) < d.threshold_tokens || d.decided_by == Some(CLEAR_TRIGGER));
     if clear_only {
         let first = clearing.first_offset;
         let kept = prefix(first.unwrap_or(t.messages.len()));

@@ -112,14 +112,7 @@ impl Job {
             return self.select_and_summarize();
         }
         // what the decision measured (the deciding token signal, else the estimate)
-        let before = decision
-            .as_ref()
-            .map(|d| {
-                let est = d.signals.iter().find(|s| s.name == "estimated_transcript_tokens").map(|s| s.value);
-                let by = d.signals.iter().find(|s| Some(s.name) == d.decided_by && s.unit == "tokens").map(|s| s.value);
-                by.or(est).unwrap_or(0)
-            })
-            .unwrap_or(0);
+        let before = decision.as_ref().map(crate::editing::measured_tokens).unwrap_or(0);
         let target = self.config.threshold_tokens();
         self.clear_only = by_clear || before.saturating_sub(clearing.tokens) < target;
         self.events.push(event(
