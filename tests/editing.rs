@@ -477,3 +477,56 @@ fn k4_anthropic_cache_breakpoints_on_system_summary_end_and_last_message() {
     let marks = v.to_string().matches("cache_control").count();
     assert_eq!(marks, 3, "at most 3 of Anthropic's 4 breakpoints");
 }
+
+/// Every real Claude Code and SWE-agent session, cleared with every option on: the
+/// rewrite keeps pairing valid in its format and when clearing reaches the target no
+/// summary call is made (K-1). Signed blocks left must be byte-exact (T-3; these logs
+/// carry none, the thinking test above covers them).
+#[test]
+fn k1_clearing_every_real_session_keeps_pairing_and_opaque_items_whole() {
+    use context_compactor::formats::import::{import, ImportKind};
+    let Some(shared) = shared_dir() else { return };
+    let mut files = Vec::new();
+    for (sub, kind) in [("transcripts/claude-code", ImportKind::ClaudeCodeJsonl), ("transcripts/swe-agent", ImportKind::SweAgentTraj)] {
+        let mut stack = vec![shared.join(sub)];
+        while let Some(d) = stack.pop() {
+            let Ok(rd) = std::fs::read_dir(&d) else { continue };
+            for e in rd.flatten() {
+                let p = e.path();
+                if p.is_dir() {
+                    stack.push(p);
+                } else if p.extension().is_some_and(|x| x == "jsonl" || x == "traj") {
+                    files.push((p, kind));
+                }
+            }
+        }
+    }
+    files.sort_by(|a, b| a.0.cmp(&b.0));
+    assert!(files.len() >= 12, "the shared sessions are there");
+    let mut cleared_total = 0;
+    for (p, kind) in files {
+        let (format, doc) = import(kind, &std::fs::read_to_string(&p).unwrap()).expect("import");
+        let t = formats::decode(format, doc).expect("decode");
+        let signed_before: Vec<String> = t.messages.iter().flat_map(|m| formats::encode_message(m, View::Request).get("content").and_then(Value::as_array).cloned().unwrap_or_default()).filter(|b| b.get("signature").is_some()).map(|b| b.to_string()).collect();
+        let config = Config::from_options(&json!({ "contextWindow": window_for(&t, 0.9), "clearToolUses": { "keep": 2, "clearToolInputs": true }, "clearThinking": { "keep": 1 } })).unwrap();
+        let d = decide(&t, &config, &SessionState::default(), &Signals::default());
+        let (o, calls) = run_counting(config, t.clone(), Signals { force: true, ..Default::default() });
+        let what = p.display().to_string();
+        assert!(o.status == "compacted" || o.status == "skipped", "{what}: {} {}", o.status, o.reason);
+        formats::validate_pairing(&o.transcript).unwrap_or_else(|e| panic!("{what}: {e:?}"));
+        if d.clearing.as_ref().is_some_and(|c| c.reaches_target) {
+            assert_eq!(calls, 0, "{what}: clearing reached the target");
+            assert!(o.rewrite.as_ref().unwrap().summary.is_none(), "{what}");
+        }
+        // T-3: every signed block left is byte-identical to one of the source's
+        for m in &o.transcript.messages {
+            for b in formats::encode_message(m, View::Request).get("content").and_then(Value::as_array).cloned().unwrap_or_default() {
+                if b.get("signature").is_some() {
+                    assert!(signed_before.contains(&b.to_string()), "{what}: a signed block was edited");
+                }
+            }
+        }
+        cleared_total += o.rewrite.as_ref().map(|r| r.cleared.len()).unwrap_or(0);
+    }
+    assert!(cleared_total > 50, "the real sessions had something to clear: {cleared_total}");
+}
