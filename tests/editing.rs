@@ -530,3 +530,24 @@ fn k1_clearing_every_real_session_keeps_pairing_and_opaque_items_whole() {
     }
     assert!(cleared_total > 50, "the real sessions had something to clear: {cleared_total}");
 }
+
+#[test]
+fn k1_clear_then_summarize_offers_each_body_to_the_store_once_in_every_format() {
+    for (format, name) in FORMATS {
+        let t = decoded(format, name);
+        let config = Config::from_options(&json!({ "contextWindow": window_for(&t, 0.05).max(2_000), "clearToolUses": { "keep": 1 }, "outputReserveTokens": 0, "summaryMaxOutputTokens": 64 })).unwrap();
+        let mut job = Job::start(config, SessionState::default(), t.clone(), JobOptions { signals: Signals::default(), has_summarizer: true }).with_artifact_store(true);
+        let mut seen: Vec<(usize, String)> = Vec::new();
+        let o = run_sync_with_store(&mut job, fake_summary, |item| {
+            seen.push((item.offset, item.call_id.clone()));
+            Some(item.handle.clone())
+        })
+        .expect("runs");
+        assert_eq!(o.status, "compacted", "{name}: {}", o.reason);
+        let mut uniq = seen.clone();
+        uniq.sort();
+        uniq.dedup();
+        assert_eq!(uniq.len(), seen.len(), "{name}: no body stored twice");
+        assert!(!seen.is_empty());
+    }
+}

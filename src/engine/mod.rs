@@ -52,7 +52,8 @@ pub struct JobOptions {
 
 enum Phase {
     Start,
-    AwaitArtifacts { items: Vec<ArtifactItem> },
+    /// The items and the (offset, nth result) each one is.
+    AwaitArtifacts { items: Vec<ArtifactItem>, keys: Vec<(usize, usize)> },
     /// Waiting for the artifact store to keep the bodies the clearing tier replaces
     /// (K-1, E-6): the items and the (offset, nth result) each one is.
     AwaitClearArtifacts { items: Vec<ArtifactItem>, keys: Vec<(usize, usize)> },
@@ -182,7 +183,7 @@ impl Job {
         let phase = std::mem::replace(&mut self.phase, Phase::Finished);
         match (phase, reply) {
             (Phase::Start, None) => self.begin(),
-            (Phase::AwaitArtifacts { items }, Some(Reply::Artifacts { handles })) => self.on_artifacts(items, handles),
+            (Phase::AwaitArtifacts { items, keys }, Some(Reply::Artifacts { handles })) => self.on_artifacts(items, keys, handles),
             (Phase::AwaitClearArtifacts { items, keys }, Some(Reply::Artifacts { handles })) => self.on_clear_artifacts(items, keys, handles),
             (Phase::AwaitSummary { kind, coverage }, Some(r)) => self.on_summary(&kind, coverage, r),
             (Phase::AwaitRollup { pass, members }, Some(r)) => self.on_rollup(pass, members, r),
@@ -287,9 +288,9 @@ impl Job {
         self.events.push(event("compaction_started", json!({ "stage": selection.stage, "fold": selection.fold.len(), "reason": decision.reason })));
         self.selection = Some(selection);
         if self.artifact_store {
-            let items = self.artifact_items();
+            let (items, keys) = self.artifact_items();
             if !items.is_empty() {
-                self.phase = Phase::AwaitArtifacts { items: items.clone() };
+                self.phase = Phase::AwaitArtifacts { items: items.clone(), keys };
                 return Ok(Step::StoreArtifacts(items));
             }
         }
@@ -297,11 +298,14 @@ impl Job {
     }
 
     /// E-6: every tool result in the folded range whose message has no `artifact_ref`,
-    /// with a proposed handle each (`artifact#N`, N from `state.nextArtifact`, from 1).
-    pub(super) fn artifact_items(&mut self) -> Vec<ArtifactItem> {
+    /// with a proposed handle each (`artifact#N`, N from `state.nextArtifact`, from 1),
+    /// and the (offset, nth result) of each; a result the clearing tier already stored
+    /// (K-1) is not offered again.
+    pub(super) fn artifact_items(&mut self) -> (Vec<ArtifactItem>, Vec<(usize, usize)>) {
         let fold = self.selection.as_ref().map(|s| s.fold.clone()).unwrap_or_default();
         let names = tool_names(&self.source.messages);
         let mut items = Vec::new();
+        let mut keys = Vec::new();
         for off in fold {
             let Some(m) = self.source.messages.get(off) else { continue };
             if m.provenance.artifact_ref.is_some() || m.is_summary() {
@@ -311,7 +315,11 @@ impl Job {
                 Block::ToolResult { call_id, name, text, .. } => Some((call_id, name, text)),
                 _ => None,
             });
-            for (call_id, name, text) in results {
+            for (nth, (call_id, name, text)) in results.enumerate() {
+                if self.stored.contains_key(&(off, nth)) {
+                    continue;
+                }
+                keys.push((off, nth));
                 let n = self.state.next_artifact.max(1);
                 self.state.next_artifact = n.saturating_add(1);
                 items.push(ArtifactItem {
@@ -324,21 +332,18 @@ impl Job {
                 });
             }
         }
-        items
+        (items, keys)
     }
 
-    pub(super) fn on_artifacts(&mut self, items: Vec<ArtifactItem>, handles: Vec<Option<String>>) -> Result<Step> {
-        let mut nth_of: crate::sorted::SortedMap<usize, usize> = crate::sorted::SortedMap::new();
+    pub(super) fn on_artifacts(&mut self, items: Vec<ArtifactItem>, keys: Vec<(usize, usize)>, handles: Vec<Option<String>>) -> Result<Step> {
         let mut failed = Vec::new();
-        for (k, item) in items.iter().enumerate() {
-            let nth = nth_of.get_or_insert_with(item.offset, || 0);
+        for (k, (item, key)) in items.iter().zip(keys).enumerate() {
             match handles.get(k).cloned().flatten().filter(|h| !h.trim().is_empty()) {
                 Some(h) => {
-                    self.stored.insert((item.offset, *nth), h);
+                    self.stored.insert(key, h);
                 }
                 None => failed.push(item.call_id.clone()),
             }
-            *nth += 1;
         }
         if !failed.is_empty() {
             self.events.push(event("warning", json!({ "code": "artifact_store_failed", "message": "some tool results could not be stored; their eviction clips them", "callIds": failed })));
