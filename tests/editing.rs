@@ -12,6 +12,7 @@ use context_compactor::select::Stage;
 use context_compactor::state::SessionState;
 use context_compactor::transcript::{Block, Transcript};
 use context_compactor::trigger::{decide, Signals, Totals};
+use proptest::prelude::*;
 use serde_json::{json, Value};
 
 const FORMATS: [(Format, &str); 6] = [
@@ -549,5 +550,126 @@ fn k1_clear_then_summarize_offers_each_body_to_the_store_once_in_every_format() 
         uniq.dedup();
         assert_eq!(uniq.len(), seen.len(), "{name}: no body stored twice");
         assert!(!seen.is_empty());
+    }
+}
+
+/// One generated round: (call id, tool, body bytes) per call; `think`: the assistant
+/// message carries reasoning.
+#[derive(Debug, Clone)]
+struct GenRound {
+    calls: Vec<(usize, bool)>,
+    think: bool,
+}
+
+/// A tool-using session with reasoning beside the calls, in `format`'s shape.
+fn gen_doc(format: Format, turns: &[Vec<GenRound>]) -> Value {
+    let mut msgs = Vec::new();
+    let mut n = 0;
+    for (t, rounds) in turns.iter().enumerate() {
+        let user = format!("task {t}");
+        msgs.push(match format {
+            Format::Gemini => json!({"role": "user", "parts": [{"text": user}]}),
+            Format::Canonical => json!({"role": "user", "content": [{"type": "text", "text": user}]}),
+            _ => json!({"role": "user", "content": user}),
+        });
+        for r in rounds {
+            let calls: Vec<(String, &str, String)> = r
+                .calls
+                .iter()
+                .map(|(bytes, grep)| {
+                    n += 1;
+                    (format!("c{n}"), if *grep { "grep" } else { "read" }, format!("body {n} ").repeat(bytes / 8 + 1))
+                })
+                .collect();
+            let thought = format!("thinking in turn {t} ").repeat(20);
+            match format {
+                Format::OpenaiChat => {
+                    msgs.push(json!({"role": "assistant", "content": null, "tool_calls": calls.iter().map(|(id, tool, _)| json!({"id": id, "type": "function", "function": {"name": tool, "arguments": format!("{{\"q\":\"{id}\"}}")}})).collect::<Vec<_>>()}));
+                    for (id, _, body) in &calls {
+                        msgs.push(json!({"role": "tool", "tool_call_id": id, "content": body}));
+                    }
+                }
+                Format::Anthropic => {
+                    let mut content: Vec<Value> = if r.think { vec![json!({"type": "thinking", "thinking": thought, "signature": "sig"})] } else { vec![] };
+                    content.extend(calls.iter().map(|(id, tool, _)| json!({"type": "tool_use", "id": id, "name": tool, "input": {"q": id}})));
+                    msgs.push(json!({"role": "assistant", "content": content}));
+                    msgs.push(json!({"role": "user", "content": calls.iter().map(|(id, _, body)| json!({"type": "tool_result", "tool_use_id": id, "content": body})).collect::<Vec<_>>()}));
+                }
+                Format::Gemini => {
+                    let mut parts: Vec<Value> = if r.think { vec![json!({"text": thought, "thought": true})] } else { vec![] };
+                    parts.extend(calls.iter().map(|(id, tool, _)| json!({"functionCall": {"id": id, "name": tool, "args": {"q": id}}})));
+                    msgs.push(json!({"role": "model", "parts": parts}));
+                    msgs.push(json!({"role": "user", "parts": calls.iter().map(|(id, tool, body)| json!({"functionResponse": {"id": id, "name": tool, "response": {"output": body}}})).collect::<Vec<_>>()}));
+                }
+                Format::OpenaiResponses => {
+                    if r.think {
+                        msgs.push(json!({"type": "reasoning", "id": format!("rs{n}"), "summary": [], "encrypted_content": thought}));
+                    }
+                    for (id, tool, _) in &calls {
+                        msgs.push(json!({"type": "function_call", "call_id": id, "name": tool, "arguments": format!("{{\"q\":\"{id}\"}}")}));
+                    }
+                    for (id, _, body) in &calls {
+                        msgs.push(json!({"type": "function_call_output", "call_id": id, "output": body}));
+                    }
+                }
+                Format::AiSdk => {
+                    let mut content: Vec<Value> = if r.think { vec![json!({"type": "reasoning", "text": thought})] } else { vec![] };
+                    content.extend(calls.iter().map(|(id, tool, _)| json!({"type": "tool-call", "toolCallId": id, "toolName": tool, "input": {"q": id}})));
+                    msgs.push(json!({"role": "assistant", "content": content}));
+                    msgs.push(json!({"role": "tool", "content": calls.iter().map(|(id, tool, body)| json!({"type": "tool-result", "toolCallId": id, "toolName": tool, "output": {"type": "text", "value": body}})).collect::<Vec<_>>()}));
+                }
+                Format::Canonical => {
+                    let mut content: Vec<Value> = if r.think { vec![json!({"type": "reasoning", "text": thought, "bytes": thought.len(), "signed": true})] } else { vec![] };
+                    content.extend(calls.iter().map(|(id, tool, _)| json!({"type": "tool_call", "id": id, "name": tool, "arguments": format!("{{\"q\":\"{id}\"}}")})));
+                    msgs.push(json!({"role": "assistant", "content": content}));
+                    for (id, _, body) in &calls {
+                        msgs.push(json!({"role": "tool", "content": [{"type": "tool_result", "call_id": id, "text": body}]}));
+                    }
+                }
+            }
+        }
+    }
+    match format {
+        Format::Gemini => json!({"contents": msgs}),
+        Format::OpenaiResponses => json!({"input": msgs}),
+        Format::OpenaiChat => Value::Array(msgs),
+        _ => json!({"messages": msgs}),
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..Default::default() })]
+    /// K-1 / T-3 on generated sessions in every format and random clearing options: the
+    /// job never fails, pairing stays valid, every result is whole or a placeholder, the
+    /// calls and results keep their ids, and reasoning is dropped whole or kept byte-exact.
+    #[test]
+    fn k1_clearing_generated_sessions_keeps_pairing_in_every_format(
+        turns in proptest::collection::vec(proptest::collection::vec((proptest::collection::vec((0usize..3000, proptest::bool::ANY), 1..4), proptest::bool::ANY).prop_map(|(calls, think)| GenRound { calls, think }), 1..3), 1..5),
+        keep in 0usize..5,
+        exclude in proptest::bool::ANY,
+        inputs in proptest::bool::ANY,
+        think_keep in 0u64..3,
+        fi in 0usize..6,
+    ) {
+        let (format, name) = FORMATS[fi];
+        let t = formats::decode(format, gen_doc(format, &turns)).expect("decode");
+        formats::validate_pairing(&t).expect("generated input pairs");
+        let opts = json!({ "contextWindow": 1_000_000, "clearToolUses": { "trigger": 1, "keep": keep, "excludeTools": if exclude { vec!["grep"] } else { vec![] }, "clearToolInputs": inputs }, "clearThinking": { "keep": think_keep } });
+        let config = Config::from_options(&opts).unwrap();
+        let (o, calls) = run_counting(config, t.clone(), Signals::default());
+        prop_assert!(o.status == "compacted" || o.status == "skipped", "{name}: {} {}", o.status, o.reason);
+        prop_assert_eq!(calls, 0);
+        formats::validate_pairing(&o.transcript).map_err(|e| TestCaseError::fail(format!("{name}: {e:?}")))?;
+        let ids = |t: &Transcript| t.messages.iter().flat_map(|m| m.call_ids().chain(m.result_ids()).map(str::to_string).collect::<Vec<_>>()).collect::<Vec<_>>();
+        prop_assert_eq!(ids(&o.transcript), ids(&t), "{}: call and result ids unchanged", name);
+        let before = results(&t);
+        for ((_, _, b), (_, _, a)) in before.iter().zip(results(&o.transcript)) {
+            prop_assert!(*b == a || a.starts_with(CLEARED_PREFIX), "{}: whole or placeholder", name);
+        }
+        let reasoning = |t: &Transcript| t.messages.iter().flat_map(|m| m.blocks.iter().filter(|b| matches!(b, Block::Reasoning { .. })).cloned().collect::<Vec<_>>()).collect::<Vec<_>>();
+        let src = reasoning(&t);
+        for r in reasoning(&o.transcript) {
+            prop_assert!(src.contains(&r), "{}: reasoning kept byte-exact or dropped", name);
+        }
     }
 }
