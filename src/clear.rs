@@ -37,24 +37,16 @@ pub const CLEARED_PREFIX: &str = "[tool result cleared by context editing";
 
 /// A count as the host writes it: a number, or Anthropic's `{ type, value }` object
 /// (`{ "type": "input_tokens", "value": 50000 }`, `{ "type": "tool_uses", "value": 3 }`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(untagged)]
-pub enum Count {
-    /// A plain number.
-    Number(u64),
-    /// Anthropic's object form; `type` is accepted and not checked.
-    Typed {
-        /// The count.
-        value: u64,
-    },
+/// Read from the JSON value by hand (no untagged serde enum: smaller wasm). Errors:
+/// `invalid_config` naming `field`.
+pub fn count(v: &Value, field: &str) -> Result<u64> {
+    v.as_u64()
+        .or_else(|| v.get("value").and_then(Value::as_u64))
+        .ok_or_else(|| Error::new(ErrorCode::InvalidConfig, format!("{field} must be a non-negative integer or {{ type, value }}")))
 }
 
-impl Count {
-    fn get(self) -> u64 {
-        match self {
-            Count::Number(n) | Count::Typed { value: n } => n,
-        }
-    }
+fn opt_count(v: &Option<Value>, field: &str) -> Result<Option<u64>> {
+    v.as_ref().filter(|v| !v.is_null()).map(|v| count(v, field)).transpose()
 }
 
 /// `clearToolUses` as the host writes it (every field optional).
@@ -62,12 +54,13 @@ impl Count {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ClearToolUsesInput {
     /// Input tokens at which clearing starts; default 100,000 (Anthropic's default).
-    pub trigger: Option<Count>,
-    /// Tool uses kept whole at the end; default 3.
-    pub keep: Option<Count>,
-    /// Tokens a batch must clear to be applied; default 0.
+    /// A number or `{ type, value }` (see [`count`]).
+    pub trigger: Option<Value>,
+    /// Tool uses kept whole at the end; default 3. A number or `{ type, value }`.
+    pub keep: Option<Value>,
+    /// Tokens a batch must clear to be applied; default 0. A number or `{ type, value }`.
     #[serde(alias = "clear_at_least")]
-    pub clear_at_least: Option<Count>,
+    pub clear_at_least: Option<Value>,
     /// Tool names never cleared.
     #[serde(alias = "exclude_tools")]
     pub exclude_tools: Option<Vec<String>>,
@@ -95,33 +88,25 @@ pub struct ClearToolUses {
 
 impl ClearToolUsesInput {
     /// Resolves over the defaults (trigger 100,000 tokens, keep 3, clearAtLeast 0).
-    pub fn resolve(self) -> ClearToolUses {
-        ClearToolUses {
-            trigger: self.trigger.map(Count::get).unwrap_or(100_000),
-            keep: usize::try_from(self.keep.map(Count::get).unwrap_or(3)).unwrap_or(usize::MAX),
-            clear_at_least: self.clear_at_least.map(Count::get).unwrap_or(0),
+    /// Errors: `invalid_config` for a count that is neither a number nor `{ value }`.
+    pub fn resolve(self) -> Result<ClearToolUses> {
+        Ok(ClearToolUses {
+            trigger: opt_count(&self.trigger, "clearToolUses.trigger")?.unwrap_or(100_000),
+            keep: usize::try_from(opt_count(&self.keep, "clearToolUses.keep")?.unwrap_or(3)).unwrap_or(usize::MAX),
+            clear_at_least: opt_count(&self.clear_at_least, "clearToolUses.clearAtLeast")?.unwrap_or(0),
             exclude_tools: self.exclude_tools.unwrap_or_default(),
             clear_tool_inputs: self.clear_tool_inputs.unwrap_or(false),
-        }
+        })
     }
-}
-
-/// `clearThinking.keep` as written: a number of assistant turns or `"all"`.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-#[serde(untagged)]
-pub enum ThinkingKeepInput {
-    /// A count (or Anthropic's `{ type: "thinking_turns", value }`).
-    Count(Count),
-    /// `"all"`: keep every thinking block.
-    All(String),
 }
 
 /// `clearThinking` as the host writes it.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ClearThinkingInput {
-    /// Assistant turns whose reasoning is kept; default 1; `"all"` keeps everything.
-    pub keep: Option<ThinkingKeepInput>,
+    /// Assistant turns whose reasoning is kept (a number or `{ type, value }`); default
+    /// 1; `"all"` keeps everything.
+    pub keep: Option<Value>,
 }
 
 /// The clearing of reasoning in force (K-1, T-3).
@@ -136,13 +121,10 @@ pub struct ClearThinking {
 impl ClearThinkingInput {
     /// Resolves (`keep` default 1). Errors: `invalid_config` for a string other than `"all"`.
     pub fn resolve(self) -> Result<ClearThinking> {
-        let keep = match self.keep {
-            None => Some(1),
-            Some(ThinkingKeepInput::Count(c)) => Some(usize::try_from(c.get()).unwrap_or(usize::MAX)),
-            Some(ThinkingKeepInput::All(s)) if s == "all" => None,
-            Some(ThinkingKeepInput::All(s)) => {
-                return Err(Error::new(ErrorCode::InvalidConfig, format!("clearThinking.keep must be a number or \"all\", not {s:?}")))
-            }
+        let keep = match &self.keep {
+            None | Some(Value::Null) => Some(1),
+            Some(Value::String(s)) if s == "all" => None,
+            Some(v) => Some(usize::try_from(count(v, "clearThinking.keep (or \"all\")")?).unwrap_or(usize::MAX)),
         };
         Ok(ClearThinking { keep })
     }
@@ -533,7 +515,9 @@ mod tests {
     #[test]
     fn k1_counts_accept_numbers_and_anthropic_objects() {
         let c: ClearToolUsesInput = serde_json::from_value(serde_json::json!({ "trigger": { "type": "input_tokens", "value": 5 }, "keep": 2 })).unwrap();
-        let r = c.resolve();
+        let r = c.resolve().unwrap();
+        let bad: ClearToolUsesInput = serde_json::from_value(serde_json::json!({ "keep": "three" })).unwrap();
+        assert!(bad.resolve().is_err());
         assert_eq!((r.trigger, r.keep, r.clear_at_least), (5, 2, 0));
         let t: ClearThinkingInput = serde_json::from_value(serde_json::json!({ "keep": "all" })).unwrap();
         assert_eq!(t.resolve().unwrap().keep, None);

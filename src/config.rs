@@ -271,7 +271,7 @@ pub struct ConfigInput {
     pub profile: Option<Profile>,
     /// Overrides [`Config::trigger`] (`provider_usage` or `signals`, C-1 / C-2) when a
     /// string; an object or a list of objects sets [`Config::trigger_on`] (K-2).
-    pub trigger: Option<crate::editing::TriggerInput>,
+    pub trigger: Option<serde_json::Value>,
     /// Overrides [`Config::context_window`], tokens. Also read as `max_context_tokens` (Kerkov) or `context_window`.
     #[serde(alias = "max_context_tokens", alias = "context_window")]
     pub context_window: Option<u64>,
@@ -372,12 +372,14 @@ impl ConfigInput {
         macro_rules! set {
             ($($f:ident),*) => { $( if let Some(v) = self.$f { c.$f = v; } )* };
         }
-        match self.trigger {
-            Some(crate::editing::TriggerInput::Mode(m)) => c.trigger = m,
-            Some(t) => c.trigger_on = t.clauses(),
-            None => {}
+        if let Some(t) = self.trigger.as_ref().filter(|t| !t.is_null()) {
+            let (mode, clauses) = crate::editing::parse_trigger(t)?;
+            if let Some(m) = mode {
+                c.trigger = m;
+            }
+            c.trigger_on = clauses;
         }
-        c.clear_tool_uses = self.clear_tool_uses.map(crate::clear::ClearToolUsesInput::resolve);
+        c.clear_tool_uses = self.clear_tool_uses.map(crate::clear::ClearToolUsesInput::resolve).transpose()?;
         c.clear_thinking = self.clear_thinking.map(crate::clear::ClearThinkingInput::resolve).transpose()?;
         if self.preserve_recent_user_tokens.is_some() {
             c.preserve_recent_user_tokens = self.preserve_recent_user_tokens;

@@ -17,6 +17,7 @@ use crate::state::SessionState;
 use crate::transcript::{Block, Message, Transcript};
 use crate::trigger::{Decision, SignalValue, Signals, Totals};
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 /// One trigger clause (K-2, LangChain `SummarizationMiddleware` `trigger` style): it
 /// fires when every threshold it sets is reached. Several clauses: any one fires.
@@ -37,27 +38,16 @@ pub struct TriggerClause {
     pub tool_uses: Option<u64>,
 }
 
-/// The `trigger` option as written: the seeds' mode (`"signals"`, `"provider_usage"`),
-/// one clause object, or a list of clauses (K-2).
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(untagged)]
-pub enum TriggerInput {
-    /// `signals` or `provider_usage` (C-1, C-2).
-    Mode(TriggerMode),
-    /// `{ messages?, tokens?, fraction?, toolUses? }`.
-    One(TriggerClause),
-    /// A list of clauses; any one fires.
-    Many(Vec<TriggerClause>),
-}
-
-impl TriggerInput {
-    /// The clauses this input sets (none for a mode).
-    pub fn clauses(self) -> Vec<TriggerClause> {
-        match self {
-            TriggerInput::Mode(_) => Vec::new(),
-            TriggerInput::One(c) => vec![c],
-            TriggerInput::Many(v) => v,
-        }
+/// Reads the `trigger` option (K-2): the seeds' mode string (`"signals"`,
+/// `"provider_usage"`), one clause object, or a list of clauses. Returns the mode (if a
+/// string) and the clauses. Errors: `invalid_config` naming what is wrong.
+pub fn parse_trigger(v: &Value) -> Result<(Option<TriggerMode>, Vec<TriggerClause>)> {
+    let bad = |e: serde_json::Error| Error::new(ErrorCode::InvalidConfig, format!("options: trigger: {e}"));
+    match v {
+        Value::String(_) => Ok((Some(serde_json::from_value(v.clone()).map_err(bad)?), Vec::new())),
+        Value::Array(items) => Ok((None, items.iter().map(|c| serde_json::from_value(c.clone()).map_err(bad)).collect::<Result<Vec<_>>>()?)),
+        Value::Object(_) => Ok((None, vec![serde_json::from_value(v.clone()).map_err(bad)?])),
+        _ => Err(Error::new(ErrorCode::InvalidConfig, "options: trigger must be a mode string, a clause object or a list of clauses")),
     }
 }
 
