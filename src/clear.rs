@@ -242,7 +242,8 @@ pub fn plan(
     config: &Config,
     calibration: f64,
 ) -> Result<Clearing> {
-    let mut copies: std::collections::BTreeMap<usize, Option<Message>> = Default::default();
+    // edited rows by source offset, ascending (a sorted Vec, not a B-tree: wasm size)
+    let mut copies: Vec<(usize, Option<Message>)> = Vec::new();
     let mut cleared = Vec::new();
     let mut bodies = Vec::new();
     if let Some(cfg) = tools {
@@ -256,8 +257,7 @@ pub fn plan(
             let Some(body) = body.clone().nth(c.nth) else { continue };
             let handle = stored.get(&(c.offset, c.nth)).cloned().or_else(|| src.provenance.artifact_ref.clone());
             let text = placeholder(c.tool_name.as_deref(), &c.call_id, handle.as_deref());
-            let row = copies.entry(c.offset).or_insert_with(|| Some(src.clone()));
-            let Some(row) = row.as_mut() else { continue };
+            let Some(row) = slot(&mut copies, c.offset, src).and_then(Option::as_mut) else { continue };
             let before = row.bytes;
             crate::formats::set_result_body(format, row, c.nth, &text)?;
             if row.provenance.artifact_ref.is_none() {
@@ -278,22 +278,25 @@ pub fn plan(
         if cfg.clear_tool_inputs {
             // each cleared result's call: the nearest earlier row making a call with its id
             // (ids may repeat across rounds, e.g. Gemini's positional ids)
-            let mut calls_of: std::collections::BTreeMap<usize, Vec<(usize, usize)>> = Default::default();
+            // (call row, nth call in it, candidate index)
+            let mut calls_of: Vec<(usize, usize, usize)> = Vec::new();
             for (r, c) in cands.iter().enumerate() {
                 let found = messages.get(..c.offset).and_then(|before| {
                     before.iter().enumerate().rev().find_map(|(o, m)| m.call_ids().position(|id| id == c.call_id).map(|k| (o, k)))
                 });
                 if let Some((o, k)) = found {
-                    calls_of.entry(o).or_default().push((k, r));
+                    calls_of.push((o, k, r));
                 }
             }
-            for (off, ks) in calls_of {
+            crate::sorted::sort_by(&mut calls_of, |a, b| a.0.cmp(&b.0));
+            let mut offsets: Vec<usize> = calls_of.iter().map(|c| c.0).collect();
+            offsets.dedup();
+            for off in offsets {
                 let Some(m) = messages.get(off) else { continue };
-                let row = copies.entry(off).or_insert_with(|| Some(m.clone()));
-                let Some(row) = row.as_mut() else { continue };
+                let Some(row) = slot(&mut copies, off, m).and_then(Option::as_mut) else { continue };
                 let mut raw = row.raw.value();
                 let mut changed = false;
-                for (k, r) in ks {
+                for &(_, k, r) in calls_of.iter().filter(|c| c.0 == off) {
                     if clear_call_input(format, &mut raw, k) {
                         changed = true;
                         let c = cands.get(r);
@@ -321,9 +324,21 @@ pub fn plan(
     if cleared.is_empty() || tokens < at_least {
         return Ok(Clearing::default());
     }
-    cleared.sort_by_key(|c| c.offset);
-    let first_offset = copies.keys().next().copied();
-    Ok(Clearing { edits: copies.into_iter().collect(), cleared, bodies, tokens, first_offset })
+    crate::sorted::sort_by(&mut cleared, |a, b| a.offset.cmp(&b.offset));
+    let first_offset = copies.first().map(|c| c.0);
+    Ok(Clearing { edits: copies, cleared, bodies, tokens, first_offset })
+}
+
+/// The edited copy of row `off` in `copies` (sorted by offset), made from `src` on first use.
+fn slot<'a>(copies: &'a mut Vec<(usize, Option<Message>)>, off: usize, src: &Message) -> Option<&'a mut Option<Message>> {
+    let at = match copies.binary_search_by_key(&off, |c| c.0) {
+        Ok(i) => i,
+        Err(i) => {
+            copies.insert(i, (off, Some(src.clone())));
+            i
+        }
+    };
+    copies.get_mut(at).map(|c| &mut c.1)
 }
 
 /// Re-derives a row's view from edited raw JSON, keeping its id, provenance and the call
@@ -411,7 +426,7 @@ fn is_reasoning_part(format: Format, p: &Value) -> bool {
 /// Drops the reasoning of every assistant turn but the `keep` most recent (and never the
 /// newest assistant message's, T-3). A turn: the rows from one conversational user
 /// message to the next.
-fn clear_thinking(format: Format, messages: &[Message], keep: usize, copies: &mut std::collections::BTreeMap<usize, Option<Message>>, cleared: &mut Vec<Cleared>) -> Result<()> {
+fn clear_thinking(format: Format, messages: &[Message], keep: usize, copies: &mut Vec<(usize, Option<Message>)>, cleared: &mut Vec<Cleared>) -> Result<()> {
     // the newest assistant message, with the assistant rows right before it (an OpenAI
     // Responses answer is several items: reasoning, calls, the message): never cleared (T-3)
     let newest_assistant = messages.iter().rposition(|m| m.role == Role::Assistant);
@@ -448,13 +463,14 @@ fn clear_thinking(format: Format, messages: &[Message], keep: usize, copies: &mu
         }
         if format == Format::OpenaiResponses {
             if m.is_reasoning_only() {
-                copies.insert(i, None);
+                if let Some(r) = slot(copies, i, m) {
+                    *r = None;
+                }
                 cleared.push(Cleared { kind: "thinking", offset: i, message_id: m.id.clone(), call_id: None, tool_name: None, handle: None, input_cleared: false, bytes: m.bytes });
             }
             continue;
         }
-        let row = copies.entry(i).or_insert_with(|| Some(m.clone()));
-        let Some(row) = row.as_mut() else { continue };
+        let Some(row) = slot(copies, i, m).and_then(Option::as_mut) else { continue };
         let mut raw = row.raw.value();
         let key = if format == Format::Gemini { "parts" } else { "content" };
         let Some(parts) = raw.get_mut(key).and_then(Value::as_array_mut) else { continue };
@@ -469,7 +485,7 @@ fn clear_thinking(format: Format, messages: &[Message], keep: usize, copies: &mu
         cleared.push(Cleared { kind: "thinking", offset: i, message_id: m.id.clone(), call_id: None, tool_name: None, handle: None, input_cleared: false, bytes: old.saturating_sub(row.bytes) });
     }
     // drop copies that ended up unchanged
-    copies.retain(|i, row| match (row, messages.get(*i)) {
+    copies.retain(|(i, row)| match (row, messages.get(*i)) {
         (Some(r), Some(src)) => r.raw != src.raw || r.provenance != src.provenance,
         _ => true,
     });
