@@ -19,9 +19,9 @@ use crate::error::{Error, ErrorCode, Result};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-/// `promptCache` as the host writes it (every field optional).
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+/// `promptCache` as the host writes it (every field optional); read from JSON by
+/// [`PromptCacheInput::from_json`].
+#[derive(Debug, Clone, Default)]
 pub struct PromptCacheInput {
     /// `anthropic`, `openai`, `gemini` or `none`; default `anthropic`.
     pub provider: Option<String>,
@@ -73,6 +73,24 @@ pub struct PromptCache {
 }
 
 impl PromptCacheInput {
+    /// Reads `promptCache` from its JSON (camelCase keys), by hand (wasm size). Errors:
+    /// `invalid_config` naming the field, unknown keys included.
+    pub fn from_json(v: &Value) -> Result<PromptCacheInput> {
+        use crate::editing::{field, object, u64_field};
+        let m = object(v, "promptCache", &["provider", "writeMultiplier", "readMultiplier", "outputMultiplier", "ttlSeconds", "policy", "horizonTurns"])?;
+        let num = |k: &str| field(m, &[k]).map(|x| x.as_f64().ok_or_else(|| Error::new(ErrorCode::InvalidConfig, format!("options: promptCache.{k} must be a number")))).transpose();
+        let text = |k: &str| field(m, &[k]).map(|x| x.as_str().map(str::to_string).ok_or_else(|| Error::new(ErrorCode::InvalidConfig, format!("options: promptCache.{k} must be a string")))).transpose();
+        Ok(PromptCacheInput {
+            provider: text("provider")?,
+            write_multiplier: num("writeMultiplier")?,
+            read_multiplier: num("readMultiplier")?,
+            output_multiplier: num("outputMultiplier")?,
+            ttl_seconds: u64_field(m, &["ttlSeconds"], "promptCache.ttlSeconds")?,
+            policy: text("policy")?,
+            horizon_turns: u64_field(m, &["horizonTurns"], "promptCache.horizonTurns")?,
+        })
+    }
+
     /// Resolves over the provider's published prices. Errors: `invalid_config` for an
     /// unknown provider or policy, or a negative / non-finite multiplier.
     pub fn resolve(self) -> Result<PromptCache> {

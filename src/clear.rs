@@ -37,36 +37,15 @@ pub const CLEARED_PREFIX: &str = "[tool result cleared by context editing";
 
 /// A count as the host writes it: a number, or Anthropic's `{ type, value }` object
 /// (`{ "type": "input_tokens", "value": 50000 }`, `{ "type": "tool_uses", "value": 3 }`).
-/// Read from the JSON value by hand (no untagged serde enum: smaller wasm). Errors:
-/// `invalid_config` naming `field`.
+/// Errors: `invalid_config` naming `field`.
 pub fn count(v: &Value, field: &str) -> Result<u64> {
     v.as_u64()
         .or_else(|| v.get("value").and_then(Value::as_u64))
-        .ok_or_else(|| Error::new(ErrorCode::InvalidConfig, format!("{field} must be a non-negative integer or {{ type, value }}")))
+        .ok_or_else(|| Error::new(ErrorCode::InvalidConfig, format!("options: {field} must be a non-negative integer or {{ type, value }}")))
 }
 
-fn opt_count(v: &Option<Value>, field: &str) -> Result<Option<u64>> {
-    v.as_ref().filter(|v| !v.is_null()).map(|v| count(v, field)).transpose()
-}
-
-/// `clearToolUses` as the host writes it (every field optional).
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct ClearToolUsesInput {
-    /// Input tokens at which clearing starts; default 100,000 (Anthropic's default).
-    /// A number or `{ type, value }` (see [`count`]).
-    pub trigger: Option<Value>,
-    /// Tool uses kept whole at the end; default 3. A number or `{ type, value }`.
-    pub keep: Option<Value>,
-    /// Tokens a batch must clear to be applied; default 0. A number or `{ type, value }`.
-    #[serde(alias = "clear_at_least")]
-    pub clear_at_least: Option<Value>,
-    /// Tool names never cleared.
-    #[serde(alias = "exclude_tools")]
-    pub exclude_tools: Option<Vec<String>>,
-    /// Also empty the cleared calls' arguments; default false.
-    #[serde(alias = "clear_tool_inputs")]
-    pub clear_tool_inputs: Option<bool>,
+fn opt_count(m: &serde_json::Map<String, Value>, names: &[&str], what: &str) -> Result<Option<u64>> {
+    crate::editing::field(m, names).map(|v| count(v, what)).transpose()
 }
 
 /// The clearing of tool results in force (K-1). Units: tokens (the engine's estimate,
@@ -86,27 +65,32 @@ pub struct ClearToolUses {
     pub clear_tool_inputs: bool,
 }
 
-impl ClearToolUsesInput {
-    /// Resolves over the defaults (trigger 100,000 tokens, keep 3, clearAtLeast 0).
-    /// Errors: `invalid_config` for a count that is neither a number nor `{ value }`.
-    pub fn resolve(self) -> Result<ClearToolUses> {
+impl ClearToolUses {
+    /// Reads `clearToolUses` from its JSON (camelCase or snake_case keys; counts as
+    /// numbers or `{ type, value }`) over the defaults: trigger 100,000 tokens, keep 3,
+    /// clearAtLeast 0, no excluded tools, inputs kept. Read by hand, not by serde (wasm
+    /// size). Errors: `invalid_config` naming the field, unknown keys included.
+    pub fn from_json(v: &Value) -> Result<ClearToolUses> {
+        use crate::editing::{field, object};
+        let m = object(v, "clearToolUses", &["trigger", "keep", "clearAtLeast", "clear_at_least", "excludeTools", "exclude_tools", "clearToolInputs", "clear_tool_inputs"])?;
+        let bad = |what: &str| Error::new(ErrorCode::InvalidConfig, format!("options: clearToolUses.{what}"));
+        let exclude_tools = match field(m, &["excludeTools", "exclude_tools"]) {
+            None => Vec::new(),
+            Some(Value::Array(a)) => a.iter().map(|t| t.as_str().map(str::to_string).ok_or_else(|| bad("excludeTools must be a list of tool names"))).collect::<Result<Vec<_>>>()?,
+            Some(_) => return Err(bad("excludeTools must be a list of tool names")),
+        };
+        let clear_tool_inputs = match field(m, &["clearToolInputs", "clear_tool_inputs"]) {
+            None => false,
+            Some(b) => b.as_bool().ok_or_else(|| bad("clearToolInputs must be a boolean"))?,
+        };
         Ok(ClearToolUses {
-            trigger: opt_count(&self.trigger, "clearToolUses.trigger")?.unwrap_or(100_000),
-            keep: usize::try_from(opt_count(&self.keep, "clearToolUses.keep")?.unwrap_or(3)).unwrap_or(usize::MAX),
-            clear_at_least: opt_count(&self.clear_at_least, "clearToolUses.clearAtLeast")?.unwrap_or(0),
-            exclude_tools: self.exclude_tools.unwrap_or_default(),
-            clear_tool_inputs: self.clear_tool_inputs.unwrap_or(false),
+            trigger: opt_count(m, &["trigger"], "clearToolUses.trigger")?.unwrap_or(100_000),
+            keep: usize::try_from(opt_count(m, &["keep"], "clearToolUses.keep")?.unwrap_or(3)).unwrap_or(usize::MAX),
+            clear_at_least: opt_count(m, &["clearAtLeast", "clear_at_least"], "clearToolUses.clearAtLeast")?.unwrap_or(0),
+            exclude_tools,
+            clear_tool_inputs,
         })
     }
-}
-
-/// `clearThinking` as the host writes it.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct ClearThinkingInput {
-    /// Assistant turns whose reasoning is kept (a number or `{ type, value }`); default
-    /// 1; `"all"` keeps everything.
-    pub keep: Option<Value>,
 }
 
 /// The clearing of reasoning in force (K-1, T-3).
@@ -118,13 +102,15 @@ pub struct ClearThinking {
     pub keep: Option<usize>,
 }
 
-impl ClearThinkingInput {
-    /// Resolves (`keep` default 1). Errors: `invalid_config` for a string other than `"all"`.
-    pub fn resolve(self) -> Result<ClearThinking> {
-        let keep = match &self.keep {
-            None | Some(Value::Null) => Some(1),
+impl ClearThinking {
+    /// Reads `clearThinking` from its JSON: `keep` a number (or `{ type, value }`),
+    /// default 1, or `"all"`. Errors: `invalid_config` naming the field.
+    pub fn from_json(v: &Value) -> Result<ClearThinking> {
+        let m = crate::editing::object(v, "clearThinking", &["keep"])?;
+        let keep = match crate::editing::field(m, &["keep"]) {
+            None => Some(1),
             Some(Value::String(s)) if s == "all" => None,
-            Some(v) => Some(usize::try_from(count(v, "clearThinking.keep (or \"all\")")?).unwrap_or(usize::MAX)),
+            Some(k) => Some(usize::try_from(count(k, "clearThinking.keep (or \"all\")")?).unwrap_or(usize::MAX)),
         };
         Ok(ClearThinking { keep })
     }
@@ -530,14 +516,12 @@ mod tests {
 
     #[test]
     fn k1_counts_accept_numbers_and_anthropic_objects() {
-        let c: ClearToolUsesInput = serde_json::from_value(serde_json::json!({ "trigger": { "type": "input_tokens", "value": 5 }, "keep": 2 })).unwrap();
-        let r = c.resolve().unwrap();
-        let bad: ClearToolUsesInput = serde_json::from_value(serde_json::json!({ "keep": "three" })).unwrap();
-        assert!(bad.resolve().is_err());
-        assert_eq!((r.trigger, r.keep, r.clear_at_least), (5, 2, 0));
-        let t: ClearThinkingInput = serde_json::from_value(serde_json::json!({ "keep": "all" })).unwrap();
-        assert_eq!(t.resolve().unwrap().keep, None);
-        let bad: ClearThinkingInput = serde_json::from_value(serde_json::json!({ "keep": "some" })).unwrap();
-        assert!(bad.resolve().is_err());
+        let r = ClearToolUses::from_json(&serde_json::json!({ "trigger": { "type": "input_tokens", "value": 5 }, "keep": 2 })).unwrap();
+        assert_eq!((r.trigger, r.keep, r.clear_at_least, r.clear_tool_inputs), (5, 2, 0, false));
+        assert!(ClearToolUses::from_json(&serde_json::json!({ "keep": "three" })).is_err());
+        assert!(ClearToolUses::from_json(&serde_json::json!({ "kep": 3 })).is_err(), "unknown keys are rejected");
+        assert_eq!(ClearThinking::from_json(&serde_json::json!({ "keep": "all" })).unwrap().keep, None);
+        assert_eq!(ClearThinking::from_json(&serde_json::json!({})).unwrap().keep, Some(1));
+        assert!(ClearThinking::from_json(&serde_json::json!({ "keep": "some" })).is_err());
     }
 }

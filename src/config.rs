@@ -234,9 +234,7 @@ impl Config {
     /// Resolves options (JSON) over the profile preset. Errors: `invalid_config` naming
     /// the field.
     pub fn from_options(opts: &serde_json::Value) -> Result<Config> {
-        let input: ConfigInput = serde_json::from_value(opts.clone())
-            .map_err(|e| Error::new(ErrorCode::InvalidConfig, format!("options: {e}")))?;
-        input.resolve()
+        ConfigInput::from_json(opts.clone())?.resolve()
     }
 
     fn validate(&self) -> Result<()> {
@@ -269,9 +267,11 @@ impl Config {
 pub struct ConfigInput {
     /// The preset the other fields override (`kerkov`, `meerkat`, `default`); absent: `default`.
     pub profile: Option<Profile>,
-    /// Overrides [`Config::trigger`] (`provider_usage` or `signals`, C-1 / C-2) when a
-    /// string; an object or a list of objects sets [`Config::trigger_on`] (K-2).
-    pub trigger: Option<serde_json::Value>,
+    /// The K options (`trigger`, `clearToolUses`, `clearThinking`, `promptCache`), taken
+    /// out of the options by [`ConfigInput::from_json`] and read by hand (K-1..K-3);
+    /// `trigger` as a string overrides [`Config::trigger`] (C-1 / C-2).
+    #[serde(skip)]
+    pub editing: crate::editing::EditingInput,
     /// Overrides [`Config::context_window`], tokens. Also read as `max_context_tokens` (Kerkov) or `context_window`.
     #[serde(alias = "max_context_tokens", alias = "context_window")]
     pub context_window: Option<u64>,
@@ -347,23 +347,24 @@ pub struct ConfigInput {
     /// Overrides [`Config::project_memory`] (M-1).
     #[serde(alias = "project_memory")]
     pub project_memory: Option<bool>,
-    /// Sets [`Config::clear_tool_uses`] (K-1).
-    #[serde(alias = "clear_tool_uses")]
-    pub clear_tool_uses: Option<crate::clear::ClearToolUsesInput>,
-    /// Sets [`Config::clear_thinking`] (K-1).
-    #[serde(alias = "clear_thinking")]
-    pub clear_thinking: Option<crate::clear::ClearThinkingInput>,
     /// Sets [`Config::preserve_recent_user_tokens`], tokens (K-2).
     #[serde(alias = "preserve_recent_user_tokens")]
     pub preserve_recent_user_tokens: Option<u64>,
-    /// Sets [`Config::prompt_cache`] (K-3).
-    #[serde(alias = "prompt_cache")]
-    pub prompt_cache: Option<crate::cache::PromptCacheInput>,
     /// Accepted and ignored here (the wasm layer reads it): the provider format.
     pub format: Option<String>,
 }
 
 impl ConfigInput {
+    /// Options from their JSON: the K options are taken out and kept raw
+    /// ([`ConfigInput::editing`]), the rest deserialized. Errors: `invalid_config`
+    /// naming an unknown or mistyped field.
+    pub fn from_json(mut opts: serde_json::Value) -> Result<ConfigInput> {
+        let editing = crate::editing::take_editing(&mut opts);
+        let mut input: ConfigInput = serde_json::from_value(opts).map_err(|e| Error::new(ErrorCode::InvalidConfig, format!("options: {e}")))?;
+        input.editing = editing;
+        Ok(input)
+    }
+
     /// Applies the given fields over the preset of `profile` (default `default`) and
     /// validates the result. Errors: `invalid_config` (threshold or summary share outside
     /// (0, 1], zero window or bytes per token, blank prompt).
@@ -372,19 +373,20 @@ impl ConfigInput {
         macro_rules! set {
             ($($f:ident),*) => { $( if let Some(v) = self.$f { c.$f = v; } )* };
         }
-        if let Some(t) = self.trigger.as_ref().filter(|t| !t.is_null()) {
+        let k = &self.editing;
+        if let Some(t) = k.trigger.as_ref() {
             let (mode, clauses) = crate::editing::parse_trigger(t)?;
             if let Some(m) = mode {
                 c.trigger = m;
             }
             c.trigger_on = clauses;
         }
-        c.clear_tool_uses = self.clear_tool_uses.map(crate::clear::ClearToolUsesInput::resolve).transpose()?;
-        c.clear_thinking = self.clear_thinking.map(crate::clear::ClearThinkingInput::resolve).transpose()?;
+        c.clear_tool_uses = k.clear_tool_uses.as_ref().map(crate::clear::ClearToolUses::from_json).transpose()?;
+        c.clear_thinking = k.clear_thinking.as_ref().map(crate::clear::ClearThinking::from_json).transpose()?;
         if self.preserve_recent_user_tokens.is_some() {
             c.preserve_recent_user_tokens = self.preserve_recent_user_tokens;
         }
-        c.prompt_cache = self.prompt_cache.map(crate::cache::PromptCacheInput::resolve).transpose()?;
+        c.prompt_cache = k.prompt_cache.as_ref().map(|v| crate::cache::PromptCacheInput::from_json(v).and_then(crate::cache::PromptCacheInput::resolve)).transpose()?;
         set!(context_window, threshold_pct, preserve_recent_turns, preserve_recent_bytes,
              evict_tool_result_min_bytes, clip_head_bytes, clip_tail_bytes, max_indexed_artifacts,
              max_summaries_before_rollup, max_rolled_up_summaries,

@@ -38,15 +38,75 @@ pub struct TriggerClause {
     pub tool_uses: Option<u64>,
 }
 
+/// The K options as the host wrote them, taken out of the options object before the
+/// rest is deserialized (read by hand from JSON: no serde visitors for them, which keeps
+/// the wasm module small). See [`take_editing`].
+#[derive(Debug, Clone, Default)]
+pub struct EditingInput {
+    /// `trigger`: a mode string, a clause object or a list of clauses.
+    pub trigger: Option<Value>,
+    /// `clearToolUses` (alias `clear_tool_uses`).
+    pub clear_tool_uses: Option<Value>,
+    /// `clearThinking` (alias `clear_thinking`).
+    pub clear_thinking: Option<Value>,
+    /// `promptCache` (alias `prompt_cache`).
+    pub prompt_cache: Option<Value>,
+}
+
+/// Removes the K options from an options object (K-1..K-3).
+pub fn take_editing(opts: &mut Value) -> EditingInput {
+    let Some(map) = opts.as_object_mut() else { return EditingInput::default() };
+    let mut take = |names: &[&str]| names.iter().filter_map(|n| map.remove(*n)).find(|v| !v.is_null());
+    EditingInput {
+        trigger: take(&["trigger"]),
+        clear_tool_uses: take(&["clearToolUses", "clear_tool_uses"]),
+        clear_thinking: take(&["clearThinking", "clear_thinking"]),
+        prompt_cache: take(&["promptCache", "prompt_cache"]),
+    }
+}
+
+/// `v` as an object whose keys are all in `allowed`. Errors: `invalid_config` naming
+/// `what` and the unknown key.
+pub(crate) fn object<'a>(v: &'a Value, what: &str, allowed: &[&str]) -> Result<&'a serde_json::Map<String, Value>> {
+    let m = v.as_object().ok_or_else(|| Error::new(ErrorCode::InvalidConfig, format!("options: {what} must be an object")))?;
+    if let Some(k) = m.keys().find(|k| !allowed.contains(&k.as_str())) {
+        return Err(Error::new(ErrorCode::InvalidConfig, format!("options: {what}: unknown field `{k}`, expected one of {allowed:?}")));
+    }
+    Ok(m)
+}
+
+/// The first of `names` present (and not null) in `m`.
+pub(crate) fn field<'a>(m: &'a serde_json::Map<String, Value>, names: &[&str]) -> Option<&'a Value> {
+    names.iter().filter_map(|n| m.get(*n)).find(|v| !v.is_null())
+}
+
+/// An optional non-negative integer field. Errors: `invalid_config` naming it.
+pub(crate) fn u64_field(m: &serde_json::Map<String, Value>, names: &[&str], what: &str) -> Result<Option<u64>> {
+    field(m, names).map(|v| v.as_u64().ok_or_else(|| Error::new(ErrorCode::InvalidConfig, format!("options: {what} must be a non-negative integer")))).transpose()
+}
+
 /// Reads the `trigger` option (K-2): the seeds' mode string (`"signals"`,
 /// `"provider_usage"`), one clause object, or a list of clauses. Returns the mode (if a
 /// string) and the clauses. Errors: `invalid_config` naming what is wrong.
 pub fn parse_trigger(v: &Value) -> Result<(Option<TriggerMode>, Vec<TriggerClause>)> {
-    let bad = |e: serde_json::Error| Error::new(ErrorCode::InvalidConfig, format!("options: trigger: {e}"));
+    let clause = |c: &Value| -> Result<TriggerClause> {
+        let m = object(c, "trigger clause", &["messages", "tokens", "fraction", "toolUses", "tool_uses"])?;
+        let fraction = field(m, &["fraction"]).map(|f| f.as_f64().ok_or_else(|| Error::new(ErrorCode::InvalidConfig, "options: trigger.fraction must be a number"))).transpose()?;
+        Ok(TriggerClause {
+            messages: u64_field(m, &["messages"], "trigger.messages")?,
+            tokens: u64_field(m, &["tokens"], "trigger.tokens")?,
+            fraction,
+            tool_uses: u64_field(m, &["toolUses", "tool_uses"], "trigger.toolUses")?,
+        })
+    };
     match v {
-        Value::String(_) => Ok((Some(serde_json::from_value(v.clone()).map_err(bad)?), Vec::new())),
-        Value::Array(items) => Ok((None, items.iter().map(|c| serde_json::from_value(c.clone()).map_err(bad)).collect::<Result<Vec<_>>>()?)),
-        Value::Object(_) => Ok((None, vec![serde_json::from_value(v.clone()).map_err(bad)?])),
+        Value::String(s) => match s.as_str() {
+            "signals" => Ok((Some(TriggerMode::Signals), Vec::new())),
+            "provider_usage" => Ok((Some(TriggerMode::ProviderUsage), Vec::new())),
+            other => Err(Error::new(ErrorCode::InvalidConfig, format!("options: trigger must be \"signals\", \"provider_usage\", a clause or a list of clauses, not {other:?}"))),
+        },
+        Value::Array(items) => Ok((None, items.iter().map(clause).collect::<Result<Vec<_>>>()?)),
+        Value::Object(_) => Ok((None, vec![clause(v)?])),
         _ => Err(Error::new(ErrorCode::InvalidConfig, "options: trigger must be a mode string, a clause object or a list of clauses")),
     }
 }

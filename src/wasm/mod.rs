@@ -155,7 +155,7 @@ impl ContextCompactor {
         if opts.is_null() {
             opts = Value::Object(Default::default());
         }
-        let input: ConfigInput = serde_json::from_value(opts).map_err(|e| js_error(&Error::new(ErrorCode::InvalidConfig, format!("options: {e}"))))?;
+        let input = ConfigInput::from_json(opts).map_err(|e| js_error(&e))?;
         let format = match input.format.as_deref() {
             None | Some("auto") => None,
             Some(name) => Some(Format::parse(name).map_err(|e| js_error(&e))?),
