@@ -326,28 +326,40 @@ fn k1_clear_thinking_drops_old_reasoning_whole_and_keeps_the_newest_in_every_for
 }
 
 #[test]
-fn k2_trigger_clauses_by_messages_tool_uses_and_fraction() {
-    let t = decoded(Format::OpenaiChat, "openai-chat");
-    let n = t.messages.len() as u64;
-    let base = |trigger: Value| Config::from_options(&json!({ "contextWindow": 1_000_000, "trigger": trigger })).unwrap();
-    let d = |c: &Config| decide(&t, c, &SessionState::default(), &Signals::default());
-    let at = d(&base(json!({ "messages": n })));
-    assert!(at.compact && at.decided_by == Some("trigger_messages"), "{:?}", at.reason);
-    assert!(!d(&base(json!({ "messages": n + 1 }))).compact);
-    assert_eq!(d(&base(json!({ "toolUses": 20 }))).decided_by, Some("trigger_tool_uses"));
-    assert!(!d(&base(json!({ "toolUses": 21 }))).compact);
-    let est = tokens(&t, &Config::from_options(&json!({})).unwrap());
-    let frac = (est as f64 - 10.0) / 1_000_000.0;
-    assert_eq!(d(&base(json!({ "fraction": frac }))).decided_by, Some("trigger_fraction"));
-    assert_eq!(d(&base(json!({ "tokens": est }))).decided_by, Some("trigger_tokens"));
-    // a clause needs all its thresholds; a list needs any clause
-    assert!(!d(&base(json!({ "messages": n, "toolUses": 21 }))).compact);
-    assert!(d(&base(json!([{ "messages": n + 1 }, { "toolUses": 20 }]))).compact);
-    // the seeds' mode strings still work
+fn k2_trigger_clauses_by_messages_tool_uses_and_fraction_in_every_format() {
+    for (format, name) in FORMATS {
+        let t = decoded(format, name);
+        let n = t.messages.len() as u64;
+        let uses = t.messages.iter().map(|m| m.call_ids().count() as u64).sum::<u64>();
+        assert!(uses > 0, "{name}");
+        let base = |trigger: Value| Config::from_options(&json!({ "contextWindow": 1_000_000, "trigger": trigger })).unwrap();
+        let d = |c: &Config| decide(&t, c, &SessionState::default(), &Signals::default());
+        let at = d(&base(json!({ "messages": n })));
+        assert!(at.compact && at.decided_by == Some("trigger_messages"), "{name}: {:?}", at.reason);
+        assert_eq!(at.reason, "trigger_clause");
+        assert!(!d(&base(json!({ "messages": n + 1 }))).compact, "{name}");
+        assert_eq!(d(&base(json!({ "toolUses": uses }))).decided_by, Some("trigger_tool_uses"), "{name}");
+        assert!(!d(&base(json!({ "toolUses": uses + 1 }))).compact, "{name}");
+        let est = tokens(&t, &Config::from_options(&json!({})).unwrap());
+        let frac = (est as f64 - 10.0) / 1_000_000.0;
+        assert_eq!(d(&base(json!({ "fraction": frac }))).decided_by, Some("trigger_fraction"), "{name}");
+        assert!(!d(&base(json!({ "fraction": (est as f64 + 10.0) / 1_000_000.0 }))).compact, "{name}");
+        assert_eq!(d(&base(json!({ "tokens": est }))).decided_by, Some("trigger_tokens"), "{name}");
+        // a clause needs all its thresholds; a list needs any clause
+        assert!(!d(&base(json!({ "messages": n, "toolUses": uses + 1 }))).compact, "{name}");
+        assert!(d(&base(json!([{ "messages": n + 1 }, { "toolUses": uses }]))).compact, "{name}");
+        // a clause-triggered compaction runs the summary tier
+        let (o, calls) = run_counting(base(json!({ "messages": n })), t.clone(), Signals::default());
+        assert_eq!(o.status, "compacted", "{name}: {}", o.reason);
+        assert!(calls >= 1, "{name}");
+    }
+    // the seeds' mode strings still work, bad clauses are typed errors
     let c = Config::from_options(&json!({ "trigger": "provider_usage" })).unwrap();
     assert_eq!(c.trigger, context_compactor::config::TriggerMode::ProviderUsage);
-    assert!(Config::from_options(&json!({ "trigger": { "fraction": 1.5 } })).is_err());
-    assert!(Config::from_options(&json!({ "trigger": {} })).is_err());
+    for bad in [json!({ "fraction": 1.5 }), json!({}), json!({ "messages": -1 }), json!({ "msgs": 3 }), json!("sometimes"), json!(3)] {
+        let e = Config::from_options(&json!({ "trigger": bad })).unwrap_err();
+        assert_eq!(e.code, context_compactor::ErrorCode::InvalidConfig, "{bad}");
+    }
 }
 
 #[test]
@@ -421,18 +433,26 @@ fn k3_check_prices_the_rewrite_and_pays_policy_never_vetoes_recovery() {
 }
 
 #[test]
-fn k3_summary_rewrite_priced_with_its_call_and_openai_defaults() {
-    let t = decoded(Format::OpenaiChat, "openai-chat");
-    let c = Config::from_options(&json!({ "contextWindow": window_for(&t, 0.5), "promptCache": { "provider": "openai" } })).unwrap();
-    let d = decide(&t, &c, &SessionState::default(), &Signals::default());
-    let r = d.cache.expect("report");
-    assert_eq!(r.tier, "summary");
-    assert!(r.call_cost > 0.0, "the summary call is priced");
-    let pc = c.prompt_cache.as_ref().unwrap();
+fn k3_summary_rewrite_priced_with_its_call_and_openai_defaults_in_every_format() {
+    for (format, name) in FORMATS {
+        let t = decoded(format, name);
+        let c = Config::from_options(&json!({ "contextWindow": window_for(&t, 0.5), "promptCache": { "provider": "openai" } })).unwrap();
+        let d = decide(&t, &c, &SessionState::default(), &Signals::default());
+        let r = d.cache.expect("report");
+        assert_eq!(r.tier, "summary", "{name}");
+        assert!(r.call_cost > 0.0, "{name}: the summary call is priced");
+        // the first change the report names is where the compaction changes the rows
+        let (o, _) = run_counting(c.clone(), t.clone(), Signals::default());
+        assert_eq!(r.first_changed_offset, o.rewrite.as_ref().unwrap().first_changed_offset, "{name}");
+        assert!(r.tokens_after < r.tokens_before, "{name}");
+    }
+    let pc = Config::from_options(&json!({ "promptCache": { "provider": "openai" } })).unwrap().prompt_cache.unwrap();
     assert_eq!((pc.write_multiplier, pc.read_multiplier), (1.0, 0.5));
     let hour = Config::from_options(&json!({ "promptCache": { "ttlSeconds": 3600 } })).unwrap();
     assert_eq!(hour.prompt_cache.unwrap().write_multiplier, 2.0, "Anthropic 1-hour cache writes at 2x");
     assert!(Config::from_options(&json!({ "promptCache": { "provider": "acme" } })).is_err());
+    assert!(Config::from_options(&json!({ "promptCache": { "readMultiplier": -1 } })).is_err());
+    assert!(Config::from_options(&json!({ "promptCache": { "polcy": "pays" } })).is_err());
 }
 
 #[test]
