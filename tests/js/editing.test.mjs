@@ -4,7 +4,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
-import { ContextCompactor } from 'context-compactor'
+import { ContextCompactor, Session } from 'context-compactor'
 
 const FORMATS = ['openai-chat', 'anthropic', 'gemini', 'openai-responses', 'ai-sdk', 'canonical']
 const fixture = (f) => JSON.parse(readFileSync(new URL(`../fixtures/formats/${f}.json`, import.meta.url), 'utf8'))
@@ -84,4 +84,31 @@ test('k4: toRequest places Anthropic cache_control breakpoints on system, summar
   assert.deepEqual(req.messages[at].content.at(-1).cache_control, { type: 'ephemeral' })
   assert.deepEqual(req.messages.at(-1).content.at(-1).cache_control, { type: 'ephemeral' })
   assert.equal(JSON.stringify(req).split('cache_control').length - 1, 3)
+})
+
+test('k1: a Session persists a clearing (no summary) and a live handle compacts by clearing too', async () => {
+  const doc = fixture('openai-chat')
+  const compactor = new ContextCompactor({ format: 'openai-chat', contextWindow: windowFor('openai-chat', doc), clearToolUses: {} })
+  let record = JSON.stringify({ transcript: doc, state: null, revision: 0 })
+  const store = {
+    load() { return JSON.parse(record) },
+    async save(r, { expectedRevision }) {
+      if (JSON.parse(record).revision !== expectedRevision) return { ok: false, reason: 'stale_revision' }
+      record = JSON.stringify(r)
+      return { ok: true }
+    },
+  }
+  const out = await new Session(compactor, store).compact({ summarize: () => { throw new Error('no summary expected') } })
+  assert.equal(out.status, 'compacted')
+  assert.equal(out.rewrite.summary, null)
+  const saved = JSON.parse(record)
+  assert.equal(saved.revision, 1)
+  const savedText = JSON.stringify(saved.transcript)
+  assert.ok(savedText.includes('[tool result cleared by context editing'), 'the stored transcript itself carries the placeholders')
+  const live = compactor.open(doc)
+  const d = live.check(null, {})
+  assert.equal(d.clearing.reachesTarget, true)
+  const lo = await live.compact(null, { summarize: () => { throw new Error('no summary expected') } })
+  assert.equal(lo.status, 'compacted')
+  assert.ok(JSON.stringify(live.transcript()).includes('[tool result cleared by context editing'))
 })
