@@ -175,7 +175,7 @@ impl Job {
         drop(refs);
         if self.memory.is_none() {
             let batch = if self.config.project_memory {
-                try_project(&self.session, &self.source.messages, &[], &clearing.bodies)
+                try_project(&self.session, &self.source.messages, &discarded, &clearing.bodies)
             } else {
                 self.memory_accepted = true;
                 Ok(MemoryBatch { session: self.session.clone(), records: Vec::new() })
