@@ -8,8 +8,6 @@
 //!
 //! A text without tokens has no vector: it is never indexed and never matches.
 
-use crate::transcript::fnv1a;
-use crate::sorted::SortedMap;
 
 /// Default number of dimensions of the embedded embedder.
 pub const DEFAULT_DIMENSION: usize = 512;
@@ -89,7 +87,7 @@ fn flush(word: &mut String, chars: &mut usize, out: &mut Vec<String>) {
 /// Light English stemmer for lowercase ASCII words; other words pass through.
 /// `files`/`file` -> `file`, `queries` -> `query`, `indexing`/`indexed` -> `index`,
 /// `running` -> `run`.
-fn stem(w: &str) -> String {
+pub(crate) fn stem(w: &str) -> String {
     if w.len() < 4 || !w.bytes().all(|b| b.is_ascii_lowercase()) {
         return w.to_string();
     }
@@ -138,7 +136,10 @@ fn undouble(base: &str) -> String {
 
 /// Term counts of a text: `(term hash, count)` sorted by hash. Empty when the text has
 /// no tokens.
+#[cfg(test)]
 pub(crate) fn term_counts(text: &str) -> Vec<(u64, u32)> {
+    use crate::sorted::SortedMap;
+    use crate::transcript::fnv1a;
     let mut counts: SortedMap<u64, u32> = SortedMap::new();
     for t in tokenize(text) {
         let c = counts.get_or_insert_with(fnv1a(t.as_bytes()), || 0);

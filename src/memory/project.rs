@@ -37,10 +37,14 @@ pub struct EvictedBody {
 /// - `discarded`: offsets of the rows the rewrite dropped (any order, duplicates ok).
 /// - `evicted_bodies`: tool-output bodies evicted from the folded range.
 ///
-/// Records: the text blocks of discarded user and assistant messages (`narrative`),
-/// every evicted body (`tool_output`, with tool name and handle), and the tool-result
-/// bodies of discarded messages that no evicted body already covers (`tool_output`,
-/// handle = the message's `artifact_ref`). Messages that are injected context or
+/// Records: the text blocks of discarded user and assistant messages (`narrative`,
+/// also when the row carries tool results beside the text: that text keeps the row's
+/// role), the arguments of every tool call on a discarded row (`tool_input`, with tool
+/// name and call id, rendered by [`render_arguments`]), every evicted body
+/// (`tool_output`, with tool name and handle), and the tool-result bodies of discarded
+/// messages that no evicted body already covers (`tool_output`, handle = the
+/// message's `artifact_ref`). Every record lists the paths and identifiers it mentions
+/// ([`super::mentions()`]). Messages that are injected context or
 /// compaction summaries (typed role, or any `summary_level`) are never projected, nor
 /// are evicted bodies sitting on them. Texts are cut into chunks of at most
 /// [`CHUNK_BYTES`] bytes; blank chunks are dropped. Offsets outside `messages` are
@@ -147,6 +151,18 @@ impl Context<'_> {
             push_chunks(out, &src, &text);
         }
         for b in &m.blocks {
+            if let Block::ToolCall { id, name, arguments } = b {
+                let src = Source {
+                    session: self.session,
+                    message: m,
+                    offset,
+                    kind: RecordKind::ToolInput,
+                    tool_name: Some(name.clone()),
+                    call_id: Some(id.clone()),
+                    handle: None,
+                };
+                push_chunks(out, &src, &render_arguments(arguments));
+            }
             if let Block::ToolResult { call_id, name, text, .. } = b {
                 if self.evicted_calls.contains(call_id.as_str()) {
                     continue;
@@ -248,6 +264,31 @@ pub fn try_project_consuming(
     Ok(cx.finish(records))
 }
 
+/// The text a tool call's arguments are recorded as (M-1): a JSON object gives one line
+/// per top-level argument in the order written, `key: value`, a string value as is
+/// (unquoted, unescaped) and any other value as compact JSON; anything else (an array,
+/// a scalar, text that is not JSON) is kept as written. `{}` and blank text give "".
+pub fn render_arguments(arguments: &str) -> String {
+    match serde_json::from_str::<serde_json::Value>(arguments) {
+        Ok(serde_json::Value::Object(map)) => {
+            let mut out = String::new();
+            for (k, v) in map {
+                if !out.is_empty() {
+                    out.push('\n');
+                }
+                out.push_str(&k);
+                out.push_str(": ");
+                match v {
+                    serde_json::Value::String(s) => out.push_str(&s),
+                    other => out.push_str(&other.to_string()),
+                }
+            }
+            out
+        }
+        _ => arguments.to_string(),
+    }
+}
+
 fn push_chunks(out: &mut Vec<MemoryRecord>, src: &Source<'_>, text: &str) {
     for (start, end) in chunk_ranges(text, CHUNK_BYTES) {
         let Some(content) = text.get(start..end) else { continue };
@@ -263,6 +304,7 @@ fn push_chunks(out: &mut Vec<MemoryRecord>, src: &Source<'_>, text: &str) {
             tool_name: src.tool_name.clone(),
             call_id: src.call_id.clone(),
             handle: src.handle.clone(),
+            mentions: super::mentions(content),
             content: content.to_string(),
         });
     }
@@ -273,6 +315,7 @@ fn record_id(src: &Source<'_>, start: usize, content: &str) -> String {
     let kind = match src.kind {
         RecordKind::Narrative => "narrative",
         RecordKind::ToolOutput => "tool_output",
+        RecordKind::ToolInput => "tool_input",
     };
     let (offset, start) = (src.offset.to_string(), start.to_string());
     let parts = [src.session, kind, &src.message.id, &offset, src.call_id.as_deref().unwrap_or(""), &start];
