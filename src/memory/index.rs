@@ -193,12 +193,15 @@ struct Scope {
 }
 
 /// The index terms of a record, counted: its content's [`index_terms`] plus its tool
-/// name's, sorted by term. Empty when the content has no tokens (the record is then
-/// not stored, whatever its tool name).
-fn doc_terms(record: &MemoryRecord) -> Vec<(String, u32)> {
+/// name's, sorted by term, and its BM25 length: the number of its content's plain
+/// tokens (the whole-name terms of paths and identifiers, and the tool name, add
+/// evidence but do not make a record "longer"). Empty when the content has no tokens
+/// (the record is then not stored, whatever its tool name).
+fn doc_terms(record: &MemoryRecord) -> (Vec<(String, u32)>, u32) {
+    let len = u32::try_from(embed::tokenize(&record.content).len()).unwrap_or(u32::MAX);
     let mut terms = index_terms(&record.content);
-    if terms.is_empty() {
-        return Vec::new();
+    if terms.is_empty() || len == 0 {
+        return (Vec::new(), 0);
     }
     if let Some(name) = &record.tool_name {
         terms.extend(index_terms(name));
@@ -207,7 +210,7 @@ fn doc_terms(record: &MemoryRecord) -> Vec<(String, u32)> {
             terms.push(lower);
         }
     }
-    count(terms)
+    (count(terms), len)
 }
 
 fn count(mut terms: Vec<String>) -> Vec<(String, u32)> {
@@ -289,12 +292,12 @@ impl Scope {
         }
     }
 
-    /// Stores `doc` in a fresh slot; `terms` are its counted index terms (empty for a
-    /// host vector). Replaces a stored record of the same id; returns true when it did.
-    fn upsert(&mut self, mut doc: Doc, terms: Vec<(String, u32)>) -> bool {
+    /// Stores `doc` in a fresh slot; `terms` are its counted index terms and `len` its
+    /// BM25 length (empty and 0 for a host vector). Replaces a stored record of the same
+    /// id; returns true when it did.
+    fn upsert(&mut self, mut doc: Doc, terms: Vec<(String, u32)>, len: u32) -> bool {
         let replaced = self.remove(&doc.record.id);
         let slot = self.take_slot();
-        let mut len = 0u32;
         let mut ixs = Vec::with_capacity(terms.len());
         for (text, tf) in terms {
             let ix = self.term_ix(text);
@@ -302,7 +305,6 @@ impl Scope {
                 t.postings.push((slot, tf));
             }
             ixs.push((ix, tf));
-            len = len.saturating_add(tf);
         }
         doc.terms = ixs;
         let key = key_of(&doc.record);
@@ -563,13 +565,13 @@ impl Index {
         }
         let mut report = AddReport::default();
         for record in records {
-            let terms = doc_terms(&record);
+            let (terms, len) = doc_terms(&record);
             if terms.is_empty() {
                 report.skipped.push(record.id);
                 continue;
             }
             let scope = self.scopes.get_or_insert_with(record.session.clone(), Scope::default);
-            if scope.upsert(Doc { record, terms: Vec::new(), vector: None }, terms) {
+            if scope.upsert(Doc { record, terms: Vec::new(), vector: None }, terms, len) {
                 report.replaced += 1;
             } else {
                 report.added += 1;
@@ -602,7 +604,7 @@ impl Index {
         let mut report = AddReport::default();
         for (record, vector) in records.into_iter().zip(units) {
             let scope = self.scopes.get_or_insert_with(record.session.clone(), Scope::default);
-            if scope.upsert(Doc { record, terms: Vec::new(), vector: Some(vector) }, Vec::new()) {
+            if scope.upsert(Doc { record, terms: Vec::new(), vector: Some(vector) }, Vec::new(), 0) {
                 report.replaced += 1;
             } else {
                 report.added += 1;
@@ -693,12 +695,13 @@ impl Index {
     ///
     /// `{ format: "context-compactor/memory-index", version: 2, embedder: "hash-idf-v1" |
     ///    "host", dimension, records: [{ record, vector? }], lexical?: [{ session,
-    ///    terms: [[term, [position, count, position, count, ...]], ...] }] }`
+    ///    lengths: [n...], terms: [[term, [position, count, position, count, ...]], ...] }] }`
     ///
     /// Sessions in byte order, each session's records in scope order. `lexical` (the
     /// embedded index only) holds each session's inverted index: every term with the
     /// positions (0-based, among that session's records in `records`) and counts of the
-    /// records holding it, terms in byte order, positions ascending. Host vectors are
+    /// records holding it, terms in byte order, positions ascending, and each record's
+    /// BM25 length (its content's plain token count) by position. Host vectors are
     /// stored as the bit patterns of their f32 components. Same index, same bytes.
     pub fn snapshot(&self) -> Vec<u8> {
         let mut records = Vec::new();
@@ -729,7 +732,8 @@ impl Index {
                     })
                     .collect();
                 terms.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-                lexical.push(SnapScope { session: session.clone(), terms });
+                let lengths = scope.order.values().map(|&slot| scope.lens.get(slot as usize).copied().unwrap_or(0)).collect();
+                lexical.push(SnapScope { session: session.clone(), lengths, terms });
             }
         }
         let snap = Snapshot {
@@ -750,7 +754,8 @@ impl Index {
     /// (records only; their terms are indexed again, giving the index a version-2
     /// snapshot of the same records describes). A version-2 embedded snapshot's inverted
     /// index is loaded as written (checked for shape: known sessions, positions in
-    /// range and ascending, counts >= 1, every record holding a term); a session it
+    /// range and ascending, counts >= 1, one length >= 1 per record, every record
+    /// holding a term); a session it
     /// lists no terms for is indexed again from its records. Fails with `memory_failed`
     /// on bytes that are not a snapshot, an unknown format, version (naming it and the
     /// versions this build reads) or embedder, a bad dimension, a duplicate record id in
@@ -799,13 +804,14 @@ impl Index {
         for r in records {
             by_session.get_or_insert_with(r.session.clone(), Vec::new).push(r);
         }
-        let mut postings: SortedMap<String, Vec<(String, Vec<u32>)>> = SortedMap::new();
+        let mut postings: SortedMap<String, SnapScope> = SortedMap::new();
         for (i, l) in lexical.into_iter().enumerate() {
             if by_session.get(&l.session).is_none() {
                 return Err(fail(format!("memory snapshot lexical[{i}] names session {:?}, which has no records", l.session)));
             }
-            if postings.insert(l.session.clone(), l.terms).is_some() {
-                return Err(fail(format!("memory snapshot lexical[{i}] repeats session {:?}", l.session)));
+            let name = l.session.clone();
+            if postings.insert(name.clone(), l).is_some() {
+                return Err(fail(format!("memory snapshot lexical[{i}] repeats session {name:?}")));
             }
         }
         for (session, recs) in by_session.into_vec() {
@@ -813,8 +819,8 @@ impl Index {
                 None => {
                     self.add(recs)?;
                 }
-                Some(terms) => {
-                    let scope = load_scope(&session, recs, terms)?;
+                Some(lex) => {
+                    let scope = load_scope(&session, recs, lex)?;
                     self.scopes.insert(session, scope);
                 }
             }
@@ -824,7 +830,8 @@ impl Index {
 }
 
 /// One session's scope from snapshot records (in scope order) and postings.
-fn load_scope(session: &str, records: Vec<MemoryRecord>, terms: Vec<(String, Vec<u32>)>) -> Result<Scope> {
+fn load_scope(session: &str, records: Vec<MemoryRecord>, lex: SnapScope) -> Result<Scope> {
+    let SnapScope { terms, lengths, .. } = lex;
     let bad = |m: String| fail(format!("memory snapshot, session {session:?}: {m}"));
     let n = records.len();
     let mut scope = Scope::default();
@@ -864,15 +871,19 @@ fn load_scope(session: &str, records: Vec<MemoryRecord>, terms: Vec<(String, Vec
             if let Some(Some(d)) = scope.docs.get_mut(pos as usize) {
                 d.terms.push((ix, tf));
             }
-            if let Some(l) = scope.lens.get_mut(pos as usize) {
-                *l = l.saturating_add(tf);
-            }
-            scope.total_len = scope.total_len.saturating_add(u64::from(tf));
         }
         prev_term = Some(text);
     }
-    if let Some(pos) = scope.lens.iter().position(|&l| l == 0) {
-        return Err(bad(format!("record at position {pos} holds no term")));
+    if lengths.len() != n {
+        return Err(bad(format!("{} lengths for {n} records", lengths.len())));
+    }
+    for (pos, (&len, slot)) in lengths.iter().zip(scope.lens.iter_mut()).enumerate() {
+        let holds = scope.docs.get(pos).and_then(Option::as_ref).is_some_and(|d| !d.terms.is_empty());
+        if len == 0 || !holds {
+            return Err(bad(format!("record at position {pos} holds no term")));
+        }
+        *slot = len;
+        scope.total_len = scope.total_len.saturating_add(u64::from(len));
     }
     Ok(scope)
 }
@@ -907,6 +918,8 @@ struct SnapEntry {
 #[serde(rename_all = "camelCase")]
 struct SnapScope {
     session: String,
+    /// BM25 length of each record, by position.
+    lengths: Vec<u32>,
     terms: Vec<(String, Vec<u32>)>,
 }
 
