@@ -16,7 +16,7 @@
 //! the postings of the query's terms, not by the size of the scope.
 
 use super::embed::{self, DEFAULT_DIMENSION, EMBEDDER_ID};
-use super::mentions::index_terms;
+use super::mentions::{index_terms, index_terms_counted};
 use super::MemoryRecord;
 use crate::error::{Error, ErrorCode, Result};
 use crate::sorted::SortedMap;
@@ -38,7 +38,7 @@ const B: f64 = 0.75;
 /// Reciprocal-rank-fusion constant.
 const RRF_K: f64 = 60.0;
 /// How many of the best BM25 records the vector ranking re-ranks (fused ranking).
-pub const CANDIDATES: usize = 256;
+pub const CANDIDATES: usize = 100;
 
 /// Snapshot `format` tag.
 const SNAPSHOT_FORMAT: &str = "context-compactor/memory-index";
@@ -198,8 +198,8 @@ struct Scope {
 /// evidence but do not make a record "longer"). Empty when the content has no tokens
 /// (the record is then not stored, whatever its tool name).
 fn doc_terms(record: &MemoryRecord) -> (Vec<(String, u32)>, u32) {
-    let len = u32::try_from(embed::tokenize(&record.content).len()).unwrap_or(u32::MAX);
-    let mut terms = index_terms(&record.content);
+    let (mut terms, plain) = index_terms_counted(&record.content);
+    let len = u32::try_from(plain).unwrap_or(u32::MAX);
     if terms.is_empty() || len == 0 {
         return (Vec::new(), 0);
     }
@@ -210,7 +210,27 @@ fn doc_terms(record: &MemoryRecord) -> (Vec<(String, u32)>, u32) {
             terms.push(lower);
         }
     }
-    (count(terms), len)
+    (count_unordered(terms), len)
+}
+
+/// Counts terms in first-seen order (document side: the order is not observable).
+fn count_unordered(terms: Vec<String>) -> Vec<(String, u32)> {
+    let mut at: FnvMap<String, usize> = FnvMap::default();
+    let mut out: Vec<(String, u32)> = Vec::with_capacity(terms.len());
+    for t in terms {
+        match at.get(&t) {
+            Some(&i) => {
+                if let Some((_, c)) = out.get_mut(i) {
+                    *c = c.saturating_add(1);
+                }
+            }
+            None => {
+                at.insert(t.clone(), out.len());
+                out.push((t, 1));
+            }
+        }
+    }
+    out
 }
 
 fn count(mut terms: Vec<String>) -> Vec<(String, u32)> {
@@ -337,23 +357,21 @@ impl Scope {
         true
     }
 
-    /// The embedded vector of counted terms `(term index, count)` of this scope.
-    fn doc_vector(&self, terms: &[(u32, u32)], dim: usize) -> Option<Vec<f32>> {
-        let hashed: Vec<(u64, u32)> =
-            terms.iter().filter_map(|&(ix, tf)| self.terms.get(ix as usize).map(|t| (t.hash, tf))).collect();
-        let df: FnvMap<u64, u32> = terms.iter().filter_map(|&(ix, _)| self.terms.get(ix as usize).map(|t| (t.hash, self.df(ix)))).collect();
-        embed::vectorize(&hashed, dim, self.live(), |h| df.get(&h).copied().unwrap_or(0))
+    /// The embedded vector (sparse) of counted terms `(term index, count)` of this scope.
+    fn doc_vector(&self, terms: &[(u32, u32)], dim: usize) -> Option<Vec<(u32, f64)>> {
+        let t: Vec<(u64, u32, u32)> =
+            terms.iter().filter_map(|&(ix, tf)| self.terms.get(ix as usize).map(|t| (t.hash, tf, self.df(ix)))).collect();
+        embed::sparse_vector(&t, dim, self.live())
     }
 
-    /// The embedded vector of a query's counted terms (terms unknown to the scope count
-    /// with document frequency 0).
-    fn query_vector(&self, terms: &[(String, u32)], dim: usize) -> Option<Vec<f32>> {
-        let hashed: Vec<(u64, u32)> = terms.iter().map(|(t, tf)| (fnv1a(t.as_bytes()), *tf)).collect();
-        let df: FnvMap<u64, u32> = terms
+    /// The embedded vector (sparse) of a query's counted terms (terms unknown to the
+    /// scope count with document frequency 0).
+    fn query_vector(&self, terms: &[(String, u32)], dim: usize) -> Option<Vec<(u32, f64)>> {
+        let t: Vec<(u64, u32, u32)> = terms
             .iter()
-            .map(|(t, _)| (fnv1a(t.as_bytes()), self.vocab.get(t).map_or(0, |&ix| self.df(ix))))
+            .map(|(text, tf)| (fnv1a(text.as_bytes()), *tf, self.vocab.get(text).map_or(0, |&ix| self.df(ix))))
             .collect();
-        embed::vectorize(&hashed, dim, self.live(), |h| df.get(&h).copied().unwrap_or(0))
+        embed::sparse_vector(&t, dim, self.live())
     }
 
     /// BM25 of every record holding one of `terms`: `(slot, score)`, unordered.
@@ -424,7 +442,7 @@ impl Scope {
                     .into_iter()
                     .filter_map(|(s, _)| {
                         let v = self.doc_vector(&self.doc(s)?.terms, dim)?;
-                        let c = f64::from(embed::dot(&q, &v));
+                        let c = embed::sparse_dot(&q, &v);
                         (c.is_finite() && c > f64::from(MIN_SCORE)).then_some((s, c))
                     })
                     .collect();
@@ -439,7 +457,7 @@ impl Scope {
                     .filter_map(|&(s, _)| {
                         let q = q.as_ref()?;
                         let v = self.doc_vector(&self.doc(s)?.terms, dim)?;
-                        let c = f64::from(embed::dot(q, &v));
+                        let c = embed::sparse_dot(q, &v);
                         (c.is_finite() && c > f64::from(MIN_SCORE)).then_some((s, c))
                     })
                     .collect();

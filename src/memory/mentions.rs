@@ -108,6 +108,9 @@ pub fn mentions(text: &str) -> Vec<String> {
         if out.len() >= MAX_MENTIONS {
             break;
         }
+        if !maybe_name(raw) {
+            continue;
+        }
         let w = raw.trim_end_matches(is_trail).trim_start_matches(['.', ':', '=', '@', '#']);
         if w.len() < 3 || w.len() > MAX_MENTION_BYTES || !classify(w) {
             continue;
@@ -189,8 +192,17 @@ fn mention_terms(m: &str, out: &mut Vec<String>) {
 /// each path segment, a file stem, camelCase parts. Order: tokens first, then the extra
 /// terms in text order; duplicates kept (they are term counts).
 pub fn index_terms(text: &str) -> Vec<String> {
+    index_terms_counted(text).0
+}
+
+/// [`index_terms`] and how many of them are plain [`tokenize`] tokens (the first ones).
+pub(crate) fn index_terms_counted(text: &str) -> (Vec<String>, usize) {
     let mut out = tokenize(text);
+    let plain = out.len();
     for raw in text.split(is_break) {
+        if !maybe_name(raw) {
+            continue;
+        }
         let w = raw.trim_end_matches(is_trail).trim_start_matches(['.', ':', '=', '@', '#']);
         if w.len() < 3 || w.len() > MAX_MENTION_BYTES {
             continue;
@@ -202,7 +214,23 @@ pub fn index_terms(text: &str) -> Vec<String> {
             out.extend(camel_parts(w));
         }
     }
-    out
+    (out, plain)
+}
+
+/// Cheap pre-check: a word can only be a mention (or hold a camelCase name) when it has
+/// a joiner (`/ \ _ . - :`) or a lower-case letter followed by an upper-case one.
+fn maybe_name(w: &str) -> bool {
+    let b = w.as_bytes();
+    if b.len() < 3 {
+        return false;
+    }
+    if b.iter().any(|c| matches!(c, b'/' | b'\\' | b'_' | b'.' | b'-' | b':')) {
+        return true;
+    }
+    if b.is_ascii() {
+        return b.windows(2).any(|p| matches!(p, [x, y] if x.is_ascii_lowercase() && y.is_ascii_uppercase()));
+    }
+    is_camel(w)
 }
 
 #[cfg(test)]
