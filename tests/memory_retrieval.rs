@@ -101,6 +101,13 @@ fn m1_user_text_beside_tool_results_is_projected_as_user_text() {
     assert_eq!(narrative[0].content, "Also: never push to main directly.");
     let outputs: Vec<&str> = batch.records.iter().filter(|r| r.kind == RecordKind::ToolOutput).map(|r| r.content.as_str()).collect();
     assert_eq!(outputs, vec!["The file src/net/http_client.py has been updated.", "3 passed"]);
+    // a tool output also lists what its call named (after what it names itself)
+    let passed = batch.records.iter().find(|r| r.content == "3 passed");
+    assert_eq!(passed.map(|r| r.mentions.clone()), Some(vec!["tests/test_client.py".to_string()]));
+    let mut index = Index::new();
+    assert!(index.add(batch.records.clone()).is_ok());
+    let hit = recall(&index, "s", "did test_client.py pass?", Some(1)).hits.into_iter().next();
+    assert_eq!(hit.map(|h| h.content), Some("3 passed".to_string()), "found through its call's path");
     assert!(batch.records.iter().all(|r| !r.content.contains("never push") || r.kind == RecordKind::Narrative));
 }
 

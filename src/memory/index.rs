@@ -192,8 +192,9 @@ struct Scope {
     total_len: u64,
 }
 
-/// The index terms of a record, counted: its content's [`index_terms`] plus its tool
-/// name's, sorted by term, and its BM25 length: the number of its content's plain
+/// The index terms of a record, counted: its content's [`index_terms`] plus those of
+/// each of its `mentions` its content does not hold and of its tool name, and its BM25
+/// length: the number of its content's plain
 /// tokens (the whole-name terms of paths and identifiers, and the tool name, add
 /// evidence but do not make a record "longer"). Empty when the content has no tokens
 /// (the record is then not stored, whatever its tool name).
@@ -202,6 +203,13 @@ fn doc_terms(record: &MemoryRecord) -> (Vec<(String, u32)>, u32) {
     let len = u32::try_from(plain).unwrap_or(u32::MAX);
     if terms.is_empty() || len == 0 {
         return (Vec::new(), 0);
+    }
+    // what the record says it mentions beyond its content (a tool output: the paths and
+    // identifiers of its call's arguments)
+    for m in &record.mentions {
+        if !record.content.contains(m.as_str()) {
+            terms.extend(index_terms(m));
+        }
     }
     if let Some(name) = &record.tool_name {
         terms.extend(index_terms(name));

@@ -110,16 +110,30 @@ struct Source<'a> {
     tool_name: Option<String>,
     call_id: Option<String>,
     handle: Option<String>,
+    /// Mentions the record inherits from its context: a tool output lists the paths and
+    /// identifiers of the call it answers (after its own).
+    context_mentions: &'a [String],
 }
 
-/// Call id -> tool name, from every tool call of the transcript (first wins).
-fn tool_names(messages: &[Message]) -> SortedMap<String, String> {
-    let mut names: SortedMap<String, String> = SortedMap::new();
+/// What a tool call tells the records of its result: the tool name and the mentions of
+/// its arguments.
+struct CallInfo {
+    name: String,
+    mentions: Vec<String>,
+}
+
+/// Call id -> tool name and argument mentions, from every tool call of the transcript
+/// (first wins).
+fn tool_names(messages: &[Message]) -> SortedMap<String, CallInfo> {
+    let mut names: SortedMap<String, CallInfo> = SortedMap::new();
     for m in messages {
         for b in &m.blocks {
-            if let Block::ToolCall { id, name, .. } = b {
+            if let Block::ToolCall { id, name, arguments } = b {
                 if names.get(id.as_str()).is_none() {
-                    names.get_or_insert_with(id.clone(), || name.clone());
+                    names.get_or_insert_with(id.clone(), || CallInfo {
+                        name: name.clone(),
+                        mentions: super::mentions(&render_arguments(arguments)),
+                    });
                 }
             }
         }
@@ -130,13 +144,17 @@ fn tool_names(messages: &[Message]) -> SortedMap<String, String> {
 /// What every row's records are read against.
 struct Context<'a> {
     session: &'a str,
-    names: SortedMap<String, String>,
+    names: SortedMap<String, CallInfo>,
     evicted_calls: SortedSet<&'a str>,
 }
 
 impl Context<'_> {
     fn name_of(&self, call_id: &str) -> Option<String> {
-        self.names.get(call_id).cloned()
+        self.names.get(call_id).map(|c| c.name.clone())
+    }
+
+    fn call_mentions(&self, call_id: &str) -> &[String] {
+        self.names.get(call_id).map_or(&[], |c| c.mentions.as_slice())
     }
 
     /// The records of discarded row `m` at `offset`: its narrative text, and its tool
@@ -147,7 +165,7 @@ impl Context<'_> {
         }
         if matches!(m.role, Role::User | Role::Assistant) {
             let text = m.text();
-            let src = Source { session: self.session, message: m, offset, kind: RecordKind::Narrative, tool_name: None, call_id: None, handle: None };
+            let src = Source { session: self.session, message: m, offset, kind: RecordKind::Narrative, tool_name: None, call_id: None, handle: None, context_mentions: &[] };
             push_chunks(out, &src, &text);
         }
         for b in &m.blocks {
@@ -160,6 +178,7 @@ impl Context<'_> {
                     tool_name: Some(name.clone()),
                     call_id: Some(id.clone()),
                     handle: None,
+                    context_mentions: &[],
                 };
                 push_chunks(out, &src, &render_arguments(arguments));
             }
@@ -175,6 +194,7 @@ impl Context<'_> {
                     tool_name: name.clone().or_else(|| self.name_of(call_id)),
                     call_id: Some(call_id.clone()),
                     handle: m.provenance.artifact_ref.clone(),
+                    context_mentions: self.call_mentions(call_id),
                 };
                 push_chunks(out, &src, text);
             }
@@ -194,6 +214,7 @@ impl Context<'_> {
             tool_name: b.tool_name.clone().or_else(|| self.name_of(&b.call_id)),
             call_id: Some(b.call_id.clone()),
             handle: b.handle.clone(),
+            context_mentions: self.call_mentions(&b.call_id),
         };
         push_chunks(out, &src, &b.body);
     }
@@ -304,10 +325,23 @@ fn push_chunks(out: &mut Vec<MemoryRecord>, src: &Source<'_>, text: &str) {
             tool_name: src.tool_name.clone(),
             call_id: src.call_id.clone(),
             handle: src.handle.clone(),
-            mentions: super::mentions(content),
+            mentions: with_context(super::mentions(content), src.context_mentions),
             content: content.to_string(),
         });
     }
+}
+
+/// `own` then the context mentions it lacks, at most [`super::MAX_MENTIONS`].
+fn with_context(mut own: Vec<String>, context: &[String]) -> Vec<String> {
+    for m in context {
+        if own.len() >= super::MAX_MENTIONS {
+            break;
+        }
+        if !own.contains(m) {
+            own.push(m.clone());
+        }
+    }
+    own
 }
 
 fn record_id(src: &Source<'_>, start: usize, content: &str) -> String {
