@@ -305,3 +305,20 @@ fn m3_version_1_snapshots_still_restore() {
     assert_eq!(err.as_ref().map(|e| e.code), Some(ErrorCode::MemoryFailed));
     assert!(err.is_some_and(|e| e.message.contains("version 9") && e.message.contains("1 and 2")));
 }
+
+#[test]
+fn m2_a_passage_stored_twice_is_recalled_once() {
+    let mut index = Index::new();
+    let records = vec![
+        rec("s", 0, "user_id: omar_davis_3817"),
+        rec("s", 1, "user_id: omar_davis_3817"),
+        rec("s", 2, "user_id: omar_davis_3817"),
+        rec("s", 3, "Omar Davis lives at 281 Spruce Street"),
+    ];
+    assert!(index.add(records).is_ok());
+    for ranking in [Ranking::Fused, Ranking::Lexical, Ranking::Vector] {
+        let got = ids(&index.search_ranked("s", "omar davis", 5, ranking));
+        assert_eq!(got.len(), 2, "{ranking:?}: {got:?}");
+        assert!(got.contains(&"s-3".to_string()) && got.contains(&"s-0".to_string()), "{ranking:?}: the first copy stands for all: {got:?}");
+    }
+}

@@ -435,12 +435,30 @@ impl Scope {
         self.doc(slot).map(|d| Hit { record: d.record.clone(), score: (score as f32).min(1.0) })
     }
 
+    /// The first `limit` of `ranked` (best first) as hits, one per distinct content: a
+    /// passage repeated word for word (the same call made again, the same answer given
+    /// twice) is listed once, at its best rank.
+    fn distinct(&self, ranked: impl IntoIterator<Item = (u32, f64)>, limit: usize) -> Vec<Hit> {
+        let mut out: Vec<Hit> = Vec::with_capacity(limit);
+        let mut seen: FnvMap<&str, ()> = FnvMap::default();
+        for (slot, score) in ranked {
+            if out.len() >= limit {
+                break;
+            }
+            let Some(d) = self.doc(slot) else { continue };
+            if seen.insert(d.record.content.as_str(), ()).is_none() {
+                out.push(Hit { record: d.record.clone(), score: (score as f32).min(1.0) });
+            }
+        }
+        out
+    }
+
     fn search(&self, query: &str, limit: usize, ranking: Ranking, dim: usize) -> Vec<Hit> {
         match ranking {
             Ranking::Lexical => {
-                let top = self.best(self.bm25(&query_terms(query, false)), limit);
+                let top = self.best(self.bm25(&query_terms(query, false)), limit.saturating_mul(4).max(CANDIDATES));
                 let max = top.first().map_or(1.0, |t| t.1);
-                top.into_iter().filter_map(|(s, x)| self.hit(s, x / max)).collect()
+                self.distinct(top.into_iter().map(|(s, x)| (s, x / max)), limit)
             }
             Ranking::Vector => {
                 let terms = query_terms(query, true);
@@ -454,7 +472,7 @@ impl Scope {
                         (c.is_finite() && c > f64::from(MIN_SCORE)).then_some((s, c))
                     })
                     .collect();
-                self.best(scored, limit).into_iter().filter_map(|(s, c)| self.hit(s, c)).collect()
+                self.distinct(self.best(scored, limit.saturating_mul(4).max(CANDIDATES)), limit)
             }
             Ranking::Fused => {
                 let terms = query_terms(query, false);
@@ -490,8 +508,7 @@ impl Scope {
                 fused.sort_by(|a, b| {
                     b.1.total_cmp(&a.1).then_with(|| lex_rank.get(&a.0).cmp(&lex_rank.get(&b.0)))
                 });
-                fused.truncate(limit);
-                fused.into_iter().filter_map(|(s, f)| self.hit(s, f)).collect()
+                self.distinct(fused, limit)
             }
         }
     }
@@ -640,7 +657,8 @@ impl Index {
     }
 
     /// Text search in one session (embedded embedder) with [`Ranking::Fused`]: at most
-    /// `limit` hits, best first (ties in BM25 order, then scope order). Empty for an
+    /// `limit` hits, best first (ties in BM25 order, then scope order), one per distinct
+    /// content (a passage stored twice word for word is listed once, at its best rank). Empty for an
     /// unknown session, a query without tokens or without a term the session holds,
     /// `limit == 0`, or a host-vector index. Only `session`'s records are ever
     /// considered, whatever the query names.
