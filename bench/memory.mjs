@@ -17,9 +17,9 @@
 // 3. Recall@1 / @5 from the embedded memory (`MemoryIndex.recall`, fused ranking; also
 //    BM25 alone and the vectors alone), against MiniSearch (BM25, defaults, fields
 //    content + toolName) and a whitespace bag of words (cosine) over the very same records.
-// 4. Fidelity of the compacted transcript: user constraint sentences, the file paths of
-//    folded tool calls and the newest user request, verbatim (whitespace folded) in the
-//    new transcript (summary or kept rows).
+// 4. Fidelity of the compacted transcript: constraint sentences the person wrote, the
+//    file paths of folded tool calls and the newest request, verbatim (whitespace
+//    folded) in the new transcript (summary or kept rows).
 // 5. Latency: records of all transcripts replicated to 1k / 10k / 100k in one session;
 //    median of one recall (limit 5), wasm, against MiniSearch and the bag of words, in
 //    the same run.
@@ -74,13 +74,23 @@ function rowText(m) {
   return out.join('\n')
 }
 
-/** The user-written text of a row: a user row's text parts (not tool results), unless
- *  the row is typed injected context. */
-function userText(m) {
-  if (m.role !== 'user' || m.transcript_role === 'injected_context') return ''
-  if (typeof m.content === 'string') return m.content
-  if (!Array.isArray(m.content)) return ''
-  return m.content.filter((b) => b && b.type === 'text' && typeof b.text === 'string').map((b) => b.text).join('\n')
+/** The text parts of a user row (not tool results), unless the row is typed injected
+ *  context. */
+function userParts(m) {
+  if (m.role !== 'user' || m.transcript_role === 'injected_context') return []
+  if (typeof m.content === 'string') return [m.content]
+  if (!Array.isArray(m.content)) return []
+  return m.content.filter((b) => b && b.type === 'text' && typeof b.text === 'string').map((b) => b.text)
+}
+/** A Claude Code skill expansion (a loaded instruction document the host put in a user
+ *  row, not something the person wrote). */
+const isSkillDoc = (text) => text.startsWith('Base directory for this skill:')
+/** What the person wrote in row `i`: user text that is not a skill document; in a
+ *  SWE-agent trajectory only the first user row (the task): the later ones are the
+ *  environment's observations. */
+function personText(s, m, i) {
+  if (s.t.startsWith('swe-agent/') && i !== s.firstUser) return ''
+  return userParts(m).filter((t) => !isSkillDoc(t)).join('\n')
 }
 
 /** Tool calls of a row: [{ name, args }] (args parsed when JSON). */
@@ -157,7 +167,7 @@ for (const t of [...new Set(probes.map((p) => p.t))]) {
   const kept = (Array.isArray(out.transcript) ? out.transcript : out.transcript?.messages ?? []).filter((m) => m.summary_level == null)
   const after = Array.isArray(out.transcript) ? out.transcript : out.transcript?.messages ?? []
   sessions.set(t, {
-    t, format, source, status: out.status,
+    t, format, source, status: out.status, firstUser: source.findIndex((m) => userParts(m).length > 0),
     discarded: new Set(out.rewrite?.discarded ?? []),
     keptText: norm(kept.map(rowText).join('\n')),
     summaryText: out.rewrite?.summary?.text ?? '',
@@ -226,7 +236,7 @@ table('Recall by kind of fact (counted probes)', valid, [
 table('Recall by transcript family', valid, ['claude-code/', 'swe-agent/', 'glaive/', 'tau-bench/'].map((f) => [f.slice(0, -1), byFamily(f)]))
 
 // ---------- 3. fidelity of the compacted transcript --------------------------------------
-const fid = { constraints: [0, 0], paths: [0, 0], newest: [0, 0], newestFolded: [0, 0] }
+const fid = { constraints: [0, 0], skillConstraints: [0, 0], paths: [0, 0], newest: [0, 0], newestFolded: [0, 0] }
 const missing = { constraints: [], paths: [], newest: [] }
 for (const s of sessions.values()) {
   if (s.status !== 'compacted') continue
@@ -234,12 +244,17 @@ for (const s of sessions.values()) {
   let newest = null
   let newestFolded = null
   s.source.forEach((m, i) => {
-    const u = userText(m)
+    const u = personText(s, m, i)
     if (u.trim()) {
       newest = u
       if (s.discarded.has(i)) newestFolded = u
     }
     if (!s.discarded.has(i)) return
+    for (const sent of userParts(m).filter(isSkillDoc).flatMap(sentences)) {
+      if (!CONSTRAINT.test(sent)) continue
+      fid.skillConstraints[1] += 1
+      if (has(sent)) fid.skillConstraints[0] += 1
+    }
     for (const sent of sentences(u)) {
       if (!CONSTRAINT.test(sent)) continue
       fid.constraints[1] += 1
@@ -269,10 +284,11 @@ for (const s of sessions.values()) {
 console.log('\nFidelity of the compacted transcript (verbatim, whitespace folded, in the summary or a kept row)\n')
 console.log('| what | kept | of | share |')
 console.log('|---|---|---|---|')
-console.log(`| user constraint sentences (must / never / don't / do not / always / should) of folded rows | ${fid.constraints[0]} | ${fid.constraints[1]} | ${pct(...fid.constraints)} |`)
+console.log(`| constraint sentences (must / never / don't / do not / always / should) the person wrote, folded rows | ${fid.constraints[0]} | ${fid.constraints[1]} | ${pct(...fid.constraints)} |`)
+console.log(`| the same in loaded skill documents (Claude Code skill expansions in user rows) | ${fid.skillConstraints[0]} | ${fid.skillConstraints[1]} | ${pct(...fid.skillConstraints)} |`)
 console.log(`| file paths in the arguments of folded tool calls | ${fid.paths[0]} | ${fid.paths[1]} | ${pct(...fid.paths)} |`)
-console.log(`| newest user request of the session | ${fid.newest[0]} | ${fid.newest[1]} | ${pct(...fid.newest)} |`)
-console.log(`| newest user request among the folded rows | ${fid.newestFolded[0]} | ${fid.newestFolded[1]} | ${pct(...fid.newestFolded)} |`)
+console.log(`| newest request the person wrote (sessions that have one) | ${fid.newest[0]} | ${fid.newest[1]} | ${pct(...fid.newest)} |`)
+console.log(`| newest request the person wrote among the folded rows | ${fid.newestFolded[0]} | ${fid.newestFolded[1]} | ${pct(...fid.newestFolded)} |`)
 
 // ---------- 4. latency -----------------------------------------------------------------------
 const pool = [...sessions.values()].flatMap((s) => s.records)
