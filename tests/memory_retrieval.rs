@@ -5,7 +5,7 @@
 
 use context_compactor::error::ErrorCode;
 use context_compactor::memory::{
-    mentions, project, recall, render_arguments, Index, MemoryRecord, Ranking, RecordKind, SNAPSHOT_VERSION,
+    mentions, project, recall, render_arguments, Index, MemoryRecord, Ranking, RecordKind, SNAPSHOT_VERSION, VECTOR_WEIGHT,
 };
 use context_compactor::transcript::{Block, Message, Provenance, Role};
 use serde_json::{json, Value};
@@ -178,33 +178,40 @@ fn m3_fused_ranking_is_reciprocal_rank_fusion_of_bm25_and_the_vectors() {
     let mut records = Vec::new();
     // lengths and repetitions differ so BM25 (saturating, length-normalised) and the
     // cosine of the IDF-weighted vectors order these records differently
-    let texts = [
-        "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda alpha",
-        "alpha alpha alpha alpha",
-        "alpha beta",
-        "beta beta beta gamma",
-        "alpha gamma gamma gamma gamma gamma gamma",
-        "delta alpha",
-        "unrelated words only",
-    ];
+    // BM25 prefers short records; the cosine of the IDF-weighted vectors prefers records
+    // whose other words are common (they weigh little in the norm). Records with a few
+    // rare words and records with many common ones disagree.
+    let common = "c1 c2 c3 c4 c5 c6 c7 c8 c9 c10";
+    let mut texts: Vec<String> = Vec::new();
+    for i in 0..6 {
+        let rare: Vec<String> = (0..i + 1).map(|k| format!("rare{i}x{k}")).collect();
+        texts.push(format!("alpha {}", rare.join(" ")));
+        texts.push(format!("alpha {}", common.split(' ').take(4 + i).collect::<Vec<_>>().join(" ")));
+    }
+    for _ in 0..6 {
+        texts.push(common.to_string());
+    }
+    texts.push("unrelated words only".to_string());
+    let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
     for (i, t) in texts.iter().enumerate() {
         records.push(rec("s", i, t));
     }
     assert!(index.add(records).is_ok());
-    let q = "alpha beta gamma";
+    let q = "alpha";
     let lexical = ids(&index.search_ranked("s", q, 20, Ranking::Lexical));
     let vector = ids(&index.search_ranked("s", q, 20, Ranking::Vector));
     let fused = index.search_ranked("s", q, 20, Ranking::Fused);
-    assert_eq!(lexical.len(), 6);
+    assert_eq!(lexical.len(), 12);
     assert_ne!(lexical, vector, "the two rankings disagree on this corpus (else the test proves nothing)");
     let rank = |list: &[String], id: &str| list.iter().position(|x| x == id).map(|p| 1.0 / (60.0 + p as f64 + 1.0)).unwrap_or(0.0);
     let mut expected: Vec<(f64, usize, String)> =
-        lexical.iter().enumerate().map(|(i, id)| (rank(&lexical, id) + rank(&vector, id), i, id.clone())).collect();
+        lexical.iter().enumerate().map(|(i, id)| (rank(&lexical, id) + VECTOR_WEIGHT * rank(&vector, id), i, id.clone())).collect();
     expected.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
     let expected_ids: Vec<String> = expected.iter().map(|e| e.2.clone()).collect();
     assert_eq!(ids(&fused), expected_ids);
+    assert_ne!(ids(&fused), lexical, "the vector rank changes the order here (else fusion is not tested)");
     for (h, e) in fused.iter().zip(&expected) {
-        let want = (e.0 / (2.0 / 61.0)) as f32;
+        let want = (e.0 / ((1.0 + VECTOR_WEIGHT) / 61.0)) as f32;
         assert!((h.score - want).abs() < 1e-5, "score {} vs {want}", h.score);
         assert!(h.score > 0.0 && h.score <= 1.0);
     }

@@ -11,7 +11,8 @@
 //! in the scope's postings and every record holding one is scored by BM25 (k1 1.2,
 //! b 0.75). The best [`CANDIDATES`] of them are ranked a second time by the cosine of
 //! their embedded vectors (the hashed, IDF-weighted bag of words of [`super::embed`])
-//! with the query's, and the two ranks are fused by reciprocal rank fusion (k 60). A
+//! with the query's, and the two ranks are fused by weighted reciprocal rank fusion
+//! (k 60; `1 / (k + bm25 rank) + VECTOR_WEIGHT / (k + vector rank)`). A
 //! record that shares no term with the query is not a candidate: the work is bounded by
 //! the postings of the query's terms, not by the size of the scope.
 
@@ -37,6 +38,10 @@ const K1: f64 = 1.2;
 const B: f64 = 0.75;
 /// Reciprocal-rank-fusion constant.
 const RRF_K: f64 = 60.0;
+/// Weight of the vector rank against the BM25 rank (1) in the fusion. Chosen on the
+/// tuning half of the memory benchmark's probes (docs/memory.md): BM25 alone found more
+/// than the vectors alone, and 0.25 did better there than 0.5 or an equal weight.
+pub const VECTOR_WEIGHT: f64 = 0.25;
 /// How many of the best BM25 records the vector ranking re-ranks (fused ranking).
 pub const CANDIDATES: usize = 100;
 
@@ -62,8 +67,8 @@ pub enum EmbedderKind {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Ranking {
     /// BM25 over the inverted index, its best [`CANDIDATES`] re-ranked by the embedded
-    /// vectors, both ranks fused by reciprocal rank fusion. Score: the fused score over
-    /// the best possible one (first in both), in `(0, 1]`.
+    /// vectors, both ranks fused by weighted reciprocal rank fusion ([`VECTOR_WEIGHT`]).
+    /// Score: the fused score over the best possible one (first in both), in `(0, 1]`.
     #[default]
     Fused,
     /// BM25 alone. Score: BM25 over the best hit's BM25, in `(0, 1]`.
@@ -489,14 +494,14 @@ impl Scope {
                     .collect();
                 let by_vector = self.best(cosines, CANDIDATES);
                 let vrank: FnvMap<u32, usize> = by_vector.iter().enumerate().map(|(i, &(s, _))| (s, i + 1)).collect();
-                let best_possible = 2.0 / (RRF_K + 1.0);
+                let best_possible = (1.0 + VECTOR_WEIGHT) / (RRF_K + 1.0);
                 let fused: Vec<(u32, f64)> = lexical
                     .iter()
                     .enumerate()
                     .map(|(i, &(s, _))| {
                         let mut f = 1.0 / (RRF_K + (i + 1) as f64);
                         if let Some(&r) = vrank.get(&s) {
-                            f += 1.0 / (RRF_K + r as f64);
+                            f += VECTOR_WEIGHT / (RRF_K + r as f64);
                         }
                         (s, f / best_possible)
                     })

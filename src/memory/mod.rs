@@ -20,7 +20,7 @@ pub mod project;
 pub mod recall;
 
 pub use embed::{tokenize, DEFAULT_DIMENSION};
-pub use index::{AddReport, EmbedderKind, Hit, Index, Page, Ranking, MAX_DIMENSION, SNAPSHOT_VERSION};
+pub use index::{AddReport, EmbedderKind, Hit, Index, Page, Ranking, MAX_DIMENSION, SNAPSHOT_VERSION, VECTOR_WEIGHT};
 pub use mentions::{index_terms, mentions, MAX_MENTIONS};
 pub use project::{project, render_arguments, try_project, try_project_consuming, EvictedBody, CHUNK_BYTES};
 pub use recall::{
