@@ -176,8 +176,6 @@ fn m3_paths_and_identifiers_match_whole_and_by_segment() {
 fn m3_fused_ranking_is_reciprocal_rank_fusion_of_bm25_and_the_vectors() {
     let mut index = Index::new();
     let mut records = Vec::new();
-    // lengths and repetitions differ so BM25 (saturating, length-normalised) and the
-    // cosine of the IDF-weighted vectors order these records differently
     // BM25 prefers short records; the cosine of the IDF-weighted vectors prefers records
     // whose other words are common (they weigh little in the norm). Records with a few
     // rare words and records with many common ones disagree.

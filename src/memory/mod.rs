@@ -6,8 +6,9 @@
 //! tool-output bodies; [`project()`] turns them into a [`MemoryBatch`] of
 //! [`MemoryRecord`]s (M-1). The host either stores and embeds them itself (its own
 //! embedder, [`Index::with_dimension`] + [`Index::add_with_vectors`]) or hands them to
-//! the embedded [`Index`] (M-3), which embeds with [`embed`]'s hashed, IDF-weighted
-//! bag of words. The agent reads memory back through the [`recall()`] tool (M-2), which is
+//! the embedded [`Index`] (M-3), which keeps an inverted index of each session's terms
+//! ([`index_terms`]: tokens plus whole paths and identifiers) and ranks by BM25 fused
+//! with [`embed`]'s hashed, IDF-weighted bag-of-words vectors. The agent reads memory back through the [`recall()`] tool (M-2), which is
 //! always scoped to one session; administrative code pages a scope with
 //! [`Index::enumerate`] and removes it with [`Index::drop_scope`] (M-4).
 //!

@@ -166,7 +166,7 @@ export function memoryCases(api) {
         ok(!text.includes('[evicted'), 'the placeholder is not indexed')
         // Records were added on commit: the same count, findable by a paraphrase.
         eq(memory.size('sess-a'), recs.length, 'records added to the index')
-        const hit = memory.recall('sess-a', 'which number did calibration have', {}).hits.find((h) => h.content.includes('7734'))
+        const hit = memory.recall('sess-a', 'what was the calibration constant?', {}).hits.find((h) => h.content.includes('7734'))
         ok(hit, 'recall finds the discarded fact in its top 5')
         eq(hit.handle, 'artifact#3', 'the hit names its artifact')
         eq(await memory.resolveHandle('sess-a', hit.handle, (h) => `stored ${h}`), 'stored artifact#3', 'handle resolves through the loader (sync loader)')
