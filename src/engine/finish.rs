@@ -33,6 +33,10 @@ impl Job {
         if let Some(r) = sel.run_start {
             protected.push(r);
         }
+        // T-3: the latest assistant message carrying thinking is never folded.
+        if let Some(t) = crate::select::latest_thinking_start(msgs) {
+            protected.extend((t..msgs.len()).take_while(|&i| msgs.get(i).is_some_and(|m| m.role == crate::Role::Assistant)));
+        }
         let refs: Vec<(Origin, &Message)> = origins.into_iter().zip(new_t.messages.iter()).collect();
         let checks = match validate(&Expectations { source: &self.source, rows: &refs, protected: &protected, summary_at: summary.offset, new_transcript: &new_t }) {
             Ok(c) => c,
