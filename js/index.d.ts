@@ -549,6 +549,21 @@ export interface CompactResult {
   before: Size
   after: Size
   validation: { ok: boolean; checks: string[] }
+  /**
+   * Set when the committed rewrite still leaves the next request over the compaction
+   * threshold or the context window (N-4; also a `warning` event with code
+   * `over_window`); `null` otherwise. Tokens: the next request (transcript, tool
+   * definitions, findings, output reserve), the window, the threshold, the floor
+   * compaction cannot remove (C-8), which limit is crossed and by how much.
+   */
+  overWindow: {
+    tokens: number
+    contextWindow: number
+    thresholdTokens: number
+    floorTokens: number
+    limit: 'context_window' | 'threshold'
+    by: number
+  } | null
   /** Persist this and pass it to the next call. */
   state: SessionState
   spend: Spend

@@ -1,6 +1,6 @@
 //! Validation (W-2), memory projection (M-1) and the commit of a rewrite (W-1, W-3, W-4).
 
-use super::{Job, Outcome, Phase, Reply, Rewrite, Step};
+use super::{Job, Outcome, OverWindow, Phase, Reply, Rewrite, Step};
 use crate::error::{Error, ErrorCode, Result};
 use crate::events::event;
 use crate::formats;
@@ -122,6 +122,18 @@ impl Job {
             let message = crate::trigger::history_over_threshold_message(after.estimated_tokens, threshold);
             self.events.push(event("warning", json!({ "code": crate::trigger::HISTORY_OVER_THRESHOLD, "message": message })));
         }
+        let over_window = self.over_window(after.estimated_tokens);
+        if let Some(ow) = &over_window {
+            let message = format!(
+                "the rewrite leaves the next request at {} tokens, over the {} ({} tokens) by {}; the floor compaction cannot remove is {} tokens",
+                ow.tokens,
+                if ow.limit == "threshold" { "compaction threshold" } else { "context window" },
+                if ow.limit == "threshold" { ow.threshold_tokens } else { ow.context_window },
+                ow.by,
+                ow.floor_tokens
+            );
+            self.events.push(event("warning", json!({ "code": "over_window", "message": message, "overWindow": ow })));
+        }
         let rewrite = Rewrite {
             base_revision,
             revision: self.state.revision,
@@ -155,7 +167,28 @@ impl Job {
             // the host has let go of the step's handle by now: no copy
             memory: self.memory.take().map(|b| std::sync::Arc::try_unwrap(b).unwrap_or_else(|shared| (*shared).clone())),
             error: None,
+            over_window,
         })))
+    }
+
+    /// N-4: the next request after a rewrite of `after_tokens`, against the threshold and
+    /// the window; `None` when it is under both.
+    fn over_window(&self, after_tokens: u64) -> Option<OverWindow> {
+        let cal = self.state.calibration();
+        let tools = crate::measure::bytes_tokens(self.opts.signals.tools_bytes(), &self.config, cal);
+        let findings = crate::measure::text_tokens(crate::state::findings_bytes(&self.state.findings), &self.config, cal);
+        let tokens = [tools, findings, self.config.output_reserve()].iter().fold(after_tokens, |a, &b| a.saturating_add(b));
+        let window = self.config.context_window;
+        let threshold = self.config.threshold_tokens();
+        let floor_tokens = self.decision.as_ref().map_or(0, |d| d.floor.total_tokens);
+        let (limit, by) = if tokens > window {
+            ("context_window", tokens - window)
+        } else if tokens >= threshold {
+            ("threshold", tokens - threshold)
+        } else {
+            return None;
+        };
+        Some(OverWindow { tokens, context_window: window, threshold_tokens: threshold, floor_tokens, limit, by })
     }
 
     /// The host's answer to [`Step::Project`]: commit, or fail with `memory_failed`.
