@@ -429,7 +429,20 @@ export interface Rewrite {
 }
 
 /** Side spend of summarize calls (W-7), tokens. */
-export interface Spend { summarizeCalls: number; inputTokens: number; outputTokens: number }
+/** Spend (W-7), tokens: summarizer side spend, main requests (from `observeUsage`), and their sum. */
+export interface Spend {
+  summarizeCalls: number
+  /** Side spend: the summarizer's input / output tokens. */
+  inputTokens: number
+  outputTokens: number
+  /** Main requests observed with `observeUsage`, and their tokens. */
+  mainRequests: number
+  mainInputTokens: number
+  mainOutputTokens: number
+  /** Main plus side. */
+  totalInputTokens: number
+  totalOutputTokens: number
+}
 
 /** The projection anchor (C-3): the provider's count for the last answered request sent whole. */
 export interface Anchor {
