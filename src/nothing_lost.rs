@@ -26,6 +26,9 @@ pub const VERBATIM_PREFIX: &str = "User request (verbatim): ";
 pub const CLIPPED_PREFIX: &str = "User text (clipped; whole in memory, message ";
 /// Prefix of a user constraint sentence quoted verbatim (from a clipped block).
 pub const CONSTRAINT_PREFIX: &str = "User constraint (verbatim): ";
+/// Prefix of the placeholder naming the media of a folded user message (images,
+/// documents): `User attachment (placeholder; message <id>, offset <n>): image, <k> bytes`.
+pub const ATTACHMENT_PREFIX: &str = "User attachment (placeholder; message ";
 /// UTF-8 bytes of the head kept of a clipped block.
 pub const CLIP_HEAD_BYTES: usize = 240;
 
@@ -84,7 +87,9 @@ pub fn first_and_newest(messages: &[Message]) -> (Option<usize>, Option<usize>) 
 /// clipped: `User text (clipped; whole in memory, message <id>, offset <n>): <head>
 /// [+<k> bytes in memory]`, followed by each of its constraint sentences verbatim
 /// (`User constraint (verbatim): <sentence>`). A text already quoted (the same block
-/// twice) is quoted once. Pass `usize::MAX` as the budget when no memory keeps the
+/// twice) is quoted once. Each media block of a folded user message becomes a
+/// placeholder line (`User attachment (placeholder; message <id>, offset <n>): image,
+/// <k> bytes`), after the quotes. Pass `usize::MAX` as the budget when no memory keeps the
 /// clipped text whole (then nothing is clipped).
 pub fn user_text_floor(rows: &[(usize, &Message)], first_task: Option<usize>, newest: Option<usize>, budget_bytes: usize) -> Vec<String> {
     // (offset, id, text, whole): decided newest first, written in order
@@ -106,6 +111,24 @@ pub fn user_text_floor(rows: &[(usize, &Message)], first_task: Option<usize>, ne
     }
     let mut lines: Vec<String> = Vec::new();
     let mut quoted: Vec<&str> = Vec::new();
+    // media of folded user rows become placeholders (a summary is text)
+    let mut attachments: Vec<String> = Vec::new();
+    for (o, m) in rows {
+        if m.role != crate::Role::User || m.is_summary() {
+            continue;
+        }
+        for b in &m.blocks {
+            if let crate::transcript::Block::Media { kind, bytes, .. } = b {
+                let kind = match kind {
+                    crate::transcript::MediaKind::Image => "image",
+                    crate::transcript::MediaKind::Video => "video",
+                    crate::transcript::MediaKind::Audio => "audio",
+                    crate::transcript::MediaKind::Document => "document",
+                };
+                attachments.push(format!("{ATTACHMENT_PREFIX}{}, offset {o}): {kind}, {bytes} bytes", m.id));
+            }
+        }
+    }
     for (o, id, text, whole) in blocks {
         if quoted.contains(&text) {
             continue;
@@ -125,12 +148,13 @@ pub fn user_text_floor(rows: &[(usize, &Message)], first_task: Option<usize>, ne
             }
         }
     }
+    lines.extend(attachments);
     lines
 }
 
 /// Where the next line of the deterministic tail starts, for every prefix the tail
 /// writes (user lines, the ledger, the artifact index).
-const TAIL_PREFIXES: [&str; 5] = [VERBATIM_PREFIX, CLIPPED_PREFIX, CONSTRAINT_PREFIX, "Calls already run", "Artifacts: "];
+const TAIL_PREFIXES: [&str; 6] = [VERBATIM_PREFIX, CLIPPED_PREFIX, CONSTRAINT_PREFIX, ATTACHMENT_PREFIX, "Calls already run", "Artifacts: "];
 
 /// The user-text lines of an existing summary's deterministic tail (those written by
 /// [`user_text_floor`], carried by later summaries and rollups), in order. `marker` is
@@ -150,7 +174,7 @@ pub fn floor_lines_of(summary: &str, marker: &str) -> Vec<String> {
     for (k, &c) in cuts.iter().enumerate() {
         let end = cuts.get(k + 1).copied().unwrap_or(tail.len());
         let line = tail.get(c + 1..end).unwrap_or("");
-        if [VERBATIM_PREFIX, CLIPPED_PREFIX, CONSTRAINT_PREFIX].iter().any(|x| line.starts_with(x)) {
+        if [VERBATIM_PREFIX, CLIPPED_PREFIX, CONSTRAINT_PREFIX, ATTACHMENT_PREFIX].iter().any(|x| line.starts_with(x)) {
             out.push(line.to_string());
         }
     }
