@@ -269,7 +269,7 @@ fn n1_over_budget_text_is_clipped_with_marker_constraints_verbatim_and_whole_in_
         let mut rows = vec![R::User("First task: migrate the billing service.".into())];
         for t in 0..14 {
             rows.push(R::Asst(format!("ok {t}")));
-            rows.push(R::User(format!("Note {t}: {} You must keep invoice ids stable {t}. {}", "background detail ".repeat(50), "more context ".repeat(40))));
+            rows.push(R::User(format!("Note {t}: {} You must keep invoice ids stable {t}. {}", "Background detail. ".repeat(50), "More context. ".repeat(40))));
         }
         rows.push(R::Asst("ready".into()));
         rows.push(R::User("Go.".into()));

@@ -60,13 +60,14 @@ impl Job {
     }
 
     /// UTF-8 bytes of folded user text quoted whole beyond the first task and the newest
-    /// request (N-1): half the summary budget, at most an eighth of the context window;
+    /// request (N-1): half the summary budget, at most a sixteenth of the context window (each of
+    /// the whole and the clipped quotes);
     /// unbounded when no memory projection keeps clipped text whole (M-1).
     pub(super) fn user_floor_budget(&self) -> usize {
         if !self.config.project_memory {
             return usize::MAX;
         }
-        let window = usize::try_from(self.config.context_window.saturating_mul(self.config.bytes_per_token) / 8).unwrap_or(usize::MAX);
+        let window = usize::try_from(self.config.context_window.saturating_mul(self.config.bytes_per_token) / 16).unwrap_or(usize::MAX);
         (self.summary_bytes() / 2).min(window)
     }
 
