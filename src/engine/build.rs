@@ -61,12 +61,11 @@ impl Job {
 
     /// UTF-8 bytes of folded user text quoted whole beyond the first task and the newest
     /// request (N-1): half the summary budget, at most a sixteenth of the context window (each of
-    /// the whole and the clipped quotes);
-    /// unbounded when no memory projection keeps clipped text whole (M-1).
+    /// the whole and the clipped quotes). The same with memory projection off (M-1): the
+    /// host then keeps no records, and the clipped text is in none.
     pub(super) fn user_floor_budget(&self) -> usize {
-        if !self.config.project_memory {
-            return usize::MAX;
-        }
+        // with `projectMemory: false` the host keeps no records: clipped text is then in
+        // no memory of ours (the host turned it off), but the summary stays bounded
         let window = usize::try_from(self.config.context_window.saturating_mul(self.config.bytes_per_token) / 16).unwrap_or(usize::MAX);
         (self.summary_bytes() / 2).min(window)
     }
