@@ -229,6 +229,11 @@ export function report({ input, format, decision, out, contextWindow, usage, ver
   lines.push(`kept:       ${n(rw.retained?.length ?? 0)} messages, discarded ${n(rw.discarded?.length ?? 0)}`)
   const v = out.validation
   if (v) lines.push(`validation: ${v.ok ? 'ok' : 'FAILED'}${v.checks?.length ? ` (${v.checks.join(', ')})` : ''}`)
+  const ow = out.overWindow
+  if (ow) {
+    const limit = ow.limit === 'threshold' ? `the compaction threshold (${n(ow.thresholdTokens)} tokens)` : `the context window (${n(ow.contextWindow)} tokens)`
+    lines.push(`warning:    over_window: the next request is ~${n(ow.tokens)} tokens, over ${limit} by ${n(ow.by)}; floor ${n(ow.floorTokens)} tokens`)
+  }
   return lines.join('\n')
 }
 

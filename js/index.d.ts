@@ -575,7 +575,20 @@ export interface Rewrite {
 }
 
 /** Side spend of summarize calls (W-7), tokens. */
-export interface Spend { summarizeCalls: number; inputTokens: number; outputTokens: number }
+/** Spend (W-7), tokens: summarizer side spend, main requests (from `observeUsage`), and their sum. */
+export interface Spend {
+  summarizeCalls: number
+  /** Side spend: the summarizer's input / output tokens. */
+  inputTokens: number
+  outputTokens: number
+  /** Main requests observed with `observeUsage`, and their tokens. */
+  mainRequests: number
+  mainInputTokens: number
+  mainOutputTokens: number
+  /** Main plus side. */
+  totalInputTokens: number
+  totalOutputTokens: number
+}
 
 /** The projection anchor (C-3): the provider's count for the last answered request sent whole. */
 export interface Anchor {
@@ -700,6 +713,21 @@ export interface CompactResult<out F extends ProviderFormat | 'auto' = ProviderF
   before: Size
   after: Size
   validation: { ok: boolean; checks: string[] }
+  /**
+   * Set when the committed rewrite still leaves the next request over the compaction
+   * threshold or the context window (N-4; also a `warning` event with code
+   * `over_window`); `null` otherwise. Tokens: the next request (transcript, tool
+   * definitions, findings, output reserve), the window, the threshold, the floor
+   * compaction cannot remove (C-8), which limit is crossed and by how much.
+   */
+  overWindow: {
+    tokens: number
+    contextWindow: number
+    thresholdTokens: number
+    floorTokens: number
+    limit: 'context_window' | 'threshold'
+    by: number
+  } | null
   /** Persist this and pass it to the next call. */
   state: SessionState
   spend: Spend

@@ -24,6 +24,7 @@ pub mod formats;
 pub mod live;
 pub mod measure;
 pub mod memory;
+pub mod nothing_lost;
 pub mod output;
 pub mod prompts;
 pub mod raw;

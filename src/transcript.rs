@@ -246,12 +246,29 @@ impl Message {
             || self.provenance.transcript_role == TranscriptRole::CompactionSummary
     }
     /// A conversational user message: starts a turn (S-7). A user message that carries
-    /// tool results belongs to the round it answers, even with text beside them.
+    /// tool results starts one only when a person wrote text beside them (the
+    /// Anthropic / Claude Code shape `[tool_result, {type: text}]`): that text is a
+    /// request (S-9, N-1); without text it belongs to the round it answers.
     pub fn starts_turn(&self) -> bool {
         self.role == Role::User
             && !self.is_summary()
             && self.provenance.transcript_role == TranscriptRole::Conversational
-            && !self.has_results()
+            && (!self.has_results() || self.has_user_text())
+    }
+    /// A conversational user message (not a summary, not injected context) with at least
+    /// one non-blank text block, whatever else the row carries (tool results beside it
+    /// included): what N-1 protects.
+    pub fn has_user_text(&self) -> bool {
+        self.user_texts().next().is_some()
+    }
+    /// The non-blank text blocks a person wrote in this message (N-1): empty unless the
+    /// message is a conversational user message; tool results beside them do not matter.
+    pub fn user_texts(&self) -> impl Iterator<Item = &str> {
+        let conversational = self.role == Role::User && !self.is_summary() && self.provenance.transcript_role == TranscriptRole::Conversational;
+        self.blocks.iter().filter(move |_| conversational).filter_map(|b| match b {
+            Block::Text { text } if !text.trim().is_empty() => Some(text.as_str()),
+            _ => None,
+        })
     }
     /// All readable text of the message (text blocks, reasoning text excluded).
     pub fn text(&self) -> String {
