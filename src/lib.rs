@@ -16,6 +16,7 @@ pub mod config;
 pub mod engine;
 pub mod error;
 pub mod evict;
+pub mod format;
 pub mod formats;
 pub mod live;
 pub mod measure;
