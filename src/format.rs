@@ -18,7 +18,7 @@ pub enum Format {
     OpenaiResponses,
     /// Vercel AI SDK `ModelMessage[]` (+ top-level `system`).
     AiSdk,
-    /// The engine's canonical JSON (see [`canonical`]).
+    /// The engine's canonical JSON (see [`crate::formats::canonical`]).
     Canonical,
 }
 

@@ -1,4 +1,4 @@
-//! Provider formats: decode host JSON into the canonical [`Transcript`], encode it back.
+//! Provider formats: decode host JSON into the canonical [`crate::transcript::Transcript`], encode it back.
 //!
 //! Each adapter module exposes the same free functions (see [`Adapter`]); this module
 //! dispatches on [`Format`] and owns what is common: the provenance convention of the

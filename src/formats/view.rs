@@ -48,7 +48,7 @@ pub fn encode(t: &Transcript, view: View) -> Value {
 
 /// Replaces the body of the `nth` tool result in `m` and refreshes its view and size.
 /// The results keep the call ids they had in the view (the ids never change with the
-/// body; Gemini's positional links from [`decode`] stay).
+/// body; Gemini's positional links from [`super::decode`] stay).
 /// Errors: `invalid_transcript` when the adapter refuses the edit; `m` is then untouched.
 pub fn set_result_body(format: Format, m: &mut Message, nth: usize, text: &str) -> Result<()> {
     let mut raw = m.raw.value();
