@@ -1,81 +1,232 @@
-//! Claude Code logs (stream-json and session logs) -> Anthropic (F-1, N-2).
+//! Claude Code logs (stream-json and session logs) -> Anthropic (F-1, N-2). The rules
+//! are listed on [`super::ImportKind::ClaudeCodeJsonl`]; LOG-FORMATS 1a / 1b describe
+//! the rows.
 
-use super::{parse_json, role_of};
+use super::repair::{self, Row};
+use super::{read_jsonl, ImportOptions, Output, Subagent, SubagentMode, Warnings};
 use crate::error::{Error, Result};
+use crate::formats::{normalize_usage, Format, Usage};
 use serde_json::{json, Map, Value};
 
-pub(super) fn import(text: &str) -> Result<Value> {
-    let mut system: Option<String> = None;
-    let mut messages: Vec<Value> = Vec::new();
-    // `message.id` of the latest assistant message and its index in `messages`.
-    let mut last_assistant: Option<(String, usize)> = None;
-    for (n, line) in text.lines().enumerate() {
-        let line_no = n + 1;
-        let line = line.trim();
-        if !line.starts_with('{') {
-            continue; // blank line or shell noise ("bash: no job control in this shell")
+/// Tags whose text is written by the harness, not typed by the person (LOG-FORMATS 1a
+/// "Injected").
+const INJECTED_TAGS: [&str; 10] = [
+    "<system-reminder>",
+    "<command-name>",
+    "<command-message>",
+    "<command-args>",
+    "<local-command-stdout>",
+    "<local-command-stderr>",
+    "<local-command-caveat>",
+    "<bash-input>",
+    "<bash-stdout>",
+    "<ide_opened_file>",
+];
+
+/// Row types that are bookkeeping, not conversation (skipped without a warning).
+const BOOKKEEPING: [&str; 11] = [
+    "result",
+    "summary",
+    "progress",
+    "file-history-snapshot",
+    "queue-operation",
+    "custom-title",
+    "ai-title",
+    "stream_event",
+    "tool_progress",
+    "auth_status",
+    "last-prompt",
+];
+
+/// The text a Claude Code compaction summary starts with (stream-json carries no
+/// `isCompactSummary` flag).
+const SUMMARY_OPENING: &str = "This session is being continued from a previous conversation";
+
+enum Item {
+    Results(Vec<Value>),
+    Conv(Vec<Value>),
+    Injected(Vec<Value>),
+}
+
+/// One conversation thread being built: the main thread or one subagent run.
+#[derive(Default)]
+struct Thread {
+    rows: Vec<Row>,
+    /// `message.id` of the last message when it is an assistant message.
+    last_assistant_id: Option<String>,
+    /// user-side items since the last assistant message, and the line of the first
+    group: Vec<Item>,
+    group_line: Option<usize>,
+    /// usage per `message.id` (the one with the largest `output_tokens`) and the id of
+    /// the last assistant message that had one
+    usage: Vec<(String, Value)>,
+    last_usage: Option<String>,
+    /// source rows taken into this thread (for the compaction warning)
+    taken: usize,
+    /// a `compact_boundary` was seen and its summary row not yet
+    awaiting_summary: bool,
+    /// Task tool results seen here: (`agentId` of toolUseResult, tool_use_id)
+    agent_calls: Vec<(String, String)>,
+    agent_id: Option<String>,
+}
+
+impl Thread {
+    fn flush(&mut self) {
+        if self.group.is_empty() {
+            return;
         }
-        let ev = parse_json(line, &format!("line {line_no}"))?;
-        match ev.get("type").and_then(Value::as_str) {
-            Some("system") => {
-                if system.is_none() && ev.get("subtype").and_then(Value::as_str) == Some("init") {
-                    system = Some(init_prompt(&ev));
+        let line = self.group_line.take();
+        let group = std::mem::take(&mut self.group);
+        let has_results = group.iter().any(|i| matches!(i, Item::Results(r) if !r.is_empty()));
+        if has_results {
+            let mut results = Vec::new();
+            let mut conv = Vec::new();
+            let mut injected = Vec::new();
+            for item in group {
+                match item {
+                    Item::Results(r) => results.extend(r),
+                    Item::Conv(c) => conv.extend(c),
+                    Item::Injected(c) => injected.extend(c),
                 }
             }
-            Some("assistant") => {
-                let blocks = event_blocks(&ev, line_no)?;
-                let id = ev.pointer("/message/id").and_then(Value::as_str);
-                let same = matches!((id, &last_assistant), (Some(id), Some((last, _))) if id == last);
-                let target = match &last_assistant {
-                    Some((_, at)) if same => messages.get_mut(*at),
-                    _ => None,
+            results.extend(conv);
+            self.rows.push((json!({ "role": "user", "content": results }), line));
+            if !injected.is_empty() {
+                self.rows.push((injected_message(injected), line));
+            }
+        } else {
+            let mut last: Option<(bool, Vec<Value>)> = None;
+            for item in group {
+                let (inj, blocks) = match item {
+                    Item::Results(_) => continue,
+                    Item::Conv(c) => (false, c),
+                    Item::Injected(c) => (true, c),
                 };
-                match target.and_then(|m| m.get_mut("content")).and_then(Value::as_array_mut) {
-                    Some(content) => content.extend(blocks),
-                    None => {
-                        messages.push(json!({ "role": "assistant", "content": blocks }));
-                        last_assistant = id.map(|id| (id.to_string(), messages.len() - 1));
+                match &mut last {
+                    Some((k, acc)) if *k == inj => acc.extend(blocks),
+                    _ => {
+                        if let Some((k, acc)) = last.take() {
+                            self.rows.push((if k { injected_message(acc) } else { json!({ "role": "user", "content": acc }) }, line));
+                        }
+                        last = Some((inj, blocks));
                     }
                 }
             }
-            Some("user") => {
-                let blocks = event_blocks(&ev, line_no)?;
-                let prev = messages.last_mut().filter(|m| role_of(m) == Some("user"));
-                match prev.and_then(|m| m.get_mut("content")).and_then(Value::as_array_mut) {
-                    Some(content) => content.extend(blocks),
-                    None => messages.push(json!({ "role": "user", "content": blocks })),
-                }
+            if let Some((k, acc)) = last {
+                self.rows.push((if k { injected_message(acc) } else { json!({ "role": "user", "content": acc }) }, line));
             }
-            Some(_) => {} // `result` and anything newer: not part of the conversation
-            None => return Err(Error::invalid(format!("line {line_no}: event without a string `type`"))),
         }
+        self.last_assistant_id = None;
     }
-    if messages.is_empty() {
-        return Err(Error::invalid("no `user` or `assistant` events in the log"));
-    }
-    // Anthropic: tool_result blocks come first in their user message.
-    for m in messages.iter_mut().filter(|m| role_of(m) == Some("user")) {
-        if let Some(content) = m.get_mut("content").and_then(Value::as_array_mut) {
-            let (mut results, rest): (Vec<Value>, Vec<Value>) =
-                content.drain(..).partition(|b| b.get("type").and_then(Value::as_str) == Some("tool_result"));
-            results.extend(rest);
-            *content = results;
+
+    fn push_item(&mut self, item: Item, line: usize) {
+        if self.group.is_empty() {
+            self.group_line = Some(line);
         }
+        self.group.push(item);
     }
-    let mut doc = Map::new();
-    if let Some(s) = system {
-        doc.insert("system".into(), Value::String(s));
+
+    fn assistant(&mut self, row: &Value, blocks: Vec<Value>, line: usize) {
+        self.flush();
+        let id = row.pointer("/message/id").and_then(Value::as_str).map(str::to_string);
+        if let (Some(id), Some(u)) = (&id, row.pointer("/message/usage").filter(|u| u.is_object())) {
+            let out = |u: &Value| u.get("output_tokens").and_then(Value::as_u64).unwrap_or(0);
+            match self.usage.iter_mut().find(|(k, _)| k == id) {
+                Some((_, old)) if out(u) > out(old) => *old = u.clone(),
+                Some(_) => {}
+                None => self.usage.push((id.clone(), u.clone())),
+            }
+            self.last_usage = Some(id.clone());
+        }
+        let same = matches!((&id, &self.last_assistant_id), (Some(a), Some(b)) if a == b);
+        if same {
+            if let Some(content) = self.rows.last_mut().and_then(|(m, _)| m.get_mut("content")).and_then(Value::as_array_mut) {
+                content.extend(blocks);
+                return;
+            }
+        }
+        self.rows.push((json!({ "role": "assistant", "content": blocks }), Some(line)));
+        self.last_assistant_id = id;
     }
-    doc.insert("messages".into(), Value::Array(messages));
-    Ok(Value::Object(doc))
+
+    fn reset(&mut self) -> usize {
+        let dropped = self.taken;
+        let agent_id = self.agent_id.take();
+        *self = Thread { agent_id, awaiting_summary: true, ..Thread::default() };
+        dropped
+    }
+
+    fn usage(&self) -> Option<Usage> {
+        let id = self.last_usage.as_ref()?;
+        let (_, u) = self.usage.iter().find(|(k, _)| k == id)?;
+        normalize_usage(u)
+    }
+
+    fn finish(mut self, system: Option<&str>, w: &mut Warnings) -> Value {
+        self.flush();
+        let messages = repair::anthropic(self.rows, w);
+        let mut doc = Map::new();
+        if let Some(s) = system {
+            doc.insert("system".into(), Value::String(s.to_string()));
+        }
+        doc.insert("messages".into(), Value::Array(messages));
+        Value::Object(doc)
+    }
 }
 
-/// `message.content` of a user/assistant event as a list of blocks.
-fn event_blocks(ev: &Value, line_no: usize) -> Result<Vec<Value>> {
-    match ev.pointer("/message/content") {
-        Some(Value::Array(items)) => Ok(items.clone()),
+fn injected_message(content: Vec<Value>) -> Value {
+    json!({ "role": "user", "content": content, "transcript_role": "injected_context" })
+}
+
+fn is_injected_text(b: &Value) -> bool {
+    b.get("type").and_then(Value::as_str) == Some("text")
+        && b.get("text").and_then(Value::as_str).is_some_and(|t| {
+            let t = t.trim_start();
+            INJECTED_TAGS.iter().any(|tag| t.starts_with(tag))
+        })
+}
+
+/// Which thread a row belongs to: `None` = main thread, else the subagent key.
+fn subagent_key(row: &Value) -> Option<String> {
+    if let Some(p) = row.get("parent_tool_use_id").and_then(Value::as_str) {
+        return Some(format!("call:{p}"));
+    }
+    if row.get("isSidechain").and_then(Value::as_bool) == Some(true) {
+        return Some(match row.get("agentId").and_then(Value::as_str) {
+            Some(a) => format!("agent:{a}"),
+            None => "agent:".to_string(),
+        });
+    }
+    None
+}
+
+/// `message.content` of a user/assistant row as a list of blocks, or why not.
+fn row_blocks(row: &Value, no: usize, w: &mut Warnings) -> std::result::Result<Vec<Value>, String> {
+    let Some(message) = row.get("message").filter(|m| m.is_object()) else {
+        return Err("no `message` object".into());
+    };
+    match message.get("content") {
         Some(Value::String(s)) => Ok(vec![json!({ "type": "text", "text": s })]),
-        _ => Err(Error::invalid(format!("line {line_no}: `message.content` must be a string or an array of blocks"))),
+        Some(Value::Array(items)) => {
+            let mut out = Vec::with_capacity(items.len());
+            for (k, b) in items.iter().enumerate() {
+                if b.get("type").and_then(Value::as_str).is_some() {
+                    out.push(b.clone());
+                } else {
+                    w.push(Some(no), "bad_block", format!("line {no}: content block {k} has no string `type`, dropped"));
+                }
+            }
+            if out.is_empty() {
+                return Err("`message.content` holds no valid block".into());
+            }
+            Ok(out)
+        }
+        Some(Value::Null) => Err("`message.content` is null".into()),
+        Some(_) => Err("`message.content` is neither a string nor a block list".into()),
+        None => {
+            let keys: Vec<&str> = message.as_object().map(|m| m.keys().map(String::as_str).collect()).unwrap_or_default();
+            Err(format!("`message` has no `content` (keys: {})", keys.join(", ")))
+        }
     }
 }
 
@@ -83,11 +234,200 @@ fn event_blocks(ev: &Value, line_no: usize) -> Result<Vec<Value>> {
 fn init_prompt(ev: &Value) -> String {
     let field = |k: &str| ev.get(k).and_then(Value::as_str).unwrap_or("?");
     let tools: Vec<&str> = ev.get("tools").and_then(Value::as_array).map(|t| t.iter().filter_map(Value::as_str).collect()).unwrap_or_default();
-    format!(
-        "Claude Code {} session (model {}, cwd {}). Tools: {}.",
-        field("claude_code_version"),
-        field("model"),
-        field("cwd"),
-        tools.join(", ")
-    )
+    format!("Claude Code {} session (model {}, cwd {}). Tools: {}.", field("claude_code_version"), field("model"), field("cwd"), tools.join(", "))
+}
+
+fn text_of(v: &Value) -> Option<String> {
+    match v {
+        Value::String(s) => Some(s.clone()),
+        Value::Array(items) => {
+            let parts: Vec<String> = items.iter().filter_map(|i| i.as_str().map(str::to_string).or_else(|| i.get("text").and_then(Value::as_str).map(str::to_string))).collect();
+            (!parts.is_empty()).then(|| parts.join("\n"))
+        }
+        _ => None,
+    }
+}
+
+pub(super) fn import(text: &str, options: &ImportOptions, w: &mut Warnings) -> Result<Output> {
+    let lines = read_jsonl(text, w);
+    if lines.is_empty() {
+        return Err(Error::invalid("Claude Code log: no JSON rows found"));
+    }
+    let mut system: Option<String> = None;
+    let mut main = Thread::default();
+    // subagent threads in order of first appearance
+    let mut subs: Vec<(String, Thread, usize)> = Vec::new();
+    let mut seen_uuids: crate::sorted::SortedSet<String> = crate::sorted::SortedSet::new();
+    let mut skipped_attachments: Vec<(String, usize, usize)> = Vec::new();
+    let mut unknown_types: Vec<(String, usize, usize)> = Vec::new();
+    let mut conversation_rows = 0usize;
+    for super::Line { no, value: row } in &lines {
+        let no = *no;
+        let Some(ty) = row.get("type").and_then(Value::as_str) else {
+            w.push(Some(no), "missing_type", format!("line {no}: object without a string `type`, skipped"));
+            continue;
+        };
+        if let Some(uuid) = row.get("uuid").and_then(Value::as_str) {
+            if !seen_uuids.insert(uuid.to_string()) {
+                w.push(Some(no), "duplicate_row", format!("line {no}: row {uuid:?} repeats an earlier row, skipped"));
+                continue;
+            }
+        }
+        let key = subagent_key(row);
+        let thread: &mut Thread = match &key {
+            None => &mut main,
+            Some(k) => {
+                let pos = match subs.iter().position(|(s, _, _)| s == k) {
+                    Some(p) => p,
+                    None => {
+                        let agent_id = row.get("agentId").and_then(Value::as_str).map(str::to_string);
+                        subs.push((k.clone(), Thread { agent_id, ..Thread::default() }, no));
+                        subs.len() - 1
+                    }
+                };
+                match subs.get_mut(pos) {
+                    Some((_, t, _)) => t,
+                    None => continue,
+                }
+            }
+        };
+        match ty {
+            "assistant" | "user" => {
+                let blocks = match row_blocks(row, no, w) {
+                    Ok(b) => b,
+                    Err(why) => {
+                        w.push(Some(no), "bad_content", format!("line {no}: {ty} row skipped: {why}"));
+                        continue;
+                    }
+                };
+                thread.taken += 1;
+                if key.is_none() {
+                    conversation_rows += 1;
+                }
+                if ty == "assistant" {
+                    thread.assistant(row, blocks, no);
+                    continue;
+                }
+                let compact_summary = row.get("isCompactSummary").and_then(Value::as_bool) == Some(true)
+                    || (thread.awaiting_summary && blocks.iter().any(|b| b.get("text").and_then(Value::as_str).is_some_and(|t| t.trim_start().starts_with(SUMMARY_OPENING))));
+                if compact_summary {
+                    thread.flush();
+                    thread.awaiting_summary = false;
+                    thread.rows.push((json!({ "role": "user", "content": blocks, "summary_level": 1, "transcript_role": "compaction_summary" }), Some(no)));
+                    continue;
+                }
+                thread.awaiting_summary = false;
+                if let Some(agent) = row.get("toolUseResult").or_else(|| row.get("tool_use_result")).and_then(|r| r.get("agentId")).and_then(Value::as_str) {
+                    if let Some(call) = blocks.iter().find(|b| b.get("type").and_then(Value::as_str) == Some("tool_result")).and_then(|b| b.get("tool_use_id")).and_then(Value::as_str) {
+                        thread.agent_calls.push((agent.to_string(), call.to_string()));
+                    }
+                }
+                let meta = row.get("isMeta").and_then(Value::as_bool) == Some(true) || row.get("isSynthetic").and_then(Value::as_bool) == Some(true);
+                let mut results = Vec::new();
+                for b in blocks {
+                    if b.get("type").and_then(Value::as_str) == Some("tool_result") {
+                        results.push(b);
+                    } else if meta || is_injected_text(&b) {
+                        thread.push_item(Item::Injected(vec![b]), no);
+                    } else {
+                        thread.push_item(Item::Conv(vec![b]), no);
+                    }
+                }
+                if !results.is_empty() {
+                    thread.push_item(Item::Results(results), no);
+                }
+            }
+            "system" => match row.get("subtype").and_then(Value::as_str) {
+                Some("init") if key.is_none() && system.is_none() => system = Some(init_prompt(row)),
+                Some("compact_boundary") => {
+                    let dropped = thread.reset();
+                    w.push(
+                        Some(no),
+                        "compact_boundary",
+                        format!("line {no}: Claude Code compacted the session here; the {dropped} earlier conversation row(s) are not imported and the transcript starts from its summary"),
+                    );
+                }
+                _ => {}
+            },
+            "attachment" => {
+                let a = row.get("attachment").cloned().unwrap_or(Value::Null);
+                let aty = a.get("type").and_then(Value::as_str).unwrap_or("(none)").to_string();
+                match aty.as_str() {
+                    "hook_additional_context" | "hook_blocking_error" => {
+                        let body = a.get("content").and_then(text_of).or_else(|| a.get("blockingError").map(|b| text_of(b).unwrap_or_else(|| b.to_string()))).unwrap_or_else(|| a.to_string());
+                        let hook = a.get("hookName").or_else(|| a.get("hookEvent")).and_then(Value::as_str).unwrap_or("hook");
+                        thread.taken += 1;
+                        thread.push_item(Item::Injected(vec![json!({ "type": "text", "text": format!("[{aty}: {hook}]\n{body}") })]), no);
+                    }
+                    "queued_command" => match a.get("prompt").and_then(text_of) {
+                        Some(p) => {
+                            thread.taken += 1;
+                            thread.push_item(Item::Conv(vec![json!({ "type": "text", "text": p })]), no);
+                        }
+                        None => skipped_attachments.push(("queued_command (no prompt text)".into(), no, 1)),
+                    },
+                    _ => match skipped_attachments.iter_mut().find(|(t, _, _)| *t == aty) {
+                        Some((_, _, n)) => *n += 1,
+                        None => skipped_attachments.push((aty, no, 1)),
+                    },
+                }
+            }
+            t if BOOKKEEPING.contains(&t) => {}
+            t => match unknown_types.iter_mut().find(|(k, _, _)| k == t) {
+                Some((_, _, n)) => *n += 1,
+                None => unknown_types.push((t.to_string(), no, 1)),
+            },
+        }
+    }
+    for (t, first, n) in skipped_attachments {
+        w.push(Some(first), "attachment_not_imported", format!("{n} attachment row(s) of type {t:?} not imported (not model context; first at line {first})"));
+    }
+    for (t, first, n) in unknown_types {
+        w.push(Some(first), "unknown_line_type", format!("{n} row(s) of unknown type {t:?} skipped (first at line {first})"));
+    }
+    if conversation_rows == 0 && main.rows.is_empty() && main.group.is_empty() {
+        return Err(Error::invalid(format!("Claude Code log: no valid `user` or `assistant` rows in the main thread ({} JSON rows read)", lines.len())));
+    }
+    let usage = main.usage();
+    let agent_calls = std::mem::take(&mut main.agent_calls);
+    let document = main.finish(system.as_deref(), w);
+    let main_calls: Vec<String> = document
+        .get("messages")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|m| m.get("content").and_then(Value::as_array))
+        .flatten()
+        .filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_use"))
+        .filter_map(|b| b.get("id").and_then(Value::as_str).map(str::to_string))
+        .collect();
+    let mut subagents = Vec::new();
+    match options.subagents {
+        SubagentMode::Drop => {
+            if let Some((_, _, first)) = subs.first() {
+                let rows: usize = subs.iter().map(|(_, t, _)| t.taken).sum();
+                w.push(Some(*first), "subagent_dropped", format!("{} subagent run(s), {rows} row(s), dropped (subagents: \"drop\"; first at line {first})", subs.len()));
+            }
+        }
+        SubagentMode::Attach => {
+            for (key, thread, first) in subs {
+                let agent_id = thread.agent_id.clone();
+                let call_id = match key.strip_prefix("call:") {
+                    Some(c) => Some(c.to_string()),
+                    None => agent_id.as_ref().and_then(|a| agent_calls.iter().find(|(ag, _)| ag == a).map(|(_, c)| c.clone())),
+                };
+                match &call_id {
+                    Some(c) if !main_calls.contains(c) => {
+                        w.push(Some(first), "subagent_dropped", format!("line {first}: subagent run for call {c:?} dropped: its call is not in the imported main thread (before a compaction boundary, or its row was lost)"));
+                        continue;
+                    }
+                    None => w.push(Some(first), "subagent_unattached", format!("line {first}: subagent run {} names no call it answers; kept with callId null", agent_id.as_deref().unwrap_or("(no agentId)"))),
+                    Some(_) => {}
+                }
+                let document = thread.finish(None, w);
+                subagents.push(Subagent { call_id, agent_id, format: Format::Anthropic, document });
+            }
+        }
+    }
+    Ok(Output { document, subagents, usage })
 }
