@@ -349,7 +349,10 @@ pub fn import_with(kind: ImportKind, text: &str, options: &ImportOptions) -> Res
     for s in &out.subagents {
         check_valid(s.format, &s.document, "a subagent document")?;
     }
-    Ok(Imported { format, document: out.document, warnings: w.0, subagents: out.subagents, usage: out.usage })
+    let mut warnings = w.0;
+    // input order: by line (stable; entries without a line keep their order, last)
+    crate::sorted::sort_by(&mut warnings, |a, b| a.line.unwrap_or(usize::MAX).cmp(&b.line.unwrap_or(usize::MAX)));
+    Ok(Imported { format, document: out.document, warnings, subagents: out.subagents, usage: out.usage })
 }
 
 /// The format's own decode and pairing validation over an importer's output.
