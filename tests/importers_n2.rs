@@ -607,7 +607,7 @@ fn n2_every_shared_transcript_imports_with_typed_rows() {
             if request {
                 requests += 1;
                 let t = text(v);
-                assert!(!env.iter().any(|e| *e == t), "{rel}: environment output typed as a user request: {}", &t.chars().take(120).collect::<String>());
+                assert!(!env.contains(&t), "{rel}: environment output typed as a user request: {}", &t.chars().take(120).collect::<String>());
             }
         }
         if kind == ImportKind::SweAgentTraj {
