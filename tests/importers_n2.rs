@@ -195,6 +195,18 @@ fn n2_session_log_sidechain_rows_attach_by_agent_id() {
     assert!(codes(&r).is_empty(), "{:?}", r.warnings);
 }
 
+/// A subagent's own file (`subagents/agent-<id>.jsonl`, every row `isSidechain`) imports
+/// as the transcript, with a warning saying so.
+#[test]
+fn n2_subagent_file_alone_imports_as_the_transcript() {
+    let row = |ty: &str, uuid: &str, content: Value| json!({ "type": ty, "uuid": uuid, "sessionId": "s1", "isSidechain": true, "agentId": "a1", "message": { "role": ty, "content": content } });
+    let rows = [row("user", "x1", json!("Look for bugs")), row("assistant", "x2", json!([{ "type": "text", "text": "none" }]))];
+    let r = imp(ImportKind::ClaudeCodeJsonl, &jsonl(&rows));
+    assert_eq!(msgs(&r.document).len(), 2);
+    assert!(r.subagents.is_empty());
+    assert_eq!(codes(&r), ["subagent_file"]);
+}
+
 // ------------------------------------------------------------------ Claude Code: typed rows
 
 /// S-7: `isMeta` (session log) and `isSynthetic` (stream-json) rows, and harness tags,
@@ -644,6 +656,10 @@ fn n2_f5_real_logs_with_a_line_dropped_or_repeated_still_import_and_compact() {
         .map(|(rel, text)| (rel, ImportKind::ClaudeCodeJsonl, text))
         .collect();
     logs.push(("codex synthetic".into(), ImportKind::CodexRollout, jsonl(&codex_log(6))));
+    let glaive: Vec<String> = (0..4)
+        .map(|k| json!({ "conversations": [{ "from": "human", "value": format!("q{k}") }, { "from": "function_call", "value": "{\"name\":\"f\",\"arguments\":{}}" }, { "from": "observation", "value": "1" }, { "from": "gpt", "value": "a" }] }).to_string())
+        .collect();
+    logs.push(("glaive jsonl".into(), ImportKind::Glaive, glaive.join("\n")));
     logs.push(("task log".into(), ImportKind::ClaudeCodeJsonl, task_log(3)));
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
     let mut warned = 0;
@@ -668,6 +684,26 @@ fn n2_f5_real_logs_with_a_line_dropped_or_repeated_still_import_and_compact() {
         }
     }
     assert!(warned > 0, "some damage is reported");
+    // SWE-agent (one JSON object): a history entry dropped or repeated
+    for (rel, src) in shared_files().into_iter().filter(|(rel, _)| rel.starts_with("swe-agent/")) {
+        let v: Value = serde_json::from_str(&src).unwrap();
+        let h = v["history"].as_array().unwrap().clone();
+        for trial in 0..6 {
+            let at = 1 + rng.next(h.len() - 1);
+            let mut d = h.clone();
+            if trial % 2 == 0 {
+                d.remove(at);
+            } else {
+                d.insert(at, h[at].clone());
+            }
+            let mut doc = v.clone();
+            doc["history"] = Value::Array(d);
+            let what = format!("{rel} trial {trial} (entry {at})");
+            let r = import_with(ImportKind::SweAgentTraj, &doc.to_string(), &ImportOptions::default()).unwrap_or_else(|e| panic!("{what}: {e}"));
+            assert_valid(r.format, &r.document, &what);
+            compact_ok(r.format, &r.document, ["kerkov", "meerkat", "default"][trial % 3], &what);
+        }
+    }
 }
 
 /// T-4: imports are deterministic (same text, same result and warnings).

@@ -385,6 +385,15 @@ pub(super) fn import(text: &str, options: &ImportOptions, w: &mut Warnings) -> R
     for (t, first, n) in unknown_types {
         w.push(Some(first), "unknown_line_type", format!("{n} row(s) of unknown type {t:?} skipped (first at line {first})"));
     }
+    if conversation_rows == 0 && main.rows.is_empty() && main.group.is_empty() && subs.len() == 1 {
+        // a subagent's own file (`subagents/agent-<id>.jsonl`): every row is a sidechain
+        // row of one run, which is then the transcript
+        if let Some((_, thread, first)) = subs.pop() {
+            w.push(Some(first), "subagent_file", format!("every conversation row is a sidechain row of one subagent run ({}); imported as the transcript", thread.agent_id.as_deref().unwrap_or("no agentId")));
+            main = thread;
+            conversation_rows = main.taken;
+        }
+    }
     if conversation_rows == 0 && main.rows.is_empty() && main.group.is_empty() {
         return Err(Error::invalid(format!("Claude Code log: no valid `user` or `assistant` rows in the main thread ({} JSON rows read)", lines.len())));
     }

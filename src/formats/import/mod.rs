@@ -199,7 +199,7 @@ pub struct ImportWarning {
     /// Stable code: `not_json`, `torn_line`, `fused_line`, `not_object`, `missing_type`,
     /// `bad_content`, `bad_block`, `duplicate_row`, `unknown_line_type`,
     /// `compact_boundary`, `attachment_not_imported`, `subagent_dropped`,
-    /// `subagent_unattached`, `orphan_result`, `unanswered_call`, `duplicate_call_id`,
+    /// `subagent_unattached`, `subagent_file`, `orphan_result`, `unanswered_call`, `duplicate_call_id`,
     /// `empty_message`, `orphan_observation`, `bad_turn`, `bad_entry`.
     pub code: &'static str,
     /// What was skipped or repaired, and why.
