@@ -207,6 +207,38 @@ fn n2_subagent_file_alone_imports_as_the_transcript() {
     assert_eq!(codes(&r), ["subagent_file"]);
 }
 
+/// Session logs are a tree by `parentUuid`: a rewind leaves the abandoned branch in the
+/// file; only the chain of the newest row is imported. Split assistant rows whose
+/// parent links skip each other, and off-chain bookkeeping rows, are not treated as dead.
+#[test]
+fn n2_session_log_rewound_branch_is_skipped() {
+    let row = |ty: &str, uuid: &str, parent: Option<&str>, content: Value| json!({ "type": ty, "uuid": uuid, "parentUuid": parent, "sessionId": "s1", "message": { "role": ty, "content": content } });
+    let mut a1 = row("assistant", "a1", Some("u1"), json!([tool_use("t1", "Read")]));
+    a1["message"]["id"] = json!("m1");
+    let mut a1b = row("assistant", "a1b", Some("a1"), json!([tool_use("t2", "Read")]));
+    a1b["message"]["id"] = json!("m1");
+    let rows = vec![
+        row("user", "u1", None, json!("Rename foo")),
+        a1,
+        a1b,
+        // both results hang off the first split row (not the chain's a1b)
+        row("user", "r1", Some("a1"), json!([tool_result("t1", "x"), tool_result("t2", "y")])),
+        json!({ "type": "progress", "uuid": "p1", "parentUuid": "r1", "sessionId": "s1", "data": {} }),
+        row("user", "u2", Some("r1"), json!("old prompt (rewound)")),
+        row("assistant", "a2", Some("u2"), json!([{ "type": "text", "text": "old answer" }])),
+        row("user", "u3", Some("r1"), json!("edited prompt")),
+        row("assistant", "a3", Some("u3"), json!([{ "type": "text", "text": "new answer" }])),
+    ];
+    let r = imp(ImportKind::ClaudeCodeJsonl, &jsonl(&rows));
+    let texts: Vec<String> = msgs(&r.document).iter().map(text).collect();
+    assert_eq!(texts.len(), 4, "user, both calls, results + the edited prompt, answer: {texts:?}");
+    assert!(!texts.iter().any(|t| t.contains("old")), "{texts:?}");
+    assert_eq!(texts[2], "edited prompt");
+    assert_eq!(msgs(&r.document)[1]["content"].as_array().unwrap().len(), 2, "the split row off the chain is kept");
+    let w = r.warnings.iter().find(|w| w.code == "rewound_branch").expect("reported");
+    assert_eq!((w.line, w.message.starts_with("2 conversation row(s)")), (Some(6), true), "{}", w.message);
+}
+
 // ------------------------------------------------------------------ Claude Code: typed rows
 
 /// S-7: `isMeta` (session log) and `isSynthetic` (stream-json) rows, and harness tags,

@@ -248,10 +248,87 @@ fn text_of(v: &Value) -> Option<String> {
     }
 }
 
+/// Session logs form a tree by `parentUuid`; a rewind (the person edited an earlier
+/// prompt) leaves the abandoned branch in the file (LOG-FORMATS "must not get wrong"
+/// 3). Walking back from the newest main-thread conversation row gives the live chain;
+/// a child of a chain row that is not on the chain starts a dead branch, and the
+/// conversation rows of dead branches are returned (line numbers) to be skipped. Kept
+/// conservative: assistant rows sharing a `message.id` with a chain row, and rows whose
+/// `tool_result` answers a call on the chain, are never dead; a missing parent ends the
+/// walk (what lies before it stays); stream-json (no `parentUuid`) has no dead rows.
+fn dead_branches(lines: &[super::Line]) -> Vec<usize> {
+    let uuid = |v: &Value| v.get("uuid").and_then(Value::as_str).map(str::to_string);
+    let parent = |v: &Value| v.get("parentUuid").and_then(Value::as_str).map(str::to_string);
+    let conversation = |v: &Value| matches!(v.get("type").and_then(Value::as_str), Some("user" | "assistant")) && subagent_key(v).is_none();
+    let Some(leaf) = lines.iter().rev().find(|l| conversation(&l.value) && uuid(&l.value).is_some() && l.value.get("parentUuid").is_some()) else {
+        return Vec::new();
+    };
+    let mut by_uuid: crate::sorted::SortedMap<String, usize> = crate::sorted::SortedMap::new();
+    for (k, l) in lines.iter().enumerate() {
+        if let Some(u) = uuid(&l.value) {
+            if by_uuid.get(&u).is_none() {
+                by_uuid.insert(u, k);
+            }
+        }
+    }
+    let mut chain: crate::sorted::SortedSet<String> = crate::sorted::SortedSet::new();
+    let mut at = Some(&leaf.value);
+    while let Some(v) = at {
+        let Some(u) = uuid(v) else { break };
+        if !chain.insert(u) {
+            break; // a cycle
+        }
+        at = parent(v).and_then(|p| by_uuid.get(&p).copied()).and_then(|k| lines.get(k)).map(|l| &l.value);
+    }
+    let msg_id = |v: &Value| v.pointer("/message/id").and_then(Value::as_str).map(str::to_string);
+    let mut chain_msg_ids: crate::sorted::SortedSet<String> = crate::sorted::SortedSet::new();
+    let mut chain_calls: crate::sorted::SortedSet<String> = crate::sorted::SortedSet::new();
+    for l in lines.iter().filter(|l| uuid(&l.value).is_some_and(|u| chain.contains(&u))) {
+        if let Some(m) = msg_id(&l.value) {
+            chain_msg_ids.insert(m);
+        }
+        for b in l.value.pointer("/message/content").and_then(Value::as_array).into_iter().flatten() {
+            if let Some(id) = b.get("id").and_then(Value::as_str).filter(|_| b.get("type").and_then(Value::as_str) == Some("tool_use")) {
+                chain_calls.insert(id.to_string());
+            }
+        }
+    }
+    // dead: rows whose nearest ancestor on the chain is reached through a non-chain child
+    let mut dead_uuids: crate::sorted::SortedSet<String> = crate::sorted::SortedSet::new();
+    let mut out = Vec::new();
+    for l in lines {
+        let v = &l.value;
+        let (Some(u), Some(p)) = (uuid(v), parent(v)) else { continue };
+        if chain.contains(&u) {
+            continue;
+        }
+        let is_dead = (chain.contains(&p) || dead_uuids.contains(&p)) && subagent_key(v).is_none();
+        if !is_dead {
+            continue;
+        }
+        let keeps = msg_id(v).is_some_and(|m| chain_msg_ids.contains(&m))
+            || v.pointer("/message/content").and_then(Value::as_array).is_some_and(|c| {
+                c.iter().any(|b| b.get("tool_use_id").and_then(Value::as_str).is_some_and(|id| chain_calls.contains(id)))
+            });
+        if keeps {
+            continue;
+        }
+        dead_uuids.insert(u);
+        if conversation(v) {
+            out.push(l.no);
+        }
+    }
+    out
+}
+
 pub(super) fn import(text: &str, options: &ImportOptions, w: &mut Warnings) -> Result<Output> {
     let lines = read_jsonl(text, w);
     if lines.is_empty() {
         return Err(Error::invalid("Claude Code log: no JSON rows found"));
+    }
+    let dead = dead_branches(&lines);
+    if let Some(first) = dead.first() {
+        w.push(Some(*first), "rewound_branch", format!("{} conversation row(s) on branches abandoned by a rewind skipped (not on the parentUuid chain of the newest row; first at line {first})", dead.len()));
     }
     let mut system: Option<String> = None;
     let mut main = Thread::default();
@@ -263,6 +340,9 @@ pub(super) fn import(text: &str, options: &ImportOptions, w: &mut Warnings) -> R
     let mut conversation_rows = 0usize;
     for super::Line { no, value: row } in &lines {
         let no = *no;
+        if dead.binary_search(&no).is_ok() {
+            continue;
+        }
         let Some(ty) = row.get("type").and_then(Value::as_str) else {
             w.push(Some(no), "missing_type", format!("line {no}: object without a string `type`, skipped"));
             continue;

@@ -54,6 +54,8 @@ pub enum ImportKind {
     ///   injected context, `queued_command` (text the person typed while the agent ran)
     ///   becomes user text; other attachment types are reported (warning
     ///   `attachment_not_imported`, counted per type).
+    /// - Session logs: rows on a branch abandoned by a rewind (off the `parentUuid` chain
+    ///   of the newest row) are skipped (warning `rewound_branch`).
     /// - Repeated rows (same `uuid`) are dropped (warning `duplicate_row`); `result`,
     ///   `progress`, title and bookkeeping rows are not conversation and are skipped.
     /// - [`Imported::usage`]: the `message.usage` of the last assistant message (counted
@@ -199,7 +201,7 @@ pub struct ImportWarning {
     /// Stable code: `not_json`, `torn_line`, `fused_line`, `not_object`, `missing_type`,
     /// `bad_content`, `bad_block`, `duplicate_row`, `unknown_line_type`,
     /// `compact_boundary`, `attachment_not_imported`, `subagent_dropped`,
-    /// `subagent_unattached`, `subagent_file`, `orphan_result`, `unanswered_call`, `duplicate_call_id`,
+    /// `subagent_unattached`, `subagent_file`, `rewound_branch`, `orphan_result`, `unanswered_call`, `duplicate_call_id`,
     /// `empty_message`, `orphan_observation`, `bad_turn`, `bad_entry`.
     pub code: &'static str,
     /// What was skipped or repaired, and why.
