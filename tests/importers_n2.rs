@@ -408,6 +408,25 @@ fn n2_f5_pairing_repairs_are_listed() {
     assert_eq!(m[2]["content"][1]["is_error"], true);
 }
 
+/// F-5, S-7: when a call's result row is lost and an injected row follows, the synthetic
+/// result gets its own message; the injected message stays injected and result-free.
+#[test]
+fn n2_f5_lost_result_before_injected_row_gets_its_own_message() {
+    let mut meta = user(json!("<system-reminder>note</system-reminder>"));
+    meta["isMeta"] = json!(true);
+    let rows = vec![user(json!("go")), assistant("m1", json!([tool_use("t1", "Bash")])), meta, user(json!("next"))];
+    let r = imp(ImportKind::ClaudeCodeJsonl, &jsonl(&rows));
+    let m = msgs(&r.document);
+    assert_eq!(m.len(), 5, "{m:?}");
+    assert_eq!(m[2]["content"][0]["tool_use_id"], "t1");
+    assert_eq!(m[2]["content"][0]["is_error"], true);
+    assert!(m[2].get("transcript_role").is_none());
+    assert_eq!(m[3]["transcript_role"], "injected_context");
+    assert_eq!(m[3]["content"].as_array().unwrap().len(), 1);
+    assert_eq!(codes(&r), ["unanswered_call"]);
+    assert_eq!(r.warnings[0].line, Some(2), "the warning names the call's line");
+}
+
 // ------------------------------------------------------------------ Codex
 
 fn cx(ty: &str, payload: Value) -> Value {

@@ -7,8 +7,8 @@
 //!   message right before it is dropped (`orphan_result`), as is a second result for
 //!   the same call; a call left unanswered while a later message follows gets a
 //!   synthetic error result (`unanswered_call`, `is_error: true`, text
-//!   [`SYNTHETIC_RESULT`]) in the next user message (a user message is inserted when
-//!   the next message is not one); a `tool_use` id repeated within one message is
+//!   [`SYNTHETIC_RESULT`]) in the next user message when it holds results, else in a
+//!   user message of its own inserted before it; a `tool_use` id repeated within one message is
 //!   dropped (`duplicate_call_id`); results move before other blocks; a message left
 //!   with no content is dropped (`empty_message`).
 //! - **OpenAI chat**: a `tool` message that answers no open call of the assistant
@@ -98,6 +98,18 @@ pub fn anthropic(rows: Vec<Row>, w: &mut Warnings) -> Vec<Value> {
             continue;
         }
         let answered_now = std::mem::take(&mut pending);
+        let has_results = m.get("content").and_then(Value::as_array).is_some_and(|c| c.iter().any(|b| ty(b) == Some("tool_result")));
+        if !has_results && !answered_now.is_empty() {
+            // no result at all (the result row was lost): the synthetic results get a
+            // message of their own, so a typed message (injected context, summary) is
+            // not mixed with them
+            for id in &answered_now {
+                w.push(pending_line, "unanswered_call", format!("{}tool call {id:?} has no result before the next user message; answered with a synthetic error result", at(pending_line)));
+            }
+            out.push(json!({ "role": "user", "content": answered_now.iter().map(|id| anthropic_result(id)).collect::<Vec<_>>() }));
+            out.push(m);
+            continue;
+        }
         if let Some(blocks) = blocks_mut(&mut m) {
             let mut open = answered_now.clone();
             let mut results = Vec::new();
@@ -126,12 +138,6 @@ pub fn anthropic(rows: Vec<Row>, w: &mut Warnings) -> Vec<Value> {
                 w.push(line, "empty_message", format!("{}user message with no content left, dropped", at(line)));
                 continue;
             }
-        } else if !answered_now.is_empty() {
-            // string content: the results go in a message of their own before it
-            for id in &answered_now {
-                w.push(pending_line, "unanswered_call", format!("{}tool call {id:?} has no result before the next user message; answered with a synthetic error result", at(pending_line)));
-            }
-            out.push(json!({ "role": "user", "content": answered_now.iter().map(|id| anthropic_result(id)).collect::<Vec<_>>() }));
         }
         out.push(m);
     }
