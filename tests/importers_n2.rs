@@ -239,6 +239,27 @@ fn n2_session_log_rewound_branch_is_skipped() {
     assert_eq!((w.line, w.message.starts_with("2 conversation row(s)")), (Some(6), true), "{}", w.message);
 }
 
+/// Inline sidechain rows without `agentId` (headless sessions): the run is known by its
+/// own session id, which the main result's `toolUseResult.agentId` names.
+#[test]
+fn n2_inline_sidechain_without_agent_id_attaches_by_its_session_id() {
+    let row = |ty: &str, sid: &str, side: bool, content: Value| json!({ "type": ty, "uuid": format!("{sid}-{}", content.to_string().len()), "sessionId": sid, "isSidechain": side, "message": { "role": ty, "id": format!("{sid}{ty}"), "content": content } });
+    let mut result = row("user", "main", false, json!([tool_result("toolu_t", "found")]));
+    result["toolUseResult"] = json!({ "status": "completed", "agentId": "sub-7" });
+    let rows = vec![
+        row("user", "main", false, json!("Explore")),
+        row("assistant", "main", false, json!([tool_use("toolu_t", "Task")])),
+        row("user", "sub-7", true, json!("Explore the structure")),
+        row("assistant", "sub-7", true, json!([{ "type": "text", "text": "src, tests" }])),
+        result,
+    ];
+    let r = imp(ImportKind::ClaudeCodeJsonl, &jsonl(&rows));
+    assert_eq!(msgs(&r.document).len(), 3);
+    assert_eq!(r.subagents.len(), 1);
+    assert_eq!((r.subagents[0].call_id.as_deref(), r.subagents[0].agent_id.as_deref()), (Some("toolu_t"), Some("sub-7")));
+    assert!(codes(&r).is_empty(), "{:?}", r.warnings);
+}
+
 // ------------------------------------------------------------------ Claude Code: typed rows
 
 /// S-7: `isMeta` (session log) and `isSynthetic` (stream-json) rows, and harness tags,
@@ -677,9 +698,17 @@ fn n2_every_shared_transcript_imports_with_typed_rows() {
             assert_eq!(requests, 1, "{rel}: the task is the only user request");
         }
         if kind == ImportKind::ClaudeCodeJsonl {
-            let side = src.lines().filter_map(|l| serde_json::from_str::<Value>(l).ok()).filter(|v| v["parent_tool_use_id"].is_string() || v["isSidechain"] == true).count();
+            let side: Vec<String> = src
+                .lines()
+                .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+                .filter(|v| v["parent_tool_use_id"].is_string() || v["isSidechain"] == true)
+                .map(|v| text(&v["message"]))
+                .filter(|t| !t.is_empty())
+                .collect();
+            let main_texts: Vec<String> = raw.iter().map(text).collect();
+            assert!(!side.iter().any(|t| main_texts.iter().any(|m| m.contains(t.as_str()))), "{rel}: a sidechain row's text is in the main thread");
             let sub_rows: usize = r.subagents.iter().map(|s| msgs(&s.document).len()).sum();
-            assert!(side == 0 || sub_rows > 0, "{rel}: sidechain rows went nowhere");
+            assert!(side.is_empty() || sub_rows > 0, "{rel}: sidechain rows went nowhere");
         }
         println!("{rel}: {} rows, {requests} user requests, {} warnings", raw.len(), r.warnings.len());
     }

@@ -192,12 +192,16 @@ fn subagent_key(row: &Value) -> Option<String> {
         return Some(format!("call:{p}"));
     }
     if row.get("isSidechain").and_then(Value::as_bool) == Some(true) {
-        return Some(match row.get("agentId").and_then(Value::as_str) {
-            Some(a) => format!("agent:{a}"),
-            None => "agent:".to_string(),
-        });
+        return Some(format!("agent:{}", sidechain_agent(row).unwrap_or_default()));
     }
     None
+}
+
+/// The id a sidechain row's run is known by: its `agentId`, else (inline runs of
+/// headless sessions) its own session id, which the main thread's
+/// `toolUseResult.agentId` names.
+fn sidechain_agent(row: &Value) -> Option<String> {
+    row.get("agentId").or_else(|| row.get("sessionId")).or_else(|| row.get("session_id")).and_then(Value::as_str).map(str::to_string)
 }
 
 /// `message.content` of a user/assistant row as a list of blocks, or why not.
@@ -360,7 +364,7 @@ pub(super) fn import(text: &str, options: &ImportOptions, w: &mut Warnings) -> R
                 let pos = match subs.iter().position(|(s, _, _)| s == k) {
                     Some(p) => p,
                     None => {
-                        let agent_id = row.get("agentId").and_then(Value::as_str).map(str::to_string);
+                        let agent_id = if key.as_deref().is_some_and(|k| k.starts_with("agent:")) { sidechain_agent(row) } else { None };
                         subs.push((k.clone(), Thread { agent_id, ..Thread::default() }, no));
                         subs.len() - 1
                     }
