@@ -444,8 +444,8 @@ pub fn import_any(kind: &str, text: &str) -> Result<(Format, Value)> {
 }
 
 /// Imports `text` as `kind`: `auto` (a sniffed log kind, else JSON with the provider
-/// format detected, N-3), a log kind, or a provider format name (the document is then
-/// checked by that format's decode; no warnings).
+/// format detected, N-3), a log kind, or a provider format name (the text is parsed as
+/// JSON and returned as it is, no warnings; the engine's decode checks it).
 ///
 /// Errors: `invalid_transcript` (not JSON, nothing valid), `unknown_format` (an
 /// unknown kind, or `auto` on a shape no format accounts for: the message names the
@@ -463,6 +463,5 @@ pub fn import_any_with(kind: &str, text: &str, options: &ImportOptions) -> Resul
         name => Format::parse(name)?,
     };
     let doc: Value = serde_json::from_str(text).map_err(|e| Error::invalid(format!("not JSON: {e}")))?;
-    super::decode(format, doc.clone())?;
     Ok(Imported { format, document: doc, warnings: Vec::new(), subagents: Vec::new(), usage: None })
 }
