@@ -36,7 +36,7 @@ test('N-2: importTranscript returns warnings with lines, subagents apart from th
   assert.equal(r.subagents[0].callId, 'task1')
   assert.equal(r.subagents[0].format, 'anthropic')
   assert.equal(r.subagents[0].document.messages.length, 2)
-  assert.deepEqual(r.usage, { input_tokens: 105, output_tokens: 9, total_tokens: 114 })
+  assert.deepEqual(r.usage, { input_tokens: 105, output_tokens: 9, total_tokens: 114, cached_input_tokens: 100, reasoning_tokens: 0 })
   const out = await new ContextCompactor({ format: r.format, contextWindow: 8000 }).compact(null, r.document, { force: true })
   assert.notEqual(out.status, 'failed', out.reason)
   const dropped = importTranscript('claude-code-jsonl', taskLog(), { subagents: 'drop' })
@@ -53,13 +53,13 @@ test('N-2: codex-rollout and Glaive JSONL kinds', () => {
     line('event_msg', { type: 'user_message', message: 'Run the tests' }),
     line('response_item', { type: 'function_call', name: 'shell', arguments: '{}', call_id: 'c1' }),
     line('response_item', { type: 'function_call_output', call_id: 'c1', output: 'ok' }),
-    line('event_msg', { type: 'token_count', info: { last_token_usage: { input_tokens: 50, output_tokens: 5, total_tokens: 55 } } }),
+    line('event_msg', { type: 'token_count', info: { last_token_usage: { input_tokens: 50, cached_input_tokens: 40, output_tokens: 5, reasoning_output_tokens: 2, total_tokens: 55 } } }),
   ].join('\n')
   const r = importTranscript('auto', rollout)
   assert.equal(r.format, 'openai-responses')
   assert.equal(r.document.instructions, 'Be careful.')
   assert.equal(r.document.input.length, 3)
-  assert.deepEqual(r.usage, { input_tokens: 50, output_tokens: 5, total_tokens: 55 })
+  assert.deepEqual(r.usage, { input_tokens: 50, output_tokens: 5, total_tokens: 55, cached_input_tokens: 40, reasoning_tokens: 2 })
   const glaive = [{ conversations: [{ from: 'system', value: 'S' }, { from: 'human', value: 'q' }, { from: 'gpt', value: 'a' }] }, { conversations: [{ from: 'human', value: 'q2' }] }].map((c) => JSON.stringify(c)).join('\n')
   const g = importTranscript('glaive-jsonl', glaive)
   assert.deepEqual(g.document.messages.map((m) => m.role), ['system', 'user', 'assistant', 'user'])

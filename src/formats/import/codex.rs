@@ -5,7 +5,7 @@
 use super::repair::{self, Row};
 use super::{read_jsonl, Output, Warnings};
 use crate::error::{Error, Result};
-use crate::formats::{Usage};
+use crate::formats::Usage;
 use serde_json::{json, Map, Value};
 
 /// Item types a `response_item` (or a legacy unwrapped line) can hold.
@@ -71,7 +71,8 @@ fn token_usage(info: &Value) -> Option<Usage> {
     let input_tokens = get("input_tokens")?;
     let output_tokens = get("output_tokens").unwrap_or(0);
     let total_tokens = get("total_tokens").unwrap_or(input_tokens.saturating_add(output_tokens));
-    Some(Usage { input_tokens, output_tokens, total_tokens })
+    // Codex input includes `cached_input_tokens`; output includes `reasoning_output_tokens`
+    Some(Usage { input_tokens, output_tokens, total_tokens, cached_input_tokens: get("cached_input_tokens").unwrap_or(0), reasoning_tokens: get("reasoning_output_tokens").unwrap_or(0) })
 }
 
 /// A response item checked for the fields the Responses adapter needs; `Err` says why
