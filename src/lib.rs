@@ -11,10 +11,14 @@
 #![warn(missing_docs)]
 
 pub mod bound;
+pub mod cache;
 pub mod capacity;
+pub mod clear;
 pub mod config;
+pub mod editing;
 pub mod engine;
 pub mod error;
+pub mod events;
 pub mod evict;
 pub mod format;
 pub mod formats;
@@ -22,6 +26,7 @@ pub mod live;
 pub mod measure;
 pub mod memory;
 pub mod output;
+pub mod prompts;
 pub mod raw;
 pub mod rewrite;
 pub mod select;
