@@ -20,6 +20,7 @@ pub mod engine;
 pub mod error;
 pub mod events;
 pub mod evict;
+pub mod format;
 pub mod formats;
 pub mod live;
 pub mod measure;

@@ -289,7 +289,7 @@ impl Message {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Transcript {
     /// The provider format the transcript was decoded from and is encoded back to.
-    pub format: crate::formats::Format,
+    pub format: crate::format::Format,
     /// The rows, in order; offsets are indexes into this list (T-4).
     pub messages: Vec<Message>,
     /// How the host's document wrapped the messages.
