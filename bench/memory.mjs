@@ -191,7 +191,7 @@ for (const file of listFiles(shared)) {
   const name = relative(shared, file)
   const { format, document } = importTranscript('auto', readFileSync(file, 'utf8'))
   const compactor = new ContextCompactor({ format, contextWindow: 16000, preserveRecentTurns: 2, preserveRecentBytes: 8000 })
-  const out = await compactor.compact(null, document, { force: true, sessionId: name })
+  const out = await compactor.compact(null, document, { force: true, sessionId: name, memoryRecords: 'result' })
   if (out.status !== 'compacted' || !out.memory) continue
   sessions.push({ name, records: out.memory.records })
 }
