@@ -373,11 +373,18 @@ pub(crate) async fn start_job(config: Config, state: SessionState, t: crate::Tra
 /// [`start_job`] with the signals already read (and counted).
 pub(crate) fn start_job_with(config: Config, state: SessionState, t: crate::Transcript, hooks: &JsValue, signals: Signals) -> Result<Job, JsValue> {
     // checked before anything runs: a bad option must not throw after the memory hooks committed
-    memory_records(hooks)?;
+    let records = memory_records(hooks)?;
     let has_summarizer = get(hooks, "summarize").is_function();
     let curator = get(hooks, "curator").is_function();
     let store = get(hooks, "storeArtifact").is_function();
     let memory_hooks = memory::MemoryHooks::from_hooks(hooks)?;
+    // Issue 15: records go where they are used. With no memory hook to take them and no
+    // `memoryRecords: "result"` asking for them, nothing would use them: none is
+    // projected (the result says `projected: 0`), which was most of a compaction's time.
+    let mut config = config;
+    if !memory_hooks.active() && records == MemoryRecords::Ids {
+        config.project_memory = false;
+    }
     Ok(Job::start(config, state, t, JobOptions { signals, has_summarizer })
         .with_curator(curator)
         .with_artifact_store(store)

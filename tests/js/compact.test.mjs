@@ -167,7 +167,7 @@ test('T-1, F-3: the same session as an object, as JSON.stringify text, pretty pr
 })
 
 test('M-1: projectMemory false returns the same rewrite with no memory records', async () => {
-  const on = await new ContextCompactor({ format: 'openai-chat', contextWindow: 8000 }).compact(null, session(), { force: true, summarize: () => 'S' })
+  const on = await new ContextCompactor({ format: 'openai-chat', contextWindow: 8000 }).compact(null, session(), { force: true, summarize: () => 'S', memoryRecords: 'result' })
   const lean = new ContextCompactor({ format: 'openai-chat', contextWindow: 8000, projectMemory: false })
   assert.equal(lean.config.projectMemory, false)
   const off = await lean.compact(null, session(), { force: true, summarize: () => 'S' })
@@ -207,18 +207,25 @@ test('T-4, F-5: rows with deep nesting or Python-style floats keep their content
   assert.equal(JSON.stringify(outs[0]), JSON.stringify(outs[1]))
 })
 
-test('issue 15 / M-1: the result names the projected records; memoryRecords "result" carries them', async () => {
+test('issue 15 / M-1: records go to the memory hooks; the result names them; memoryRecords "result" carries them', async () => {
   const c = new ContextCompactor({ format: 'openai-chat', contextWindow: 8000 })
-  const lean = await c.compact(null, session(), { force: true, summarize: () => 'S' })
+  const took = []
+  const sink = { add(records) { took.push(...records) } }
+  const lean = await c.compact(null, session(), { force: true, summarize: () => 'S', memory: sink })
   assert.equal(lean.status, 'compacted')
   assert.ok(lean.memory.projected > 10)
   assert.equal(lean.memory.ids.length, lean.memory.projected)
+  assert.deepEqual(took.map((r) => r.id), lean.memory.ids, 'the sink took exactly the named records')
   assert.ok(lean.memory.ids.every((id) => /^mem-[0-9a-f]{16}$/.test(id)))
   assert.equal(lean.memory.records, undefined, 'records are not copied into the result by default')
   const full = await c.compact(null, session(), { force: true, summarize: () => 'S', memoryRecords: 'result' })
   assert.deepEqual(full.memory.records.map((r) => r.id), lean.memory.ids)
   assert.deepEqual(full.transcript, lean.transcript)
   assert.ok(JSON.stringify(lean).length < JSON.stringify(full).length)
+  // no memory hook and no memoryRecords: nothing would use the records, none is projected
+  const none = await c.compact(null, session(), { force: true, summarize: () => 'S' })
+  assert.deepEqual(none.memory, { session: 'default', projected: 0, ids: [] })
+  assert.deepEqual(none.transcript, lean.transcript)
   await assert.rejects(c.compact(null, session(), { force: true, summarize: () => 'S', memoryRecords: 'all' }), (e) => e.code === 'invalid_config' && /memoryRecords/.test(e.message))
 })
 

@@ -170,13 +170,18 @@ export function memoryCases(api) {
         ok(hit && hit.content.includes('7734'), 'recall finds the discarded fact')
         eq(hit.handle, 'artifact#3', 'the hit names its artifact')
         eq(await memory.resolveHandle('sess-a', hit.handle, (h) => `stored ${h}`), 'stored artifact#3', 'handle resolves through the loader (sync loader)')
-        // No memory hooks: the batch is still reported, nothing is asked.
-        const plain = await compactor().compact(null, memoryTranscript(), { force: true })
+        // No memory hooks: the records are asked into the result, nothing else is asked.
+        const plain = await compactor().compact(null, memoryTranscript(), { force: true, memoryRecords: 'result' })
         eq(plain.memory.session, 'default', 'default session id')
         eq(plain.memory.projected, recs.length, 'same projection without hooks')
-        eq(plain.memory.ids.length, recs.length, 'the result names every projected id')
-        ok(plain.memory.ids.every((id) => /^mem-[0-9a-f]{16}$/.test(id)), 'record ids')
-        eq(plain.memory.records, undefined, 'records are not copied into the result by default (issue 15)')
+        eq(plain.memory.ids, plain.memory.records.map((r) => r.id), 'the result names every projected id')
+        // The default result names the records the index took, and does not copy them (issue 15).
+        const named = await compactor().compact(null, memoryTranscript(), { force: true, sessionId: 'sess-n', memory: new MemoryIndex() })
+        eq(named.memory.projected, recs.length, 'named count')
+        eq(named.memory.records, undefined, 'records are not copied into the result by default')
+        // Nothing takes them and nobody asked: none projected.
+        const bare = await compactor().compact(null, memoryTranscript(), { force: true })
+        eq(bare.memory, { session: 'default', projected: 0, ids: [] }, 'no consumer, no projection')
         eq(out.memory.ids, recs.map((r) => r.id), 'ids beside the records')
       },
     },
