@@ -70,28 +70,14 @@ pub(crate) fn json_text(v: &JsValue, what: &str, code: ErrorCode) -> Result<Stri
 }
 
 /// [`json_text`] of a transcript, refused with `too_large` over
-/// `config.max_transcript_bytes` (a UTF-16 length is a lower bound of the UTF-8 bytes).
+/// `config.max_transcript_bytes`: a JS string on its length before it is copied into
+/// wasm memory (UTF-16 units never outnumber UTF-8 bytes), then on its UTF-8 bytes.
 fn sized_json_text(config: &Config, v: &JsValue) -> Result<String, JsValue> {
-    let too_large = |e: Error| js_error(&e);
-    let js = match v.dyn_ref::<js_sys::JsString>() {
-        Some(s) => s.clone(),
-        None if v.is_undefined() || v.is_null() => return Ok("null".into()),
-        None => JSON::stringify(v).map_err(|e| {
-            // V8 throws a RangeError when the text would pass its longest string
-            if e.is_instance_of::<js_sys::RangeError>() {
-                js_error(&Error::new(ErrorCode::TooLarge, "transcript: its JSON text is longer than one JS string can hold; pass it in pieces (LiveTranscript.append) or compact sooner"))
-            } else {
-                js_error(&Error::new(ErrorCode::InvalidTranscript, "transcript: not JSON-serializable"))
-            }
-        })?,
-    };
-    if !js.is_string() {
-        // JSON.stringify(undefined-like value, e.g. a function) answers undefined
-        return Ok(String::new());
+    if let Some(s) = v.dyn_ref::<js_sys::JsString>() {
+        config.check_transcript_bytes(u64::from(s.length())).map_err(|e| js_error(&e))?;
     }
-    config.check_transcript_bytes(u64::from(js.length())).map_err(too_large)?;
-    let text = js.as_string().unwrap_or_default();
-    config.check_transcript_bytes(text.len() as u64).map_err(too_large)?;
+    let text = json_text(v, "transcript", ErrorCode::InvalidTranscript)?;
+    config.check_transcript_bytes(text.len() as u64).map_err(|e| js_error(&e))?;
     Ok(text)
 }
 
@@ -495,9 +481,8 @@ pub(crate) fn memory_records(hooks: &JsValue) -> Result<MemoryRecords, JsValue> 
     if v.is_undefined() || v.is_null() {
         return Ok(MemoryRecords::Ids);
     }
-    let Some(s) = v.as_string() else {
-        return Err(js_error(&Error::new(ErrorCode::InvalidConfig, format!("memoryRecords: expected \"ids\" or \"result\", got {}", js_type(&v)))));
-    };
+    // a non-string is named by its type, through the same error as a wrong string
+    let s = v.as_string().unwrap_or_else(|| js_type(&v));
     MemoryRecords::from_option(Some(&s)).map_err(|e| js_error(&e))
 }
 
@@ -534,13 +519,9 @@ pub(crate) async fn deliver(outcome: &Outcome, out: Vec<String>, callback_error:
     // that long (memory records asked into it, issue 15) is a typed error, never the
     // uncatchable `RangeError: Invalid string length` of the concatenation. UTF-8 bytes
     // bound the UTF-16 units from above, so a text under the limit in bytes always fits.
-    let bytes: usize = out.iter().map(String::len).sum();
-    if bytes > MAX_RESULT_TEXT_BYTES {
+    if out.iter().map(String::len).sum::<usize>() > MAX_RESULT_TEXT_BYTES {
         drop(out);
-        return Err(js_error(&Error::new(
-            ErrorCode::TooLarge,
-            format!("the result's JSON text is {bytes} bytes, over the {MAX_RESULT_TEXT_BYTES} one JS string can surely hold; leave memoryRecords at \"ids\" (the records go to the memory hooks) or pass a smaller transcript"),
-        )));
+        return Err(js_error(&Error::new(ErrorCode::TooLarge, "result: its JSON text is over 2^29 - 24 bytes, the longest JS string")));
     }
     // one JS string from the pieces, each freed in wasm memory once copied out
     let mut text = js_sys::JsString::from("");
