@@ -73,7 +73,8 @@ async function runEngine({ kind, text, options, summarize, importOptions }) {
   const signals = usage ? { usage } : {}
   const decision = compactor.check(null, document, signals)
   const contextWindow = compactor.config.contextWindow
-  const out = await compactor.compact(null, document, { ...signals, force: true, ...(summarize ? { summarize } : {}) })
+  // --json prints the memory records too (the library leaves them out of its result by default)
+  const out = await compactor.compact(null, document, { ...signals, force: true, memoryRecords: 'result', ...(summarize ? { summarize } : {}) })
   return { format, decision, out, contextWindow, usage, imported }
 }
 
