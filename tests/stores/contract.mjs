@@ -127,6 +127,18 @@ function cases(env, phase, fingerprint) {
       eq(await b.save({ transcript: [], state: null, revision: 9 }, { expectedRevision: 5, revision: 9 }), { ok: false, reason: 'stale_revision' }, 'a save expected ahead of the store')
       eq((await env.sessionStore(id).load()).revision, 1, 'still at revision 1')
     },
+    async w5_two_saves_in_flight_at_once_one_is_refused_by_the_atomic_commit() {
+      const id = `inflight-${run}`
+      await env.sessionStore(id).save({ transcript: conversation('i', 1), state: null, revision: 1 }, { expectedRevision: 0, revision: 1 })
+      // both saves start before either finishes: a read-then-write would let both through
+      const rows = (w) => [...conversation('i', 1), { role: 'user', content: `from ${w}` }]
+      const answers = await Promise.all(['A', 'B', 'C'].map((w) => env.sessionStore(id).save({ transcript: rows(w), state: null, revision: 2 }, { expectedRevision: 1, revision: 2 })))
+      eq(answers.filter((a) => a.ok).length, 1, `exactly one of three concurrent saves commits: ${json(answers)}`)
+      const rec = await env.sessionStore(id).load()
+      const winner = ['A', 'B', 'C'][answers.findIndex((a) => a.ok)]
+      eq(rec.transcript, rows(winner), 'the stored transcript is the committed one, whole')
+      eq(rec.revision, 2, 'revision')
+    },
     async w5_two_workers_compacting_one_session_one_commits_one_is_refused_no_row_lost() {
       const id = `race-${run}`
       const rows = conversation('r')
