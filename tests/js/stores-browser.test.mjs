@@ -32,11 +32,11 @@ test('I-5 W-5 W-8 M-4 IndexedDB store contract in Chromium, then a reloaded page
   const errors = []
   page.on('pageerror', (e) => errors.push(e))
   await page.goto(`${base}/tests/stores/index.html`)
-  await page.waitForSelector('body[data-ready="true"]')
+  await page.waitForSelector('body[data-ready="true"]', { state: 'attached' })
   const first = await page.evaluate(() => window.runStoresContract('first', null))
   await reportContract(t, first, 12)
   await page.reload()
-  await page.waitForSelector('body[data-ready="true"]')
+  await page.waitForSelector('body[data-ready="true"]', { state: 'attached' })
   const again = await page.evaluate((fp) => window.runStoresContract('restart', fp), first.fingerprint)
   await reportContract(t, again, 2)
   await t.test('no page errors', () => { if (errors.length) throw errors[0] })
