@@ -14,9 +14,10 @@ export const root = fileURLToPath(new URL('../../', import.meta.url))
  * Bundles `entry` into `dir` and writes `dir/config.capnp`: the worker with
  * `objects` ([{ className, binding }]) as SQLite-backed Durable Object namespaces whose
  * storage lives in `dir/do` (kept across workerd restarts), plus `extraWorkers`
- * ([{ name, entry, binding }]) bound to the main worker as services.
+ * ([{ name, entry, binding }]) bound to the main worker as services, and `text`
+ * ({ NAME: value }) as text bindings.
  */
-export async function bundleWorker(dir, entry, objects, extraWorkers = []) {
+export async function bundleWorker(dir, entry, objects, extraWorkers = [], text = {}) {
   await mkdir(join(dir, 'do'), { recursive: true })
   const build = (input, out) => esbuild.build({
     entryPoints: [input], bundle: true, format: 'esm', platform: 'neutral', absWorkingDir: root,
@@ -43,7 +44,7 @@ const worker :Workerd.Worker = (
   compatibilityDate = "2025-01-01",
   durableObjectNamespaces = [${objects.map((o) => `(className = "${o.className}", uniqueKey = "cc-${o.className}", enableSql = true)`).join(', ')}],
   durableObjectStorage = (localDisk = "do-disk"),
-  bindings = [${[...objects.map((o) => `(name = "${o.binding}", durableObjectNamespace = "${o.className}")`), ...extraWorkers.map((w) => `(name = "${w.binding}", service = "${w.name}")`)].join(', ')}],
+  bindings = [${[...objects.map((o) => `(name = "${o.binding}", durableObjectNamespace = "${o.className}")`), ...extraWorkers.map((w) => `(name = "${w.binding}", service = "${w.name}")`), ...Object.entries(text).map(([k, v]) => `(name = "${k}", text = ${JSON.stringify(String(v))})`)].join(', ')}],
 );
 ${extra}
 `)
