@@ -15,9 +15,9 @@ const env = {
   memory: (o = {}) => denoKvMemory(kv, { MemoryIndex: api.MemoryIndex, ...o }),
   valueLimit: 64 * 1024,
   async pieces(id) {
-    let n = 0
-    for await (const e of kv.list({ prefix: ['context-compactor', 'session', id] })) if (e.value instanceof Uint8Array) n++
-    return n
+    const sizes = []
+    for await (const e of kv.list({ prefix: ['context-compactor', 'session', id] })) if (e.value instanceof Uint8Array) sizes.push(e.value.byteLength)
+    return sizes
   },
 }
 const fingerprint = fpFile ? JSON.parse(await Deno.readTextFile(fpFile)) : null

@@ -23,7 +23,7 @@ export class ContractObject {
       valueLimit: 128 * 1024,
       async pieces(id) {
         const m = await storage.list({ prefix: `scc/ssession/s${encodeURIComponent(id)}/` })
-        return [...m.values()].filter((v) => v instanceof Uint8Array).length
+        return [...m.values()].filter((v) => v instanceof Uint8Array).map((v) => v.byteLength)
       },
     }
     return Response.json(await runContract(env, phase, fingerprint))
