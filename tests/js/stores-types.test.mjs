@@ -35,3 +35,14 @@ test('I-5 the stores import no platform module and the core does not import the 
   }
   for (const f of ['web.mjs', 'node.mjs', 'workerd.mjs']) assert.doesNotMatch(await readFile(join(root, 'js', f), 'utf8'), /stores/, `js/${f} does not load the stores`)
 })
+
+test('I-5 the npm tarball ships context-compactor/stores and its types', async () => {
+  const { stdout } = await promisify(execFile)(process.platform === 'win32' ? 'npm.cmd' : 'npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root, maxBuffer: 1 << 24 })
+  const files = JSON.parse(stdout)[0].files.map((f) => f.path)
+  for (const f of ['index.mjs', 'index.d.ts', 'common.mjs', 'kv.mjs', 'deno-kv.mjs', 'durable-object.mjs', 'indexeddb.mjs', 'sqlite.mjs']) {
+    assert.ok(files.includes(`js/stores/${f}`), `tarball has js/stores/${f}`)
+  }
+  const pkg = JSON.parse(await readFile(join(root, 'package.json'), 'utf8'))
+  assert.deepEqual(pkg.exports['./stores'], { types: './js/stores/index.d.ts', default: './js/stores/index.mjs' })
+  assert.equal(pkg.dependencies, undefined, 'the stores add no runtime dependency')
+})
