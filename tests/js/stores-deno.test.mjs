@@ -1,6 +1,7 @@
 // I-5, W-5, W-8, M-1..M-4: denoKvStore / denoKvMemory pass the store contract
 // (tests/stores/contract.mjs) on Deno KV under Deno (npm package `deno`, --unstable-kv,
-// a KV file in a temp dir); the restart phase runs in a new Deno process.
+// a KV file in a temp dir), and sqliteStore / sqliteMemory pass it over Deno's node:sqlite
+// (DatabaseSync, the API without db.transaction); each restart phase in a new Deno process.
 import { test } from 'node:test'
 import { execFile } from 'node:child_process'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
@@ -13,14 +14,19 @@ import { lastJson, reportContract } from '../stores/report.mjs'
 const run = promisify(execFile)
 const root = fileURLToPath(new URL('../../', import.meta.url))
 const deno = join(root, 'node_modules', '.bin', 'deno')
-const runner = join(root, 'tests/stores/deno-kv.mjs')
 
-test('I-5 W-5 W-8 M-4 Deno KV store contract, then a new Deno process reads back the same session and recall', async (t) => {
-  const dir = await mkdtemp(join(tmpdir(), 'cc-denokv-'))
+const cases = [
+  ['Deno KV store contract', 'tests/stores/deno-kv.mjs', 'kv.sqlite3'],
+  ['SQLite store contract over the node:sqlite API (DatabaseSync as Deno implements it)', 'tests/stores/deno-sqlite.mjs', 'db.sqlite'],
+]
+
+for (const [what, script, file] of cases) test(`I-5 W-5 W-8 M-4 ${what}, then a new Deno process reads back the same session and recall`, async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'cc-deno-'))
   const env = { ...process.env, DENO_NO_UPDATE_CHECK: '1', NO_COLOR: '1' }
+  const runner = join(root, script)
   const args = (...rest) => ['run', '--no-prompt', '--unstable-kv', `--allow-read=${root},${dir}`, `--allow-write=${dir}`, runner, ...rest]
   try {
-    const kv = join(dir, 'kv.sqlite3')
+    const kv = join(dir, file)
     const first = lastJson((await run(deno, args('first', kv), { cwd: root, env })).stdout)
     await reportContract(t, first, 12)
     await writeFile(join(dir, 'fp.json'), JSON.stringify(first.fingerprint))
