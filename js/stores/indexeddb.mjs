@@ -69,7 +69,7 @@ export function indexedDbStore(db, sessionId, options = {}) {
         await finished
         return STALE
       }
-      store.put({ revision, record: { ...record, revision }, bytes: JSON.stringify(record).length }, sessionId)
+      store.put({ revision, record: { ...record, revision } }, sessionId)
       await finished
       return { ok: true, revision }
     },
