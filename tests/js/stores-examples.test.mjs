@@ -85,7 +85,10 @@ test('I-5 W-5 W-8 M-2 the Workers chat example: a Durable Object per session, co
       assert.deepEqual(await record('bob'), before.bob)
       const r = await say('alice', 'recall: zeppelin code')
       assert.match(r.reply, /ZEPPELIN-14/)
-      assert.equal(r.revision, before.alice.revision + 3, 'the tool round and the reply appended at the next revisions')
+      const after = await record('alice')
+      assert.equal(after.revision, r.revision, 'the reply is the last write')
+      assert.ok(r.revision >= before.alice.revision + 3, 'the message, the tool round and the reply appended at later revisions')
+      assert.deepEqual(after.transcript.slice(0, before.alice.transcript.length), before.alice.transcript, 'appended after what was stored')
     })
   } finally {
     await w?.stop()
