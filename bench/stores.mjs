@@ -10,7 +10,9 @@
 //   - baseline: an in-memory store (a JSON string per session, the same CAS rule) and an
 //     in-memory memory store (records in an array, no index) in Node;
 //   - SQLite (better-sqlite3 12, a file, WAL) in Node;
-//   - Deno KV (a file) under Deno.
+//   - Deno KV (a file) under Deno;
+//   - a Durable Object (SQLite-backed, local disk) in workerd: storage only (workerd's clocks
+//     stand still during execution, so per-turn time is not measurable there).
 // Per turn: median and p95 wall time, and CPU time (Node: process.cpuUsage), and the ratio of
 // the median to the baseline's. Storage: the session record's JSON bytes (transcript +
 // state) at the end and at its largest (measured after each turn, outside the timing), the
@@ -27,6 +29,7 @@ import Database from 'better-sqlite3'
 import * as api from 'context-compactor'
 import { sqliteMemory, sqliteStore } from 'context-compactor/stores'
 import { median, p95, runSession } from './stores-core.mjs'
+import { bundleWorker, startWorkerd } from '../tests/stores/workerd.mjs'
 
 const arg = (name, dflt) => { const i = process.argv.indexOf(name); return i > 0 ? Number(process.argv[i + 1]) : dflt }
 const turns = arg('--turns', 200)
@@ -77,6 +80,18 @@ try {
     { cwd: root, encoding: 'utf8', env: { ...process.env, DENO_NO_UPDATE_CHECK: '1', NO_COLOR: '1' } })
   if (deno.status === 0) rows.push(JSON.parse(deno.stdout.trim().split('\n').pop()))
   else console.error(`deno run failed:\n${deno.stderr}`)
+
+  const wdir = join(dir, 'workerd')
+  await bundleWorker(wdir, join(root, 'bench/stores-worker.mjs'), [{ className: 'BenchObject', binding: 'BENCH' }])
+  const w = await startWorkerd(wdir)
+  try {
+    const res = await fetch(`${w.url}/?turns=${turns}&window=${contextWindow}`)
+    const text = await res.text()
+    if (res.ok) rows.push({ ...JSON.parse(text), medianMs: null, p95Ms: null })
+    else console.error(`workerd run failed: ${text}\n${w.log()}`)
+  } finally {
+    await w.stop()
+  }
 } finally {
   rmSync(dir, { recursive: true, force: true })
 }
@@ -87,5 +102,6 @@ console.log(`stores benchmark: ${turns} turns, context window ${contextWindow} t
 console.log('| engine | median ms / turn | p95 ms / turn | CPU ms / turn (median) | x baseline (median) | compactions | session record (end / peak) | memory | stored for the session |')
 console.log('|---|---|---|---|---|---|---|---|---|')
 for (const r of rows) {
-  console.log(`| ${r.engine} | ${r.medianMs.toFixed(2)} | ${r.p95Ms.toFixed(2)} | ${r.cpuMs == null ? 'n/a' : r.cpuMs.toFixed(2)} | ${(r.medianMs / baseMedian).toFixed(2)}x | ${r.compactions} | ${kb(r.recordBytes)} / ${kb(r.peakRecordBytes)} | ${kb(r.memoryBytes)} | ${kb(r.storedBytes)}${r.keys ? ` in ${r.keys} keys` : ''} |`)
+  const ms = (x) => (x == null ? 'n/a' : x.toFixed(2))
+  console.log(`| ${r.engine} | ${ms(r.medianMs)} | ${ms(r.p95Ms)} | ${ms(r.cpuMs)} | ${r.medianMs == null ? 'n/a' : `${(r.medianMs / baseMedian).toFixed(2)}x`} | ${r.compactions} | ${kb(r.recordBytes)} / ${kb(r.peakRecordBytes)} | ${kb(r.memoryBytes)} | ${kb(r.storedBytes)}${r.keys ? ` in ${r.keys} keys` : ''} |`)
 }
