@@ -1,6 +1,6 @@
 // Types of context-compactor/stores (I-5). The platform handles are typed structurally
 // (only what the adapters call), so no platform type package is needed.
-import type { HostStorePage, HostStoreRecord, HostStoreSearchRequest, HostStoreHit, MemoryIndex, SessionRecord, SessionRecordInput, SaveInfo } from '../index.js'
+import type { HostStorePage, HostStoreRecord, HostStoreSearchRequest, HostStoreHit, MemoryIndex, MemoryRecord, SessionRecord, SessionRecordInput, SaveInfo } from '../index.js'
 
 /** What a store answers `save`: `{ ok: true, revision }`, or the refusal of a stale save
  * (W-5): `{ ok: false, reason: 'stale_revision' }`, nothing written. */
@@ -38,7 +38,7 @@ export interface MemoryStoreOptions {
  * `enumerateStore` and `dropStoreScope` (M-1..M-4). */
 export interface StoreMemory {
   /** Persists the batch (records and host vectors) before the compaction commits. */
-  put(records: HostStoreRecord[], vectors: number[][] | null): Promise<void> | void
+  put(records: ReadonlyArray<MemoryRecord | HostStoreRecord>, vectors: number[][] | null): Promise<void> | void
   /** One session's best records for `query` (its index loaded on first use). */
   search(request: HostStoreSearchRequest): Promise<HostStoreHit[]> | HostStoreHit[]
   /** One page of a session's records in insertion order; `next` null on the last page. */
