@@ -17,7 +17,7 @@ export type ProviderFormat = 'openai-chat' | 'anthropic' | 'gemini' | 'openai-re
 /** Formats `recallToolDefinition` has a tool shape for (M-2): the provider formats. */
 export type ToolFormat = Exclude<ProviderFormat, 'canonical'>
 /** Log formats `importTranscript` converts into a provider format. */
-export type LogKind = 'claude-code-jsonl' | 'swe-agent-traj' | 'tau-bench' | 'glaive'
+export type LogKind = 'claude-code-jsonl' | 'codex-rollout' | 'swe-agent-traj' | 'tau-bench' | 'glaive' | 'glaive-jsonl'
 /** Named presets of the configuration. */
 export type Profile = 'kerkov' | 'meerkat' | 'default'
 /** C-1: provider-reported usage only; C-2: every pressure signal. */
@@ -34,6 +34,9 @@ export type ErrorCode =
   | 'memory_failed'
   /** The host's `save` refused a record for a reason other than a stale revision (W-3, W-8). */
   | 'save_failed'
+  /** The transcript is over `maxTranscriptBytes`, or the result would not fit one JS
+   * string (issue 15). */
+  | 'too_large'
 
 /** The errors the package throws: a JS `Error` with a stable `code` (J-2). A hook's own
  * error (summarize, curator, memory, store) reaches the caller unchanged instead. */
@@ -57,8 +60,10 @@ export interface CompactorOptions {
   format?: ProviderFormat | 'auto'
   /** Preset the other fields default from. Default `default`. */
   profile?: Profile
-  /** C-1 / C-2. Default `signals` (`provider_usage` for `kerkov`). */
-  trigger?: TriggerMode
+  /** C-1 / C-2 mode (default `signals`, `provider_usage` for `kerkov`), or K-2 trigger
+   * clauses (LangChain style): one clause fires when all its thresholds are reached; a
+   * list fires when any clause does. */
+  trigger?: TriggerMode | TriggerClause | TriggerClause[]
   /** Model context window, tokens. Default 200,000. */
   contextWindow?: number
   /** Compact at this fraction of the window (0 < x <= 1). Default 0.65 (C-1). */
@@ -101,10 +106,13 @@ export interface CompactorOptions {
   summaryInputShare?: number
   /**
    * Project the discarded rows into memory records (M-1). Default true. `false` for a
-   * host that never recalls: `result.memory.records` is then empty and no memory step
-   * runs, which saves copying every discarded row into the result.
+   * host that never recalls: `result.memory.projected` is then 0 and no memory step
+   * runs.
    */
   projectMemory?: boolean
+  /** Largest transcript accepted, UTF-8 bytes of its JSON text; a larger one throws
+   * `too_large` before it is decoded. Default 268,435,456 (256 MiB). */
+  maxTranscriptBytes?: number
   /** Under byte pressure keep fewer recent rows so the rebuilt request fits (S-8). */
   fitRecentWindow?: boolean
   /** Never fold the newest user request (S-6, S-9). */
@@ -126,11 +134,85 @@ export interface CompactorOptions {
    * attempt at boundary B an ordinary high-water crossing waits until B + this;
    * recovery crossings, a recorded refusal and `force` never wait. Default 2 (Kerkov 0). */
   minBoundariesBetween?: number
+  /** K-1: clear old tool results before any summary (Anthropic `clear_tool_uses` names). */
+  clearToolUses?: ClearToolUsesOptions
+  /** K-1: drop old reasoning whole (Anthropic `clear_thinking`). */
+  clearThinking?: ClearThinkingOptions
+  /** K-2: newest user messages kept verbatim out of a fold, up to this many tokens
+   * (Codex keeps 20,000). Unset: off. */
+  preserveRecentUserTokens?: number
+  /** K-3: prompt-cache prices and policy. Unset: the decision still prices a clearing
+   * with Anthropic's defaults; nothing is vetoed. */
+  promptCache?: PromptCacheOptions
+}
+
+/** A K-2 trigger clause: every threshold set must be reached. */
+export interface TriggerClause {
+  /** Messages (rows) in the transcript. */
+  messages?: number
+  /** Estimated tokens of the transcript. */
+  tokens?: number
+  /** Estimated tokens as a fraction of `contextWindow`, in (0, 1]. */
+  fraction?: number
+  /** Tool calls in the transcript. */
+  toolUses?: number
+}
+
+/** A count, or Anthropic's `{ type, value }` form. */
+export type CountInput = number | { type?: string; value: number }
+
+/** `clearToolUses` (K-1). */
+export interface ClearToolUsesOptions {
+  /** Clear when the input reaches this many tokens (the provider's input count when
+   * `usage` is given, else the estimate). Default 100,000. */
+  trigger?: CountInput
+  /** Most recent tool uses kept whole. Default 3. */
+  keep?: CountInput
+  /** A batch clearing fewer tokens is not applied. Default 0. */
+  clearAtLeast?: CountInput
+  /** Tool names never cleared. */
+  excludeTools?: string[]
+  /** Also empty the cleared calls' arguments. Default false. */
+  clearToolInputs?: boolean
+}
+
+/** `clearThinking` (K-1): assistant turns whose reasoning is kept (default 1), or `all`. */
+export interface ClearThinkingOptions { keep?: CountInput | 'all' }
+
+/** `promptCache` (K-3). Multipliers are of the uncached input-token price. */
+export interface PromptCacheOptions {
+  /** Default `anthropic`. */
+  provider?: 'anthropic' | 'openai' | 'gemini' | 'none'
+  /** Anthropic 1.25 (5 min) / 2 (1 h); OpenAI and Gemini 1. */
+  writeMultiplier?: number
+  /** Anthropic 0.1, OpenAI 0.5, Gemini 0.25. */
+  readMultiplier?: number
+  /** Output price of the summary call; Anthropic 5, OpenAI 4, Gemini 8. */
+  outputMultiplier?: number
+  /** Anthropic 300 or 3600 (picks the write multiplier). Default 300. */
+  ttlSeconds?: number
+  /** `report` (default) or `pays`: an ordinary trigger compacts only when the rewrite
+   * pays for its cache break over `horizonTurns`; recovery never waits. */
+  policy?: 'report' | 'pays'
+  /** Turns a saving is counted over. Default 10. */
+  horizonTurns?: number
 }
 
 /** The resolved configuration (`compactor.config`); `format` is not part of it. */
 export interface ResolvedConfig extends Required<Omit<CompactorOptions,
-  'format' | 'outputReserveTokens' | 'maxRequestBytes' | 'summarizerContextWindow' | 'summaryPrompt' | 'rollupPrompt'>> {
+  'format' | 'outputReserveTokens' | 'maxRequestBytes' | 'summarizerContextWindow' | 'summaryPrompt' | 'rollupPrompt'
+  | 'trigger' | 'clearToolUses' | 'clearThinking' | 'preserveRecentUserTokens' | 'promptCache'>> {
+  trigger: TriggerMode
+  /** K-2 clauses; present only when set. */
+  triggerOn?: TriggerClause[]
+  /** Present only when set (K-1). */
+  clearToolUses?: { trigger: number; keep: number; clearAtLeast: number; excludeTools: string[]; clearToolInputs: boolean }
+  /** Present only when set (K-1); `keep: null` = all. */
+  clearThinking?: { keep: number | null }
+  /** Present only when set (K-2). */
+  preserveRecentUserTokens?: number
+  /** Present only when set (K-3). */
+  promptCache?: Required<PromptCacheOptions>
   /** Tokens; `null` = the default reserve (min(4,096, window / 10)). */
   outputReserveTokens: number | null
   /** UTF-8 bytes; `null` = no cap. */
@@ -268,6 +350,12 @@ export interface MemoryHooks {
   embedDimension?: number
   /** The host's memory store. */
   store?: HostMemoryStore
+  /** What the result's `memory` carries (issue 15). Default `"ids"`: `{ session,
+   * projected, ids }` — the records went to `memory` / `store` / `embed` inside the call
+   * and are not copied into the result. `"result"`: the records as data too
+   * (`memory.records`), for a host that stores them itself after the call. Another value
+   * throws `invalid_config` before anything runs. */
+  memoryRecords?: 'ids' | 'result'
 }
 
 /** Hooks (and signals) of one `compact` call. */
@@ -380,6 +468,57 @@ export interface Decision {
   thresholdTokens: number
   /** Tokens. */
   contextWindow: number
+  /** K-1: what the clearing tier would do now (when `clearToolUses` / `clearThinking` is set). */
+  clearing?: ClearingForecast
+  /** K-3 / K-4: the prompt-cache cost of the rewrite this check would make. */
+  cache?: CacheReport
+}
+
+/** K-1: what clearing alone reaches (estimated tokens). */
+export interface ClearingForecast {
+  items: number
+  clearableTokens: number
+  tokensBefore: number
+  tokensAfter: number
+  targetTokens: number
+  /** Clearing alone gets under the target: no summary call will be made. */
+  reachesTarget: boolean
+  firstChangedOffset: number | null
+}
+
+/** K-3: a rewrite's prompt-cache cost over `horizonTurns`, in uncached-input-token equivalents. */
+export interface CacheReport {
+  tier: 'clear' | 'summary'
+  firstChangedOffset: number | null
+  /** Cached-prefix tokens the rewrite invalidates. */
+  invalidatedTokens: number
+  keptPrefixTokens: number
+  tokensBefore: number
+  tokensAfter: number
+  callCost: number
+  breakCost: number
+  savingPerTurn: number
+  horizonTurns: number
+  costWithout: number
+  costWith: number
+  /** `costWithout - costWith`: positive when the rewrite pays. */
+  netSaving: number
+  pays: boolean
+  provider: string
+}
+
+/** K-1: one item the clearing tier cleared. */
+export interface Cleared {
+  kind: 'tool_result' | 'thinking'
+  offset: number
+  messageId: string
+  callId?: string
+  toolName?: string
+  /** The artifact handle holding the full body, when stored. */
+  handle?: string
+  inputCleared: boolean
+  /** UTF-8 bytes removed. */
+  bytes: number
 }
 
 /** Size of a transcript. */
@@ -438,19 +577,38 @@ export interface Rollup { pass: 'level1_to_level2' | 'level2_merge'; merged: num
 export interface Rewrite {
   baseRevision: number
   revision: number
-  /** S-6 stage 1 (`before_run`) or stage 2 (`in_run`). */
-  stage: 'before_run' | 'in_run'
-  summary: SummaryInfo
+  /** S-6 stage 1 (`before_run`) or stage 2 (`in_run`); `clear` when the clearing tier
+   * alone reached the target (K-1). */
+  stage: 'before_run' | 'in_run' | 'clear'
+  /** `null` when the clearing tier alone reached the target (no summary call, K-1). */
+  summary: SummaryInfo | null
   retained: Retained[]
   /** Source offsets folded into the summary. */
   discarded: number[]
   patch: Splice[]
   evicted: Evicted[]
   rollups: Rollup[]
+  /** K-1: what the clearing tier cleared in the kept rows. */
+  cleared: Cleared[]
+  /** K-4: first row that differs from the source in the request view. */
+  firstChangedOffset: number | null
 }
 
 /** Side spend of summarize calls (W-7), tokens. */
-export interface Spend { summarizeCalls: number; inputTokens: number; outputTokens: number }
+/** Spend (W-7), tokens: summarizer side spend, main requests (from `observeUsage`), and their sum. */
+export interface Spend {
+  summarizeCalls: number
+  /** Side spend: the summarizer's input / output tokens. */
+  inputTokens: number
+  outputTokens: number
+  /** Main requests observed with `observeUsage`, and their tokens. */
+  mainRequests: number
+  mainInputTokens: number
+  mainOutputTokens: number
+  /** Main plus side. */
+  totalInputTokens: number
+  totalOutputTokens: number
+}
 
 /** The projection anchor (C-3): the provider's count for the last answered request sent whole. */
 export interface Anchor {
@@ -529,8 +687,9 @@ export interface SessionState {
 /** A state as accepted on input: any subset (missing fields default), or null. */
 export type StateInput = Partial<SessionState> | null | undefined
 
-/** What a memory record was projected from (M-1). */
-export type RecordKind = 'narrative' | 'tool_output'
+/** What a memory record was projected from (M-1): user / assistant text, a tool result
+ * body, or a tool call's arguments (one `key: value` line per argument). */
+export type RecordKind = 'narrative' | 'tool_output' | 'tool_input'
 
 /** One memory record (M-1): a chunk of discarded context, scoped to one session. */
 export interface MemoryRecord {
@@ -547,15 +706,24 @@ export interface MemoryRecord {
   byteRange: [number, number]
   kind: RecordKind
   toolName?: string
+  /** The call a tool output answered, or the call of a tool input. */
   callId?: string
   /** Artifact handle (`artifact#N`) of the full output in the host store (M-2). */
   handle?: string
+  /** File paths, URLs and identifiers the content names (a tool output also lists its
+   * call's); at most 32; absent when none. */
+  mentions?: string[]
   /** The chunk text, at most 1,000 UTF-8 bytes. */
   content: string
 }
 
 /** The records one compaction projected (M-1), all of one session, in source order. */
 export interface MemoryBatch { session: string; records: MemoryRecord[] }
+
+/** The result's `memory` (M-1, issue 15): the session, how many records were projected
+ * (and accepted by the memory hooks, W-3) and their ids in source order; `records` only
+ * with `memoryRecords: "result"`. */
+export interface MemorySummary { session: string; projected: number; ids: string[]; records?: MemoryRecord[] }
 
 /** The result of `compact`, typed by the compactor's format `F`. */
 export interface CompactResult<out F extends ProviderFormat | 'auto' = ProviderFormat | 'auto'> {
@@ -570,14 +738,30 @@ export interface CompactResult<out F extends ProviderFormat | 'auto' = ProviderF
   before: Size
   after: Size
   validation: { ok: boolean; checks: string[] }
+  /**
+   * Set when the committed rewrite still leaves the next request over the compaction
+   * threshold or the context window (N-4; also a `warning` event with code
+   * `over_window`); `null` otherwise. Tokens: the next request (transcript, tool
+   * definitions, findings, output reserve), the window, the threshold, the floor
+   * compaction cannot remove (C-8), which limit is crossed and by how much.
+   */
+  overWindow: {
+    tokens: number
+    contextWindow: number
+    thresholdTokens: number
+    floorTokens: number
+    limit: 'context_window' | 'threshold'
+    by: number
+  } | null
   /** Persist this and pass it to the next call. */
   state: SessionState
   spend: Spend
   events: CompactionEvent[]
   error: { code: ErrorCode; message: string } | null
-  /** What the committed rewrite discarded, projected into memory records (M-1); null
-   * when nothing was committed. */
-  memory: MemoryBatch | null
+  /** What the committed rewrite discarded, projected into memory records (M-1): their
+   * count and ids (the records themselves with `memoryRecords: "result"`); null when
+   * nothing was committed. */
+  memory: MemorySummary | null
 }
 
 /** What `observeUsage` records about one answered request (C-3, C-6, C-7). */
@@ -704,7 +888,9 @@ export class ContextCompactor<F extends ProviderFormat | 'auto' = 'auto'> {
   /** The request view of a stored transcript: provenance keys removed (F-4); with a
    * `state` holding findings, the findings ledger as one pinned user-role text message
    * right after the system rows (Y-10). */
-  toRequest(transcript: TranscriptInput<F>, state?: StateInput): DocumentOf<F>
+  /** `cacheBreakpoints: true` (Anthropic): `cache_control` on the system prompt, the end
+   * of the summary block and the last message (K-4). */
+  toRequest(transcript: TranscriptInput<F>, state?: StateInput, options?: { cacheBreakpoints?: boolean }): DocumentOf<F>
   /** Holds the decoded transcript (JSON text is the fast path) with its measures, so
    * each later `check` costs what was appended, not the whole transcript (issue
    * "performance"). @throws {ContextCompactorError} `invalid_transcript`, `unknown_format`. */
@@ -808,16 +994,21 @@ export interface RecallHit {
   /** Memory record id. */
   id: string
   content: string
-  /** Cosine similarity to the query, in (0, 1]. */
+  /** Relevance in (0, 1], higher is better: the fused score over the best possible one
+   * (the `ranking`'s own score otherwise; a host store's score from `recallFromStore`). */
   score: number
   /** Stable id of the source message (T-4). */
   messageId: string
+  role: 'system' | 'user' | 'assistant' | 'tool'
   /** Inclusive source message offsets `[start, end]`. */
   sourceRange: [number, number]
   kind: RecordKind
   toolName?: string
+  callId?: string
   /** Artifact handle (`artifact#N`); resolve it with `resolveHandle` (M-2). */
   handle?: string
+  /** Paths and identifiers the passage mentions; absent when none. */
+  mentions?: string[]
 }
 
 /** The answer to one recall (M-2). */
@@ -836,6 +1027,10 @@ export interface RecallOptions {
   /** A host-vector index only (required there): the host's embedding of the query,
    * `dimension` components. */
   vector?: ArrayLike<number> | null
+  /** Embedded index: `'fused'` (default; BM25 over the inverted index and the embedded
+   * vectors, weighted reciprocal rank fusion), `'lexical'` (BM25 alone) or `'vector'`
+   * (the embedded vectors alone). Anything else throws `memory_failed`. */
+  ranking?: 'fused' | 'lexical' | 'vector' | null
 }
 
 /** Options of `MemoryIndex.enumerate` (M-4). */
@@ -855,17 +1050,21 @@ export interface MemoryPage {
 }
 
 /** A session-scoped memory index living in wasm (M-3, M-4). `new MemoryIndex()` uses the
- * embedded embedder (deterministic hashed, IDF-weighted bag of words, 512 dimensions);
+ * embedded embedder (deterministic hashed, IDF-weighted bag of words, 512 dimensions)
+ * and an inverted index: recall ranks by BM25 and the embedded vectors, fused;
  * `new MemoryIndex({ dimension })` stores host vectors of that many components
  * (`addWithVectors`, `recall(session, query, { vector })`). Every read names one session
  * and never sees another session's records. Methods throw `memory_failed`. */
 export class MemoryIndex {
   /** @throws {ContextCompactorError} `memory_failed` when `dimension` is not an integer in 1..=65,536. */
   constructor(options?: { dimension?: number | null } | null)
-  /** Rebuilds an index from `snapshot()` bytes.
-   * @throws {ContextCompactorError} `memory_failed` on bytes that are not a known snapshot version. */
+  /** Rebuilds an index from `snapshot()` bytes (version 2, with the inverted index, or
+   * version 1, whose records are indexed again).
+   * @throws {ContextCompactorError} `memory_failed` on bytes that are not a snapshot of a
+   * version this build reads (the message names the version). */
   static restore(bytes: Uint8Array): MemoryIndex
-  /** Versioned JSON snapshot of the whole index, UTF-8 bytes (same index, same bytes). */
+  /** Versioned JSON snapshot (version 2: records and each session's inverted index), UTF-8
+   * bytes (same index, same bytes). */
   snapshot(): Uint8Array
   /** Vector components (512 for the embedded embedder). */
   readonly dimension: number
@@ -881,9 +1080,13 @@ export class MemoryIndex {
   /** Adds records with host vectors (one per record, `dimension` components, not all
    * zero). Host index only; stores nothing otherwise (`memory_failed`). */
   addWithVectors(records: MemoryRecord[] | MemoryBatch, vectors: Vectors): AddReport
-  /** Searches `session`'s records only (M-2, M-4). A host index needs `options.vector`. */
+  /** Searches `session`'s records only (M-2, M-4); one hit per distinct passage. A host
+   * index needs `options.vector`. Session names must be well-formed UTF-16 (a lone
+   * surrogate throws `memory_failed`, here and in every method that takes a session). */
   recall(session: string, query: string, options?: RecallOptions | null): RecallResult
-  /** Pages through `session`'s records in source order (M-4). */
+  /** Pages through `session`'s records in source order (M-4).
+   * @throws {ContextCompactorError} `memory_failed` when `pageToken` is not a string or null,
+   * `pageSize` is not a finite number, or the token was not issued by this index. */
   enumerate(session: string, options?: EnumerateOptions | null): MemoryPage
   /** Removes every record of `session` at once (M-4); returns how many. */
   dropScope(session: string): number
@@ -918,13 +1121,63 @@ export function recallToolDefinition<F extends ToolFormat>(format: F): RecallToo
  * when the shape is ambiguous or unknown. */
 export function detectFormat(transcript: TranscriptInput): ProviderFormat
 
-/** Converts a log or provider document to `{ format, document }`.
- * @param kind `auto`, a log kind, or a format name (the text is parsed as its JSON).
- * @throws {ContextCompactorError} `invalid_transcript` (naming the line / index), `unknown_format`. */
-export function importTranscript(kind: 'auto' | LogKind | ProviderFormat, text: string): ImportResult
+/** One input line or entry an importer skipped or repaired (N-2). */
+export interface ImportWarning {
+  /** 1-based line of a JSON Lines input; `null` for whole-JSON inputs (the message names the index). */
+  line: number | null
+  /** Stable code, e.g. `torn_line`, `not_json`, `missing_type`, `bad_content`, `duplicate_row`,
+   * `compact_boundary`, `attachment_not_imported`, `subagent_dropped`, `orphan_result`,
+   * `unanswered_call`, `duplicate_call_id`, `orphan_observation`, `unknown_line_type`. */
+  code: string
+  /** What was skipped or repaired, and why. */
+  message: string
+}
 
-/** What `importTranscript` returns: the format and its document, typed together. */
-export type ImportResult = { [K in ProviderFormat]: { format: K; document: DocumentTypes[K]; usage?: Record<string, unknown> } }[ProviderFormat]
+/** A Claude Code subagent run, kept out of the main thread (N-2). */
+export interface ImportedSubagent {
+  /** The `Task` / `Agent` tool_use id the run answers; `null` when the log does not say. */
+  callId: string | null
+  /** The subagent's `agentId` (session logs; else the run's own session id). */
+  agentId?: string
+  /** Always `anthropic`. */
+  format: 'anthropic'
+  /** The run as a valid document of `format`. */
+  document: DocumentTypes['anthropic']
+}
+
+/** Tokens of the last model call a log recorded (input includes cached tokens). */
+export interface ImportUsage {
+  input_tokens: number
+  output_tokens: number
+  total_tokens: number
+  /** Cache reads included in `input_tokens` (0 when the log does not say). */
+  cached_input_tokens: number
+  /** Reasoning tokens included in `output_tokens` (0 when the log does not say). */
+  reasoning_tokens: number
+}
+
+/** Options of `importTranscript`. */
+export interface ImportOptions {
+  /** Claude Code subagent runs: kept in `subagents` (`attach`, default) or dropped with a
+   * counted warning (`drop`). Never in the main thread either way. */
+  subagents?: 'attach' | 'drop'
+}
+
+/** What `importTranscript` returns: the format and its document, typed together (the
+ * document passes its format's pairing check), with `warnings` (skipped and repaired
+ * input, in input order), `subagents` (Claude Code runs; absent when there are none) and
+ * `usage` (the log's last recorded model call: Claude Code `message.usage`, Codex
+ * `token_count.last_token_usage`). */
+export type ImportResult = {
+  [K in ProviderFormat]: { format: K; document: DocumentTypes[K]; warnings: ImportWarning[]; subagents?: ImportedSubagent[]; usage?: ImportUsage }
+}[ProviderFormat]
+
+/** Converts a log or provider document to `{ format, document, warnings, subagents?, usage? }` (N-2).
+ * @param kind `auto` (a sniffed log kind, else the detected provider format, N-3), a log
+ *   kind, or a format name (the text is parsed as its JSON).
+ * @throws {ContextCompactorError} `invalid_transcript` (nothing valid remains), `unknown_format`
+ *   (with a hint naming the likely source, e.g. a LangChain dump), `invalid_config` (options). */
+export function importTranscript(kind: 'auto' | LogKind | ProviderFormat, text: string, options?: ImportOptions): ImportResult
 
 /** The package version (Cargo.toml). */
 export function version(): string

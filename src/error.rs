@@ -36,6 +36,9 @@ pub enum ErrorCode {
     MemoryFailed,
     /// The host's `save` refused a record for a reason other than a stale revision (W-3, W-8).
     SaveFailed,
+    /// The transcript is over `maxTranscriptBytes` UTF-8 bytes, or a result would be over
+    /// what one JS string can hold (issue 15: a typed error, never a crash).
+    TooLarge,
 }
 
 impl ErrorCode {
@@ -55,6 +58,7 @@ impl ErrorCode {
             ErrorCode::UnknownFormat => "unknown_format",
             ErrorCode::MemoryFailed => "memory_failed",
             ErrorCode::SaveFailed => "save_failed",
+            ErrorCode::TooLarge => "too_large",
         }
     }
 }

@@ -11,12 +11,16 @@
 #![warn(missing_docs)]
 
 pub mod bound;
+pub mod cache;
 pub mod capacity;
+pub mod clear;
 pub mod config;
+pub mod editing;
 pub mod engine;
 pub mod error;
 pub mod events;
 pub mod evict;
+pub mod format;
 pub mod formats;
 pub mod live;
 pub mod measure;

@@ -21,9 +21,21 @@ use crate::evict::floor_boundary;
 use crate::memory::{MemoryBatch, RecordKind};
 use crate::transcript::Message;
 
-/// Prefix of the marker of a clipped user text block (the floor writes it,
-/// [`crate::summarize::floor::clipped_marker`]).
-pub use crate::summarize::floor::CLIPPED_PREFIX;
+/// Prefix of a whole, verbatim quote of one user text block (S-9, N-1).
+pub const VERBATIM_PREFIX: &str = "User request (verbatim): ";
+/// Prefix of a clipped quote; the line goes on with `message <id>, offset <n>): <head>`.
+pub const CLIPPED_PREFIX: &str = "User text (clipped; whole in memory, message ";
+/// Prefix of a user constraint sentence quoted verbatim (from a clipped block).
+pub const CONSTRAINT_PREFIX: &str = "User constraint (verbatim): ";
+/// Prefix of the placeholder naming the media of a folded user message (images,
+/// documents): `User attachment (placeholder; message <id>, offset <n>): image, <k> bytes`.
+pub const ATTACHMENT_PREFIX: &str = "User attachment (placeholder; message ";
+/// Prefix of the line naming a run of folded user text blocks the summary could not
+/// hold even clipped (tier 4 of [`user_text_floor`]); they are whole in memory.
+pub const UNQUOTED_PREFIX: &str = "User texts not quoted (whole in memory): ";
+/// UTF-8 bytes of the head kept of a clipped block at most (the head also stops at the
+/// block's first line break; [`crate::summarize::floor::clipped_marker`]).
+pub const CLIP_HEAD_BYTES: usize = crate::summarize::floor::CLIPPED_HEAD_BYTES;
 
 /// The constraint sentences of a text (N-1), verbatim, in order: one rule for the
 /// summary's floor and for this check ([`crate::summarize::facts::constraint_sentences`]).
@@ -33,6 +45,148 @@ pub use crate::summarize::facts::constraint_sentences;
 /// holding user text ([`Message::has_user_text`]), as offsets.
 pub fn first_and_newest(messages: &[Message]) -> (Option<usize>, Option<usize>) {
     (messages.iter().position(Message::has_user_text), messages.iter().rposition(Message::has_user_text))
+}
+
+/// The user-text lines of a summary's deterministic tail (S-9, N-1) for the folded rows
+/// `rows` (source offset, message), in transcript order.
+///
+/// Blocks are placed newest first, in tiers:
+/// 1. the first task (`first_task`) and the newest request (`newest`): quoted whole
+///    (`User request (verbatim): <text>`), always, outside any budget;
+/// 2. others quoted whole while the quotes stay within `budget_bytes` UTF-8 bytes;
+/// 3. then clipped while the clipped lines stay within another `budget_bytes`:
+///    `User text (clipped; whole in memory, message <id>, offset <n>): <head> [+<k>
+///    bytes in memory]`, each followed by its constraint sentences verbatim
+///    (`User constraint (verbatim): <sentence>`);
+/// 4. the rest (only when a long history folds at once) named by one line per run of
+///    messages: `User texts not quoted (whole in memory): messages <first id> to <last
+///    id> (<k> blocks)`.
+///
+/// Blocks of tiers 3 and 4 must be whole in the memory records ([`check_memory`]).
+/// A text already quoted (the same block twice) is quoted once. Each media block of a
+/// folded user message becomes a placeholder line (`User attachment (placeholder;
+/// message <id>, offset <n>): image, <k> bytes`; the newest 20, the rest counted).
+/// Pass `usize::MAX` as the budget when no memory keeps clipped text whole (then
+/// everything is quoted whole).
+pub fn user_text_floor(rows: &[(usize, &Message)], first_task: Option<usize>, newest: Option<usize>, budget_bytes: usize) -> Vec<String> {
+    // (offset, id, text, tier): decided newest first, written in order
+    let mut blocks: Vec<(usize, &str, &str, u8)> = Vec::new();
+    for (o, m) in rows {
+        for t in m.user_texts() {
+            blocks.push((*o, m.id.as_str(), t, 4));
+        }
+    }
+    let (mut whole_used, mut clip_used) = (0usize, 0usize);
+    for b in blocks.iter_mut().rev() {
+        let protected = Some(b.0) == first_task || Some(b.0) == newest;
+        let clip_cost = CLIPPED_PREFIX.len() + b.1.len() + CLIP_HEAD_BYTES + 48 + constraint_sentences(b.2).iter().map(|s| s.len() + CONSTRAINT_PREFIX.len() + 1).sum::<usize>();
+        if protected {
+            b.3 = 1;
+        } else if whole_used.saturating_add(b.2.len()) <= budget_bytes {
+            whole_used = whole_used.saturating_add(b.2.len());
+            b.3 = 2;
+        } else if clip_used.saturating_add(clip_cost) <= budget_bytes {
+            clip_used = clip_used.saturating_add(clip_cost);
+            b.3 = 3;
+        }
+    }
+    let mut lines: Vec<String> = Vec::new();
+    let mut quoted: crate::sorted::SortedSet<&str> = crate::sorted::SortedSet::new();
+    // tier-4 runs: (first id, last id, blocks), flushed when another tier interrupts
+    let mut run: Option<(&str, &str, usize)> = None;
+    let flush = |lines: &mut Vec<String>, run: &mut Option<(&str, &str, usize)>| {
+        if let Some((a, b, k)) = run.take() {
+            lines.push(format!("{UNQUOTED_PREFIX}messages {a} to {b} ({k} blocks)"));
+        }
+    };
+    for (o, id, text, tier) in blocks {
+        if tier == 4 {
+            run = Some(match run {
+                Some((a, _, k)) => (a, id, k + 1),
+                None => (id, id, 1),
+            });
+            continue;
+        }
+        flush(&mut lines, &mut run);
+        // a text already quoted whole covers its twins; a clipped one names each message
+        if quoted.contains(&text) {
+            continue;
+        }
+        if tier <= 2 {
+            quoted.insert(text);
+            lines.push(format!("{VERBATIM_PREFIX}{text}"));
+            continue;
+        }
+        let marker = crate::summarize::floor::clipped_marker(id, o, text);
+        lines.push(marker.trim_start_matches('\n').to_string());
+        for s in constraint_sentences(text) {
+            let line = format!("{CONSTRAINT_PREFIX}{s}");
+            if !lines.contains(&line) {
+                lines.push(line);
+            }
+        }
+    }
+    flush(&mut lines, &mut run);
+    // media of folded user rows become placeholders (a summary is text)
+    let mut attachments: Vec<String> = Vec::new();
+    for (o, m) in rows {
+        if m.role != crate::Role::User || m.is_summary() {
+            continue;
+        }
+        for b in &m.blocks {
+            if let crate::transcript::Block::Media { kind, bytes, .. } = b {
+                let kind = match kind {
+                    crate::transcript::MediaKind::Image => "image",
+                    crate::transcript::MediaKind::Video => "video",
+                    crate::transcript::MediaKind::Audio => "audio",
+                    crate::transcript::MediaKind::Document => "document",
+                };
+                attachments.push(format!("{ATTACHMENT_PREFIX}{}, offset {o}): {kind}, {bytes} bytes", m.id));
+            }
+        }
+    }
+    let skip = attachments.len().saturating_sub(MAX_ATTACHMENT_LINES);
+    if skip > 0 {
+        lines.push(format!("{ATTACHMENT_PREFIX}earlier ones): {skip} more attachments, named in memory"));
+    }
+    lines.extend(attachments.into_iter().skip(skip));
+    lines
+}
+
+/// Placeholders named one by one; older ones are counted (see [`user_text_floor`]).
+const MAX_ATTACHMENT_LINES: usize = 20;
+
+/// Starts of the plain one-line user-text lines [`user_text_floor`] writes (a whole quote
+/// is written as a length-prefixed item instead), carried by later summaries.
+pub const FLOOR_LINE_PREFIXES: [&str; 4] = [CLIPPED_PREFIX, CONSTRAINT_PREFIX, ATTACHMENT_PREFIX, UNQUOTED_PREFIX];
+
+/// Where the next line of the deterministic tail starts, for every prefix the tail
+/// writes (user lines, the ledger, the artifact index).
+const TAIL_PREFIXES: [&str; 7] = [VERBATIM_PREFIX, CLIPPED_PREFIX, CONSTRAINT_PREFIX, ATTACHMENT_PREFIX, UNQUOTED_PREFIX, "Calls already run", "Artifacts: "];
+
+/// The user-text lines of an existing summary's deterministic tail (those written by
+/// [`user_text_floor`], carried by later summaries and rollups), in order. `marker` is
+/// the tail's start marker; a summary without it has none.
+pub fn floor_lines_of(summary: &str, marker: &str) -> Vec<String> {
+    let Some(p) = summary.find(marker) else { return Vec::new() };
+    let tail = summary.get(p + marker.len()..).unwrap_or("");
+    // cut before every "\n<prefix>"
+    let mut cuts: Vec<usize> = Vec::new();
+    for (i, _) in tail.match_indices('\n') {
+        let rest = tail.get(i + 1..).unwrap_or("");
+        if TAIL_PREFIXES.iter().any(|x| rest.starts_with(x)) {
+            cuts.push(i);
+        }
+    }
+    let mut out = Vec::new();
+    for (k, &c) in cuts.iter().enumerate() {
+        let end = cuts.get(k + 1).copied().unwrap_or(tail.len());
+        let line = tail.get(c + 1..end).unwrap_or("");
+        if [VERBATIM_PREFIX, CLIPPED_PREFIX, CONSTRAINT_PREFIX, ATTACHMENT_PREFIX, UNQUOTED_PREFIX].iter().any(|x| line.starts_with(x)) {
+            out.push(line.to_string());
+        }
+    }
+    out
 }
 
 /// A user text block the summary clipped, which the memory records must hold whole.
@@ -61,6 +215,17 @@ fn lost(offset: usize, what: &str) -> Error {
 pub fn check(source: &[Message], kept: &[bool], summary: &str) -> Result<Vec<Clipped>> {
     let (first, newest) = first_and_newest(source);
     let mut clipped = Vec::new();
+    // tier-4 runs named by their first and last message ids (ids of this source only:
+    // a line carried from an older summary names ids no longer here)
+    let mut unquoted: Vec<(usize, usize)> = Vec::new();
+    for line in summary.lines().filter_map(|l| l.strip_prefix(UNQUOTED_PREFIX)) {
+        let Some(rest) = line.strip_prefix("messages ") else { continue };
+        let Some((a, rest)) = rest.split_once(" to ") else { continue };
+        let b = rest.rsplit_once(" (").map_or(rest, |(b, _)| b);
+        if let (Some(x), Some(y)) = (source.iter().position(|m| m.id == a), source.iter().position(|m| m.id == b)) {
+            unquoted.push((x.min(y), x.max(y)));
+        }
+    }
     for (o, m) in source.iter().enumerate() {
         if kept.get(o).copied().unwrap_or(true) {
             continue;
@@ -77,6 +242,10 @@ pub fn check(source: &[Message], kept: &[bool], summary: &str) -> Result<Vec<Cli
             }
             let marker = format!("{CLIPPED_PREFIX}{}, offset {o}): ", m.id);
             let Some(at) = summary.find(&marker) else {
+                if unquoted.iter().any(|&(x, y)| x <= o && o <= y) {
+                    clipped.push(clipped_of(o, m, t)?);
+                    continue;
+                }
                 return Err(lost(o, "a user text block is neither kept, quoted verbatim nor clipped with a marker in the summary"));
             };
             let head = summary.get(at + marker.len()..).unwrap_or("");
@@ -88,15 +257,19 @@ pub fn check(source: &[Message], kept: &[bool], summary: &str) -> Result<Vec<Cli
                 let n = s.len().min(60);
                 return Err(lost(o, &format!("the user constraint sentence {:?} is not quoted verbatim", s.get(..floor_boundary(s, n)).unwrap_or(""))));
             }
-            let joined = m.text();
-            let Some(at) = joined.find(t) else {
-                return Err(lost(o, "a clipped user text block is not in its message's text"));
-            };
-            let solid = t.char_indices().filter(|(_, c)| !c.is_whitespace()).map(|(i, _)| i).collect();
-            clipped.push(Clipped { offset: o, message_id: m.id.clone(), range: [at, at + t.len()], solid });
+            clipped.push(clipped_of(o, m, t)?);
         }
     }
     Ok(clipped)
+}
+
+fn clipped_of(o: usize, m: &Message, t: &str) -> Result<Clipped> {
+    let joined = m.text();
+    let Some(at) = joined.find(t) else {
+        return Err(lost(o, "a clipped user text block is not in its message's text"));
+    };
+    let solid = t.char_indices().filter(|(_, c)| !c.is_whitespace()).map(|(i, _)| i).collect();
+    Ok(Clipped { offset: o, message_id: m.id.clone(), range: [at, at + t.len()], solid })
 }
 
 /// Checks that the memory batch holds every clipped block whole (N-1): every
@@ -104,8 +277,12 @@ pub fn check(source: &[Message], kept: &[bool], summary: &str) -> Result<Vec<Cli
 /// records' `byteRange` index the message's joined text). Errors: `invalid_rewrite`
 /// whose message starts `user_text_lost:` and names the source offset.
 pub fn check_memory(clipped: &[Clipped], batch: &MemoryBatch) -> Result<()> {
+    let mut by_id: std::collections::HashMap<&str, Vec<[usize; 2]>> = std::collections::HashMap::new();
+    for r in batch.records.iter().filter(|r| r.kind == RecordKind::Narrative) {
+        by_id.entry(r.message_id.as_str()).or_default().push(r.byte_range);
+    }
     for c in clipped {
-        let ranges: Vec<[usize; 2]> = batch.records.iter().filter(|r| r.kind == RecordKind::Narrative && r.message_id == c.message_id).map(|r| r.byte_range).collect();
+        let ranges = by_id.get(c.message_id.as_str()).map(Vec::as_slice).unwrap_or(&[]);
         let covered = c.solid.iter().all(|&i| ranges.iter().any(|r| r[0] <= c.range[0] + i && c.range[0] + i < r[1]));
         if !covered {
             return Err(lost(c.offset, "a user text block clipped in the summary is not kept whole in the memory records"));

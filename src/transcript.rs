@@ -246,12 +246,14 @@ impl Message {
             || self.provenance.transcript_role == TranscriptRole::CompactionSummary
     }
     /// A conversational user message: starts a turn (S-7). A user message that carries
-    /// tool results belongs to the round it answers, even with text beside them.
+    /// tool results starts one only when a person wrote text beside them (the
+    /// Anthropic / Claude Code shape `[tool_result, {type: text}]`): that text is a
+    /// request (S-9, N-1); without text it belongs to the round it answers.
     pub fn starts_turn(&self) -> bool {
         self.role == Role::User
             && !self.is_summary()
             && self.provenance.transcript_role == TranscriptRole::Conversational
-            && !self.has_results()
+            && (!self.has_results() || self.has_user_text())
     }
     /// A conversational user message (not a summary, not injected context) with at least
     /// one non-blank text block, whatever else the row carries (tool results beside it
@@ -287,7 +289,7 @@ impl Message {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Transcript {
     /// The provider format the transcript was decoded from and is encoded back to.
-    pub format: crate::formats::Format,
+    pub format: crate::format::Format,
     /// The rows, in order; offsets are indexes into this list (T-4).
     pub messages: Vec<Message>,
     /// How the host's document wrapped the messages.

@@ -268,6 +268,14 @@ pub struct Decision {
     pub threshold_tokens: u64,
     /// The model's context window, tokens.
     pub context_window: u64,
+    /// What the clearing tier would do now (K-1), when `clearToolUses` or
+    /// `clearThinking` is configured.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub clearing: Option<crate::editing::ClearingForecast>,
+    /// The prompt-cache cost of the rewrite this check would make (K-3, K-4), when
+    /// `promptCache` or a clearing is configured.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cache: Option<crate::cache::CacheReport>,
 }
 
 /// The transcript measures a decision reads, tokens at one calibration and bytes.
@@ -462,7 +470,7 @@ pub fn decide_from(t: &Transcript, totals: &Totals, config: &Config, state: &Ses
         last_attempt_failed: last_failed,
         last_rewrite_over_threshold: rewrite_over,
     };
-    Decision {
+    let mut decision = Decision {
         compact,
         reason,
         decided_by,
@@ -475,5 +483,11 @@ pub fn decide_from(t: &Transcript, totals: &Totals, config: &Config, state: &Ses
         floor: fl,
         threshold_tokens: threshold,
         context_window: config.context_window,
-    }
+        clearing: None,
+        cache: None,
+    };
+    // K-1..K-3: extra triggers, the clearing forecast, the cache report and policy
+    // (nothing runs unless one of those options is configured).
+    crate::editing::extend(t, totals, config, state, signals, &mut decision);
+    decision
 }

@@ -263,7 +263,7 @@ fn n6_rehydration_keeps_every_format_valid() {
     for f in FORMATS {
         let doc = render(f, &s, "final request: ship it");
         let out = check_outcome(f, &doc, "final request: ship it", 8000).unwrap_or_else(|| panic!("{} compacts", f.name()));
-        let text = &out.rewrite.as_ref().unwrap().summary.text;
+        let text = &out.rewrite.as_ref().unwrap().summary.as_ref().unwrap().text;
         assert!(text.contains(skill), "{}: the skill document verbatim\n{text}", f.name());
         assert!(text.contains("[rehydrated plan state from TodoWrite call"), "{}: the plan re-attached\n{text}", f.name());
         assert!(text.contains("port the lexer"), "{}", f.name());

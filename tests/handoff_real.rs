@@ -94,9 +94,10 @@ fn y6_n1_n5_handoff_summary_on_real_transcripts_keeps_paths_constraints_request_
         assert!(out.status != "failed", "{name}: {} {}", out.status, out.reason);
         let Some(rw) = out.rewrite.as_ref() else { continue };
         compacted += 1;
-        let summary = &rw.summary.text;
+        let summary = &rw.summary.as_ref().unwrap().text;
         // The summary budget bounds the handoff with the ledger, the index, the plan and
-        // paths of the floor; N-1's user text (whole, or a clip marker per block) and the
+        // paths of the floor; N-1's user text (whole, clipped with a marker and its constraint
+        // sentences, or named by one not-quoted line) and the
         // re-attached documents (rehydrateBytes) come on top.
         let (narrative, body) = context_compactor::summarize::split_summary(summary);
         let body = body.unwrap_or("");
@@ -105,7 +106,7 @@ fn y6_n1_n5_handoff_summary_on_real_transcripts_keeps_paths_constraints_request_
             .filter(|(k, _)| k.starts_with("rehydrated") || k.contains("request") || k.contains("first task") || k.contains("user text") || k.contains("constraint"))
             .map(|(k, t)| k.len() + t.len() + 16)
             .sum::<usize>()
-            + body.lines().filter(|l| l.starts_with("User text (clipped") || l.starts_with("[not re-attached")).map(|l| l.len() + 1).sum::<usize>();
+            + body.lines().filter(|l| context_compactor::nothing_lost::FLOOR_LINE_PREFIXES.iter().any(|p| l.starts_with(p)) || l.starts_with("[not re-attached")).map(|l| l.len() + 1).sum::<usize>();
         let bounded = narrative.len() + body.len().saturating_sub(n1);
         eprintln!("{name}: summary {} bytes: handoff {} + tail {} (of it N-1 user text and rehydration {n1})", summary.len(), narrative.len(), body.len());
         if bounded > budget + 256 {
@@ -224,5 +225,5 @@ fn print_handoff_summaries() {
     let mut config = Config::preset(Profile::Default);
     config.context_window = 16_000;
     let out = compact_document(format, doc, config, SessionState::default(), Signals { force: true, ..Signals::default() }, None).unwrap();
-    println!("{}", out.rewrite.map(|r| r.summary.text).unwrap_or_default());
+    println!("{}", out.rewrite.map(|r| r.summary.map(|s| s.text).unwrap_or_default()).unwrap_or_default());
 }

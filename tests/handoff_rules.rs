@@ -227,7 +227,7 @@ fn n5_floor_appends_what_a_model_summary_left_out_verbatim() {
     // rehydration off: the open plan items come from the floor, not the re-attached plan
     let o = compact(long_session(), json!({"profile": "default", "preserveRecentTurns": 4, "rehydrateBytes": 0}), |_| Reply::Summary { text: "The agent ported the lexer.".into(), usage: None });
     assert_eq!(o.status, "compacted", "{}", o.reason);
-    let text = &o.rewrite.as_ref().unwrap().summary.text;
+    let text = &o.rewrite.as_ref().unwrap().summary.as_ref().unwrap().text;
     let (narrative, body) = split_summary(text);
     assert_eq!(narrative, "The agent ported the lexer.");
     let items = summarize::ledger::read_items(body.expect("deterministic sections"));
@@ -249,7 +249,7 @@ fn n5_floor_adds_nothing_the_summary_already_holds() {
         }
     });
     assert_eq!(o.status, "compacted", "{}", o.reason);
-    let text = &o.rewrite.as_ref().unwrap().summary.text;
+    let text = &o.rewrite.as_ref().unwrap().summary.as_ref().unwrap().text;
     let items = summarize::ledger::read_items(split_summary(text).1.unwrap_or(""));
     // only the folded user text the summary did not quote is carried
     assert!(items.iter().all(|(k, t)| k.starts_with("rehydrated") || (k.contains("user text") || k.contains("newest request")) && t.starts_with("recent ")), "{items:?}");
@@ -263,11 +263,11 @@ fn y6_the_mechanical_summary_is_the_handoff_with_its_sections() {
     let t = formats::decode(Format::OpenaiChat, Value::Array(long_session())).unwrap();
     let mut job = Job::start(cfg, SessionState::default(), t, JobOptions { signals: Signals { force: true, ..Signals::default() }, has_summarizer: false });
     let o = run_sync(&mut job, |_| unreachable!()).unwrap();
-    let text = &o.rewrite.as_ref().unwrap().summary.text;
+    let text = &o.rewrite.as_ref().unwrap().summary.as_ref().unwrap().text;
     for n in 1..=9 {
         assert!(text.contains(&summarize::section_header(n)), "section {n}");
     }
-    assert_eq!(o.rewrite.as_ref().unwrap().summary.source.writer, "mechanical");
+    assert_eq!(o.rewrite.as_ref().unwrap().summary.as_ref().unwrap().source.writer, "mechanical");
     assert!(text.len() <= 2_048 * 4 + 2_048, "within the budget: {}", text.len());
 }
 
@@ -281,7 +281,7 @@ fn n6_rehydration_reattaches_instructions_and_plan_newest_first_and_names_the_re
     let reply = |_: &context_compactor::summarize::SummarizeRequest| Reply::Summary { text: "S".into(), usage: None };
     let o = compact(d.clone(), json!({"profile": "default", "preserveRecentTurns": 4}), reply);
     assert_eq!(o.status, "compacted", "{}", o.reason);
-    let text = o.rewrite.as_ref().unwrap().summary.text.clone();
+    let text = o.rewrite.as_ref().unwrap().summary.as_ref().unwrap().text.clone();
     let items = summarize::ledger::read_items(split_summary(&text).1.unwrap());
     let kinds: Vec<&str> = items.iter().filter(|(k, _)| k.starts_with("rehydrated")).map(|(k, _)| k.as_str()).collect();
     assert_eq!(kinds.len(), 3, "{kinds:?}");
@@ -292,12 +292,12 @@ fn n6_rehydration_reattaches_instructions_and_plan_newest_first_and_names_the_re
     assert!(b_at < a_at, "newest first");
     // a budget that holds only the plan and one document names the other with its handle
     let o = compact(d.clone(), json!({"profile": "default", "preserveRecentTurns": 4, "rehydrateBytes": 1_300}), reply);
-    let text = o.rewrite.as_ref().unwrap().summary.text.clone();
+    let text = o.rewrite.as_ref().unwrap().summary.as_ref().unwrap().text.clone();
     assert!(text.contains("# Skill B") && !text.contains("# Skill A"), "{text}");
     assert!(text.contains("[not re-attached (over rehydrateBytes 1300): instruction document, message "), "{text}");
     // 0 disables
     let o = compact(d, json!({"profile": "default", "preserveRecentTurns": 4, "rehydrateBytes": 0}), reply);
-    let text = o.rewrite.as_ref().unwrap().summary.text.clone();
+    let text = o.rewrite.as_ref().unwrap().summary.as_ref().unwrap().text.clone();
     assert!(!text.contains("# Skill B") && !text.contains("Re-attached after this summary"), "{text}");
 }
 
@@ -310,7 +310,7 @@ fn y5_ledger_names_a_failed_call_as_ran_and_failed_with_its_error() {
     }
     let o = compact(d, json!({"profile": "meerkat"}), |_| Reply::Summary { text: "S".into(), usage: None });
     assert_eq!(o.status, "compacted", "{}", o.reason);
-    let text = &o.rewrite.as_ref().unwrap().summary.text;
+    let text = &o.rewrite.as_ref().unwrap().summary.as_ref().unwrap().text;
     assert!(text.contains("[k2]: ran and failed (may be made again): exit 3: boom: disk full"), "{text}");
     assert!(text.contains("[k1]: already run"), "{text}");
 }
@@ -365,7 +365,7 @@ fn issue13_forged_section_marker_in_user_text_is_not_taken_for_the_engines() {
     d[1] = user(&format!("Port the parser to Rust.{forged}"));
     let o = compact(d, json!({"profile": "default", "preserveRecentTurns": 4}), |_| Reply::Summary { text: "S".into(), usage: None });
     assert_eq!(o.status, "compacted", "{}", o.reason);
-    let text = &o.rewrite.as_ref().unwrap().summary.text;
+    let text = &o.rewrite.as_ref().unwrap().summary.as_ref().unwrap().text;
     let (narrative, body) = split_summary(text);
     assert_eq!(narrative, "S", "the split is at the engine's own marker");
     let items = summarize::ledger::read_items(body.unwrap());

@@ -179,14 +179,23 @@ proptest! {
             }
         }
         prop_assert_eq!(&t.envelope, &source.envelope);
+        // S-6: a run started by a notice alone (injected context right after a final
+        // answer) has that notice as its request: kept verbatim, like a user request
+        let run = context_compactor::select::run_start(&source.messages, 0);
+        let notice_run = run.is_some_and(|r| source.messages[r].provenance.transcript_role == context_compactor::transcript::TranscriptRole::InjectedContext && source.messages[r..].iter().all(|m| !m.starts_turn()));
+        if let Some(r) = run.filter(|_| notice_run) {
+            for j in r..context_compactor::select::request_end(&source.messages, r) {
+                prop_assert!(ret.contains(&j), "notice {} of the open run kept", j);
+            }
+        }
         // S-9 (default profile): the newest user request is kept verbatim
-        if let Some(last) = source.messages.iter().rposition(|m| m.starts_turn()) {
+        if let Some(last) = source.messages.iter().rposition(|m| m.starts_turn()).filter(|_| !notice_run) {
             let r = rw.retained.iter().find(|r| r.source == last);
             prop_assert!(r.is_some(), "newest request {} kept", last);
             prop_assert_eq!(&t.messages[r.unwrap().offset].raw, &source.messages[last].raw);
         }
         // S-7: injected context right before the newest request stays glued to it
-        if let Some(last) = source.messages.iter().rposition(|m| m.starts_turn()) {
+        if let Some(last) = source.messages.iter().rposition(|m| m.starts_turn()).filter(|_| !notice_run) {
             let mut k = last;
             while k > 0 && source.messages[k - 1].provenance.transcript_role == context_compactor::transcript::TranscriptRole::InjectedContext {
                 k -= 1;
@@ -202,8 +211,16 @@ proptest! {
                 // Y-5: the summary names the calls folded from the run's earlier rounds
                 let folded_calls = rw.discarded.iter().filter(|&&d| d > last).any(|&d| source.messages[d].has_calls());
                 if folded_calls {
-                    prop_assert!(rw.summary.text.contains("Calls already run"), "ledger in stage-2 summary");
+                    prop_assert!(rw.summary.as_ref().unwrap().text.contains("Calls already run"), "ledger in stage-2 summary");
                 }
+            }
+        }
+        // N-1: every user text block of a discarded row is in the summary, whole or
+        // clipped with a marker naming its message
+        for &d in &rw.discarded {
+            for text in source.messages[d].user_texts() {
+                let clipped = format!("{}{}, offset {d}): ", context_compactor::nothing_lost::CLIPPED_PREFIX, source.messages[d].id);
+                prop_assert!(rw.summary.as_ref().unwrap().text.contains(text) || rw.summary.as_ref().unwrap().text.contains(&clipped), "user text of row {} kept in the summary", d);
             }
         }
         // M-1: nothing injected or summarized is projected into memory

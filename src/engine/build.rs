@@ -9,6 +9,7 @@ use crate::formats::{self, message_from_raw};
 use crate::rewrite::Origin;
 use crate::select::{Selection, Stage};
 use crate::state::FoldedCall;
+use crate::nothing_lost::{first_and_newest, user_text_floor};
 use crate::summarize::facts::first_and_newest_user_text;
 use crate::summarize::{collect_artifact_refs, deterministic_tail, floor_items, handoff_summary, narrative_part, rehydration, Facts};
 use crate::transcript::{Block, Message, Provenance, TranscriptRole};
@@ -39,12 +40,23 @@ impl Job {
         self.next_rollup()
     }
 
-    /// UTF-8 bytes of folded user text the floor quotes whole beyond the first task and
-    /// the newest request (N-1): half the summary budget, at most an eighth of the
-    /// context window (with `projectMemory: false` the clipped rest is then not in memory
-    /// either: the window wins).
-    pub(super) fn user_text_bytes(&self) -> usize {
-        let window = usize::try_from(self.config.context_window.saturating_mul(self.config.bytes_per_token) / 8).unwrap_or(usize::MAX);
+    /// S-9, N-1: the user-text lines of the new summary, every folded user text block
+    /// placed by [`user_text_floor`] (what folded summaries carried comes with their
+    /// items, [`Facts::carried`]).
+    pub(super) fn user_floor(&self, sel: &Selection, msgs: &[Message]) -> Vec<String> {
+        let (first_task, newest) = first_and_newest(msgs);
+        let rows: Vec<(usize, &Message)> = sel.fold.iter().filter_map(|&o| msgs.get(o).map(|m| (o, m))).collect();
+        user_text_floor(&rows, first_task, newest, self.user_floor_budget())
+    }
+
+    /// UTF-8 bytes of folded user text quoted whole beyond the first task and the newest
+    /// request (N-1): half the summary budget, at most a sixteenth of the context window (each of
+    /// the whole and the clipped quotes). The same with memory projection off (M-1): the
+    /// host then keeps no records, and the clipped text is in none.
+    pub(super) fn user_floor_budget(&self) -> usize {
+        // with `projectMemory: false` the host keeps no records: clipped text is then in
+        // no memory of ours (the host turned it off), but the summary stays bounded
+        let window = usize::try_from(self.config.context_window.saturating_mul(self.config.bytes_per_token) / 16).unwrap_or(usize::MAX);
         (self.summary_bytes() / 2).min(window)
     }
 
@@ -100,10 +112,10 @@ impl Job {
         let ledger_bytes = (budget / 3).max(512);
         let fixed = deterministic_tail("", &ledger_now, ledger_bytes, &artifacts, "", &self.config).len();
         let mechanical = source.writer == "mechanical";
+        let fold_bytes: usize = sel.fold.iter().filter_map(|&o| msgs.get(o)).map(|m| m.bytes).sum();
         let narrative = if mechanical {
             // Y-6 and the built-in default: the deterministic handoff summary
             // a short fold gets a shorter handoff, so the rewrite still shrinks the transcript
-            let fold_bytes: usize = sel.fold.iter().filter_map(|&o| msgs.get(o)).map(|m| m.bytes).sum();
             handoff_summary(&facts, budget.saturating_sub(fixed).min(fold_bytes / 4 * 3))
         } else {
             narrative_part(&narrative).trim_end().to_string()
@@ -113,24 +125,36 @@ impl Job {
                 artifacts.push(h);
             }
         }
-        // N-5: what must not be lost, appended verbatim where the summary left it out
-        let floor_bytes = budget.saturating_sub(narrative.len() + fixed).max(if mechanical { 0 } else { budget / 4 });
         let (first, newest) = first_and_newest_user_text(msgs);
         let protected: Vec<usize> = [first, newest].into_iter().flatten().collect();
         // N-6: instruction documents and the latest plan state, re-attached verbatim
         let rehydrated = rehydration(&facts, &facts.carried, self.config.rehydrate_bytes.min(window_bytes / 8));
-        // what the re-attached documents hold is in the summary too
-        let present = format!("{narrative}{rehydrated}");
-        let carried = floor_items(&present, &facts, &facts.carried, floor_bytes, self.user_text_bytes(), &protected);
-        let tail = deterministic_tail(&carried, &ledger_now, ledger_bytes, &artifacts, &rehydrated, &self.config);
-        let text = format!("{narrative}{tail}");
+        let user_lines = self.user_floor(sel, msgs);
+        // N-5: what must not be lost, appended verbatim where the summary left it out
+        let compose = |narrative: &str| {
+            let floor_bytes = budget.saturating_sub(narrative.len() + fixed).max(if mechanical { 0 } else { budget / 4 });
+            // what the re-attached documents hold is in the summary too
+            let present = format!("{narrative}{rehydrated}");
+            let carried = floor_items(&present, &facts, &facts.carried, floor_bytes, &user_lines, &protected);
+            let tail = deterministic_tail(&carried, &ledger_now, ledger_bytes, &artifacts, &rehydrated, &self.config);
+            format!("{narrative}{tail}")
+        };
+        let mut text = compose(&narrative);
+        if mechanical && text.len() >= fold_bytes {
+            // a summary never bigger than the rows it replaces when a smaller one does:
+            // on a short fold the floor alone (every user text, constraint, path) is that
+            let floor_only = compose("");
+            if floor_only.len() < text.len() {
+                text = floor_only;
+            }
+        }
         let summary_msg = self.summary_message(&text, 1)?;
         // New rows: kept rows in order, the summary after the head and remaining summaries.
         let folded: crate::sorted::SortedSet<usize> = sel.fold.iter().copied().collect();
         let mut rows: Vec<(Origin, Message)> = Vec::new();
         let insert_at_source = match sel.stage {
             Stage::BeforeRun => sel.summary_end,
-            Stage::InRun => sel.head_end,
+            Stage::InRun | Stage::Clear => sel.head_end,
         };
         let mut summary_offset = 0;
         for (i, m) in msgs.iter().enumerate() {
@@ -139,7 +163,12 @@ impl Job {
                 rows.push((Origin::New, summary_msg.clone()));
             }
             if !folded.contains(&i) {
-                rows.push((Origin::Source(i), m.clone()));
+                // K-1: a kept row the clearing tier edited goes in cleared (or not at all)
+                match self.cleared_row(i) {
+                    Some(Some(c)) => rows.push((Origin::Source(i), c.clone())),
+                    Some(None) => {}
+                    None => rows.push((Origin::Source(i), m.clone())),
+                }
             }
         }
         if insert_at_source >= msgs.len() {

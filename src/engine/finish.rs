@@ -1,18 +1,21 @@
 //! Validation (W-2), memory projection (M-1) and the commit of a rewrite (W-1, W-3, W-4).
 
-use super::{Job, Outcome, Phase, Reply, Rewrite, Step};
+use super::{Job, Outcome, OverWindow, Phase, Reply, Rewrite, Step};
 use crate::error::{Error, ErrorCode, Result};
 use crate::events::event;
 use crate::formats;
 use crate::measure::transcript_size;
 use crate::memory::{try_project, try_project_consuming, MemoryBatch};
-use crate::rewrite::{provenance, validate, Expectations, Origin};
+use crate::rewrite::{provenance, summary_text, validate, Expectations, Origin, Retained};
 use crate::transcript::{Message, Transcript};
 use crate::trigger::decide;
 use serde_json::json;
 
 impl Job {
     pub(super) fn finish(&mut self) -> Result<Step> {
+        if self.clear_only {
+            return self.finish_cleared();
+        }
         let Some(sel) = self.selection.clone() else {
             return Err(Error::new(ErrorCode::ProtocolError, "no selection"));
         };
@@ -33,6 +36,10 @@ impl Job {
         if let Some(r) = sel.run_start {
             protected.push(r);
         }
+        // T-3: the latest assistant message carrying thinking is never folded.
+        if let Some(t) = crate::select::latest_thinking_start(msgs) {
+            protected.extend((t..msgs.len()).take_while(|&i| msgs.get(i).is_some_and(|m| m.role == crate::Role::Assistant)));
+        }
         let refs: Vec<(Origin, &Message)> = origins.into_iter().zip(new_t.messages.iter()).collect();
         let checks = match validate(&Expectations { source: &self.source, rows: &refs, protected: &protected, summary_at: summary.offset, new_transcript: &new_t }) {
             Ok(c) => c,
@@ -51,6 +58,10 @@ impl Job {
             }
         };
         let (retained, discarded, patch) = provenance(&refs, msgs);
+        let first_changed_offset = super::clearing::first_changed(&refs, msgs);
+        let msgs_len = msgs.len();
+        // K-1: the full bodies the clearing replaced in kept rows reach memory too
+        self.take_clearing_bodies(&discarded);
         // M-1: project what leaves the transcript; a failed projection, or a host that
         // refuses the batch, fails the compaction before anything is committed (W-3).
         if self.memory.is_none() && !self.config.project_memory {
@@ -64,6 +75,12 @@ impl Job {
         if self.decision.is_none() {
             self.decision = Some(decide(&self.source, &self.config, &self.state, &self.opts.signals));
         }
+        // N-1: what the summary clipped must be whole in memory (found before the
+        // projection may hand the source rows on).
+        let clipped = match crate::nothing_lost::check(&self.source.messages, &kept_mask(&retained, msgs_len), &summary_text(&refs)) {
+            Ok(c) => c,
+            Err(e) => return self.done("failed", format!("invalid_rewrite: {}", e.message), Some(e)),
+        };
         if self.memory.is_none() {
             let batch = if self.confirm_memory {
                 try_project(&self.session, &self.source.messages, &discarded, &self.bodies)
@@ -78,43 +95,32 @@ impl Job {
                 Err(e) => return self.done("failed", format!("memory_failed: {}", e.message), Some(e)),
             }
         }
+        if self.config.project_memory {
+            if let Err(e) = crate::nothing_lost::check_memory(&clipped, self.memory.as_deref().unwrap_or(&MemoryBatch::default())) {
+                self.memory = None;
+                return self.done("failed", format!("invalid_rewrite: {}", e.message), Some(e));
+            }
+        }
         if self.confirm_memory && !self.memory_accepted {
             self.phase = Phase::AwaitProject;
             // shared, not copied: the host reads the batch while the job keeps it
             return Ok(Step::Project(self.memory.clone().unwrap_or_default()));
         }
         let after = transcript_size(&new_t, &self.config, cal);
-        let base_revision = self.state.revision;
-        // `SessionState::from_json` holds revisions to MAX_REVISION; saturate for states built in Rust.
-        self.state.revision = self.state.revision.saturating_add(1);
-        self.state.cadence.last_attempt_boundary = Some(self.state.cadence.boundary);
-        self.state.cadence.last_rewrite_tokens = Some(after.estimated_tokens);
-        self.state.cadence.last_failure = None;
-        self.state.cadence.failed_on = None;
-        self.state.selection_warned = false;
-        // C-3: a committed rewrite drops the projection anchor until the next answer.
-        self.state.cadence.anchor = None;
-        // C-4: a rewrite that left history at or above the threshold warns, once until a
-        // rewrite gets the history under it again.
-        let threshold = self.config.threshold_tokens();
-        let over = self.config.trigger == crate::config::TriggerMode::Signals && after.estimated_tokens >= threshold;
-        if !over {
-            self.state.cadence.over_threshold_warned = false;
-        } else if !self.state.cadence.over_threshold_warned {
-            self.state.cadence.over_threshold_warned = true;
-            let message = crate::trigger::history_over_threshold_message(after.estimated_tokens, threshold);
-            self.events.push(event("warning", json!({ "code": crate::trigger::HISTORY_OVER_THRESHOLD, "message": message })));
-        }
+        let base_revision = self.commit_cadence(after.estimated_tokens);
+        let over_window = self.report_over_window(after.estimated_tokens);
         let rewrite = Rewrite {
             base_revision,
             revision: self.state.revision,
             stage: sel.stage,
-            summary: summary.clone(),
+            summary: Some(summary.clone()),
+            cleared: self.cleared_kept(&discarded),
             retained,
             discarded,
             patch,
             evicted: self.evicted.clone(),
             rollups: self.rollups.clone(),
+            first_changed_offset,
         };
         self.events.push(event(
             "compaction_completed",
@@ -138,7 +144,73 @@ impl Job {
             // the host has let go of the step's handle by now: no copy
             memory: self.memory.take().map(|b| std::sync::Arc::try_unwrap(b).unwrap_or_else(|shared| (*shared).clone())),
             error: None,
+            over_window,
         })))
+    }
+
+    /// Commits the cadence and revision for a rewrite leaving `after_tokens` (C-3, C-4,
+    /// C-5). Returns the base revision.
+    pub(super) fn commit_cadence(&mut self, after_tokens: u64) -> u64 {
+        let base_revision = self.state.revision;
+        // `SessionState::from_json` holds revisions to MAX_REVISION; saturate for states built in Rust.
+        self.state.revision = self.state.revision.saturating_add(1);
+        self.state.cadence.last_attempt_boundary = Some(self.state.cadence.boundary);
+        self.state.cadence.last_rewrite_tokens = Some(after_tokens);
+        self.state.cadence.last_failure = None;
+        self.state.cadence.failed_on = None;
+        self.state.selection_warned = false;
+        // C-3: a committed rewrite drops the projection anchor until the next answer.
+        self.state.cadence.anchor = None;
+        // C-4: a rewrite that left history at or above the threshold warns, once until a
+        // rewrite gets the history under it again.
+        let threshold = self.config.threshold_tokens();
+        let over = self.config.trigger == crate::config::TriggerMode::Signals && after_tokens >= threshold;
+        if !over {
+            self.state.cadence.over_threshold_warned = false;
+        } else if !self.state.cadence.over_threshold_warned {
+            self.state.cadence.over_threshold_warned = true;
+            let message = crate::trigger::history_over_threshold_message(after_tokens, threshold);
+            self.events.push(event("warning", json!({ "code": crate::trigger::HISTORY_OVER_THRESHOLD, "message": message })));
+        }
+        base_revision
+    }
+
+    /// N-4: [`Self::over_window`] for a committed rewrite, with its `over_window` warning
+    /// event pushed when it is over.
+    pub(super) fn report_over_window(&mut self, after_tokens: u64) -> Option<OverWindow> {
+        let over_window = self.over_window(after_tokens);
+        if let Some(ow) = &over_window {
+            let message = format!(
+                "the rewrite leaves the next request at {} tokens, over the {} ({} tokens) by {}; the floor compaction cannot remove is {} tokens",
+                ow.tokens,
+                if ow.limit == "threshold" { "compaction threshold" } else { "context window" },
+                if ow.limit == "threshold" { ow.threshold_tokens } else { ow.context_window },
+                ow.by,
+                ow.floor_tokens
+            );
+            self.events.push(event("warning", json!({ "code": "over_window", "message": message, "overWindow": ow })));
+        }
+        over_window
+    }
+
+    /// N-4: the next request after a rewrite of `after_tokens`, against the threshold and
+    /// the window; `None` when it is under both.
+    fn over_window(&self, after_tokens: u64) -> Option<OverWindow> {
+        let cal = self.state.calibration();
+        let tools = crate::measure::bytes_tokens(self.opts.signals.tools_bytes(), &self.config, cal);
+        let findings = crate::measure::text_tokens(crate::state::findings_bytes(&self.state.findings), &self.config, cal);
+        let tokens = [tools, findings, self.config.output_reserve()].iter().fold(after_tokens, |a, &b| a.saturating_add(b));
+        let window = self.config.context_window;
+        let threshold = self.config.threshold_tokens();
+        let floor_tokens = self.decision.as_ref().map_or(0, |d| d.floor.total_tokens);
+        let (limit, by) = if tokens > window {
+            ("context_window", tokens - window)
+        } else if tokens >= threshold {
+            ("threshold", tokens - threshold)
+        } else {
+            return None;
+        };
+        Some(OverWindow { tokens, context_window: window, threshold_tokens: threshold, floor_tokens, limit, by })
     }
 
     /// The host's answer to [`Step::Project`]: commit, or fail with `memory_failed`.
@@ -157,3 +229,13 @@ impl Job {
     }
 }
 
+/// Which source rows a rewrite keeps, by offset (`retained` from [`provenance`]).
+fn kept_mask(retained: &[Retained], n: usize) -> Vec<bool> {
+    let mut kept = vec![false; n];
+    for r in retained {
+        if let Some(k) = kept.get_mut(r.source) {
+            *k = true;
+        }
+    }
+    kept
+}

@@ -16,6 +16,7 @@
 //! commit; `sync` the synchronous drivers ([`run_sync`] and friends).
 
 mod build;
+mod clearing;
 mod finish;
 pub mod outcome;
 mod rollup;
@@ -23,7 +24,7 @@ mod summary;
 mod sync;
 
 pub use crate::events::Event;
-pub use outcome::{ArtifactItem, Outcome, Reply, Rewrite, Rollup, Step, SummaryInfo, SummarySource};
+pub use outcome::{ArtifactItem, Outcome, OverWindow, Reply, Rewrite, Rollup, Step, SummaryInfo, SummarySource};
 pub use sync::{compact_document, run_sync, run_sync_full, run_sync_with_memory, run_sync_with_store};
 
 use crate::config::Config;
@@ -51,7 +52,11 @@ pub struct JobOptions {
 
 enum Phase {
     Start,
-    AwaitArtifacts { items: Vec<ArtifactItem> },
+    /// The items and the (offset, nth result) each one is.
+    AwaitArtifacts { items: Vec<ArtifactItem>, keys: Vec<(usize, usize)> },
+    /// Waiting for the artifact store to keep the bodies the clearing tier replaces
+    /// (K-1, E-6): the items and the (offset, nth result) each one is.
+    AwaitClearArtifacts { items: Vec<ArtifactItem>, keys: Vec<(usize, usize)> },
     /// Waiting for a summary or curation: the request's `kind` and `coverage` (the host
     /// holds the request itself; the job keeps no second copy of its rows).
     AwaitSummary { kind: String, coverage: String },
@@ -90,6 +95,10 @@ pub struct Job {
     curator: bool,
     /// See [`Job::with_artifact_store`].
     artifact_store: bool,
+    /// The clearing tier's edits (K-1), once planned.
+    clearing: Option<crate::clear::Clearing>,
+    /// The clearing alone reached the target: commit it without a summary (K-1).
+    clear_only: bool,
 }
 
 impl Job {
@@ -117,6 +126,8 @@ impl Job {
             stored: std::collections::HashMap::new(),
             curator: false,
             artifact_store: false,
+            clearing: None,
+            clear_only: false,
         }
     }
 
@@ -183,7 +194,8 @@ impl Job {
         let phase = std::mem::replace(&mut self.phase, Phase::Finished);
         match (phase, reply) {
             (Phase::Start, None) => self.begin(),
-            (Phase::AwaitArtifacts { items }, Some(Reply::Artifacts { handles })) => self.on_artifacts(items, handles),
+            (Phase::AwaitArtifacts { items, keys }, Some(Reply::Artifacts { handles })) => self.on_artifacts(items, keys, handles),
+            (Phase::AwaitClearArtifacts { items, keys }, Some(Reply::Artifacts { handles })) => self.on_clear_artifacts(items, keys, handles),
             (Phase::AwaitSummary { kind, coverage }, Some(r)) => self.on_summary(&kind, coverage, r),
             (Phase::AwaitRollup { pass, members }, Some(r)) => self.on_rollup(pass, members, r),
             (Phase::AwaitProject, Some(r)) => self.on_project(r),
@@ -216,6 +228,7 @@ impl Job {
             evicted_bodies: Vec::new(),
             memory: None,
             error,
+            over_window: None,
         })))
     }
 
@@ -254,10 +267,20 @@ impl Job {
             self.state.cadence.refusal = false;
             self.state.cadence.refusal_source = None;
         }
-        let cap = self.config.fit_recent_window.then(|| {
-            let spare = decision.threshold_tokens.saturating_sub(decision.floor.total_tokens.saturating_add(self.config.summary_max_output_tokens));
-            usize::try_from(spare.saturating_mul(self.config.bytes_per_token) / 2).unwrap_or(usize::MAX)
-        });
+        // K-1: the clearing tier first (E-1 order: clear, then summarize, then roll up)
+        if let Some(step) = self.begin_clearing()? {
+            return Ok(step);
+        }
+        self.select_and_summarize()
+    }
+
+    /// Selects the fold (S-1..S-9, K-2), offers its results to the artifact store (E-6),
+    /// then summarizes.
+    pub(super) fn select_and_summarize(&mut self) -> Result<Step> {
+        let Some(decision) = self.decision.clone() else {
+            return Err(Error::new(ErrorCode::ProtocolError, "no decision"));
+        };
+        let cap = crate::editing::recent_cap(&self.config, &decision);
         let selection = match select(&self.source.messages, &self.config, cap) {
             Ok(s) => s,
             Err(none) => {
@@ -272,12 +295,14 @@ impl Job {
                 return self.done("skipped", none.reason.to_string(), None);
             }
         };
+        // K-2: the newest user messages stay verbatim within their token budget
+        let selection = crate::editing::preserve_recent_users(selection, &self.source.messages, &self.config, self.state.calibration());
         self.events.push(event("compaction_started", json!({ "stage": selection.stage, "fold": selection.fold.len(), "reason": decision.reason })));
         self.selection = Some(selection);
         if self.artifact_store {
-            let items = self.artifact_items();
+            let (items, keys) = self.artifact_items();
             if !items.is_empty() {
-                self.phase = Phase::AwaitArtifacts { items: items.clone() };
+                self.phase = Phase::AwaitArtifacts { items: items.clone(), keys };
                 return Ok(Step::StoreArtifacts(items));
             }
         }
@@ -285,11 +310,14 @@ impl Job {
     }
 
     /// E-6: every tool result in the folded range whose message has no `artifact_ref`,
-    /// with a proposed handle each (`artifact#N`, N from `state.nextArtifact`, from 1).
-    pub(super) fn artifact_items(&mut self) -> Vec<ArtifactItem> {
+    /// with a proposed handle each (`artifact#N`, N from `state.nextArtifact`, from 1),
+    /// and the (offset, nth result) of each; a result the clearing tier already stored
+    /// (K-1) is not offered again.
+    pub(super) fn artifact_items(&mut self) -> (Vec<ArtifactItem>, Vec<(usize, usize)>) {
         let fold = self.selection.as_ref().map(|s| s.fold.clone()).unwrap_or_default();
         let names = tool_names(&self.source.messages);
         let mut items = Vec::new();
+        let mut keys = Vec::new();
         for off in fold {
             let Some(m) = self.source.messages.get(off) else { continue };
             if m.provenance.artifact_ref.is_some() || m.is_summary() {
@@ -299,7 +327,11 @@ impl Job {
                 Block::ToolResult { call_id, name, text, .. } => Some((call_id, name, text)),
                 _ => None,
             });
-            for (call_id, name, text) in results {
+            for (nth, (call_id, name, text)) in results.enumerate() {
+                if self.stored.contains_key(&(off, nth)) {
+                    continue;
+                }
+                keys.push((off, nth));
                 let n = self.state.next_artifact.max(1);
                 self.state.next_artifact = n.saturating_add(1);
                 items.push(ArtifactItem {
@@ -312,21 +344,18 @@ impl Job {
                 });
             }
         }
-        items
+        (items, keys)
     }
 
-    pub(super) fn on_artifacts(&mut self, items: Vec<ArtifactItem>, handles: Vec<Option<String>>) -> Result<Step> {
-        let mut nth_of: crate::sorted::SortedMap<usize, usize> = crate::sorted::SortedMap::new();
+    pub(super) fn on_artifacts(&mut self, items: Vec<ArtifactItem>, keys: Vec<(usize, usize)>, handles: Vec<Option<String>>) -> Result<Step> {
         let mut failed = Vec::new();
-        for (k, item) in items.iter().enumerate() {
-            let nth = nth_of.get_or_insert_with(item.offset, || 0);
+        for (k, (item, key)) in items.iter().zip(keys).enumerate() {
             match handles.get(k).cloned().flatten().filter(|h| !h.trim().is_empty()) {
                 Some(h) => {
-                    self.stored.insert((item.offset, *nth), h);
+                    self.stored.insert(key, h);
                 }
                 None => failed.push(item.call_id.clone()),
             }
-            *nth += 1;
         }
         if !failed.is_empty() {
             self.events.push(event("warning", json!({ "code": "artifact_store_failed", "message": "some tool results could not be stored; their eviction clips them", "callIds": failed })));

@@ -134,10 +134,12 @@ pub struct Rewrite {
     pub base_revision: u64,
     /// The revision after this rewrite (`base_revision + 1`).
     pub revision: u64,
-    /// Which fold ran: `before_run` or `in_run` (S-6).
+    /// Which fold ran: `before_run` or `in_run` (S-6), or `clear` when the clearing tier
+    /// alone reached the target (K-1: no fold, no summary call).
     pub stage: Stage,
-    /// The new summary message.
-    pub summary: SummaryInfo,
+    /// The new summary message; `None` (JSON `null`) when the clearing tier alone
+    /// reached the target (K-1).
+    pub summary: Option<SummaryInfo>,
     /// Every kept source row with its new offset and id; sources strictly increase (W-1).
     pub retained: Vec<Retained>,
     /// Source offsets dropped from the transcript, ascending; with `retained` they partition
@@ -149,6 +151,37 @@ pub struct Rewrite {
     pub evicted: Vec<Evicted>,
     /// Rollup passes run after the summary was inserted (Y-3), in order.
     pub rollups: Vec<Rollup>,
+    /// What the clearing tier cleared in the rows the rewrite keeps (K-1): each tool
+    /// result turned into a placeholder naming tool, call and handle, each reasoning
+    /// item dropped whole. Empty when no clearing ran.
+    pub cleared: Vec<crate::clear::Cleared>,
+    /// Offset of the first row of the new transcript that differs from the source in the
+    /// request view (K-4): every row before it is byte-identical, so a provider's prompt
+    /// cache over them stays valid. `None` when the rows are the same (never, for a
+    /// committed rewrite).
+    pub first_changed_offset: Option<usize>,
+}
+
+/// A committed rewrite that still leaves the next request over its budget (N-4).
+///
+/// JSON (camelCase): `{ tokens, contextWindow, thresholdTokens, floorTokens, limit, by }`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OverWindow {
+    /// The next request after the rewrite, tokens: the new transcript's estimate plus
+    /// tool definitions, the findings ledger (Y-10) and the output reserve (C-8).
+    pub tokens: u64,
+    /// The model's context window, tokens.
+    pub context_window: u64,
+    /// The compaction threshold (`thresholdPct` x `contextWindow`), tokens (C-1).
+    pub threshold_tokens: u64,
+    /// The floor compaction cannot remove, tokens (C-8), as measured on the source.
+    pub floor_tokens: u64,
+    /// Which limit is crossed: `context_window` (the request does not fit the model) or
+    /// `threshold` (it fits, but the next check compacts again).
+    pub limit: &'static str,
+    /// Tokens over that limit (`tokens - contextWindow` or `tokens - thresholdTokens`).
+    pub by: u64,
 }
 
 /// The result of a job. `status`: `compacted`, `skipped`, `cannot_fit`, `failed`.
@@ -182,6 +215,9 @@ pub struct Outcome {
     pub memory: Option<MemoryBatch>,
     /// The failure, when `status == "failed"`.
     pub error: Option<Error>,
+    /// Set when a committed rewrite leaves the next request over the threshold or the
+    /// context window (N-4); `None` otherwise and when nothing was committed.
+    pub over_window: Option<OverWindow>,
 }
 
 impl Outcome {

@@ -79,7 +79,7 @@ impl Job {
         let artifacts = collect_artifact_refs(all, std::iter::empty());
         let narrative = narrative_part(&merged).trim_end().to_string();
         let budget = self.summary_bytes().max(1_024);
-        let carried = floor_items(&narrative, &Facts::default(), &floor_in, budget.saturating_sub(narrative.len()).max(budget / 4), usize::MAX, &[]);
+        let carried = floor_items(&narrative, &Facts::default(), &floor_in, budget.saturating_sub(narrative.len()).max(budget / 4), &[], &[]);
         let rehydrated = rehydration(&Facts::default(), &rehydrated_in, self.config.rehydrate_bytes);
         let text = format!("{narrative}{}", deterministic_tail(&carried, &[], 0, &artifacts, &rehydrated, &self.config));
         let msg = self.summary_message(&text, 2)?;

@@ -212,9 +212,10 @@ pub const DECISION_WORDS: [&str; 21] = [
 ];
 
 /// Starts of a user row's text that mark it as an instruction document a host injected
-/// (Claude Code skill expansions and slash-command expansions), read as injected context
-/// even when a log types the row conversational (N-6).
-pub const INSTRUCTION_PREFIXES: [&str; 4] = ["Base directory for this skill:", "<command-message>", "<command-name>", "Contents of "];
+/// (slash-command expansions), read as injected context even when a log types the row
+/// conversational (N-6). Claude Code skill expansions need no prefix: the importer types
+/// those `isMeta` / `isSynthetic` rows injected context.
+pub const INSTRUCTION_PREFIXES: [&str; 3] = ["<command-message>", "<command-name>", "Contents of "];
 
 /// Source offsets of the first and the last row that starts a turn ([`Message::starts_turn`])
 /// with a non-blank text block: the first task and the newest request, which S-9 / N-1

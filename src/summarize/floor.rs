@@ -22,8 +22,8 @@ pub const REHYDRATED: &str = "rehydrated";
 
 /// Prefix of the marker of a user text block the summary clips (N-1): the line goes on
 /// with `<message id>, offset <n>): <head> [+<k> bytes in memory]`; the whole block stays
-/// in the memory records (M-1).
-pub const CLIPPED_PREFIX: &str = "User text (clipped; whole in memory, message ";
+/// in the memory records (M-1). One constant with the check.
+pub use crate::nothing_lost::CLIPPED_PREFIX;
 
 /// UTF-8 bytes of the head a clipped user text marker keeps at most (it also stops at
 /// the first line break).
@@ -39,67 +39,52 @@ pub fn clipped_marker(id: &str, offset: usize, text: &str) -> String {
 }
 
 /// The floor (N-5, N-1): what `narrative` leaves out of `facts` (and of the `earlier`
-/// carried items of folded summaries), appended verbatim as length-prefixed items:
-/// 1. every folded user text block (N-1): the first task and the newest request
-///    (`protected`, source offsets) whole whatever the budget; the others whole while
-///    they fit `user_bytes` UTF-8 bytes, newest first, else as a one-line
-///    [`clipped_marker`] while `max_bytes` allows (pass `usize::MAX` as `user_bytes` when
-///    no memory keeps clipped text whole);
-/// 2. every user constraint sentence, whole;
+/// carried items of folded summaries), appended verbatim:
+/// 1. the user-text lines of the folded rows (`user_lines`, from
+///    [`crate::nothing_lost::user_text_floor`], with its own budget tiers: whole, clipped
+///    with their constraint sentences, then one line naming the rest, whole in memory):
+///    a whole quote as a length-prefixed item (`carried first task`, `carried newest
+///    request`, `carried user text`) unless `narrative` already holds it, every other
+///    line as it is (one line each);
+/// 2. every other user constraint sentence, whole, while `max_bytes` allows;
 /// 3. the open plan items, then the file paths of the folded calls, then earlier carried
 ///    items.
 ///
-/// Beyond the first task and the newest request everything is bounded by `max_bytes`;
-/// what does not fit is counted in a `[floor: ...]` line, never dropped silently.
-///
-/// Of a path or plan list only the missing lines are carried.
-pub fn floor_items(narrative: &str, facts: &Facts, earlier: &[(String, String)], max_bytes: usize, user_bytes: usize, protected: &[usize]) -> String {
+/// Beyond the user lines everything is bounded by `max_bytes`; what does not fit is
+/// counted in a `[floor: ...]` line, never dropped silently. Of a path or plan list only
+/// the missing lines are carried.
+pub fn floor_items(narrative: &str, facts: &Facts, earlier: &[(String, String)], max_bytes: usize, user_lines: &[String], protected: &[usize]) -> String {
+    use crate::nothing_lost::{CONSTRAINT_PREFIX, VERBATIM_PREFIX};
     let mut out = String::new();
     let mut seen: Vec<String> = Vec::new();
     let mut remaining = max_bytes.saturating_sub(160);
-    let mut user_left = user_bytes;
-    // 1. user text, decided newest first, written in order
-    let mut whole = vec![false; facts.requests.len()];
-    for (k, r) in facts.requests.iter().enumerate().rev() {
-        if narrative.contains(r.text.as_str()) {
-            continue;
-        }
-        let w = whole.get_mut(k);
-        if protected.contains(&r.offset) {
-            if let Some(w) = w {
-                *w = true;
-            }
-        } else if r.text.len() + 40 <= user_left {
-            user_left -= r.text.len() + 40;
-            if let Some(w) = w {
-                *w = true;
-            }
-        }
-    }
-    let newest = facts.requests.len().checked_sub(1);
     let mut left: Vec<(&'static str, usize)> = Vec::new();
     let count = |left: &mut Vec<(&'static str, usize)>, kind: &'static str, n: usize| match left.iter_mut().find(|(k, _)| *k == kind) {
         Some((_, c)) => *c += n,
         None => left.push((kind, n)),
     };
-    for (k, r) in facts.requests.iter().enumerate() {
-        if narrative.contains(r.text.as_str()) || seen.contains(&r.text) {
+    // 1. user text: one mechanism (N-1), each text quoted once
+    let first = facts.requests.first().map(|r| r.text.as_str());
+    let newest = facts.requests.last().map(|r| r.text.as_str());
+    for line in user_lines {
+        if let Some(text) = line.strip_prefix(VERBATIM_PREFIX) {
+            if narrative.contains(text) || seen.iter().any(|s| s == text) {
+                continue;
+            }
+            let kind = if Some(text) == newest { "carried newest request" } else if Some(text) == first { "carried first task" } else { "carried user text" };
+            out.push_str(&item(kind, text));
+            seen.push(text.to_string());
             continue;
         }
-        if whole.get(k).copied().unwrap_or(false) {
-            // quoted whole once: a twin block elsewhere is then in the summary too
-            seen.push(r.text.clone());
-            let kind = if Some(k) == newest { "carried newest request" } else if k == 0 { "carried first task" } else { "carried user text" };
-            out.push_str(&item(kind, &r.text));
-        } else {
-            // a one-line marker while the floor's budget allows, else counted
-            let m = clipped_marker(&r.id, r.offset, &r.text);
-            if m.len() <= remaining {
-                remaining -= m.len();
-                out.push_str(&m);
-            } else {
-                count(&mut left, "carried user text", 1);
+        if let Some(c) = line.strip_prefix(CONSTRAINT_PREFIX) {
+            seen.push(c.to_string());
+            if narrative.contains(c) {
+                continue;
             }
+        }
+        if !out.contains(line.as_str()) {
+            out.push('\n');
+            out.push_str(line);
         }
     }
     // an instruction document a log left in a person's row is user text: as the first
@@ -112,7 +97,7 @@ pub fn floor_items(narrative: &str, facts: &Facts, earlier: &[(String, String)],
     }
     // 2. constraints, whole, while the budget allows (then counted)
     for c in &facts.constraints {
-        if !narrative.contains(c.as_str()) && !seen.iter().any(|s| s.contains(c.as_str()) || s == c) {
+        if !narrative.contains(c.as_str()) && !seen.iter().any(|s| s.contains(c.as_str()) || s == c) && !out.contains(c.as_str()) {
             let it = item("carried constraint", c);
             if it.len() <= remaining {
                 remaining -= it.len();
@@ -164,8 +149,8 @@ pub fn floor_items(narrative: &str, facts: &Facts, earlier: &[(String, String)],
             continue;
         }
         let it = item(kind, &text);
-        if it.len() <= remaining || kind == "carried newest request" || kind == "carried first task" {
-            // a request an earlier summary carried stays whole (S-9)
+        if it.len() <= remaining || kind == "carried newest request" || kind == "carried first task" || kind == "carried user text" {
+            // user text an earlier summary carried stays whole (S-9, N-1)
             remaining = remaining.saturating_sub(it.len());
             out.push_str(&it);
             seen.push(text);

@@ -62,7 +62,7 @@ struct Item {
 /// (never under 512). Sections ([`HANDOFF_SECTIONS`]) are filled in priority order:
 /// the newest request, the first task and the plan first, then the constraints and the
 /// current work, the files, the next step, the errors, the decisions, the commands
-/// (newest first), an earlier summary and the other requests. What does not fit is counted in a marker in
+/// (newest first) and an earlier summary (the other requests are the floor's, quoted once there). What does not fit is counted in a marker in
 /// its section (`[clipped: N more files not shown ...]`); a quote that is cut says how
 /// many bytes it lost. Quoted transcript text is never parsed back by the engine.
 pub fn handoff_summary(f: &Facts, max_bytes: usize) -> String {
@@ -83,7 +83,9 @@ pub fn handoff_summary(f: &Facts, max_bytes: usize) -> String {
             // never clipped here: S-9 keeps them whole (the floor quotes one left out)
             (if n_req == 1 { "First task and newest request" } else { "First task" }, if n_req == 1 { 0 } else { 1 }, None)
         } else {
-            ("Request", 10, Some(600))
+            // the other requests are quoted in one place: the floor's user-text lines
+            // (whole, clipped with a marker, or named as whole in memory; N-1)
+            continue;
         };
         let text = format!("{label} (message #{}, {} bytes, verbatim):\n{}", r.offset, r.text.len(), r.text);
         push(&mut items, 1, prio, n_req - i, text, cap, "requests");

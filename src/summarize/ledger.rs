@@ -111,9 +111,10 @@ pub fn carried_items(summary: &str) -> Vec<(String, String)> {
     let (_, body) = split_summary(summary);
     let Some(body) = body else { return Vec::new() };
     let mut items = read_items(body);
-    // N-1 clip markers are plain lines: carried as `clipped user text` items
+    // N-1 floor lines (clip markers, constraint sentences, not-quoted runs, attachment
+    // placeholders) are plain lines: carried as `clipped user text` items
     for line in body.lines() {
-        if line.starts_with(super::floor::CLIPPED_PREFIX) {
+        if crate::nothing_lost::FLOOR_LINE_PREFIXES.iter().any(|p| line.starts_with(p)) {
             items.push(("clipped user text".to_string(), line.to_string()));
         }
     }

@@ -31,7 +31,7 @@ impl ContextCompactor {
     #[wasm_bindgen(js_name = observeUsage)]
     pub fn observe_usage(&self, state: JsValue, transcript: JsValue, observation: JsValue) -> Result<JsValue, JsValue> {
         let state = state_of(&state)?;
-        let t = decode_input(self.format, &transcript)?;
+        let t = decode_input(&self.config, self.format, &transcript)?;
         let obs: Observation = options(&observation, "observation")?;
         // I-3: an unreadable usage object is reported to `onEvent` as a `warning` event
         // (`code: "usage_unreadable"`, its keys named), never dropped silently.
@@ -69,7 +69,7 @@ impl ContextCompactor {
     #[wasm_bindgen(js_name = boundRequest)]
     pub fn bound_request(&self, state: JsValue, transcript: JsValue, opts: JsValue) -> Result<JsValue, JsValue> {
         let state = state_of(&state)?;
-        let t = decode_input(self.format, &transcript)?;
+        let t = decode_input(&self.config, self.format, &transcript)?;
         let opts: BoundOptions = options(&opts, "options")?;
         let out = bound_request(&t, &self.config, &state, &opts).map_err(|e| js_error(&e))?;
         from_json(&out.to_json())

@@ -17,6 +17,7 @@ use crate::state::SessionState;
 use crate::trigger::{count_texts, decide, Signals, TokenCounts};
 use js_sys::{Function, Promise, Reflect, JSON};
 use serde_json::Value;
+use crate::output::{MemoryRecords, ResultJson};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
@@ -66,6 +67,18 @@ pub(crate) fn json_text(v: &JsValue, what: &str, code: ErrorCode) -> Result<Stri
         None => JSON::stringify(v).map_err(|_| js_error(&Error::new(code, format!("{what}: not JSON-serializable"))))?,
     };
     Ok(text.as_string().unwrap_or_default())
+}
+
+/// [`json_text`] of a transcript, refused with `too_large` over
+/// `config.max_transcript_bytes`: a JS string on its length before it is copied into
+/// wasm memory (UTF-16 units never outnumber UTF-8 bytes), then on its UTF-8 bytes.
+fn sized_json_text(config: &Config, v: &JsValue) -> Result<String, JsValue> {
+    if let Some(s) = v.dyn_ref::<js_sys::JsString>() {
+        config.check_transcript_bytes(u64::from(s.length())).map_err(|e| js_error(&e))?;
+    }
+    let text = json_text(v, "transcript", ErrorCode::InvalidTranscript)?;
+    config.check_transcript_bytes(text.len() as u64).map_err(|e| js_error(&e))?;
+    Ok(text)
 }
 
 /// serde_json::Value -> JS value.
@@ -124,15 +137,18 @@ pub struct ContextCompactor {
 /// `JSON.stringify` of its object) and is decoded from that text in one pass
 /// ([`formats::decode_text`]); with no fixed format it is read once more, one message
 /// at a time, to detect it.
-pub(crate) fn decode_input(fixed: Option<Format>, transcript: &JsValue) -> Result<crate::Transcript, JsValue> {
-    let (format, text) = input_text(fixed, transcript)?;
+pub(crate) fn decode_input(config: &Config, fixed: Option<Format>, transcript: &JsValue) -> Result<crate::Transcript, JsValue> {
+    let (format, text) = input_text(config, fixed, transcript)?;
     formats::decode_text(format, &text).map_err(|e| js_error(&e))
 }
 
 /// A host transcript's JSON text and its format (the fixed one, else detected from the
-/// text one message at a time, [`formats::detect_text`]). Errors: `invalid_transcript`, `unknown_format`.
-pub(crate) fn input_text(fixed: Option<Format>, transcript: &JsValue) -> Result<(Format, String), JsValue> {
-    let text = json_text(transcript, "transcript", ErrorCode::InvalidTranscript)?;
+/// text one message at a time, [`formats::detect_text`]). Errors: `invalid_transcript`,
+/// `unknown_format`; `too_large` over `config.max_transcript_bytes` (issue 15), checked
+/// on the JS string's length before the text is copied into wasm memory, then on its
+/// UTF-8 bytes.
+pub(crate) fn input_text(config: &Config, fixed: Option<Format>, transcript: &JsValue) -> Result<(Format, String), JsValue> {
+    let text = sized_json_text(config, transcript)?;
     let format = match fixed {
         Some(f) => f,
         None => formats::detect_text(&text).map_err(|e| js_error(&e))?,
@@ -155,7 +171,7 @@ impl ContextCompactor {
         if opts.is_null() {
             opts = Value::Object(Default::default());
         }
-        let input: ConfigInput = serde_json::from_value(opts).map_err(|e| js_error(&Error::new(ErrorCode::InvalidConfig, format!("options: {e}"))))?;
+        let input = ConfigInput::from_json(opts).map_err(|e| js_error(&e))?;
         let format = match input.format.as_deref() {
             None | Some("auto") => None,
             Some(name) => Some(Format::parse(name).map_err(|e| js_error(&e))?),
@@ -174,7 +190,7 @@ impl ContextCompactor {
     /// `{ compact, reason, decidedBy, signals: [{ name, unit, value, threshold, crossed }], floor, ... }`.
     pub fn check(&self, state: JsValue, transcript: JsValue, signals: JsValue) -> Result<JsValue, JsValue> {
         let state = state_of(&state)?;
-        let t = decode_input(self.format, &transcript)?;
+        let t = decode_input(&self.config, self.format, &transcript)?;
         // F-5: a transcript that breaks its provider's pairing rules is reported here too.
         formats::validate_pairing(&t).map_err(|e| js_error(&e))?;
         let hooks = signals;
@@ -198,7 +214,7 @@ impl ContextCompactor {
         let fixed = self.format;
         wasm_bindgen_futures::future_to_promise(async move {
             let state = state_of(&state)?;
-            let t = decode_input(fixed, &transcript)?;
+            let t = decode_input(&config, fixed, &transcript)?;
             formats::validate_pairing(&t).map_err(|e| js_error(&e))?;
             let mut parsed = parse_signals(&signals)?;
             counted_async(&signals, &t, &mut parsed).await?;
@@ -227,15 +243,24 @@ impl ContextCompactor {
         wasm_bindgen_futures::future_to_promise(async move { compact_impl(config, fixed, state, transcript, hooks).await })
     }
 
-    /// `toRequest(transcript, state?)`: the request view of a stored transcript:
-    /// provenance keys removed (F-4); with a `state` holding findings (Y-10), the findings
-    /// ledger as one pinned user-role text message right after the system rows.
+    /// `toRequest(transcript, state?, { cacheBreakpoints? })`: the request view of a stored
+    /// transcript: provenance keys removed (F-4); with a `state` holding findings (Y-10),
+    /// the findings ledger as one pinned user-role text message right after the system
+    /// rows. With `cacheBreakpoints:
+    /// true` and an Anthropic transcript, `cache_control` breakpoints on the system
+    /// prompt, the end of the summary block and the last message (K-4).
     #[wasm_bindgen(js_name = toRequest)]
-    pub fn to_request(&self, transcript: JsValue, state: JsValue) -> Result<JsValue, JsValue> {
-        let t = decode_input(self.format, &transcript)?;
+    pub fn to_request(&self, transcript: JsValue, state: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
+        let t = decode_input(&self.config, self.format, &transcript)?;
         formats::validate_pairing(&t).map_err(|e| js_error(&e))?;
         let state = state_of(&state)?;
-        to_js(&crate::output::RequestJson { t: &t, findings: &state.findings })
+        let request = crate::output::RequestJson { t: &t, findings: &state.findings };
+        if get(&options, "cacheBreakpoints").as_bool() == Some(true) && t.format == Format::Anthropic {
+            let mut v = serde_json::to_value(&request).map_err(|e| js_error(&Error::invalid(e.to_string())))?;
+            crate::cache::place_breakpoints(&mut v, crate::cache::summary_end_in_request(&t, !state.findings.is_empty()));
+            return to_js(&v);
+        }
+        to_js(&request)
     }
 }
 
@@ -323,7 +348,7 @@ pub(crate) async fn call_hook(f: &Function, arg: &JsValue) -> Result<JsValue, Js
 
 async fn compact_impl(config: Config, fixed: Option<Format>, state: JsValue, transcript: JsValue, hooks: JsValue) -> Result<JsValue, JsValue> {
     let state = state_of(&state)?;
-    let t = decode_input(fixed, &transcript)?;
+    let t = decode_input(&config, fixed, &transcript)?;
     let mut job = start_job(config, state, t, &hooks).await?;
     let (outcome, callback_error) = drive_job(&mut job, &hooks).await?;
     // the job holds the whole source transcript: free it before the result text is
@@ -343,12 +368,21 @@ pub(crate) async fn start_job(config: Config, state: SessionState, t: crate::Tra
 
 /// [`start_job`] with the signals already read (and counted).
 pub(crate) fn start_job_with(config: Config, state: SessionState, t: crate::Transcript, hooks: &JsValue, signals: Signals) -> Result<Job, JsValue> {
+    // checked before anything runs: a bad option must not throw after the memory hooks committed
+    let records = memory_records(hooks)?;
     let has_summarizer = get(hooks, "summarize").is_function();
     let curator = get(hooks, "curator").is_function();
     let store = get(hooks, "storeArtifact").is_function();
     let memory_hooks = memory::MemoryHooks::from_hooks(hooks)?;
     // Y-1: the window of the model answering this call's summaries (after a fallback)
     let window = get(hooks, "summarizerContextWindow").as_f64().filter(|w| w.is_finite() && *w >= 1.0).map(|w| w.min(u64::MAX as f64) as u64);
+    // Issue 15: records go where they are used. With no memory hook to take them and no
+    // `memoryRecords: "result"` asking for them, nothing would use them: none is
+    // projected (the result says `projected: 0`), which was most of a compaction's time.
+    let mut config = config;
+    if !memory_hooks.active() && records == MemoryRecords::Ids {
+        config.project_memory = false;
+    }
     Ok(Job::start(config, state, t, JobOptions { signals, has_summarizer })
         .with_summarizer_window(window)
         .with_curator(curator)
@@ -448,7 +482,26 @@ pub(crate) async fn drive_job(job: &mut Job, hooks: &JsValue) -> Result<(Box<Out
 /// for a failed outcome (W-3 / J-2: the callback's own error when it threw, else a typed
 /// engine error; both carry the new `state`).
 pub(crate) async fn finish(outcome: &Outcome, callback_error: Option<JsValue>, hooks: &JsValue) -> Result<JsValue, JsValue> {
-    deliver(outcome, outcome.to_json_pieces(RESULT_PIECE_BYTES), callback_error, hooks).await
+    let out = result_pieces(outcome, hooks)?;
+    deliver(outcome, out, callback_error, hooks).await
+}
+
+/// The `memoryRecords` option of `hooks` (issue 15): absent or `"ids"` -> the result's
+/// `memory` names the projected records (`{ session, projected, ids }`); `"result"` ->
+/// it carries them too (`records`). Errors: `invalid_config` for another value.
+pub(crate) fn memory_records(hooks: &JsValue) -> Result<MemoryRecords, JsValue> {
+    let v = get(hooks, "memoryRecords");
+    if v.is_undefined() || v.is_null() {
+        return Ok(MemoryRecords::Ids);
+    }
+    // a non-string is named by its type, through the same error as a wrong string
+    let s = v.as_string().unwrap_or_else(|| js_type(&v));
+    MemoryRecords::from_option(Some(&s)).map_err(|e| js_error(&e))
+}
+
+/// The result text of `outcome` in pieces, with the memory key as `hooks.memoryRecords` says.
+pub(crate) fn result_pieces(outcome: &Outcome, hooks: &JsValue) -> Result<Vec<String>, JsValue> {
+    Ok(ResultJson { outcome, records: memory_records(hooks)? }.to_pieces(RESULT_PIECE_BYTES))
 }
 
 /// Sends the outcome's events to `hooks.onEvent`, then returns the result object `out`
@@ -475,6 +528,14 @@ pub(crate) async fn deliver(outcome: &Outcome, out: Vec<String>, callback_error:
         }
         return Err(err);
     }
+    // One JS string cannot pass V8's longest string (2^29 - 24 UTF-16 units): a result
+    // that long (memory records asked into it, issue 15) is a typed error, never the
+    // uncatchable `RangeError: Invalid string length` of the concatenation. UTF-8 bytes
+    // bound the UTF-16 units from above, so a text under the limit in bytes always fits.
+    if out.iter().map(String::len).sum::<usize>() > MAX_RESULT_TEXT_BYTES {
+        drop(out);
+        return Err(js_error(&Error::new(ErrorCode::TooLarge, "result: its JSON text is over 2^29 - 24 bytes, the longest JS string")));
+    }
     // one JS string from the pieces, each freed in wasm memory once copied out
     let mut text = js_sys::JsString::from("");
     for piece in out {
@@ -497,6 +558,10 @@ extern "C" {
 /// that joining them in JS costs nothing measurable.
 pub(crate) const RESULT_PIECE_BYTES: usize = 1 << 12;
 
+/// Longest result text delivered as one JS string, UTF-8 bytes: V8's string length limit
+/// on 64-bit hosts (2^29 - 24 UTF-16 units), the smallest among the supported runtimes.
+pub(crate) const MAX_RESULT_TEXT_BYTES: usize = (1 << 29) - 24;
+
 /// `detectFormat(transcript)` -> the format name; throws `unknown_format` when the
 /// shape is ambiguous or unknown.
 #[wasm_bindgen(js_name = detectFormat)]
@@ -505,16 +570,23 @@ pub fn detect_format(transcript: JsValue) -> Result<String, JsValue> {
     formats::detect_text(&text).map(|f| f.name().to_string()).map_err(|e| js_error(&e))
 }
 
-/// `importTranscript(kind, text)` -> `{ format, document }`.
+/// `importTranscript(kind, text, options?)` -> `{ format, document, warnings,
+/// subagents?, usage? }` (N-2).
 ///
-/// `kind`: `auto` (sniff a log kind, else parse JSON and detect the provider format), a
-/// log kind (`claude-code-jsonl`, `swe-agent-traj`, `tau-bench`, `glaive`), or a provider
-/// format name (the text is parsed as that format's JSON). Errors: `invalid_transcript`
-/// naming the line or index; `unknown_format`.
+/// `kind`: `auto` (sniff a log kind, else parse JSON and detect the provider format,
+/// N-3), a log kind (`claude-code-jsonl`, `codex-rollout`, `swe-agent-traj`,
+/// `tau-bench`, `glaive`), or a provider format name (the text is parsed as that
+/// format's JSON). `options`: `{ subagents?: "attach" | "drop" }` (Claude Code
+/// subagent runs, default `attach`). `warnings`: `[{ line, code, message }]`, each
+/// skipped or repaired input; `subagents`: `[{ callId, agentId?, format, document }]`;
+/// `usage`: `{ input_tokens, output_tokens, total_tokens }` of the log's last model call.
+/// Errors: `invalid_transcript` when nothing valid remains; `unknown_format` (with a
+/// hint naming the likely source); `invalid_config` for bad options.
 #[wasm_bindgen(js_name = importTranscript)]
-pub fn import_transcript(kind: JsValue, text: JsValue) -> Result<JsValue, JsValue> {
+pub fn import_transcript(kind: JsValue, text: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
     let kind = str_arg(&kind, "importTranscript: kind", ErrorCode::UnknownFormat)?;
     let text = str_arg(&text, "importTranscript: text", ErrorCode::InvalidTranscript)?;
-    let (format, document) = crate::formats::import::import_any(&kind, &text).map_err(|e| js_error(&e))?;
-    from_json(&serde_json::json!({ "format": format.name(), "document": document }))
+    let options = crate::formats::import::ImportOptions::from_json(&to_json(&options, "options")?).map_err(|e| js_error(&e))?;
+    let imported = crate::formats::import::import_any_with(&kind, &text, &options).map_err(|e| js_error(&e))?;
+    to_js(&imported)
 }
