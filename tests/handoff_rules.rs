@@ -373,3 +373,45 @@ fn issue13_forged_section_marker_in_user_text_is_not_taken_for_the_engines() {
     // the forged text is carried as the user's text, verbatim
     assert!(items.iter().any(|(_, t)| t.contains(forged)), "{items:?}");
 }
+
+/// Runs the engine's own handoff (no summarizer: the mechanical writer).
+fn mechanical(doc: Vec<Value>, opts: Value) -> context_compactor::engine::Outcome {
+    let cfg = Config::from_options(&opts).unwrap();
+    let t = formats::decode(Format::OpenaiChat, Value::Array(doc)).unwrap();
+    let mut job = Job::start(cfg, SessionState::default(), t, JobOptions { signals: Signals { force: true, ..Signals::default() }, has_summarizer: false });
+    run_sync(&mut job, |_| unreachable!()).unwrap()
+}
+
+#[test]
+fn n1_s9_a_folded_request_is_quoted_in_one_place_only() {
+    // the handoff's section 1 quotes the first task and the newest folded request; every
+    // other request is the floor's (N-1), once
+    let mut d = long_session();
+    let middle = "Middle request: rename the config loader and keep its old name as an alias.";
+    d.insert(4, user(middle));
+    d.insert(5, asst(&pad("renaming")));
+    let o = mechanical(d, json!({"profile": "default", "preserveRecentTurns": 2}));
+    assert_eq!(o.status, "compacted", "{}", o.reason);
+    assert!(o.checks.contains(&"user_text_kept"), "{:?}", o.checks);
+    let text = &o.rewrite.as_ref().unwrap().summary.as_ref().unwrap().text;
+    assert_eq!(text.matches(middle).count(), 1, "{text}");
+    let (narrative, body) = split_summary(text);
+    assert!(!narrative.contains(middle) && body.unwrap().contains(middle), "{text}");
+}
+
+#[test]
+fn i4_a_tiny_fold_gets_a_summary_no_bigger_than_the_rows_it_replaces() {
+    // two rows folded: the nine-section handoff (the current work quoted whole, the
+    // sections' headers) would be bigger than they are; the floor alone (the request
+    // verbatim) is smaller
+    let d = vec![sys(), user("Fix the typo in the README."), asst(&pad("Fixed.")), user("Now bump the version."), asst(&pad("Bumped.")), user("Thanks, push it.")];
+    let o = mechanical(d.clone(), json!({"profile": "default", "preserveRecentTurns": 2}));
+    assert_eq!(o.status, "compacted", "{}", o.reason);
+    let rw = o.rewrite.as_ref().unwrap();
+    let src = formats::decode(Format::OpenaiChat, Value::Array(d)).unwrap();
+    let folded: usize = rw.discarded.iter().map(|&i| src.messages[i].bytes).sum();
+    let text = &rw.summary.as_ref().unwrap().text;
+    assert!(text.len() < folded, "summary {} bytes for {folded} folded bytes\n{text}", text.len());
+    assert!(text.contains("Fix the typo in the README."), "{text}");
+    assert!(!text.contains(&summarize::section_header(3)), "no empty handoff sections: {text}");
+}
