@@ -236,6 +236,8 @@ test('N-5 / N-6: the summary carries the floor and re-attaches the plan (rehydra
   const off = new ContextCompactor({ format: 'openai-chat', contextWindow: 8000, rehydrateBytes: 0 })
   const out2 = await off.compact(null, msgs, { force: true, summarize: () => 'short summary' })
   assert.ok(!out2.rewrite.summary.text.includes('[rehydrated plan state'), out2.rewrite.summary.text)
+})
+
 test('issue 15 / M-1: records go to the memory hooks; the result names them; memoryRecords "result" carries them', async () => {
   const c = new ContextCompactor({ format: 'openai-chat', contextWindow: 8000 })
   const took = []
