@@ -45,7 +45,8 @@ pub fn clipped_marker(id: &str, offset: usize, text: &str) -> String {
 ///    with their constraint sentences, then one line naming the rest, whole in memory):
 ///    a whole quote as a length-prefixed item (`carried first task`, `carried newest
 ///    request`, `carried user text`) unless `narrative` already holds it, every other
-///    line as it is (one line each);
+///    line as it is (one line each); an instruction document a log left in a person's
+///    row at a `protected` offset (the first task or the newest request) stays whole;
 /// 2. every other user constraint sentence, whole, while `max_bytes` allows;
 /// 3. the open plan items, then the file paths of the folded calls, then earlier carried
 ///    items.
