@@ -701,9 +701,12 @@ impl Job {
             }
             ledger_now = self.state.ledger.clone();
         }
-        // Y-2: every artifact handle in the folded range, stamped or inline.
-        // Row by row in transcript order (stamped or stored, then inline in text and
-        // tool output), a handle seen again moving to the end, so the cap keeps the newest.
+        // Y-2: every artifact handle in the folded range, stamped or inline, that the
+        // engine can vouch for (issue 14: `artifact#7` typed by a user or printed by a
+        // tool is text, not a handle; see crate::trust::KnownHandles). Row by row in
+        // transcript order (stamped or stored, then inline in text and tool output), a
+        // handle seen again moving to the end, so the cap keeps the newest.
+        let known = crate::trust::KnownHandles::of(msgs, self.stored.values().map(String::as_str), &self.state);
         let mut artifacts: Vec<String> = Vec::new();
         for &o in &sel.fold {
             let Some(m) = msgs.get(o) else { continue };
@@ -715,18 +718,20 @@ impl Job {
             let mut stored: Vec<(&(usize, usize), &String)> = self.stored.iter().filter(|((off, _), _)| *off == o).collect();
             crate::sorted::sort_by(&mut stored, |a, b| a.cmp(b));
             let stamped = m.provenance.artifact_ref.as_deref().into_iter().chain(stored.iter().map(|(_, h)| h.as_str()));
-            for h in collect_artifact_refs(texts.iter().map(String::as_str), stamped) {
+            for h in collect_artifact_refs(texts.iter().map(String::as_str), stamped).into_iter().filter(|h| known.knows(h)) {
                 artifacts.retain(|x| *x != h);
                 artifacts.push(h);
             }
         }
         for h in collect_artifact_refs([narrative.as_str()], std::iter::empty()) {
-            if !artifacts.contains(&h) {
+            if !artifacts.contains(&h) && known.knows(&h) {
                 artifacts.push(h);
             }
         }
         let tail = deterministic_sections(&verbatim, &ledger_now, &artifacts, &self.config);
-        let text = format!("{}{}", narrative_part(&narrative).trim_end(), tail);
+        // the narrative is the summarizer's text (untrusted: it may echo the transcript),
+        // quoted so it cannot forge the engine record that follows it
+        let text = format!("{}{}", crate::quote::content(narrative_part(&narrative).trim_end()), tail);
         let summary_msg = self.summary_message(&text, 1)?;
         // New rows: kept rows in order, the summary after the head and remaining summaries.
         let folded: crate::sorted::SortedSet<usize> = sel.fold.iter().copied().collect();
@@ -820,10 +825,13 @@ impl Job {
                 }
             }
         }
+        // Y-2: the handles in the merged summaries and the merge that the engine can
+        // vouch for (crate::trust::KnownHandles)
+        let known = crate::trust::KnownHandles::of(&self.source.messages, self.stored.values().map(String::as_str), &self.state);
         let mut all: Vec<&str> = texts.iter().map(String::as_str).collect();
         all.push(&merged);
-        let artifacts = collect_artifact_refs(all, std::iter::empty());
-        let text = format!("{}{}", narrative_part(&merged).trim_end(), deterministic_sections(&verbatim, &[], &artifacts, &self.config));
+        let artifacts: Vec<String> = collect_artifact_refs(all, std::iter::empty()).into_iter().filter(|h| known.knows(h)).collect();
+        let text = format!("{}{}", crate::quote::content(narrative_part(&merged).trim_end()), deterministic_sections(&verbatim, &[], &artifacts, &self.config));
         let msg = self.summary_message(&text, 2)?;
         // At the last member's place, so the merge is the newest of the members even
         // when a stored block is out of order ([1,1,2] + new 1).

@@ -21,6 +21,7 @@ pub mod live;
 pub mod measure;
 pub mod memory;
 pub mod output;
+pub mod quote;
 pub mod raw;
 pub mod rewrite;
 pub mod select;
@@ -29,6 +30,7 @@ mod sorted;
 pub mod state;
 pub mod summarize;
 pub mod transcript;
+pub mod trust;
 pub mod trigger;
 
 pub use config::{Config, Profile};

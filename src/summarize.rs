@@ -6,6 +6,7 @@
 use crate::config::Config;
 use crate::evict::{clip, floor_boundary, truncate};
 use crate::state::FoldedCall;
+use crate::quote;
 use crate::transcript::{Block, Message, Role};
 use serde::{Deserialize, Serialize};
 
@@ -99,12 +100,13 @@ fn render_into(out: &mut impl std::fmt::Write, offset: usize, m: &Message) {
     }
     for b in &m.blocks {
         let _ = match b {
-            Block::Text { text } => out.write_str("\n").and_then(|()| out.write_str(text)),
+            // content is data (Y-9): fence tags and engine-looking lines escaped (crate::quote)
+            Block::Text { text } => out.write_str("\n").and_then(|()| out.write_str(&quote::content(text))),
             Block::Media { kind, .. } => write!(out, "\n[{kind:?} omitted]"),
-            Block::ToolCall { id, name, arguments } => write!(out, "\n-> call {name} (id {id}) {}", clip(arguments, 300, 100)),
+            Block::ToolCall { id, name, arguments } => write!(out, "\n-> call {} (id {}) {}", quote::content(name), quote::content(id), quote::content(&clip(arguments, 300, 100))),
             Block::ToolResult { call_id, text, is_error, media, .. } => {
                 let status = if *is_error { " ERROR" } else { "" };
-                let r = write!(out, "\n<- result of {call_id}{status}:\n").and_then(|()| out.write_str(text));
+                let r = write!(out, "\n<- result of {}{status}:\n", quote::content(call_id)).and_then(|()| out.write_str(&quote::content(text)));
                 media.iter().fold(r, |r, k| r.and_then(|()| write!(out, "\n[{k:?} omitted]")))
             }
             Block::Reasoning { .. } => Ok(()),
@@ -310,7 +312,7 @@ pub fn curate_request_for(rows: &[(usize, &Message)], stored_rows: Vec<serde_jso
 pub fn rollup_request(texts: &[String], config: &Config, system: &str) -> SummarizeRequest {
     // `as usize` would truncate on wasm32 (bytesPerToken 2^32 -> 0, a division by zero).
     let bpt = usize::try_from(config.bytes_per_token.max(1)).unwrap_or(usize::MAX);
-    let body = format!("<summaries>\n{}\n</summaries>", texts.iter().enumerate().map(|(i, t)| format!("[summary {}]\n{t}", i + 1)).collect::<Vec<_>>().join("\n\n"));
+    let body = format!("<summaries>\n{}\n</summaries>", texts.iter().enumerate().map(|(i, t)| format!("[summary {}]\n{}", i + 1, quote::content(t))).collect::<Vec<_>>().join("\n\n"));
     SummarizeRequest {
         kind: "rollup".into(),
         system: system.to_string(),
@@ -361,7 +363,7 @@ pub fn deterministic_sections(verbatim: &[String], ledger: &[FoldedCall], artifa
     out.push_str(SECTIONS_MARKER);
     for v in verbatim {
         out.push_str("\nUser request (verbatim): ");
-        out.push_str(v);
+        out.push_str(&quote::content(v));
     }
     if !ledger.is_empty() {
         out.push_str(&ledger_text(ledger, 40));

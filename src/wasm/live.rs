@@ -40,11 +40,15 @@ impl ContextCompactor {
 impl LiveTranscript {
     /// `append(rows)`: adds provider messages (an array of messages, one message
     /// object, or their JSON text); only these rows are decoded and measured. Atomic:
-    /// throws `invalid_transcript` (naming the offset) and appends nothing.
+    /// throws `invalid_transcript` (naming the offset) and appends nothing. `null` /
+    /// `undefined` (no rows) throws `invalid_transcript` too (issue 14: not a silent no-op).
     pub fn append(&self, rows: JsValue) -> Result<(), JsValue> {
+        if rows.is_null() || rows.is_undefined() {
+            return Err(js_error(&Error::new(ErrorCode::InvalidTranscript, format!("append(rows): rows must be a message, an array of messages or their JSON text, got {}", super::js_type(&rows)))));
+        }
         let rows = match to_json(&rows, "rows")? {
             Value::Array(items) => items,
-            Value::Null => Vec::new(),
+            Value::Null => return Err(js_error(&Error::new(ErrorCode::InvalidTranscript, "append(rows): rows must not be null"))),
             one => vec![one],
         };
         let mut cell = self.inner.borrow_mut();
