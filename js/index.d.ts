@@ -31,6 +31,10 @@ export type ErrorCode =
   | 'memory_failed'
   /** The host's `save` refused a record for a reason other than a stale revision (W-3, W-8). */
   | 'save_failed'
+  /** A host callback did not settle within its `timeoutMs` (I-6); nothing was committed. */
+  | 'timeout'
+  /** The call's `signal` (an `AbortSignal`) fired (I-6); nothing was committed. */
+  | 'aborted'
 
 /** The errors the package throws: a JS `Error` with a stable `code` (J-2). A hook's own
  * error (summarize, curator, memory, store) reaches the caller unchanged instead. */

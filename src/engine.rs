@@ -347,6 +347,12 @@ impl Job {
         self
     }
 
+    /// The events emitted so far (J-4), oldest first; the outcome carries them all. A
+    /// driver delivers the new ones before each host call, so they arrive as they happen.
+    pub fn events(&self) -> &[Event] {
+        &self.events
+    }
+
     fn format(&self) -> Format {
         self.source.format
     }

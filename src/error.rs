@@ -36,6 +36,10 @@ pub enum ErrorCode {
     MemoryFailed,
     /// The host's `save` refused a record for a reason other than a stale revision (W-3, W-8).
     SaveFailed,
+    /// A host callback did not settle within its `timeoutMs` (I-6); nothing was committed.
+    Timeout,
+    /// The host's `AbortSignal` fired while a call awaited a callback (I-6); nothing was committed.
+    Aborted,
 }
 
 impl ErrorCode {
@@ -55,6 +59,8 @@ impl ErrorCode {
             ErrorCode::UnknownFormat => "unknown_format",
             ErrorCode::MemoryFailed => "memory_failed",
             ErrorCode::SaveFailed => "save_failed",
+            ErrorCode::Timeout => "timeout",
+            ErrorCode::Aborted => "aborted",
         }
     }
 }

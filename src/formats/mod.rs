@@ -497,6 +497,20 @@ pub fn normalize_usage(usage: &Value) -> Option<Usage> {
 pub fn validate_pairing(t: &Transcript) -> Result<()> {
     let rules = t.format.rules();
     let msgs = &t.messages;
+    // issue 14: an empty call id pairs with nothing a store or memory record can name;
+    // refused here so `check` and `compact` agree in every format
+    for (i, m) in msgs.iter().enumerate() {
+        for b in &m.blocks {
+            let empty = match b {
+                Block::ToolCall { id, .. } => id.is_empty(),
+                Block::ToolResult { call_id, .. } => call_id.is_empty(),
+                _ => false,
+            };
+            if empty {
+                return Err(Error::invalid(format!("message {i}: a tool call or result has an empty call id")));
+            }
+        }
+    }
     if rules.results_anywhere_after {
         return validate_pairing_anywhere(msgs);
     }
@@ -620,7 +634,8 @@ pub fn detect_text(text: &str) -> Result<Format> {
 /// when the `messages` array must be read. `has(key)`: the key is present;
 /// `is_array(key)`: its value is an array.
 fn detect_envelope(has: impl Fn(&str) -> bool, is_array: impl Fn(&str) -> bool) -> Result<Option<Format>> {
-    if has("contents") || has("systemInstruction") {
+    // `contents` must be an array (issue 14: `{ contents: 5 }` is no Gemini document)
+    if is_array("contents") || (has("systemInstruction") && !has("contents")) {
         return Ok(Some(Format::Gemini));
     }
     if is_array("input") {

@@ -81,13 +81,15 @@ impl LiveTranscript {
             super::memory::MemoryHooks::from_hooks(&hooks)?;
             let mut core = inner.borrow_mut().take().ok_or_else(busy)?;
             let config = core.config().clone();
+            let job_state = state.clone();
             let mut job = super::start_job(config, state, core.take(), &hooks)?;
+            let state_in = job_state.clone();
             let (mut outcome, callback_error) = match drive_job(&mut job, &hooks).await {
                 Ok(done) => done,
                 Err(e) => {
                     core.restore(job.into_transcript());
                     *inner.borrow_mut() = Some(core);
-                    return Err(e);
+                    return Err(super::session::with_state(e, &state_in));
                 }
             };
             let out = outcome.to_json_pieces(super::RESULT_PIECE_BYTES);
