@@ -282,6 +282,8 @@ pub struct Job {
     memory_accepted: bool,
     /// Handles the artifact store issued, by (source offset, nth result of the message).
     stored: std::collections::HashMap<(usize, usize), String>,
+    /// Ids of the source rows, gathered at the first summary (new ids avoid them, issue 14).
+    taken_ids: std::collections::BTreeSet<String>,
     /// See [`Job::with_curator`].
     curator: bool,
     /// See [`Job::with_artifact_store`].
@@ -294,7 +296,9 @@ fn event(kind: &str, data: Value) -> Event {
 
 impl Job {
     /// A new job over the transcript. Nothing runs until [`Job::resume`].
-    pub fn start(config: Config, state: SessionState, source: Transcript, opts: JobOptions) -> Job {
+    pub fn start(config: Config, state: SessionState, mut source: Transcript, opts: JobOptions) -> Job {
+        // issue 14: provenance keys the state cannot vouch for are not honoured (crate::trust)
+        let events = crate::trust::apply(&mut source, &state, config.max_pinned_bytes).into_iter().map(|w| event("warning", w)).collect();
         Job {
             config,
             state,
@@ -305,7 +309,7 @@ impl Job {
             selection: None,
             evicted: Vec::new(),
             bodies: Vec::new(),
-            events: Vec::new(),
+            events,
             rows: Vec::new(),
             summary: None,
             rollups: Vec::new(),
@@ -317,6 +321,7 @@ impl Job {
             stored: std::collections::HashMap::new(),
             curator: false,
             artifact_store: false,
+            taken_ids: std::collections::BTreeSet::new(),
         }
     }
 
@@ -432,12 +437,15 @@ impl Job {
         self.decision = Some(decision.clone());
         if decision.reason == "cannot_fit" {
             let fl = &decision.floor;
+            // Y-10 / issue 14: the pinned rows in the floor are named (capped by maxPinnedBytes)
+            let pinned: Vec<String> = self.source.messages.iter().filter(|m| m.provenance.is_pinned() && m.role != crate::Role::System).map(|m| m.id.clone()).collect();
+            let pinned_note = if pinned.is_empty() { String::new() } else { format!("; pinned rows in it: {} (at most maxPinnedBytes {} bytes)", pinned.join(", "), self.config.max_pinned_bytes) };
             let reason = format!(
-                "cannot_fit: the floor ({} tokens: system {}, tools {}, protected request {}, output reserve {}) is over the budget of {} tokens",
+                "cannot_fit: the floor ({} tokens: system {}, tools {}, protected request {}, output reserve {}) is over the budget of {} tokens{pinned_note}",
                 fl.total_tokens, fl.system_tokens, fl.tools_tokens, fl.protected_tokens, fl.output_reserve_tokens, fl.budget_tokens
             );
             self.state.cadence.last_failure = Some("cannot_fit".into());
-            self.events.push(event("warning", json!({ "code": "cannot_fit", "message": reason, "floor": fl })));
+            self.events.push(event("warning", json!({ "code": "cannot_fit", "message": reason, "floor": fl, "pinnedRows": pinned })));
             return self.done("cannot_fit", reason, None);
         }
         if !decision.compact {
@@ -487,7 +495,7 @@ impl Job {
         let mut items = Vec::new();
         for off in fold {
             let Some(m) = self.source.messages.get(off) else { continue };
-            if m.provenance.artifact_ref.is_some() || m.is_summary() {
+            if m.provenance.trusted_ref().is_some() || m.is_summary() {
                 continue;
             }
             let results = m.blocks.iter().filter_map(|b| match b {
@@ -638,8 +646,16 @@ impl Job {
     }
 
     fn next_id(&mut self, prefix: &str) -> String {
-        self.new_ids = self.new_ids.saturating_add(1);
-        format!("{prefix}-r{}-{}", self.state.revision.saturating_add(1), self.new_ids)
+        // issue 14: never an id a row of the transcript already has (an input row may
+        // carry `message_id: "summary-r1-1"`)
+        loop {
+            self.new_ids = self.new_ids.saturating_add(1);
+            let id = format!("{prefix}-r{}-{}", self.state.revision.saturating_add(1), self.new_ids);
+            let taken = |m: &Message| m.id == id || m.provenance.message_id.as_deref() == Some(id.as_str());
+            if !self.taken_ids.contains(&id) && !self.source.messages.iter().any(taken) && !self.rows.iter().any(|(_, m)| taken(m)) {
+                return id;
+            }
+        }
     }
 
     fn summary_message(&mut self, text: &str, level: u8) -> Result<Message> {
@@ -654,6 +670,9 @@ impl Job {
         let Some(sel) = self.selection.clone() else {
             return Err(Error::new(ErrorCode::ProtocolError, "no selection"));
         };
+        if self.taken_ids.is_empty() {
+            self.taken_ids = self.source.messages.iter().flat_map(|m| std::iter::once(m.id.clone()).chain(m.provenance.message_id.clone())).collect();
+        }
         let msgs = std::mem::take(&mut self.source.messages);
         let built = self.build_rows(&sel, &msgs, narrative, source);
         self.source.messages = msgs;
@@ -723,7 +742,7 @@ impl Job {
             }));
             let mut stored: Vec<(&(usize, usize), &String)> = self.stored.iter().filter(|((off, _), _)| *off == o).collect();
             crate::sorted::sort_by(&mut stored, |a, b| a.cmp(b));
-            let stamped = m.provenance.artifact_ref.as_deref().into_iter().chain(stored.iter().map(|(_, h)| h.as_str()));
+            let stamped = m.provenance.trusted_ref().into_iter().chain(stored.iter().map(|(_, h)| h.as_str()));
             for h in collect_artifact_refs(texts.iter().map(String::as_str), stamped).into_iter().filter(|h| known.knows(h)) {
                 artifacts.retain(|x| *x != h);
                 artifacts.push(h);
@@ -883,7 +902,7 @@ impl Job {
         // Protected source rows: system head, pinned rows, the newest request and
         // everything after the fold's protected tail.
         let mut protected: Vec<usize> = (0..sel.head_end).collect();
-        protected.extend(msgs.iter().enumerate().filter(|(_, m)| m.provenance.pinned).map(|(i, _)| i));
+        protected.extend(msgs.iter().enumerate().filter(|(_, m)| m.provenance.is_pinned()).map(|(i, _)| i));
         if let Some(r) = sel.run_start {
             protected.push(r);
         }
@@ -941,6 +960,8 @@ impl Job {
         let base_revision = self.state.revision;
         // `SessionState::from_json` holds revisions to MAX_REVISION; saturate for states built in Rust.
         self.state.revision = self.state.revision.saturating_add(1);
+        // issue 14: the state vouches for the summaries (and pins, host-named handles) of the new transcript
+        crate::trust::record(&mut self.state, &new_t, self.stored.values().cloned());
         self.state.cadence.last_attempt_boundary = Some(self.state.cadence.boundary);
         self.state.cadence.last_rewrite_tokens = Some(after.estimated_tokens);
         self.state.cadence.last_failure = None;

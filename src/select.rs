@@ -140,7 +140,7 @@ pub fn select(messages: &[Message], config: &Config, recent_bytes_cap: Option<us
             end = if back_bad && fwd_ok { fwd } else { back };
         }
     }
-    let stage1: Vec<usize> = whole_exchanges((sum_end..end.max(sum_end)).filter(|&i| !messages[i].provenance.pinned).collect(), &ex);
+    let stage1: Vec<usize> = whole_exchanges((sum_end..end.max(sum_end)).filter(|&i| !messages[i].provenance.is_pinned()).collect(), &ex);
     let holds_turn = stage1.iter().any(|&i| messages[i].starts_turn());
     if !stage1.is_empty() && (holds_turn || !config.in_run_stage2 || run.is_none()) {
         return Ok(Selection { stage: Stage::BeforeRun, fold: stage1, head_end: head, summary_end: sum_end, run_start: run, recent_start: recent });
@@ -161,11 +161,11 @@ pub fn select(messages: &[Message], config: &Config, recent_bytes_cap: Option<us
         Some(x) if x.start < newest_round => x.start,
         _ => newest_round,
     };
-    let rounds: Vec<usize> = (request_end..newest_round).filter(|&i| !messages[i].provenance.pinned).collect();
+    let rounds: Vec<usize> = (request_end..newest_round).filter(|&i| !messages[i].provenance.is_pinned()).collect();
     if !rounds.iter().any(|&i| messages[i].role == Role::Assistant) {
         return Err(NoSelection { reason: "single_round_run", detail: format!("the open run's newest round (offset {newest_round}) is its only one") });
     }
-    let mut fold: Vec<usize> = (head..run_start).filter(|&i| !messages[i].provenance.pinned).collect();
+    let mut fold: Vec<usize> = (head..run_start).filter(|&i| !messages[i].provenance.is_pinned()).collect();
     fold.extend(rounds);
     let fold = whole_exchanges(fold, &ex);
     if !fold.iter().any(|&i| !messages[i].is_summary()) {

@@ -156,7 +156,7 @@ pub enum Block {
 
 /// Provenance the engine persists on a message (T-2). In the stored view these ride as
 /// top-level keys of the provider message; the request view drops them (F-4).
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Eq, Default, Serialize, Deserialize)]
 pub struct Provenance {
     /// `None` for ordinary messages, `1` for a summary, `2` for a rolled-up one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -178,6 +178,43 @@ pub struct Provenance {
     /// A host-pinned row rides outside compaction (Y-10).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub pinned: bool,
+    /// Set by the trust pass ([`crate::trust::apply`], issue 14): the row's
+    /// `summary_level` / `compaction_summary` keys are not vouched for by the state, so
+    /// it is not treated as a summary. Never serialized (the keys stay as given).
+    #[serde(skip)]
+    pub summary_untrusted: bool,
+    /// Set by the trust pass: the row's `pinned: true` is not honoured (not confirmed
+    /// by the state, or over `maxPinnedBytes`). Never serialized.
+    #[serde(skip)]
+    pub pin_untrusted: bool,
+    /// Set by the trust pass: the row's `artifact_ref` is not a handle the engine can
+    /// vouch for, so it does not count as stored. Never serialized.
+    #[serde(skip)]
+    pub ref_untrusted: bool,
+}
+
+/// Equal when the persisted keys are: the trust flags are the engine's reading of them
+/// for one job, not data (an untouched transcript equals its source).
+impl PartialEq for Provenance {
+    fn eq(&self, o: &Provenance) -> bool {
+        self.summary_level == o.summary_level
+            && self.artifact_ref == o.artifact_ref
+            && self.transcript_role == o.transcript_role
+            && self.message_id == o.message_id
+            && self.observation_source == o.observation_source
+            && self.pinned == o.pinned
+    }
+}
+
+impl Provenance {
+    /// `pinned: true` and honoured by the trust pass (Y-10, issue 14).
+    pub fn is_pinned(&self) -> bool {
+        self.pinned && !self.pin_untrusted
+    }
+    /// The `artifact_ref` when the trust pass vouches for it (E-4, issue 14).
+    pub fn trusted_ref(&self) -> Option<&str> {
+        self.artifact_ref.as_deref().filter(|_| !self.ref_untrusted)
+    }
 }
 
 fn is_conversational(r: &TranscriptRole) -> bool {
@@ -242,15 +279,16 @@ impl Message {
     }
     /// A compaction summary: has a `summary_level` or the `compaction_summary` role (Y-4).
     pub fn is_summary(&self) -> bool {
-        self.provenance.summary_level.is_some()
-            || self.provenance.transcript_role == TranscriptRole::CompactionSummary
+        !self.provenance.summary_untrusted
+            && (self.provenance.summary_level.is_some() || self.provenance.transcript_role == TranscriptRole::CompactionSummary)
     }
     /// A conversational user message: starts a turn (S-7). A user message that carries
     /// tool results belongs to the round it answers, even with text beside them.
     pub fn starts_turn(&self) -> bool {
         self.role == Role::User
             && !self.is_summary()
-            && self.provenance.transcript_role == TranscriptRole::Conversational
+            && (self.provenance.transcript_role == TranscriptRole::Conversational
+                || (self.provenance.summary_untrusted && self.provenance.transcript_role == TranscriptRole::CompactionSummary))
             && !self.has_results()
     }
     /// All readable text of the message (text blocks, reasoning text excluded).

@@ -129,6 +129,12 @@ fn build(inp: &Input) -> (Format, Value) {
     }
 }
 
+/// The generated summaries stand for the host's stored ones: its state vouches for them
+/// (issue 14 trust boundary).
+fn vouched(t: &context_compactor::Transcript) -> SessionState {
+    context_compactor::trust::vouch(&SessionState::default(), t)
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(64), ..ProptestConfig::default() })]
 
@@ -141,7 +147,7 @@ proptest! {
         config.preserve_recent_turns = inp.turns;
         config.preserve_recent_bytes = inp.bytes;
         let signals = Signals { force: true, ..Signals::default() };
-        let mut job = Job::start(config, SessionState::default(), source.clone(), JobOptions { signals, has_summarizer: inp.summarizer });
+        let mut job = Job::start(config, vouched(&source), source.clone(), JobOptions { signals, has_summarizer: inp.summarizer });
         let out = run_sync(&mut job, |r| if inp.summarizer { fake_summary(r) } else { Reply::Failed { message: "none".into(), context_exceeded: false } }).expect("the job returns Ok");
         // A fold too small to shrink the transcript is refused by validation (W-2 "no
         // growth") with the history intact (W-3); any other failure is a bug.
@@ -250,7 +256,7 @@ proptest! {
         let total = config.threshold_tokens();
         let signals = Signals { usage: Some(json!({ "prompt_tokens": total, "completion_tokens": 0 })), ..Signals::default() };
         let go = || {
-            let mut job = Job::start(config.clone(), SessionState::default(), source.clone(), JobOptions { signals: signals.clone(), has_summarizer: true });
+            let mut job = Job::start(config.clone(), vouched(&source), source.clone(), JobOptions { signals: signals.clone(), has_summarizer: true });
             run_sync(&mut job, fake_summary).expect("the job returns Ok")
         };
         let out = go();

@@ -91,11 +91,8 @@ fn check_inputs(n: usize, discarded: &[usize], evicted_bodies: &[EvictedBody]) -
 }
 
 fn excluded(m: &Message) -> bool {
-    m.provenance.summary_level.is_some()
-        || matches!(
-            m.provenance.transcript_role,
-            TranscriptRole::InjectedContext | TranscriptRole::CompactionSummary
-        )
+    // a summary mark the state does not vouch for does not exclude the row (issue 14, crate::trust)
+    m.is_summary() || m.provenance.transcript_role == TranscriptRole::InjectedContext
 }
 
 struct Source<'a> {

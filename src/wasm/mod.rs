@@ -175,9 +175,11 @@ impl ContextCompactor {
     /// `{ compact, reason, decidedBy, signals: [{ name, unit, value, threshold, crossed }], floor, ... }`.
     pub fn check(&self, state: JsValue, transcript: JsValue, signals: JsValue) -> Result<JsValue, JsValue> {
         let state = state_of(&state)?;
-        let t = decode_input(self.format, &transcript)?;
+        let mut t = decode_input(self.format, &transcript)?;
         // F-5: a transcript that breaks its provider's pairing rules is reported here too.
         formats::validate_pairing(&t).map_err(|e| js_error(&e))?;
+        // issue 14: the same trust boundary as compact (pins the state does not vouch for are not in the floor)
+        crate::trust::apply(&mut t, &state, self.config.max_pinned_bytes);
         let signals = parse_signals(&signals)?;
         let d = decide(&t, &self.config, &state, &signals);
         to_js(&d)
@@ -485,6 +487,31 @@ extern "C" {
 /// memory by the result's size once the projection had reused that space), large enough
 /// that joining them in JS costs nothing measurable.
 pub(crate) const RESULT_PIECE_BYTES: usize = 1 << 12;
+
+/// `pin(state | null, messageId)` -> the new state with `messageId` in `state.pins`
+/// (Y-10, issue 14): the host confirms a pin. A row is pinned only when it carries
+/// `pinned: true` and the state lists its id; rows that mark themselves are not. Throws
+/// `invalid_state` for a blank id.
+#[wasm_bindgen]
+pub fn pin(state: JsValue, message_id: JsValue) -> Result<JsValue, JsValue> {
+    let id = str_arg(&message_id, "pin: messageId", ErrorCode::InvalidState)?;
+    let mut s = state_of(&state)?;
+    crate::trust::pin(&mut s, &id).map_err(|e| js_error(&e))?;
+    to_js(&s)
+}
+
+/// `trustProvenance(state | null, transcript, format?)` -> the new state vouching for the
+/// provenance of a transcript the host's own store kept (issue 14): its summary rows, pinned
+/// rows and artifact refs are listed in the state. For stored transcripts only, never for
+/// text a user, a tool or a model wrote. Throws `invalid_state`, `invalid_transcript`,
+/// `unknown_format`.
+#[wasm_bindgen(js_name = trustProvenance)]
+pub fn trust_provenance(state: JsValue, transcript: JsValue, format: JsValue) -> Result<JsValue, JsValue> {
+    let fixed = if format.is_undefined() || format.is_null() { None } else { Some(Format::parse(&str_arg(&format, "trustProvenance: format", ErrorCode::UnknownFormat)?).map_err(|e| js_error(&e))?) };
+    let s = state_of(&state)?;
+    let t = decode_input(fixed, &transcript)?;
+    to_js(&crate::trust::vouch(&s, &t))
+}
 
 /// `detectFormat(transcript)` -> the format name; throws `unknown_format` when the
 /// shape is ambiguous or unknown.
