@@ -37,6 +37,57 @@ Options:
 
 Exit status: 0 on success, 1 on error (printed as "error: <code>: <message>").`
 
+const LOG_KINDS = ['claude-code-jsonl', 'swe-agent-traj', 'tau-bench', 'glaive']
+
+/** Whether `text` parses as one JSON document (else `auto` sniffs a log kind). */
+function looksLikeJson(text) {
+  try {
+    JSON.parse(text)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/**
+ * JSON text re-indented like `JSON.stringify(value, null, 2)`, token by token, so every
+ * number keeps its exact digits (issue 14: no rounding past 2^53).
+ */
+export function indentJson(text) {
+  let out = ''
+  let depth = 0
+  const pad = () => '\n' + '  '.repeat(depth)
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]
+    if (c === '"') {
+      let j = i + 1
+      while (j < text.length && text[j] !== '"') j += text[j] === '\\' ? 2 : 1
+      out += text.slice(i, j + 1)
+      i = j
+    } else if (c === '{' || c === '[') {
+      let j = i + 1
+      while (j < text.length && /\s/.test(text[j])) j++
+      if (text[j] === (c === '{' ? '}' : ']')) {
+        out += c + text[j]
+        i = j
+      } else {
+        depth++
+        out += c + pad()
+      }
+    } else if (c === '}' || c === ']') {
+      depth--
+      out += pad() + c
+    } else if (c === ',') {
+      out += ',' + pad()
+    } else if (c === ':') {
+      out += ': '
+    } else if (!/\s/.test(c)) {
+      out += c
+    }
+  }
+  return out
+}
+
 /** An error carrying a stable `code`, printed as `error: <code>: <message>`. */
 function fail(code, message) {
   return Object.assign(new Error(message), { code })
@@ -57,10 +108,14 @@ async function runEngine({ kind, text, options, summarize }) {
     throw fail('not_implemented', 'this build does not export importTranscript / ContextCompactor yet')
   }
   const { format, document } = wasm.importTranscript(kind, text)
+  // issue 14: a provider-format file goes in as its own text (JSON.parse would round
+  // integers past 2^53); a converted log goes in as the converted document
+  const logKind = LOG_KINDS.includes(kind) || (kind === 'auto' && !looksLikeJson(text))
+  const input = logKind ? document : text
   const compactor = new wasm.ContextCompactor({ format, ...options })
-  const decision = compactor.check(null, document, {})
+  const decision = compactor.check(null, input, {})
   const contextWindow = compactor.config.contextWindow
-  const out = await compactor.compact(null, document, { force: true, ...(summarize ? { summarize } : {}) })
+  const out = await compactor.compact(null, input, { force: true, resultText: true, ...(summarize ? { summarize } : {}) })
   return { format, decision, out, contextWindow }
 }
 
@@ -208,19 +263,22 @@ export async function main(argv = process.argv.slice(2)) {
     const { format, decision, out, contextWindow } = await runEngine({ kind: args.kind, text, options: args.options, summarize })
     if (args.out) {
       try {
-        await writeFile(args.out, `${JSON.stringify(out.transcript, null, 2)}\n`)
+        await writeFile(args.out, `${out.transcriptText != null ? indentJson(out.transcriptText) : JSON.stringify(out.transcript, null, 2)}\n`)
       } catch (err) {
         throw fail('io_error', `cannot write ${args.out}: ${err.message}`)
       }
     }
     if (args.outRequest) {
       try {
-        await writeFile(args.outRequest, `${JSON.stringify(out.request, null, 2)}\n`)
+        await writeFile(args.outRequest, `${out.requestText != null ? indentJson(out.requestText) : JSON.stringify(out.request, null, 2)}\n`)
       } catch (err) {
         throw fail('io_error', `cannot write ${args.outRequest}: ${err.message}`)
       }
     }
-    if (args.json) console.log(JSON.stringify(out, null, 2))
+    if (args.json) {
+      const { transcriptText, requestText, ...rest } = out
+      console.log(JSON.stringify(rest, null, 2))
+    }
     else {
       console.log(report({ input: args.input, format, decision, out, contextWindow }))
       if (args.out) console.log(`wrote:      ${args.out}`)

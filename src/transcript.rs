@@ -191,6 +191,23 @@ pub struct Provenance {
     /// vouch for, so it does not count as stored. Never serialized.
     #[serde(skip)]
     pub ref_untrusted: bool,
+    /// The row's own JSON text as the host gave it (issue 14), kept only when the stored
+    /// view would not reproduce it byte for byte (a `null` / `false` provenance key, the
+    /// keys in another order): written back as is while the row is unchanged
+    /// ([`Provenance::unchanged_source`]). Never serialized.
+    #[serde(skip)]
+    pub source: Option<std::sync::Arc<SourceText>>,
+}
+
+/// A row's original JSON text and what it decoded to (see [`Provenance::source`]).
+#[derive(Debug, PartialEq, Eq)]
+pub struct SourceText {
+    /// The host's JSON text of the row.
+    pub text: Box<str>,
+    /// The provenance it decoded to.
+    pub prov: Provenance,
+    /// FNV-1a of the row's `raw` (provenance keys removed) at decode.
+    pub raw_hash: u64,
 }
 
 /// Equal when the persisted keys are: the trust flags are the engine's reading of them
@@ -207,6 +224,12 @@ impl PartialEq for Provenance {
 }
 
 impl Provenance {
+    /// The row's original JSON text when it was kept and the row is unchanged since
+    /// decode (same provenance, same `raw`), else `None` (issue 14: retained rows are
+    /// written back byte for byte).
+    pub fn unchanged_source(&self, raw: &RawJson) -> Option<&str> {
+        self.source.as_ref().filter(|s| s.prov == *self && s.raw_hash == fnv1a(raw.get().as_bytes())).map(|s| &*s.text)
+    }
     /// `pinned: true` and honoured by the trust pass (Y-10, issue 14).
     pub fn is_pinned(&self) -> bool {
         self.pinned && !self.pin_untrusted

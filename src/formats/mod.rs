@@ -325,7 +325,18 @@ fn decode_message(format: Format, item: Value, text: Option<&serde_json::value::
         Some(id) => id.clone(),
         None => ids.next(fnv1a(raw.get().as_bytes())),
     };
-    Ok(Message { id, role, provenance, blocks, raw, bytes })
+    let mut m = Message { id, role, provenance, blocks, raw, bytes };
+    // issue 14: a row the stored view would not write back byte for byte keeps its text
+    if had_provenance {
+        if let Some(text) = text {
+            let normal = serde_json::to_string(&crate::output::MessageJson { m: &m, view: View::Stored }).unwrap_or_default();
+            if normal != text.get() {
+                let prov = m.provenance.clone();
+                m.provenance.source = Some(std::sync::Arc::new(crate::transcript::SourceText { text: text.get().into(), prov, raw_hash: fnv1a(m.raw.get().as_bytes()) }));
+            }
+        }
+    }
+    Ok(m)
 }
 
 /// Content-derived ids (T-4): the [`crate::transcript::fnv1a`] hash of the message's compact JSON plus an
@@ -385,6 +396,11 @@ pub fn message_from_raw(format: Format, raw: Value, provenance: Provenance, id: 
 
 /// Encodes one message in the given view.
 pub fn encode_message(m: &Message, view: View) -> Value {
+    if view == View::Stored {
+        if let Some(v) = m.provenance.unchanged_source(&m.raw).and_then(|t| serde_json::from_str(t).ok()) {
+            return v;
+        }
+    }
     let mut raw = m.raw.value();
     if view == View::Stored {
         if let (Value::Object(map), Ok(Value::Object(prov))) = (&mut raw, serde_json::to_value(&m.provenance)) {

@@ -63,6 +63,9 @@ pub(crate) fn json_text(v: &JsValue, what: &str, code: ErrorCode) -> Result<Stri
         return Ok("null".into());
     }
     let text = match v.dyn_ref::<js_sys::JsString>() {
+        // issue 14: a lone surrogate in JSON text is refused as in an object (whose
+        // `JSON.stringify` escape serde refuses), never turned into U+FFFD
+        Some(s) if !s.is_valid_utf16() => return Err(js_error(&Error::new(code, format!("{what}: the JSON text holds a lone surrogate (unpaired UTF-16 code unit); it cannot be kept byte for byte")))),
         Some(s) => s.clone(),
         None => JSON::stringify(v).map_err(|_| js_error(&Error::new(code, format!("{what}: not JSON-serializable"))))?,
     };
@@ -456,12 +459,26 @@ pub(crate) async fn deliver(outcome: &Outcome, out: Vec<String>, mut side: Side,
         let _ = Reflect::set(&err, &"state".into(), &JSON::parse(&state)?);
         return Err(err);
     }
+    // issue 14: `resultText: true` also gives the exact JSON texts of `transcript` and
+    // `request` (`transcriptText`, `requestText`): integers past 2^53 survive (the CLI)
+    let exact: Vec<(&str, String)> = if get(hooks, "resultText").as_bool() == Some(true) {
+        let whole: String = out.concat();
+        match crate::raw::split_top(&whole) {
+            Ok(crate::raw::RawTop::Object(members)) => members.iter().filter(|(k, _)| k == "transcript" || k == "request").map(|(k, v)| (if k == "transcript" { "transcriptText" } else { "requestText" }, v.get().to_string())).collect(),
+            _ => Vec::new(),
+        }
+    } else {
+        Vec::new()
+    };
     // one JS string from the pieces, each freed in wasm memory once copied out
     let mut text = js_sys::JsString::from("");
     for piece in out {
         text = text.concat(&JsValue::from_str(&piece));
     }
     let result = parse_js_string(&text)?;
+    for (k, v) in exact {
+        let _ = Reflect::set(&result, &k.into(), &JsValue::from_str(&v));
+    }
     if !side.warnings.is_empty() {
         let events = get(&result, "events");
         if let Some(arr) = events.dyn_ref::<js_sys::Array>() {

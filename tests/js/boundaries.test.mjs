@@ -234,3 +234,34 @@ test('issue 14 item 8: an empty call id is refused the same way by check and com
     await assert.rejects(c.compact(null, d, { force: true, summarize, sessionId: 's', memory: new MemoryIndex() }), (e) => e.code === 'invalid_transcript' && e.state !== undefined, format)
   }
 })
+
+test('T-1 (issue 14 item 7): a lone surrogate is refused the same way as JSON text and as an object', async () => {
+  const rows = [{ role: 'user', content: 'bad \uD800 text' }, { role: 'assistant', content: 'ok' }]
+  const asText = JSON.stringify(rows).replace('\\ud800', '\uD800')
+  for (const input of [rows, asText]) {
+    assert.throws(() => compactor.check(null, input), (e) => e.code === 'invalid_transcript', typeof input)
+    await assert.rejects(compactor.compact(null, input, { force: true, summarize }), (e) => e.code === 'invalid_transcript' && e.state !== undefined)
+  }
+})
+
+test('T-1 (issue 14 item 7): the CLI keeps integers past 2^53 and null / false provenance keys byte for byte', async () => {
+  const { execFile } = await import('node:child_process')
+  const { promisify } = await import('node:util')
+  const { mkdtemp, writeFile, readFile } = await import('node:fs/promises')
+  const { tmpdir } = await import('node:os')
+  const { join } = await import('node:path')
+  const dir = await mkdtemp(join(tmpdir(), 'cc-i14-'))
+  const rows = doc(6).map((m, i) => JSON.stringify(m))
+  // the retained tail: a big integer, a false pin and a null level, in the host's key order
+  rows.splice(rows.length - 1, 0, '{"trace_id":1234567890123456789,"role":"assistant","content":"noted","pinned":false,"summary_level":null}')
+  const input = join(dir, 'in.json')
+  const out = join(dir, 'out.json')
+  await writeFile(input, `[${rows.join(',')}]`)
+  const bin = new URL('../../bin/context-compactor.mjs', import.meta.url).pathname
+  await promisify(execFile)(process.execPath, [bin, 'compact', input, '--format', 'openai-chat', '--context-window', '4000', '--out', out])
+  const text = await readFile(out, 'utf8')
+  assert.match(text, /"trace_id": 1234567890123456789,/)
+  assert.doesNotMatch(text, /1234567890123456800/)
+  assert.match(text, /"pinned": false,\n\s+"summary_level": null/)
+  assert.deepEqual(Object.keys(JSON.parse(text).at(-2)), ['trace_id', 'role', 'content', 'pinned', 'summary_level'])
+})
