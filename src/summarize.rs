@@ -154,7 +154,9 @@ fn clip_row(text: &str, cap: usize) -> String {
     // floor(3 cap / 4) without overflowing `cap * 3` (a user row's cap saturates).
     let h = floor_boundary(text, cap / 4 * 3 + cap % 4 * 3 / 4);
     let t = crate::evict::ceil_boundary(text, text.len() - cap / 4).max(h);
-    format!("{}\n[... {} bytes clipped ...]\n{}", &text[..h], t - h, &text[t..])
+    // the tail starts a line mid-content: quoted again so a cut after an escape cannot
+    // leave a line that reads as the engine's (issue 14)
+    format!("{}\n[... {} bytes clipped ...]\n{}", &text[..h], t - h, quote::content(&text[t..]))
 }
 
 /// Whether a rendered row is a user row (its header is `[#N user]`).
