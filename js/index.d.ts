@@ -215,6 +215,9 @@ export interface ArtifactItem {
   toolName: string | null
   /** The whole result body (text; media not included). */
   body: string
+  /** The session scope (`hooks.sessionId`, default `"default"`): a store shared by
+   * sessions keys by `sessionId` + `handle` (each session numbers from `artifact#1`). */
+  sessionId: string
 }
 
 /** A `storeArtifact` hook's answer (E-6): a string is the handle to use;

@@ -264,3 +264,11 @@ test('T-1 (issue 14 item 7): the CLI keeps integers past 2^53 and null / false p
   assert.match(text, /"pinned": false,\n\s+"summary_level": null/)
   assert.deepEqual(Object.keys(JSON.parse(text).at(-2)), ['trace_id', 'role', 'content', 'pinned', 'summary_level'])
 })
+
+test('E-6 (issue 14): storeArtifact sees the sessionId, so a shared store keys by session and handle', async () => {
+  const shared = new Map()
+  const storeArtifact = (item) => { const key = `${item.sessionId}/${item.handle}`; assert.ok(!shared.has(key), `no collision on ${key}`); shared.set(key, item.body) }
+  await compactor.compact(null, doc(), { force: true, summarize, storeArtifact, sessionId: 'alpha' })
+  await compactor.compact(null, doc(), { force: true, summarize, storeArtifact, sessionId: 'beta' })
+  assert.ok([...shared.keys()].some(k => k.startsWith('alpha/artifact#1')) && [...shared.keys()].some(k => k.startsWith('beta/artifact#1')))
+})
