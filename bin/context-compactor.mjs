@@ -27,6 +27,10 @@ Options:
   --out FILE            write the compacted transcript (stored view) to FILE as JSON
   --out-request FILE    write the request view (what to send the provider) to FILE
   --json                print the whole result object as JSON instead of the report
+  --no-memory           project no memory records (projectMemory: false): the
+                        result and --json leave them out
+  --verbose             list every evicted tool result (default: the first 10
+                        and a count)
   --summarizer-url URL  summarize with an OpenAI-compatible chat-completions endpoint
                         (a base URL such as https://host/v1, or the full
                         .../chat/completions URL); the API key is read from
@@ -37,13 +41,11 @@ Options:
 
 Exit status: 0 on success, 1 on error (printed as "error: <code>: <message>").`
 
-const LOG_KINDS = ['claude-code-jsonl', 'swe-agent-traj', 'tau-bench', 'glaive']
-
-/** Whether `text` parses as one JSON document (else `auto` sniffs a log kind). */
-function looksLikeJson(text) {
+/** Whether `text` is itself the provider document of `format` (not a log to convert). */
+function isProviderText(wasm, kind, text, format) {
+  if (kind !== 'auto') return kind === format
   try {
-    JSON.parse(text)
-    return true
+    return wasm.detectFormat(text) === format
   } catch {
     return false
   }
@@ -107,17 +109,44 @@ async function runEngine({ kind, text, options, summarize }) {
   if (typeof wasm.importTranscript !== 'function' || typeof wasm.ContextCompactor !== 'function') {
     throw fail('not_implemented', 'this build does not export importTranscript / ContextCompactor yet')
   }
-  const { format, document } = wasm.importTranscript(kind, text)
+  const imported = wasm.importTranscript(kind, text)
+  const { format, document } = imported
   // issue 14: a provider-format file goes in as its own text (JSON.parse would round
   // integers past 2^53); a converted log goes in as the converted document
-  const logKind = LOG_KINDS.includes(kind) || (kind === 'auto' && !looksLikeJson(text))
-  const input = logKind ? document : text
+  const input = isProviderText(wasm, kind, text, format) ? text : document
   const compactor = new wasm.ContextCompactor({ format, ...options })
-  const decision = compactor.check(null, input, {})
+  // C-1 / I-3: the usage a log recorded (the importer's, else the newest assistant row's)
+  const usage = imported.usage ?? logUsage(kind, text)
+  const signals = usage ? { usage } : {}
+  const decision = compactor.check(null, input, signals)
   const contextWindow = compactor.config.contextWindow
-  const out = await compactor.compact(null, input, { force: true, resultText: true, ...(summarize ? { summarize } : {}) })
-  return { format, decision, out, contextWindow }
+  const out = await compactor.compact(null, input, { ...signals, force: true, resultText: true, ...(summarize ? { summarize } : {}) })
+  return { format, decision, out, contextWindow, usage }
 }
+
+/**
+ * The provider usage a Claude Code log recorded for its newest answer: `message.usage`
+ * of the last `assistant` line (Anthropic shape). `undefined` for other inputs or
+ * when no line carries one.
+ */
+export function logUsage(kind, text) {
+  const head = text.slice(0, 4096)
+  const looksLikeLog = head.includes('"session_id"') || head.includes('"sessionId"')
+  if (kind !== 'claude-code-jsonl' && !(kind === 'auto' && looksLikeLog)) return undefined
+  const lines = text.split('\n')
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const line = lines[i].trim()
+    if (!line.includes('"usage"')) continue
+    try {
+      const row = JSON.parse(line)
+      if (row?.type === 'assistant' && row.message?.usage && typeof row.message.usage === 'object') return row.message.usage
+    } catch { /* not a JSON line: the importer reports it */ }
+  }
+  return undefined
+}
+
+/** Evicted entries shown in the report without --verbose. */
+export const EVICTED_SHOWN = 10
 
 /**
  * A `summarize` callback that POSTs an OpenAI chat-completions request and returns the
@@ -171,6 +200,8 @@ function parse(argv) {
         out: { type: 'string' },
         'out-request': { type: 'string' },
         json: { type: 'boolean', default: false },
+        'no-memory': { type: 'boolean', default: false },
+        verbose: { type: 'boolean', default: false },
         'summarizer-url': { type: 'string' },
         model: { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
@@ -202,8 +233,9 @@ function parse(argv) {
   if (url !== undefined && !v.model) throw fail('usage', '--summarizer-url needs --model')
   if (url === undefined && v.model) throw fail('usage', '--model is only used with --summarizer-url')
   return {
-    input, kind: v.format, out: v.out, outRequest: v['out-request'], json: v.json,
+    input, kind: v.format, out: v.out, outRequest: v['out-request'], json: v.json, verbose: v.verbose,
     options: {
+      ...(v['no-memory'] ? { projectMemory: false } : {}),
       ...(v.profile !== undefined ? { profile: v.profile } : {}),
       ...(contextWindow !== undefined ? { contextWindow } : {}),
     },
@@ -215,7 +247,7 @@ const n = (x) => (typeof x === 'number' ? x.toLocaleString('en-US') : String(x ?
 const size = (m) => `${n(m?.messages)} messages, ${n(m?.bytes)} bytes, ~${n(m?.estimatedTokens)} tokens`
 
 /** The human-readable report, one string. */
-export function report({ input, format, decision, out, contextWindow }) {
+export function report({ input, format, decision, out, contextWindow, usage, verbose = false }) {
   const rw = out.rewrite ?? {}
   const lines = [
     `input:      ${input} (format: ${format})`,
@@ -223,14 +255,20 @@ export function report({ input, format, decision, out, contextWindow }) {
     `before:     ${size(out.before)}`,
     `after:      ${size(out.after)}`,
   ]
+  if (usage) {
+    const total = decision?.signals?.find((x) => x.name === 'provider_total_tokens')?.value
+    lines.push(`usage:      ${total != null ? `${n(total)} tokens` : 'not read'} (recorded in the log for its newest answer)`)
+  }
   if (decision) lines.push(`check:      ${decision.compact ? 'would compact' : 'would not compact'} (${decision.reason})`)
   lines.push(`status:     ${out.status} (${out.reason})`)
   const evicted = rw.evicted ?? []
   lines.push(`evicted:    ${evicted.length} tool result${evicted.length === 1 ? '' : 's'}`)
-  for (const e of evicted) {
+  const shown = verbose ? evicted : evicted.slice(0, EVICTED_SHOWN)
+  for (const e of shown) {
     const how = e.handle ?? (e.clipped ? 'clipped' : 'no handle')
     lines.push(`  #${e.offset} ${e.toolName ?? '?'} (${e.callId ?? '?'}) -> ${how}, ${n(e.bodyBytes)} -> ${n(e.keptBytes)} bytes`)
   }
+  if (shown.length < evicted.length) lines.push(`  ... and ${n(evicted.length - shown.length)} more (--verbose lists all)`)
   const s = rw.summary
   if (s) {
     const text = String(s.text ?? '')
@@ -260,7 +298,7 @@ export async function main(argv = process.argv.slice(2)) {
       throw fail('io_error', `cannot read ${args.input}: ${err.message}`)
     }
     const summarize = args.summarizer ? httpSummarizer(args.summarizer) : undefined
-    const { format, decision, out, contextWindow } = await runEngine({ kind: args.kind, text, options: args.options, summarize })
+    const { format, decision, out, contextWindow, usage } = await runEngine({ kind: args.kind, text, options: args.options, summarize })
     if (args.out) {
       try {
         await writeFile(args.out, `${out.transcriptText != null ? indentJson(out.transcriptText) : JSON.stringify(out.transcript, null, 2)}\n`)
@@ -280,7 +318,7 @@ export async function main(argv = process.argv.slice(2)) {
       console.log(JSON.stringify(rest, null, 2))
     }
     else {
-      console.log(report({ input: args.input, format, decision, out, contextWindow }))
+      console.log(report({ input: args.input, format, decision, out, contextWindow, usage, verbose: args.verbose }))
       if (args.out) console.log(`wrote:      ${args.out}`)
       if (args.outRequest) console.log(`wrote:      ${args.outRequest} (request view)`)
     }

@@ -5,6 +5,9 @@
 // boundaries are answered / refused requests (C-4). Shapes follow the Rust sources
 // (src/wasm/*.rs and the JSON they produce); requirement IDs are in brackets.
 
+import type { DocumentOf, DocumentTypes, StoredDocumentOf } from './formats.js'
+export * from './formats.js'
+
 /** A value or a Promise of it: every hook may answer synchronously or asynchronously (J-2). */
 export type MaybePromise<T> = T | Promise<T>
 
@@ -45,8 +48,10 @@ export interface ContextCompactorError extends Error {
   state?: SessionState
 }
 
-/** A provider transcript document (the format's own JSON), or its JSON text. */
-export type TranscriptInput = object | string
+/** A provider transcript document (the format's own JSON), or its JSON text. Typed by
+ * the format `F` a compactor was built for (`ContextCompactor<'anthropic'>` takes
+ * Anthropic documents); with `auto`, any object. */
+export type TranscriptInput<F extends ProviderFormat | 'auto' = 'auto'> = (F extends ProviderFormat ? DocumentOf<F> : object) | string
 
 /** Options of `new ContextCompactor(options)`; unset fields come from the profile.
  * Unknown fields are rejected with `invalid_config`. The seed's snake_case names
@@ -161,6 +166,14 @@ export interface Signals {
   /** The check runs inside an open run (after its first response): it does not see a
    * recorded refusal (C-6). Default false (a run's first, whole-transcript check). */
   inRun?: boolean
+  /** A host tokenizer (I-4): gets texts (the document-level fields as JSON, `""` when
+   * none; then each message's request-view JSON; then `tools` as JSON when given) and
+   * returns one token count a text, synchronously or as a Promise. The counts replace
+   * the 4-bytes-a-token estimate in `estimated_transcript_tokens`,
+   * `projected_input_tokens` and `forecast_request_tokens`. `check` and the live
+   * `check` need a synchronous answer (a Promise throws `invalid_config`: use
+   * `checkAsync`); `compact` awaits it. */
+  countTokens?: (texts: string[]) => MaybePromise<number[]>
 }
 
 /** A plain chat message of a summarize request. */
@@ -184,7 +197,7 @@ export interface SummarizeRequest {
   /** `curate` only: the rows handed to the curator, in the stored view (provider JSON
    * with provenance keys), oldest first; only rows before the open run (S-6). Absent
    * for the other kinds. */
-  rows?: any[]
+  rows?: object[]
 }
 
 /** A summarize / curator hook's answer: the text, optionally with the provider usage of
@@ -425,7 +438,7 @@ export interface Retained { source: number; offset: number; id: string }
 
 /** One splice of the patch (W-4): at `start`, delete `deleteCount` rows, insert `insert`
  * (stored-view messages). */
-export interface Splice { start: number; deleteCount: number; insert: any[] }
+export interface Splice { start: number; deleteCount: number; insert: object[] }
 
 /** What eviction did to one tool result (E-1..E-6). */
 export interface Evicted {
@@ -580,15 +593,15 @@ export interface MemoryRecord {
 /** The records one compaction projected (M-1), all of one session, in source order. */
 export interface MemoryBatch { session: string; records: MemoryRecord[] }
 
-/** The result of `compact`. */
-export interface CompactResult {
+/** The result of `compact`, typed by the compactor's format `F`. */
+export interface CompactResult<out F extends ProviderFormat | 'auto' = ProviderFormat | 'auto'> {
   status: 'compacted' | 'skipped' | 'cannot_fit' | 'failed'
   reason: string
   decision: Decision
   /** The stored transcript (with provenance), in the input's format. */
-  transcript: any
+  transcript: StoredDocumentOf<F>
   /** The request view: provenance removed (F-4), findings rendered in (Y-10). */
-  request: any
+  request: DocumentOf<F>
   rewrite: Rewrite | null
   before: Size
   after: Size
@@ -618,6 +631,9 @@ export interface Observation {
   tools?: unknown
   /** Or their size, UTF-8 bytes. */
   toolsBytes?: number | null
+  /** Receives a `warning` event (`usage_unreadable`, naming the keys) when `usage`
+   * has no token count the engine reads (I-3). */
+  onEvent?: (event: CompactionEvent) => unknown
 }
 
 /** Host changes to the transcript outside compaction (C-3, C-6). */
@@ -672,9 +688,9 @@ export interface RequestLimit {
 export interface RequestSize { bytes: number; forecastTokens: number }
 
 /** The result of `boundRequest` (B-1..B-3). */
-export interface BoundResult {
+export interface BoundResult<out F extends ProviderFormat | 'auto' = ProviderFormat | 'auto'> {
   /** The request view to send (a copy; the stored transcript is not touched). */
-  request: any
+  request: DocumentOf<F>
   bounded: BoundedCall[]
   limit: RequestLimit
   before: RequestSize
@@ -689,7 +705,7 @@ export interface BoundResult {
 
 /** The compactor: options are resolved once; every call is independent and pure. */
 /** A transcript held by the engine (`compactor.open(transcript)`). */
-export class LiveTranscript {
+export class LiveTranscript<F extends ProviderFormat | 'auto' = 'auto'> {
   private constructor()
   /** Adds provider messages (an array, one message, or their JSON text); only these rows
    * are decoded and measured. Atomic: throws `invalid_transcript` naming the offset and
@@ -700,37 +716,42 @@ export class LiveTranscript {
   check(state: StateInput, signals?: Signals | null): Decision
   /** Compacts the held transcript; a committed rewrite replaces it. While it runs the
    * other methods throw `protocol_error`. */
-  compact(state: StateInput, hooks?: CompactHooks | null): Promise<CompactResult>
+  compact(state: StateInput, hooks?: CompactHooks | null): Promise<CompactResult<F>>
   /** The held transcript, stored view. */
-  transcript(): any
+  transcript(): StoredDocumentOf<F>
   /** Rows held. */
   readonly length: number
   free(): void
 }
 
-export class ContextCompactor {
+/** `F`: the format named in the options (`new ContextCompactor({ format: 'anthropic' })`
+ * is a `ContextCompactor<'anthropic'>`): transcripts, results and requests are typed as
+ * that provider's documents (F-1, J-3). */
+export class ContextCompactor<F extends ProviderFormat | 'auto' = 'auto'> {
   /** @throws {ContextCompactorError} `invalid_config` naming the bad field; `unknown_format`. */
-  constructor(options?: CompactorOptions | null)
+  constructor(options?: (CompactorOptions & { format?: F }) | null)
   /** The resolved configuration. */
   readonly config: ResolvedConfig
   /** Pure check (C-9): should this transcript be compacted now?
    * @throws {ContextCompactorError} `invalid_state`, `invalid_transcript`, `unknown_format`, `invalid_config` (signals). */
-  check(state: StateInput, transcript: TranscriptInput, signals?: Signals | null): Decision
+  check(state: StateInput, transcript: TranscriptInput<F>, signals?: Signals | null): Decision
+  /** The same dry run as `check`, as a Promise: for an async `countTokens` hook (I-4). */
+  checkAsync(state: StateInput, transcript: TranscriptInput<F>, signals?: Signals | null): Promise<Decision>
   /** Runs one compaction. Rejects with a `ContextCompactorError` (or a hook's own
    * error), carrying `state`; the input transcript is never modified (W-3). */
-  compact(state: StateInput, transcript: TranscriptInput, hooks?: CompactHooks | null): Promise<CompactResult>
+  compact(state: StateInput, transcript: TranscriptInput<F>, hooks?: CompactHooks | null): Promise<CompactResult<F>>
   /** The request view of a stored transcript: provenance keys removed (F-4); with a
    * `state` holding findings, the findings ledger as one pinned user-role text message
    * right after the system rows (Y-10). */
-  toRequest(transcript: TranscriptInput, state?: StateInput): any
+  toRequest(transcript: TranscriptInput<F>, state?: StateInput): DocumentOf<F>
   /** Holds the decoded transcript (JSON text is the fast path) with its measures, so
    * each later `check` costs what was appended, not the whole transcript (issue
    * "performance"). @throws {ContextCompactorError} `invalid_transcript`, `unknown_format`. */
-  open(transcript: TranscriptInput): LiveTranscript
+  open(transcript: TranscriptInput<F>): LiveTranscript<F>
   /** Records an answered request (C-3, C-6, C-7): `transcript` as that request carried
    * it (before the answer). Returns the new state; advances the cadence by one boundary.
    * Sent whole: anchors the projection, calibrates the estimate, clears a refusal. */
-  observeUsage(state: StateInput, transcript: TranscriptInput, observation?: Observation | null): SessionState
+  observeUsage(state: StateInput, transcript: TranscriptInput<F>, observation?: Observation | null): SessionState
   /** The provider refused a request for not fitting the context: the next
    * whole-transcript check compacts once (C-6). Returns the new state. */
   recordRefusal(state: StateInput): SessionState
@@ -739,15 +760,15 @@ export class ContextCompactor {
   noteTranscriptEdit(state: StateInput, kind: EditKind): SessionState
   /** Bounds the open run's own tool results for one request (B-1..B-3): call after the
    * check, with the transcript about to be sent. Every call / result id is kept. */
-  boundRequest(state: StateInput, transcript: TranscriptInput, options?: BoundOptions | null): BoundResult
+  boundRequest(state: StateInput, transcript: TranscriptInput<F>, options?: BoundOptions | null): BoundResult<F>
   /** Frees the wasm memory now (otherwise a FinalizationRegistry does it). */
   free(): void
 }
 
 /** What a host store keeps per session (W-5, W-8): the stored-view transcript, the
  * state and the record's revision. */
-export interface SessionRecord {
-  transcript: any
+export interface SessionRecord<out F extends ProviderFormat | 'auto' = ProviderFormat | 'auto'> {
+  transcript: F extends ProviderFormat ? StoredDocumentOf<F> : object
   state: SessionState
   /** +1 per committed rewrite. */
   revision: number
@@ -781,23 +802,23 @@ export interface SessionStore {
 }
 
 /** The result of `Session.compact`: the `compact` result plus the saved revisions. */
-export interface SessionCompactResult extends CompactResult {
+export interface SessionCompactResult<out F extends ProviderFormat | 'auto' = ProviderFormat | 'auto'> extends CompactResult<F> {
   saved: { revision: number; expectedRevision: number }
 }
 
 /** A compacted session kept in host storage (W-5, W-8): load, compact, save in ONE
  * compare-and-swap `save` call. */
-export class Session {
+export class Session<F extends ProviderFormat | 'auto' = 'auto'> {
   /** The compactor's options apply to every call.
    * @throws {ContextCompactorError} `invalid_config` when `load` or `save` is not a function. */
-  constructor(compactor: ContextCompactor, store: SessionStore)
+  constructor(compactor: ContextCompactor<F>, store: SessionStore)
   /** Loads, compacts with the same hooks as `ContextCompactor.compact`, saves transcript
    * and state together at the next revision, expected at the loaded one (a skip is a
    * write too: the revision always moves). Rejects with `stale_revision` when the store
    * refuses (nothing written; load and retry), `save_failed`, `timeout` / `aborted`
    * (`hooks` bound `load` and `save` too), or as `compact` does (a failed compaction
    * saves nothing). Every rejection carries `err.state`. */
-  compact(hooks?: CompactHooks | null): Promise<SessionCompactResult>
+  compact(hooks?: CompactHooks | null): Promise<SessionCompactResult<F>>
   /** Appends stored-view messages (one, an array, or their JSON text) in ONE
    * compare-and-swap `save` at the next revision, with the patch `[{ start, deleteCount:
    * 0, insert }]`. A stale refusal reloads and retries (up to 8 tries): no row is lost or
@@ -806,9 +827,9 @@ export class Session {
    * `aborted`. */
   append(rows: object | object[] | string, options?: CallBounds | null): Promise<{ revision: number; expectedRevision: number; rows: number }>
   /** The stored record, normalised (`state` complete, `revision` set). */
-  load(): Promise<SessionRecord>
+  load(): Promise<SessionRecord<F>>
   /** The request view of the stored transcript with the findings rendered in (F-4, Y-10). */
-  request(): Promise<any>
+  request(): Promise<DocumentOf<F>>
   /** Records a finding (Y-10) and saves it at the next revision (compare-and-swap; a
    * stale refusal reloads and retries, up to 8 tries). Resolves to the new state.
    * Rejects with `invalid_state` for blank text or text over 4,096 UTF-8 bytes,
@@ -961,24 +982,14 @@ export function detectFormat(transcript: TranscriptInput): ProviderFormat
 /** Converts a log or provider document to `{ format, document }`.
  * @param kind `auto`, a log kind, or a format name (the text is parsed as its JSON).
  * @throws {ContextCompactorError} `invalid_transcript` (naming the line / index), `unknown_format`. */
-export function importTranscript(kind: 'auto' | LogKind | ProviderFormat, text: string): { format: ProviderFormat; document: any }
+export function importTranscript(kind: 'auto' | LogKind | ProviderFormat, text: string): ImportResult
+
+/** What `importTranscript` returns: the format and its document, typed together. */
+export type ImportResult = { [K in ProviderFormat]: { format: K; document: DocumentTypes[K]; usage?: Record<string, unknown> } }[ProviderFormat]
 
 /** The package version (Cargo.toml). */
 export function version(): string
 
-/** What `init` / `initSync` accept: a URL or response of the .wasm, its bytes, or a compiled module. */
-/** What `init` loads the module from: a URL (string or `URL`), a `Request` / `Response`,
- * the bytes, or a compiled `WebAssembly.Module`. Typed loosely so the types need no DOM lib. */
-export type InitInput = string | ArrayBuffer | ArrayBufferView | object
-/** The bytes (`ArrayBuffer` / typed array) or a compiled `WebAssembly.Module`. */
-export type SyncInitInput = ArrayBuffer | ArrayBufferView | object
-
-/** Instantiates the wasm (web / Deno / bundlers). Without an argument it fetches the .wasm
- * next to the module. A no-op in Node and workerd (instantiated on import). Idempotent. */
-export function init(input?: { module_or_path: InitInput | Promise<InitInput> }): Promise<unknown>
-/** Instantiates synchronously from bytes or a `WebAssembly.Module` (e.g. `context-compactor/wasm`). Idempotent. */
-export function initSync(input: { module: SyncInitInput }): unknown
-export default init
 
 // ---- Semantic memory: the host-store path (M-2, M-4) --------------------------------
 // recallFromStore / enumerateStore / dropStoreScope read back the records a host keeps in

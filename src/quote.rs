@@ -23,7 +23,7 @@ use std::borrow::Cow;
 const FENCE_TAGS: [&str; 2] = ["transcript", "summaries"];
 
 /// Line starts the engine writes itself (compared after leading spaces / tabs).
-const ENGINE_LINE_STARTS: [&str; 11] = [
+const ENGINE_LINE_STARTS: [&str; 10] = [
     "[#",
     "[summary",
     "[... ",
@@ -31,7 +31,6 @@ const ENGINE_LINE_STARTS: [&str; 11] = [
     "<- result of ",
     "-- engine record",
     "User request (verbatim):",
-    "User requests (verbatim):",
     "Calls already run",
     "Artifacts:",
     "- earlier:",

@@ -33,6 +33,69 @@ pub struct Signals {
     /// round (C-6). `false` (default): the check's compaction covers the whole
     /// transcript (a run's first check).
     pub in_run: bool,
+    /// Token counts from the host's `countTokens` hook (I-4), when it gave one: they
+    /// replace the byte estimate in the estimate signals. Never read from JSON.
+    #[serde(skip)]
+    pub counted: Option<TokenCounts>,
+}
+
+/// What a host tokenizer counted (I-4), tokens. The wasm layer hands the hook the
+/// texts [`count_texts`] lists and stores the answers here.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TokenCounts {
+    /// The document-level fields (system prompt, tools stored in the document).
+    pub envelope: u64,
+    /// One count per message, in transcript order.
+    pub messages: Vec<u64>,
+    /// The tool definitions of the signals (`tools`), 0 without them.
+    pub tools: u64,
+}
+
+impl TokenCounts {
+    /// Envelope plus every message, tokens (saturating).
+    pub fn transcript(&self) -> u64 {
+        self.messages.iter().fold(self.envelope, |a, &b| a.saturating_add(b))
+    }
+}
+
+/// The texts a `countTokens` hook is asked to count (I-4), in this order: the
+/// document-level fields as one JSON object text (`""` when there are none), then each
+/// message's request-view JSON (provenance keys removed, F-4), then the signals'
+/// `tools` as JSON text when given. Counting JSON over-counts a provider's own count
+/// by the punctuation and keys, a few tokens a message: the safe direction.
+pub fn count_texts(t: &Transcript, tools: Option<&Value>) -> Vec<String> {
+    let mut out = Vec::with_capacity(t.messages.len() + 2);
+    out.push(if t.envelope.fields.is_empty() { String::new() } else { serde_json::to_string(&t.envelope.fields).unwrap_or_default() });
+    for m in &t.messages {
+        out.push(m.raw.get().to_string());
+    }
+    if let Some(tools) = tools {
+        out.push(serde_json::to_string(tools).unwrap_or_default());
+    }
+    out
+}
+
+impl TokenCounts {
+    /// Reads a hook's answer for [`count_texts`] of `t`: one non-negative number a text
+    /// (fractions rounded up). Errors (`invalid_config`): wrong length, a value that is
+    /// not a finite non-negative number.
+    pub fn from_answer(t: &Transcript, with_tools: bool, answer: &[f64]) -> crate::error::Result<TokenCounts> {
+        let want = t.messages.len() + 1 + usize::from(with_tools);
+        if answer.len() != want {
+            return Err(crate::error::Error::new(crate::error::ErrorCode::InvalidConfig, format!("countTokens returned {} counts for {want} texts", answer.len())));
+        }
+        let mut nums = Vec::with_capacity(want);
+        for (i, &v) in answer.iter().enumerate() {
+            if !v.is_finite() || v < 0.0 {
+                return Err(crate::error::Error::new(crate::error::ErrorCode::InvalidConfig, format!("countTokens: count {i} is {v}, not a non-negative number")));
+            }
+            nums.push(v.ceil() as u64);
+        }
+        let envelope = nums.first().copied().unwrap_or(0);
+        let tools = if with_tools { nums.last().copied().unwrap_or(0) } else { 0 };
+        let messages = nums.get(1..1 + t.messages.len()).map(<[u64]>::to_vec).unwrap_or_default();
+        Ok(TokenCounts { envelope, messages, tools })
+    }
 }
 
 impl Signals {
@@ -78,7 +141,11 @@ pub fn projection(t: &Transcript, config: &Config, state: &SessionState, signals
     }
     let cal = state.calibration();
     let appended = t.messages.get(a.rows..).unwrap_or(&[]);
-    let appended_tokens: u64 = appended.iter().fold(0u64, |acc, m| acc.saturating_add(message_tokens(m, config, cal)));
+    let appended_tokens: u64 = match signals.counted.as_ref() {
+        // I-4: the host's counts of the appended rows replace the estimate.
+        Some(c) => c.messages.get(a.rows..).unwrap_or(&[]).iter().fold(0u64, |acc, &n| acc.saturating_add(n)),
+        None => appended.iter().fold(0u64, |acc, m| acc.saturating_add(message_tokens(m, config, cal))),
+    };
     Some(Projection { anchor_tokens: a.input_tokens, appended_tokens, appended_rows: appended.len(), projected_tokens: a.input_tokens.saturating_add(appended_tokens) })
 }
 
@@ -192,7 +259,8 @@ pub struct Decision {
     pub projection: Option<Projection>,
     /// The check was an in-run check (it does not see a refusal, C-6).
     pub in_run: bool,
-    /// Warnings (C-4 `history_over_threshold_after_rewrite`, not yet given).
+    /// Warnings (C-4 `history_over_threshold_after_rewrite`, not yet given; I-3
+    /// `usage_unreadable`, a usage object with no count the engine reads).
     pub warnings: Vec<Warning>,
     /// The floor compaction cannot remove, tokens (C-8).
     pub floor: Floor,
@@ -318,9 +386,15 @@ pub fn decide_from(t: &Transcript, totals: &Totals, config: &Config, state: &Ses
             out.push(SignalValue { name: "projected_input_tokens", unit: "tokens", value: p.projected_tokens, threshold, crossed: p.projected_tokens >= threshold, kind });
         }
         // Y-10: the findings ledger rides in every request, so it counts.
-        let est = totals.estimated_tokens.saturating_add(text_tokens(crate::session::findings_bytes(&state.findings), config, cal));
+        // I-4: a host tokenizer's counts replace the byte estimate when given.
+        let transcript_tokens = signals.counted.as_ref().map_or(totals.estimated_tokens, TokenCounts::transcript);
+        let est = transcript_tokens.saturating_add(text_tokens(crate::session::findings_bytes(&state.findings), config, cal));
         out.push(SignalValue { name: "estimated_transcript_tokens", unit: "tokens", value: est, threshold, crossed: est >= threshold, kind: "history" });
-        let forecast = est.saturating_add(crate::measure::bytes_tokens(signals.tools_bytes(), config, cal)).saturating_add(config.output_reserve());
+        let tools_tokens = match signals.counted.as_ref() {
+            Some(c) if signals.tools.is_some() => c.tools,
+            _ => crate::measure::bytes_tokens(signals.tools_bytes(), config, cal),
+        };
+        let forecast = est.saturating_add(tools_tokens).saturating_add(config.output_reserve());
         let budget = config.context_window;
         out.push(SignalValue { name: "forecast_request_tokens", unit: "tokens", value: forecast, threshold: budget, crossed: forecast >= budget, kind: "history" });
         if let Some(cap) = config.max_request_bytes {
@@ -343,6 +417,10 @@ pub fn decide_from(t: &Transcript, totals: &Totals, config: &Config, state: &Ses
     let mut decided_by = out.iter().find(|s| s.crossed && s.kind == "refusal").or_else(|| out.iter().find(|s| s.crossed && allowed(s))).map(|s| s.name);
     let suppressed: Vec<&'static str> = out.iter().filter(|s| s.crossed && !allowed(s)).map(|s| s.name).collect();
     let mut warnings = Vec::new();
+    // I-3: a usage object given but not read is said, never dropped silently.
+    if let Some(w) = signals.usage.as_ref().and_then(crate::formats::usage_warning) {
+        warnings.push(w);
+    }
     if rewrite_over && !c.over_threshold_warned && out.iter().any(|s| s.crossed && s.kind == "history") {
         warnings.push(Warning { code: HISTORY_OVER_THRESHOLD, message: history_over_threshold_message(c.last_rewrite_tokens.unwrap_or(0), threshold) });
     }

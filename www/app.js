@@ -8,8 +8,12 @@ const ui = {
   window: $('window'), summarizer: $('summarizer'), endpoint: $('endpoint'), url: $('url'), model: $('model'), key: $('key'),
   check: $('check'), compact: $('compact'), status: $('status'), result: $('result'), decision: $('decision'),
   sizes: $('sizes'), summaryWrap: $('summary-wrap'), summary: $('summary'), summarySource: $('summary-source'),
-  events: $('events'), timeline: $('timeline'),
+  events: $('events'), timeline: $('timeline'), evictedWrap: $('evicted-wrap'), evicted: $('evicted'), evictedCount: $('evicted-count'),
+  detail: $('detail'), detailTitle: $('detail-title'), detailWhat: $('detail-what'), detailOriginal: $('detail-original'),
+  detailReplacement: $('detail-replacement'), detailClose: $('detail-close'),
 }
+/** What the rows of the last rendering came from: the source rows and the result. */
+let shown = { rows: [], result: null }
 /** The loaded file: its name and text. */
 let input = null
 
@@ -85,6 +89,8 @@ function row(index, role, mark, text, bytes, extra) {
 }
 
 function renderPlain(doc) {
+  shown = { rows: rowsOf(doc), result: null }
+  ui.detail.hidden = true
   ui.timeline.replaceChildren(...rowsOf(doc).map((m, i) => row(i, roleOf(m), 'pending', textOf(m), `${fmt(bytesOf(m))} B`)))
 }
 
@@ -94,6 +100,8 @@ function renderRewrite(doc, result) {
   const rows = rowsOf(doc)
   const rw = result.rewrite
   if (!rw) return renderPlain(doc)
+  shown = { rows, result }
+  ui.detail.hidden = true
   const discarded = new Set(rw.discarded)
   const retained = new Map(rw.retained.map((r) => [r.source, r]))
   const evicted = new Map(rw.evicted.map((e) => [e.offset, e]))
@@ -113,12 +121,59 @@ function renderRewrite(doc, result) {
     else if (ev) mark = 'evicted'
     else if (isSystem(m) || i === lastRequest) mark = 'protected'
     const bytes = ev && mark === 'evicted' ? `${fmt(ev.bodyBytes)}→${fmt(ev.keptBytes)} B` : `${fmt(bytesOf(m))} B`
-    const extra = ev && !discarded.has(i) ? el('span', { class: 'handle' }, ev.handle ?? (ev.clipped ? 'clipped' : '')) : null
+    // an evicted result is shown whether its row was kept or folded into the summary
+    const extra = !ev ? null : !discarded.has(i) ? el('span', { class: 'handle' }, ev.handle ?? (ev.clipped ? 'clipped' : ''))
+      : el('span', { class: 'evicted-badge', title: `evicted: ${fmt(ev.bodyBytes)} → ${fmt(ev.keptBytes)} bytes` }, ev.handle ?? 'clipped')
     items.push(row(i, roleOf(m), mark, textOf(m), bytes, extra))
   })
   if (!summaryShown) items.push(summaryRow())
   ui.timeline.replaceChildren(...items)
 }
+
+function renderEvicted(result) {
+  const list = result.rewrite?.evicted ?? []
+  ui.evictedWrap.hidden = list.length === 0
+  ui.evictedCount.textContent = `${list.length}, ${fmt(list.reduce((a, e) => a + e.bodyBytes, 0))} → ${fmt(list.reduce((a, e) => a + e.keptBytes, 0))} bytes`
+  ui.evicted.replaceChildren(...list.map((e) => el('li', { 'data-offset': String(e.offset) },
+    `#${e.offset} `, el('code', {}, e.toolName ?? '?'), ` (${e.callId ?? '?'}) → ${e.handle ?? (e.clipped ? 'clipped' : 'no handle')}, ${fmt(e.bodyBytes)} → ${fmt(e.keptBytes)} bytes`)))
+}
+
+/** Opens source row `i`: its original JSON and what replaced it in the rewrite. */
+function openRow(i) {
+  const m = shown.rows[i]
+  if (m === undefined) return
+  for (const r of ui.timeline.querySelectorAll('.row.open')) r.classList.remove('open')
+  ui.timeline.querySelector(`.row[data-index="${i}"]`)?.classList.add('open')
+  ui.detail.hidden = false
+  ui.detailTitle.textContent = `Row ${i} · ${roleOf(m)}`
+  ui.detailOriginal.textContent = JSON.stringify(m, null, 2)
+  const result = shown.result
+  const rw = result?.rewrite
+  if (!rw) {
+    ui.detailWhat.textContent = 'Not compacted yet.'
+    ui.detailReplacement.textContent = '—'
+    return
+  }
+  const ev = rw.evicted.find((e) => e.offset === i)
+  const kept = rw.retained.find((r) => r.source === i)
+  const newRows = rowsOf(result.transcript)
+  const evicted = ev ? ` Its tool result (${fmt(ev.bodyBytes)} bytes) was evicted: ${ev.handle ? `stored as ${ev.handle}` : 'clipped head and tail'}, ${fmt(ev.keptBytes)} bytes kept in the summarizer's copy.` : ''
+  if (kept) {
+    const now = newRows[kept.offset]
+    const same = JSON.stringify(now) === JSON.stringify(m)
+    ui.detailWhat.textContent = `Kept as row ${kept.offset} of the new transcript${same ? ', unchanged' : ', rewritten'}.${evicted}`
+    ui.detailReplacement.textContent = JSON.stringify(now, null, 2)
+  } else {
+    const records = (result.memory?.records ?? []).filter((r) => r.sourceRange[0] <= i && i <= r.sourceRange[1])
+    ui.detailWhat.textContent = `Folded into the summary (row ${rw.summary.offset} of the new transcript).${evicted} ${records.length} memory record${records.length === 1 ? '' : 's'} keep its text findable.`
+    ui.detailReplacement.textContent = rw.summary.text
+  }
+}
+ui.timeline.addEventListener('click', (e) => {
+  const li = e.target.closest?.('.row')
+  if (li && li.dataset.index !== '+') openRow(Number(li.dataset.index))
+})
+ui.detailClose.addEventListener('click', () => { ui.detail.hidden = true })
 
 function kv(pairs) {
   return el('dl', { class: 'kv' }, ...pairs.flatMap(([k, v]) => [el('dt', {}, k), el('dd', {}, v)]))
@@ -209,6 +264,7 @@ ui.compact.addEventListener('click', guard(async () => {
   renderDecision(result.decision)
   renderSizes(result)
   renderEvents(result.events)
+  renderEvicted(result)
   renderRewrite(document, result)
   if (result.rewrite) {
     ui.summaryWrap.hidden = false

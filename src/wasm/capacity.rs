@@ -23,7 +23,7 @@ fn options<T: serde::de::DeserializeOwned + Default>(v: &JsValue, what: &str) ->
 
 #[wasm_bindgen]
 impl ContextCompactor {
-    /// `observeUsage(state, transcript, { usage, provider?, model?, bounded?, tools?, toolsBytes? })`
+    /// `observeUsage(state, transcript, { usage, provider?, model?, bounded?, tools?, toolsBytes?, onEvent? })`
     /// -> new state. Records an answered request: `transcript` as that request carried it
     /// (before the answer). Sent whole: anchors the projection (count, rows, provider,
     /// model), calibrates the estimate, clears a recorded refusal. `bounded: true`
@@ -33,6 +33,14 @@ impl ContextCompactor {
         let state = state_of(&state)?;
         let t = decode_input(self.format, &transcript)?;
         let obs: Observation = options(&observation, "observation")?;
+        // I-3: an unreadable usage object is reported to `onEvent` as a `warning` event
+        // (`code: "usage_unreadable"`, its keys named), never dropped silently.
+        if let Some(w) = obs.usage.as_ref().and_then(crate::formats::usage_warning) {
+            if let Ok(f) = super::get(&observation, "onEvent").dyn_into::<js_sys::Function>() {
+                let ev = serde_json::json!({ "type": "warning", "data": { "code": w.code, "message": w.message } });
+                f.call1(&JsValue::NULL, &from_json(&ev)?)?;
+            }
+        }
         state_json(&observe_usage(&state, &t, &self.config, &obs))
     }
 

@@ -61,9 +61,17 @@ impl LiveTranscript {
     /// time independent of its length (C-9: nothing is recorded).
     pub fn check(&self, state: JsValue, signals: JsValue) -> Result<JsValue, JsValue> {
         let state = super::state_of(&state)?;
-        let signals = parse_signals(&signals)?;
+        let hooks = signals;
+        let mut signals = parse_signals(&hooks)?;
         let mut cell = self.inner.borrow_mut();
         let core = cell.as_mut().ok_or_else(busy)?;
+        // I-4: a `countTokens` hook counts the whole held transcript (one pass).
+        if let Some(answer) = super::call_count(&hooks, core.transcript(), &signals)? {
+            if super::is_thenable(&answer) {
+                return Err(js_error(&crate::error::Error::new(crate::error::ErrorCode::InvalidConfig, "countTokens returned a Promise: the live `check` is synchronous; count first, or use `compactor.checkAsync`")));
+            }
+            signals.counted = Some(super::read_counts(&answer, core.transcript(), signals.tools.is_some())?);
+        }
         let d = core.check(&state, &signals);
         to_js(&d)
     }
@@ -81,9 +89,14 @@ impl LiveTranscript {
             super::memory::MemoryHooks::from_hooks(&hooks)?;
             let mut core = inner.borrow_mut().take().ok_or_else(busy)?;
             let config = core.config().clone();
-            let job_state = state.clone();
-            let mut job = super::start_job(config, state, core.take(), &hooks)?;
-            let state_in = job_state.clone();
+            // I-4: count before the held transcript moves, so a failing hook keeps it.
+            let mut signals = parse_signals(&hooks)?;
+            if let Err(e) = super::counted_async(&hooks, core.transcript(), &mut signals).await {
+                *inner.borrow_mut() = Some(core);
+                return Err(super::session::with_state(e, &state));
+            }
+            let state_in = state.clone();
+            let mut job = super::start_job_with(config, state, core.take(), &hooks, signals)?;
             let (mut outcome, callback_error) = match drive_job(&mut job, &hooks).await {
                 Ok(done) => done,
                 Err(e) => {

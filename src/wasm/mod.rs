@@ -14,7 +14,7 @@ use crate::engine::{Job, JobOptions, Outcome, Reply, Step};
 use crate::error::{Error, ErrorCode};
 use crate::formats::{self, Format};
 use crate::state::SessionState;
-use crate::trigger::{decide, Signals};
+use crate::trigger::{count_texts, decide, Signals, TokenCounts};
 use js_sys::{Function, Promise, Reflect, JSON};
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
@@ -183,9 +183,33 @@ impl ContextCompactor {
         formats::validate_pairing(&t).map_err(|e| js_error(&e))?;
         // issue 14: the same trust boundary as compact (pins the state does not vouch for are not in the floor)
         crate::trust::apply(&mut t, &state, self.config.max_pinned_bytes);
-        let signals = parse_signals(&signals)?;
+        let hooks = signals;
+        let mut signals = parse_signals(&hooks)?;
+        if let Some(answer) = call_count(&hooks, &t, &signals)? {
+            if is_thenable(&answer) {
+                return Err(js_error(&Error::new(ErrorCode::InvalidConfig, "countTokens returned a Promise: `check` is synchronous; call `await compactor.checkAsync(state, transcript, signals)` for an async counter")));
+            }
+            signals.counted = Some(read_counts(&answer, &t, signals.tools.is_some())?);
+        }
         let d = decide(&t, &self.config, &state, &signals);
         to_js(&d)
+    }
+
+    /// `checkAsync(state | null, transcript, signals?)` -> Promise of the decision
+    /// `check` returns. The same dry run (C-9), for a `countTokens` hook that returns a
+    /// Promise (I-4; a sync hook works too).
+    #[wasm_bindgen(js_name = checkAsync)]
+    pub fn check_async(&self, state: JsValue, transcript: JsValue, signals: JsValue) -> Promise {
+        let config = self.config.clone();
+        let fixed = self.format;
+        wasm_bindgen_futures::future_to_promise(async move {
+            let state = state_of(&state)?;
+            let t = decode_input(fixed, &transcript)?;
+            formats::validate_pairing(&t).map_err(|e| js_error(&e))?;
+            let mut parsed = parse_signals(&signals)?;
+            counted_async(&signals, &t, &mut parsed).await?;
+            to_js(&decide(&t, &config, &state, &parsed))
+        })
     }
 
     /// `compact(state | null, transcript, hooks?)` -> Promise of the result JSON
@@ -223,6 +247,46 @@ impl ContextCompactor {
         let state = state_of(&state)?;
         to_js(&crate::output::RequestJson { t: &t, findings: &state.findings })
     }
+}
+
+/// Is `v` a Promise or a thenable (an object with a `then` function)?
+pub(crate) fn is_thenable(v: &JsValue) -> bool {
+    v.is_instance_of::<Promise>() || get(v, "then").is_function()
+}
+
+/// I-4: calls the `countTokens` hook of `hooks` (when it is a function) with the texts
+/// of [`count_texts`] as a JS array of strings; returns its answer (numbers, or a
+/// Promise of them). `None` without a hook. A throw reaches the caller unchanged.
+pub(crate) fn call_count(hooks: &JsValue, t: &crate::Transcript, signals: &Signals) -> Result<Option<JsValue>, JsValue> {
+    let Ok(f) = get(hooks, "countTokens").dyn_into::<Function>() else { return Ok(None) };
+    let texts = js_sys::Array::new();
+    for text in count_texts(t, signals.tools.as_ref()) {
+        texts.push(&JsValue::from_str(&text));
+    }
+    f.call1(&JsValue::NULL, &texts).map(Some)
+}
+
+/// A `countTokens` answer as [`TokenCounts`]: an array with one number per text.
+/// Errors: `invalid_config` naming what is wrong.
+pub(crate) fn read_counts(answer: &JsValue, t: &crate::Transcript, with_tools: bool) -> Result<TokenCounts, JsValue> {
+    if !js_sys::Array::is_array(answer) {
+        return Err(js_error(&Error::new(ErrorCode::InvalidConfig, format!("countTokens must return an array of numbers, got {}", js_type(answer)))));
+    }
+    let arr = js_sys::Array::from(answer);
+    let mut nums = Vec::with_capacity(arr.length() as usize);
+    for (i, v) in arr.iter().enumerate() {
+        nums.push(v.as_f64().ok_or_else(|| js_error(&Error::new(ErrorCode::InvalidConfig, format!("countTokens: count {i} is {}, not a number", js_type(&v)))))?);
+    }
+    TokenCounts::from_answer(t, with_tools, &nums).map_err(|e| js_error(&e))
+}
+
+/// Fills `signals.counted` from the `countTokens` hook of `hooks`, awaiting it (I-4).
+pub(crate) async fn counted_async(hooks: &JsValue, t: &crate::Transcript, signals: &mut Signals) -> Result<(), JsValue> {
+    if let Some(answer) = call_count(hooks, t, signals)? {
+        let answer = JsFuture::from(Promise::resolve(&answer)).await?;
+        signals.counted = Some(read_counts(&answer, t, signals.tools.is_some())?);
+    }
+    Ok(())
 }
 
 pub(crate) fn parse_signals(v: &JsValue) -> Result<Signals, JsValue> {
@@ -270,7 +334,7 @@ pub(crate) async fn call_hook(f: &Function, arg: &JsValue) -> Result<JsValue, Js
 async fn compact_impl(config: Config, fixed: Option<Format>, state: JsValue, transcript: JsValue, hooks: JsValue) -> Result<JsValue, JsValue> {
     let state = state_of(&state)?;
     let t = decode_input(fixed, &transcript)?;
-    let mut job = start_job(config, state, t, &hooks)?;
+    let mut job = start_job(config, state, t, &hooks).await?;
     let (outcome, side) = drive_job(&mut job, &hooks).await?;
     // the job holds the whole source transcript: free it before the result text is
     // written, so that text can reuse its memory (peak wasm memory)
@@ -280,8 +344,15 @@ async fn compact_impl(config: Config, fixed: Option<Format>, state: JsValue, tra
 
 /// A job over `t` with the signals of `hooks` and the host steps its hooks answer
 /// (summarize, curator, artifact store, memory).
-pub(crate) fn start_job(config: Config, state: SessionState, t: crate::Transcript, hooks: &JsValue) -> Result<Job, JsValue> {
-    let signals = parse_signals(hooks)?;
+/// With a `countTokens` hook its counts (awaited) replace the estimate (I-4).
+pub(crate) async fn start_job(config: Config, state: SessionState, t: crate::Transcript, hooks: &JsValue) -> Result<Job, JsValue> {
+    let mut signals = parse_signals(hooks)?;
+    counted_async(hooks, &t, &mut signals).await?;
+    start_job_with(config, state, t, hooks, signals)
+}
+
+/// [`start_job`] with the signals already read (and counted).
+pub(crate) fn start_job_with(config: Config, state: SessionState, t: crate::Transcript, hooks: &JsValue, signals: Signals) -> Result<Job, JsValue> {
     let has_summarizer = get(hooks, "summarize").is_function();
     let curator = get(hooks, "curator").is_function();
     let store = get(hooks, "storeArtifact").is_function();
@@ -295,7 +366,7 @@ pub(crate) fn start_job(config: Config, state: SessionState, t: crate::Transcrip
 /// Runs one job over the hooks. Returns the outcome and the callback's own error when a
 /// summarize / curator / memory callback threw.
 pub(crate) async fn drive(config: Config, state: SessionState, t: crate::Transcript, hooks: &JsValue) -> Result<(Box<Outcome>, Side), JsValue> {
-    let mut job = start_job(config, state, t, hooks)?;
+    let mut job = start_job(config, state, t, hooks).await?;
     drive_job(&mut job, hooks).await
 }
 

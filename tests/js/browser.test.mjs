@@ -99,3 +99,69 @@ test('www demo: the sample compacts in Chromium; rows are marked, the summary an
   await page.screenshot({ path: join(root, 'test-results/demo.png'), fullPage: false })
   await page.close()
 })
+
+test('www_demo_lists_evicted_results_and_opens_a_row_with_its_original_and_replacement', { skip }, async () => {
+  const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } })
+  const errors = []
+  page.on('pageerror', (e) => errors.push(e))
+  await page.goto(`${base}/`)
+  await page.waitForSelector('body[data-ready="true"]')
+  await page.click('#sample')
+  await page.waitForFunction(() => document.querySelectorAll('#timeline .row').length > 0)
+  await page.fill('#window', '16000')
+  await page.click('#compact')
+  await page.waitForSelector('#timeline .row.summary')
+  const result = await page.evaluate(() => window.__lastResult)
+  const evicted = result.rewrite.evicted
+  assert.ok(evicted.length > 0, 'the sample evicts tool results at a 16,000-token window')
+  // every eviction is listed, with its handle or clip and sizes
+  assert.ok(await page.isVisible('#evicted-wrap'))
+  const items = await page.$$eval('#evicted li', (li) => li.map((x) => x.textContent))
+  assert.equal(items.length, evicted.length)
+  for (const [k, e] of evicted.entries()) {
+    assert.ok(items[k].includes(`#${e.offset} `) && items[k].includes(e.handle ?? 'clipped'), items[k])
+  }
+  // evicted rows folded into the summary carry a badge in the timeline
+  const folded = evicted.filter((e) => result.rewrite.discarded.includes(e.offset))
+  assert.equal(await page.locator('#timeline .row .evicted-badge').count(), folded.length)
+
+  // open a folded row: its original JSON, and the summary that replaced it
+  const sampleRows = (await (await fetch(`${base}/examples/sample-session.json`)).json()).messages
+  const foldedRow = result.rewrite.discarded[0]
+  await page.click(`#timeline .row[data-index="${foldedRow}"]`)
+  assert.ok(await page.isVisible('#detail'))
+  assert.deepEqual(JSON.parse(await page.textContent('#detail-original')), sampleRows[foldedRow])
+  assert.equal(await page.textContent('#detail-replacement'), result.rewrite.summary.text)
+  assert.match(await page.textContent('#detail-what'), /Folded into the summary/)
+  if (folded.length > 0) {
+    await page.click(`#timeline .row[data-index="${folded[0].offset}"]`)
+    assert.match(await page.textContent('#detail-what'), /was evicted/)
+  }
+  // open a kept row: the row of the new transcript
+  const kept = result.rewrite.retained.at(-1)
+  await page.click(`#timeline .row[data-index="${kept.source}"]`)
+  assert.match(await page.textContent('#detail-what'), new RegExp(`Kept as row ${kept.offset} of the new transcript`))
+  assert.deepEqual(JSON.parse(await page.textContent('#detail-replacement')), result.transcript.messages[kept.offset])
+  assert.deepEqual(errors, [])
+  await page.screenshot({ path: join(root, 'test-results/demo-detail.png'), fullPage: false })
+  await page.close()
+})
+
+test('j1_quickstart_browser_page_with_an_import_map_and_init', { skip }, async () => {
+  const page = await browser.newPage()
+  const errors = []
+  page.on('pageerror', (e) => errors.push(e))
+  // the page maps the bare name to ./node_modules/context-compactor/js/web.mjs (a user's
+  // project layout); here that path is served from this checkout
+  await page.route(/\/examples\/quickstart\/node_modules\/context-compactor\/(.*)$/, (route) => {
+    const rel = new URL(route.request().url()).pathname.replace(/^.*\/node_modules\/context-compactor\//, '')
+    return route.fulfill({ path: join(root, rel) })
+  })
+  await page.goto(`${base}/examples/quickstart/`)
+  await page.waitForFunction(() => document.getElementById('out').textContent.startsWith('{'))
+  const out = JSON.parse(await page.textContent('#out'))
+  assert.deepEqual(out, { runtime: 'browser', status: 'compacted', before: 19, after: out.after })
+  assert.ok(out.after < 19)
+  assert.deepEqual(errors, [])
+  await page.close()
+})

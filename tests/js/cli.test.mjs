@@ -11,7 +11,7 @@ const bin = fileURLToPath(new URL('../../bin/context-compactor.mjs', import.meta
 
 async function cli(...args) {
   try {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, [bin, ...args])
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [bin, ...args], { maxBuffer: 256 << 20 })
     return { code: 0, stdout, stderr }
   } catch (err) {
     return { code: err.code, stdout: err.stdout, stderr: err.stderr }
@@ -124,4 +124,41 @@ test('report() renders a result of the documented shape', () => {
     'kept:       2 messages, discarded 3',
     'validation: ok (pairing)',
   ])
+})
+
+// ---- issue 16.7: --no-memory, the bounded eviction list, the usage of a Claude Code log ----
+const shared = fileURLToPath(new URL('../../../shared/transcripts/', import.meta.url))
+const { existsSync } = await import('node:fs')
+const haveShared = existsSync(shared)
+
+test('cli_no_memory_leaves_the_memory_records_out_of_json', { skip: !haveShared && 'no ../shared/transcripts' }, async () => {
+  const file = `${shared}tau-bench/gpt-4o-airline.json`
+  const withMemory = JSON.parse((await cli('compact', file, '--context-window', '16000', '--json')).stdout)
+  const without = JSON.parse((await cli('compact', file, '--context-window', '16000', '--json', '--no-memory')).stdout)
+  assert.ok(withMemory.memory.records.length > 100)
+  assert.equal(without.memory.records.length, 0)
+  assert.equal(without.status, 'compacted')
+  assert.ok(JSON.stringify(without).length < JSON.stringify(withMemory).length / 5)
+})
+
+test('cli_eviction_list_shows_ten_and_a_count_unless_verbose', { skip: !haveShared && 'no ../shared/transcripts' }, async () => {
+  const file = `${shared}tau-bench/gpt-4o-airline.json`
+  const short = (await cli('compact', file, '--context-window', '16000')).stdout
+  const evicted = Number(/evicted: +(\d+) tool results/.exec(short)[1])
+  assert.ok(evicted > 10)
+  const rows = (s) => s.split('\n').filter((l) => /^ {2}#\d+ /.test(l)).length
+  assert.equal(rows(short), 10)
+  assert.ok(short.includes(`... and ${evicted - 10} more (--verbose lists all)`))
+  const all = (await cli('compact', file, '--context-window', '16000', '--verbose')).stdout
+  assert.equal(rows(all), evicted)
+})
+
+test('cli_reads_the_usage_recorded_in_a_claude_code_log', { skip: !haveShared && 'no ../shared/transcripts' }, async () => {
+  const file = `${shared}claude-code/citation-check.jsonl`
+  const out = (await cli('compact', file, '--context-window', '200000')).stdout
+  // the newest assistant line: input 0 + cache creation 195 + cache read 45368, output 1
+  assert.match(out, /usage: +45,564 tokens \(recorded in the log/)
+  const json = JSON.parse((await cli('compact', file, '--context-window', '60000', '--json', '--no-memory')).stdout)
+  const signal = json.decision.signals.find((s) => s.name === 'provider_total_tokens')
+  assert.equal(signal.value, 45564)
 })

@@ -141,3 +141,15 @@ test('J-1 J-5 esbuild browser bundle of the package loads with initSync and matc
     await rm(dir, { recursive: true, force: true })
   }
 })
+
+test('j2_web_entry_before_init_throws_not_initialized_saying_what_to_call', async () => {
+  const web = await import('context-compactor/web')
+  for (const call of [() => new web.ContextCompactor({ format: 'openai-chat' }), () => web.detectFormat([]), () => web.version(), () => web.MemoryIndex.restore(new Uint8Array())]) {
+    assert.throws(call, (e) => e.code === 'not_initialized' && e.name === 'ContextCompactorError' && /await init\(\)/.test(e.message) && /initSync/.test(e.message))
+  }
+  web.initSync({ module: await readFile(join(root, 'pkg/web/context_compactor_bg.wasm')) })
+  const c = new web.ContextCompactor({ format: 'openai-chat' })
+  assert.ok(c instanceof web.ContextCompactor)
+  assert.equal(web.version(), api.version())
+  assertGolden(await runGolden(web, JSON.parse(golden)), 'web entry after initSync')
+})

@@ -8,11 +8,11 @@ import init, {
   type SessionState, type SummarizeRequest, type ProviderFormat,
   MemoryIndex, Session, recallToolDefinition, recordFinding,
   type AddReport, type ArtifactItem, type BoundResult, type ErrorCode, type HostMemoryStore, type MemoryRecord,
-  type RecallHit, type RecallResult, type SessionCompactResult, type SessionRecord, type SessionStore,
+  type OpenAIChatDocument, type RecallHit, type RecallResult, type SessionCompactResult, type SessionRecord, type SessionStore,
 } from 'context-compactor'
 import wasmModule from 'context-compactor/wasm'
 
-export async function main(transcript: object, saved: SessionState | null): Promise<SessionState> {
+export async function main(transcript: OpenAIChatDocument, saved: SessionState | null): Promise<SessionState> {
   await init()
   initSync({ module: wasmModule })
   const v: string = version()

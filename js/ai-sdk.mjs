@@ -1,0 +1,155 @@
+// context-compactor/ai-sdk: compaction for the Vercel AI SDK (I-1), `ai` 7.x and 6.x.
+//
+//   compactionMiddleware(options)  -> a LanguageModelMiddleware for wrapLanguageModel:
+//                                     compacts the prompt the model is about to get.
+//   prepareStepCompaction(options) -> a prepareStep function for generateText /
+//                                     streamText / ToolLoopAgent.
+//
+// Both keep the stored view of the conversation between calls (see stored-view.mjs):
+// the SDK hands the history back in its request view on every step, and the rows a
+// compaction replaced (or the compacted rows a step returned) are mapped back onto the
+// stored rows, so the second, third, ... compaction of one loop still finds its summary.
+// Both count the system prompt and the tool definitions and read the SDK's usage
+// (LanguageModelUsage, or the provider-level usage a middleware sees).
+import { ContextCompactor } from 'context-compactor'
+import { StoredView } from './stored-view.mjs'
+
+const HOOK_KEYS = ['summarize', 'curator', 'storeArtifact', 'onEvent', 'countTokens', 'sessionId', 'memory', 'embed', 'embedDimension', 'store']
+
+function split(options = {}) {
+  const hooks = {}
+  const config = {}
+  for (const [k, v] of Object.entries(options)) {
+    if (HOOK_KEYS.includes(k)) hooks[k] = v
+    else if (!['compactor', 'tools', 'system', 'instructions', 'session'].includes(k)) config[k] = v
+  }
+  const compactor = options.compactor ?? new ContextCompactor({ profile: 'default', ...config, format: 'ai-sdk' })
+  return { compactor, hooks }
+}
+
+function systemText(s) {
+  if (s == null) return undefined
+  if (typeof s === 'string') return s
+  if (Array.isArray(s)) return s.map(systemText).filter((t) => t != null).join('\n')
+  if (typeof s === 'object' && typeof s.content === 'string') return s.content
+  return JSON.stringify(s)
+}
+
+/** Tool definitions as the provider gets them: name, description, JSON schema (JSON-serializable). */
+function toolDefs(tools) {
+  if (tools == null) return undefined
+  if (Array.isArray(tools)) return tools
+  return Object.entries(tools).map(([name, t]) => ({
+    name,
+    description: t?.description,
+    inputSchema: schemaJson(t?.inputSchema ?? t?.parameters),
+  }))
+}
+
+/** JSON Schema of a tool's input: the AI SDK `Schema`'s `jsonSchema`, a standard
+ * schema's own JSON Schema (zod 4), or the value when it is plain JSON. */
+function schemaJson(schema) {
+  if (schema == null) return undefined
+  const std = schema['~standard']
+  for (const get of [() => schema.jsonSchema, () => std?.jsonSchema?.input?.({ target: 'draft-07' }), () => schema.toJSONSchema?.()]) {
+    try {
+      const v = get()
+      if (v != null && typeof v === 'object' && typeof v.then !== 'function') return JSON.parse(JSON.stringify(v))
+    } catch { /* try the next form */ }
+  }
+  try { return JSON.parse(JSON.stringify(schema)) } catch { return undefined }
+}
+
+async function withSession(view, session, fn) {
+  if (session && !view.loaded) {
+    view.restore(await session.load())
+    view.loaded = true
+  }
+  const r = await fn()
+  if (session && r.result?.status === 'compacted') await session.save(view.snapshot())
+  return r
+}
+
+/**
+ * `compactionMiddleware(options)`: a language-model middleware (`wrapLanguageModel({
+ * model, middleware })`) that compacts the prompt before the model gets it (I-1).
+ * `options`: the `ContextCompactor` options (`contextWindow`, `profile`, ...; `format`
+ * is `ai-sdk`) or `compactor`, the compact hooks (`summarize`, `onEvent`,
+ * `countTokens`, `storeArtifact`, memory hooks) and `session: { load, save }` to keep
+ * the stored view in a host store (`load()` returns the last `save(snapshot)` or
+ * null). The prompt's system rows and `params.tools` are counted; the usage of each
+ * answer (generate and stream) is read. One middleware instance follows one
+ * conversation (a prompt that does not continue the last one starts over).
+ * The prompt is passed on unchanged (the same object) when nothing was compacted.
+ */
+export function compactionMiddleware(options = {}) {
+  const { compactor, hooks } = split(options)
+  const view = new StoredView(compactor, hooks)
+  let usage
+  const observe = (u) => {
+    if (u == null) return
+    view.observe(u)
+    usage = u
+  }
+  return {
+    specificationVersion: 'v4',
+    /** The stored view (state, compactions) of the conversation, for inspection. */
+    view,
+    async transformParams({ params }) {
+      const prompt = params.prompt
+      if (!Array.isArray(prompt) || prompt.length === 0) return params
+      const last = prompt[prompt.length - 1]
+      const signals = { usage, tools: toolDefs(params.tools), inRun: last?.role === 'tool' }
+      const r = await withSession(view, options.session, () => view.prepare(prompt, { signals }))
+      return r.changed ? { ...params, prompt: r.rows } : params
+    },
+    async wrapGenerate({ doGenerate }) {
+      const result = await doGenerate()
+      observe(result?.usage)
+      return result
+    },
+    async wrapStream({ doStream }) {
+      const { stream, ...rest } = await doStream()
+      const watch = new TransformStream({
+        transform(part, controller) {
+          if (part?.type === 'finish') observe(part.usage)
+          controller.enqueue(part)
+        },
+      })
+      return { stream: stream.pipeThrough(watch), ...rest }
+    },
+  }
+}
+
+/**
+ * `prepareStepCompaction(options)`: a `prepareStep` function for `generateText`,
+ * `streamText` and `ToolLoopAgent` (I-1). Before each step it reads the usage of the
+ * step before, checks the history it is given (plus `system` / `instructions` and
+ * `tools` from the options, or the step's `instructions`) and, when the engine says so,
+ * returns `{ messages }` compacted; otherwise `{}` (the SDK sends its own messages).
+ * Options as `compactionMiddleware`, plus `tools` (the tool set, counted) and `system`.
+ * The returned function carries `.view` (state, compactions).
+ */
+export function prepareStepCompaction(options = {}) {
+  const { compactor, hooks } = split(options)
+  const view = new StoredView(compactor, hooks)
+  let observed = 0
+  const fn = async (step) => {
+    const steps = step?.steps ?? []
+    let usage
+    if (steps.length > observed) {
+      usage = steps[steps.length - 1]?.usage
+      view.observe(usage)
+      observed = steps.length
+    }
+    const messages = step?.messages ?? []
+    if (messages.length === 0) return {}
+    const system = systemText(options.system ?? options.instructions ?? step?.instructions)
+    const envelope = system == null ? {} : { system }
+    const signals = { usage, tools: toolDefs(options.tools), inRun: (step?.stepNumber ?? 0) > 0 }
+    const r = await withSession(view, options.session, () => view.prepare(messages, { envelope, signals }))
+    return r.changed ? { messages: r.rows } : {}
+  }
+  fn.view = view
+  return fn
+}

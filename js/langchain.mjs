@@ -1,0 +1,182 @@
+// context-compactor/langchain: LangChain.js messages and a createAgent middleware (I-2).
+//
+//   fromLangChainMessages(messages) -> OpenAI-chat rows the engine reads (format
+//                                      "openai-chat"), every BaseMessage field kept
+//   toLangChainMessages(rows)       -> the BaseMessage objects back (lossless)
+//   compactionMiddleware(options)   -> middleware for LangChain v1 `createAgent`
+//
+// Each row is an OpenAI Chat message (role, content, tool_calls / tool_call_id, so the
+// engine pairs calls and results) plus one `lc` key holding the message's type and its
+// other fields as given (id, name, additional_kwargs, response_metadata, tool_calls
+// with their parsed args, invalid_tool_calls, usage_metadata, artifact, status, ...).
+// The engine carries unknown keys through untouched. Provenance the engine stamped
+// (summary rows) travels in `additional_kwargs.context_compactor` on the LangChain
+// side, so the agent state is the stored view; it is removed from the messages the
+// model gets (the request view, F-4).
+import { AIMessage, ChatMessage, FunctionMessage, HumanMessage, RemoveMessage, SystemMessage, ToolMessage } from '@langchain/core/messages'
+import { toJsonSchema } from '@langchain/core/utils/json_schema'
+import { createMiddleware } from 'langchain'
+import { ContextCompactor } from 'context-compactor'
+
+const PROVENANCE = ['summary_level', 'artifact_ref', 'transcript_role', 'message_id', 'observation_source', 'pinned']
+const SKIP = new Set(['lc_serializable', 'lc_kwargs', 'lc_namespace', 'lc_direct_tool_output', 'type', 'content'])
+/** The LangGraph messages reducer's "remove every message" id. */
+const REMOVE_ALL_MESSAGES = '__remove_all__'
+const ROLE = { human: 'user', ai: 'assistant', system: 'system', developer: 'system', tool: 'tool', function: 'tool' }
+
+function typeOf(m) {
+  const t = typeof m?.getType === 'function' ? m.getType() : m?.type ?? m?._getType?.()
+  return t === 'generic' ? 'generic' : t
+}
+
+function argumentsText(args) {
+  return typeof args === 'string' ? args : JSON.stringify(args ?? {})
+}
+
+/**
+ * LangChain messages -> OpenAI Chat rows for a compactor with `format: "openai-chat"`
+ * (I-2). Every field of each `BaseMessage` rides in the row's `lc` key; provenance in
+ * `additional_kwargs.context_compactor` becomes the row's provenance keys.
+ */
+export function fromLangChainMessages(messages) {
+  return messages.map((m, i) => {
+    const type = typeOf(m)
+    if (!type) throw Object.assign(new Error(`fromLangChainMessages: message ${i} is not a LangChain message`), { code: 'invalid_transcript' })
+    const fields = {}
+    for (const [k, v] of Object.entries(m)) if (!SKIP.has(k) && v !== undefined) fields[k] = v
+    let provenance = {}
+    const kw = fields.additional_kwargs
+    if (kw && typeof kw === 'object' && kw.context_compactor && typeof kw.context_compactor === 'object') {
+      provenance = kw.context_compactor
+      const { context_compactor: _, ...rest } = kw
+      fields.additional_kwargs = rest
+    }
+    const role = type === 'generic' ? (['user', 'assistant', 'system'].includes(m.role) ? m.role : 'user') : ROLE[type] ?? 'user'
+    const row = { role, content: m.content }
+    if (type === 'ai' && Array.isArray(m.tool_calls) && m.tool_calls.length > 0) {
+      row.tool_calls = m.tool_calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: argumentsText(c.args) } }))
+    }
+    if (type === 'tool') row.tool_call_id = m.tool_call_id
+    row.lc = { type, ...fields }
+    for (const k of PROVENANCE) if (provenance[k] !== undefined) row[k] = provenance[k]
+    return row
+  })
+}
+
+const CLASSES = { human: HumanMessage, ai: AIMessage, system: SystemMessage, tool: ToolMessage, generic: ChatMessage, function: FunctionMessage }
+
+/**
+ * OpenAI Chat rows (from `fromLangChainMessages`, or written by the engine) -> LangChain
+ * messages (I-2). A row without `lc` (a summary the engine wrote) becomes a message of
+ * its role; its provenance keys go to `additional_kwargs.context_compactor`, unless
+ * `{ view: "request" }` is given.
+ */
+export function toLangChainMessages(rows, { view = 'stored' } = {}) {
+  const list = Array.isArray(rows) ? rows : rows?.messages ?? []
+  return list.map((row) => {
+    const lc = row.lc ?? {}
+    const type = lc.type ?? ({ user: 'human', assistant: 'ai', system: 'system', developer: 'system', tool: 'tool' }[row.role] ?? 'human')
+    const { type: _, ...fields } = lc
+    const provenance = {}
+    for (const k of PROVENANCE) if (row[k] !== undefined) provenance[k] = row[k]
+    if (view === 'stored' && Object.keys(provenance).length > 0) {
+      fields.additional_kwargs = { ...(fields.additional_kwargs ?? {}), context_compactor: provenance }
+    }
+    if (type === 'ai' && !lc.tool_calls && Array.isArray(row.tool_calls)) {
+      fields.tool_calls = row.tool_calls.map((c) => ({ id: c.id, name: c.function?.name, args: safeParse(c.function?.arguments), type: 'tool_call' }))
+    }
+    if (type === 'tool' && fields.tool_call_id === undefined) fields.tool_call_id = row.tool_call_id
+    const Class = CLASSES[type] ?? HumanMessage
+    return new Class({ ...fields, content: row.content ?? '' })
+  })
+}
+
+function safeParse(s) {
+  try { return typeof s === 'string' ? JSON.parse(s) : s ?? {} } catch { return {} }
+}
+
+/** A tool's input schema as JSON Schema (zod and standard schemas converted), for counting. */
+function schemaJson(schema) {
+  if (schema == null) return undefined
+  try { return toJsonSchema(schema) } catch { /* not a schema LangChain converts */ }
+  try { return JSON.parse(JSON.stringify(schema)) } catch { return undefined }
+}
+
+function stripProvenance(messages) {
+  let changed = false
+  const out = messages.map((m) => {
+    const kw = m?.additional_kwargs
+    if (!kw || !kw.context_compactor) return m
+    changed = true
+    const [row] = fromLangChainMessages([m])
+    return toLangChainMessages([row], { view: 'request' })[0]
+  })
+  return changed ? out : messages
+}
+
+const HOOK_KEYS = ['summarize', 'curator', 'storeArtifact', 'onEvent', 'countTokens', 'sessionId', 'memory', 'embed', 'embedDimension', 'store']
+
+/**
+ * `compactionMiddleware(options)`: middleware for LangChain v1 `createAgent({ model,
+ * tools, middleware: [compactionMiddleware(...)] })` (I-2). Before each model call
+ * (`beforeModel`) it reads the newest AI message's `usage_metadata` (I-3), checks the
+ * agent's messages (plus `systemPrompt` and `tools` from the options) and, when the
+ * engine says so, replaces the state's messages with the compacted ones. The state
+ * keeps the engine's provenance (stored view); `wrapModelCall` sends the model the
+ * request view. Options: the `ContextCompactor` options (`contextWindow`, `profile`,
+ * ...; `format` is `openai-chat`) or `compactor`, and the compact hooks (`summarize`,
+ * `onEvent`, `countTokens`, ...). `.compactor` and `.stats()` are exposed for
+ * inspection (engine state and compactions).
+ */
+export function compactionMiddleware(options = {}) {
+  const hooks = {}
+  const config = {}
+  for (const [k, v] of Object.entries(options)) {
+    if (HOOK_KEYS.includes(k)) hooks[k] = v
+    else if (!['compactor', 'tools', 'systemPrompt', 'name'].includes(k)) config[k] = v
+  }
+  const compactor = options.compactor ?? new ContextCompactor({ profile: 'default', ...config, format: 'openai-chat' })
+  const tools = options.tools?.map((t) => ({ name: t.name, description: t.description, schema: schemaJson(t.schema) }))
+  const envelope = options.systemPrompt ? [{ role: 'system', content: String(options.systemPrompt) }] : []
+  let state = null
+  let observedId = null
+  const compactions = []
+  const middleware = createMiddleware({
+    name: options.name ?? 'ContextCompactorMiddleware',
+    beforeModel: async (agentState) => {
+      const messages = agentState.messages ?? []
+      if (messages.length === 0) return undefined
+      const rows = fromLangChainMessages(messages)
+      // I-3: the newest answer's usage, once, against the rows that request carried
+      let lastAi = -1
+      for (let i = rows.length - 1; i >= 0; i--) if (rows[i].lc.type === 'ai' && rows[i].lc.usage_metadata) { lastAi = i; break }
+      let usage
+      if (lastAi >= 0) {
+        const id = rows[lastAi].lc.id ?? `#${lastAi}`
+        usage = rows[lastAi].lc.usage_metadata
+        if (id !== observedId) {
+          state = compactor.observeUsage(state, [...envelope, ...rows.slice(0, lastAi)], { usage, onEvent: hooks.onEvent })
+          observedId = id
+        }
+      }
+      const doc = [...envelope, ...rows]
+      const inRun = rows[rows.length - 1]?.role === 'tool'
+      const signals = { ...hooks, usage, tools, inRun }
+      const decision = typeof hooks.countTokens === 'function' ? await compactor.checkAsync(state, doc, signals) : compactor.check(state, doc, signals)
+      if (!decision.compact) return undefined
+      const out = await compactor.compact(state, doc, signals)
+      state = out.state
+      if (out.status !== 'compacted') return undefined
+      const kept = out.transcript.slice(envelope.length)
+      compactions.push({ before: JSON.stringify(rows).length, after: JSON.stringify(kept).length })
+      return { messages: [new RemoveMessage({ id: REMOVE_ALL_MESSAGES }), ...toLangChainMessages(kept)] }
+    },
+    wrapModelCall: async (request, handler) => {
+      const messages = stripProvenance(request.messages ?? [])
+      return handler(messages === request.messages ? request : { ...request, messages })
+    },
+  })
+  Object.defineProperty(middleware, 'compactor', { value: compactor, enumerable: false })
+  Object.defineProperty(middleware, 'stats', { value: () => ({ state, compactions }), enumerable: false })
+  return middleware
+}

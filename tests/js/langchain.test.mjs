@@ -1,0 +1,118 @@
+// context-compactor/langchain (I-2): lossless BaseMessage conversion, and the
+// createAgent middleware with LangChain's fake chat model; usage_metadata read (I-3).
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { AIMessage, ChatMessage, HumanMessage, SystemMessage, ToolMessage } from '@langchain/core/messages'
+import { fakeModel } from '@langchain/core/testing'
+import { tool } from '@langchain/core/tools'
+import { createAgent } from 'langchain'
+import { ContextCompactor } from 'context-compactor'
+import { compactionMiddleware, fromLangChainMessages, toLangChainMessages } from 'context-compactor/langchain'
+
+/** Every field a message holds (what the conversion must keep). */
+function fields(m) {
+  const out = { type: m.getType() }
+  for (const [k, v] of Object.entries(m)) if (!k.startsWith('lc_') && v !== undefined) out[k] = v
+  return out
+}
+
+function everyKind() {
+  return [
+    new SystemMessage({ content: 'You are careful.', id: 'sys-1', additional_kwargs: { cache: 'ephemeral' } }),
+    new HumanMessage({ content: [{ type: 'text', text: 'look at this' }, { type: 'image_url', image_url: { url: 'https://x/y.png' } }], id: 'h-1', name: 'ana', response_metadata: { src: 'ui' } }),
+    new AIMessage({
+      content: 'reading', id: 'ai-1', name: 'agent',
+      tool_calls: [{ id: 'call_1', name: 'read_file', args: { path: 'a.rs', lines: [1, 2] }, type: 'tool_call' }],
+      invalid_tool_calls: [{ id: 'bad_1', name: 'oops', args: '{not json', error: 'parse', type: 'invalid_tool_call' }],
+      additional_kwargs: { reasoning: { summary: 'r' } },
+      response_metadata: { model_name: 'gpt-x', finish_reason: 'tool_calls' },
+      usage_metadata: { input_tokens: 350, output_tokens: 240, total_tokens: 590, input_token_details: { cache_read: 100 }, output_token_details: { reasoning: 200 } },
+    }),
+    new ToolMessage({ content: 'fn a() {}', tool_call_id: 'call_1', name: 'read_file', id: 'tool-1', artifact: { bytes: 9, path: 'a.rs' }, status: 'success', metadata: { k: 1 }, response_metadata: { t: 2 } }),
+    new ChatMessage({ content: 'a note', role: 'critic', id: 'c-1' }),
+    new AIMessage({ content: [{ type: 'text', text: 'done' }], id: 'ai-2' }),
+  ]
+}
+
+test('i2_from_and_to_langchain_messages_round_trip_every_field', () => {
+  const original = everyKind()
+  const rows = fromLangChainMessages(original)
+  // rows are plain JSON (a host stores them as text)
+  const back = toLangChainMessages(JSON.parse(JSON.stringify(rows)))
+  assert.equal(back.length, original.length)
+  for (let i = 0; i < original.length; i++) {
+    assert.equal(back[i].constructor, original[i].constructor, `message ${i} class`)
+    assert.deepEqual(fields(back[i]), fields(original[i]), `message ${i} fields`)
+  }
+  // the rows are valid OpenAI chat for the engine (calls paired with results)
+  const c = new ContextCompactor({ format: 'openai-chat', contextWindow: 100_000 })
+  assert.equal(c.check(null, rows).compact, false)
+  assert.deepEqual(rows[2].tool_calls, [{ id: 'call_1', type: 'function', function: { name: 'read_file', arguments: '{"path":"a.rs","lines":[1,2]}' } }])
+  assert.equal(rows[3].tool_call_id, 'call_1')
+})
+
+test('i2_rows_kept_by_a_compaction_convert_back_unchanged_and_the_summary_keeps_its_provenance', async () => {
+  const msgs = [new SystemMessage('sys')]
+  for (let i = 0; i < 6; i++) {
+    msgs.push(new HumanMessage({ content: `task ${i} ` + 'detail '.repeat(200), id: `h${i}` }))
+    msgs.push(new AIMessage({ content: `answer ${i}`, id: `a${i}`, response_metadata: { n: i } }))
+  }
+  const c = new ContextCompactor({ format: 'openai-chat', contextWindow: 2000, preserveRecentTurns: 2 })
+  const out = await c.compact(null, fromLangChainMessages(msgs), { force: true })
+  assert.equal(out.status, 'compacted')
+  const back = toLangChainMessages(out.transcript)
+  const last = back.at(-1)
+  assert.deepEqual(fields(last), fields(msgs.at(-1)))
+  const summary = back.find((m) => m.additional_kwargs?.context_compactor?.transcript_role === 'compaction_summary')
+  assert.ok(summary, 'the summary row carries its provenance on the LangChain side')
+  // and it comes back as the engine's stored view
+  const rows = fromLangChainMessages(back)
+  assert.ok(rows.some((r) => r.transcript_role === 'compaction_summary' && r.summary_level === 1))
+  // the request view has none of it
+  const req = toLangChainMessages(out.transcript, { view: 'request' })
+  assert.ok(req.every((m) => !m.additional_kwargs?.context_compactor))
+})
+
+test('i2_create_agent_middleware_compacts_a_tool_loop_and_reads_usage_metadata', async () => {
+  const WINDOW = 6000
+  const STEPS = 16
+  const estimate = (messages) => Math.ceil(JSON.stringify(fromLangChainMessages(messages)).length / 4)
+  const model = fakeModel()
+  for (let i = 1; i < STEPS; i++) {
+    model.respond((messages) => new AIMessage({
+      content: '', id: `ai-${i}`,
+      tool_calls: [{ id: `call_${i}`, name: 'read_file', args: { path: `src/f${i}.rs` }, type: 'tool_call' }],
+      usage_metadata: { input_tokens: estimate(messages), output_tokens: 10, total_tokens: estimate(messages) + 10 },
+    }))
+  }
+  model.respond(new AIMessage({ content: 'all read', id: 'ai-last' }))
+  const readFile = tool(async ({ path }) => `// ${path}\n` + 'let x = compute(1, 2, 3);\n'.repeat(220), {
+    name: 'read_file', description: 'read a file',
+    schema: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
+  })
+  const events = []
+  const middleware = compactionMiddleware({ contextWindow: WINDOW, preserveRecentTurns: 2, preserveRecentBytes: 6000, outputReserveTokens: 256, tools: [readFile], onEvent: (e) => events.push(e) })
+  const agent = createAgent({ model, tools: [readFile], middleware: [middleware] })
+  const result = await agent.invoke({ messages: [new HumanMessage({ content: 'read every file of the crate', id: 'req' })] }, { recursionLimit: 100 })
+  assert.equal(result.messages.at(-1).content, 'all read')
+  const calls = model.calls
+  assert.equal(calls.length, STEPS)
+  const worst = Math.max(...calls.map((c) => estimate(c.messages)))
+  assert.ok(worst < WINDOW, `every model call under the window (worst ${worst} tokens)`)
+  const { compactions, state } = middleware.stats()
+  assert.ok(compactions.length >= 3, `at least 3 compactions, got ${compactions.length}`)
+  for (const [k, c] of compactions.entries()) assert.ok(c.after < c.before * 0.7, `compaction ${k + 1} shrinks the history (${c.before} -> ${c.after})`)
+  // every answer's usage_metadata was observed: each is a boundary of the cadence (C-3, C-4, I-3)
+  assert.ok(state.cadence.boundary >= STEPS - 2, `boundary ${state.cadence.boundary}`)
+  assert.ok(!events.some((e) => e.data?.code === 'usage_unreadable'))
+  // the model never saw the provenance (request view)
+  for (const c of calls) assert.ok(c.messages.every((m) => !m.additional_kwargs?.context_compactor))
+  // the user's request survives every compaction
+  assert.ok(JSON.stringify(calls.at(-1).messages.map((m) => m.content)).includes('read every file'))
+  // without the middleware the same loop goes over the window (the test can fail)
+  const bare = fakeModel()
+  for (let i = 1; i < STEPS; i++) bare.respondWithTools([{ name: 'read_file', args: { path: `f${i}` }, id: `b${i}` }])
+  bare.respond(new AIMessage('x'))
+  await createAgent({ model: bare, tools: [readFile] }).invoke({ messages: [new HumanMessage('read every file of the crate')] }, { recursionLimit: 100 })
+  assert.ok(Math.max(...bare.calls.map((c) => estimate(c.messages))) > WINDOW)
+})
