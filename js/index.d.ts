@@ -565,8 +565,9 @@ export interface SessionState {
 /** A state as accepted on input: any subset (missing fields default), or null. */
 export type StateInput = Partial<SessionState> | null | undefined
 
-/** What a memory record was projected from (M-1). */
-export type RecordKind = 'narrative' | 'tool_output'
+/** What a memory record was projected from (M-1): user / assistant text, a tool result
+ * body, or a tool call's arguments (one `key: value` line per argument). */
+export type RecordKind = 'narrative' | 'tool_output' | 'tool_input'
 
 /** One memory record (M-1): a chunk of discarded context, scoped to one session. */
 export interface MemoryRecord {
@@ -583,9 +584,13 @@ export interface MemoryRecord {
   byteRange: [number, number]
   kind: RecordKind
   toolName?: string
+  /** The call a tool output answered, or the call of a tool input. */
   callId?: string
   /** Artifact handle (`artifact#N`) of the full output in the host store (M-2). */
   handle?: string
+  /** File paths, URLs and identifiers the content names (a tool output also lists its
+   * call's); at most 32; absent when none. */
+  mentions?: string[]
   /** The chunk text, at most 1,000 UTF-8 bytes. */
   content: string
 }
@@ -869,16 +874,21 @@ export interface RecallHit {
   /** Memory record id. */
   id: string
   content: string
-  /** Cosine similarity to the query, in (0, 1]. */
+  /** Relevance in (0, 1], higher is better: the fused score over the best possible one
+   * (the `ranking`'s own score otherwise; a host store's score from `recallFromStore`). */
   score: number
   /** Stable id of the source message (T-4). */
   messageId: string
+  role: 'system' | 'user' | 'assistant' | 'tool'
   /** Inclusive source message offsets `[start, end]`. */
   sourceRange: [number, number]
   kind: RecordKind
   toolName?: string
+  callId?: string
   /** Artifact handle (`artifact#N`); resolve it with `resolveHandle` (M-2). */
   handle?: string
+  /** Paths and identifiers the passage mentions; absent when none. */
+  mentions?: string[]
 }
 
 /** The answer to one recall (M-2). */
@@ -897,6 +907,10 @@ export interface RecallOptions {
   /** A host-vector index only (required there): the host's embedding of the query,
    * `dimension` components. */
   vector?: ArrayLike<number> | null
+  /** Embedded index: `'fused'` (default; BM25 over the inverted index and the embedded
+   * vectors, weighted reciprocal rank fusion), `'lexical'` (BM25 alone) or `'vector'`
+   * (the embedded vectors alone). Anything else throws `memory_failed`. */
+  ranking?: 'fused' | 'lexical' | 'vector' | null
 }
 
 /** Options of `MemoryIndex.enumerate` (M-4). */
@@ -916,17 +930,21 @@ export interface MemoryPage {
 }
 
 /** A session-scoped memory index living in wasm (M-3, M-4). `new MemoryIndex()` uses the
- * embedded embedder (deterministic hashed, IDF-weighted bag of words, 512 dimensions);
+ * embedded embedder (deterministic hashed, IDF-weighted bag of words, 512 dimensions)
+ * and an inverted index: recall ranks by BM25 and the embedded vectors, fused;
  * `new MemoryIndex({ dimension })` stores host vectors of that many components
  * (`addWithVectors`, `recall(session, query, { vector })`). Every read names one session
  * and never sees another session's records. Methods throw `memory_failed`. */
 export class MemoryIndex {
   /** @throws {ContextCompactorError} `memory_failed` when `dimension` is not an integer in 1..=65,536. */
   constructor(options?: { dimension?: number | null } | null)
-  /** Rebuilds an index from `snapshot()` bytes.
-   * @throws {ContextCompactorError} `memory_failed` on bytes that are not a known snapshot version. */
+  /** Rebuilds an index from `snapshot()` bytes (version 2, with the inverted index, or
+   * version 1, whose records are indexed again).
+   * @throws {ContextCompactorError} `memory_failed` on bytes that are not a snapshot of a
+   * version this build reads (the message names the version). */
   static restore(bytes: Uint8Array): MemoryIndex
-  /** Versioned JSON snapshot of the whole index, UTF-8 bytes (same index, same bytes). */
+  /** Versioned JSON snapshot (version 2: records and each session's inverted index), UTF-8
+   * bytes (same index, same bytes). */
   snapshot(): Uint8Array
   /** Vector components (512 for the embedded embedder). */
   readonly dimension: number
@@ -942,9 +960,13 @@ export class MemoryIndex {
   /** Adds records with host vectors (one per record, `dimension` components, not all
    * zero). Host index only; stores nothing otherwise (`memory_failed`). */
   addWithVectors(records: MemoryRecord[] | MemoryBatch, vectors: Vectors): AddReport
-  /** Searches `session`'s records only (M-2, M-4). A host index needs `options.vector`. */
+  /** Searches `session`'s records only (M-2, M-4); one hit per distinct passage. A host
+   * index needs `options.vector`. Session names must be well-formed UTF-16 (a lone
+   * surrogate throws `memory_failed`, here and in every method that takes a session). */
   recall(session: string, query: string, options?: RecallOptions | null): RecallResult
-  /** Pages through `session`'s records in source order (M-4). */
+  /** Pages through `session`'s records in source order (M-4).
+   * @throws {ContextCompactorError} `memory_failed` when `pageToken` is not a string or null,
+   * `pageSize` is not a finite number, or the token was not issued by this index. */
   enumerate(session: string, options?: EnumerateOptions | null): MemoryPage
   /** Removes every record of `session` at once (M-4); returns how many. */
   dropScope(session: string): number

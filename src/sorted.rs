@@ -77,6 +77,7 @@ impl<K: Ord, V> SortedMap<K, V> {
     }
 
     /// The value of `key`, mutably.
+    #[allow(dead_code)] // kept for callers outside the memory index
     pub(crate) fn get_mut<Q: Ord + ?Sized>(&mut self, key: &Q) -> Option<&mut V>
     where
         K: Borrow<Q>,
@@ -135,6 +136,7 @@ impl<K: Ord, V> SortedMap<K, V> {
     }
 
     /// Values in ascending key order, mutably.
+    #[allow(dead_code)] // kept for callers outside the memory index
     pub(crate) fn values_mut(&mut self) -> impl Iterator<Item = &mut V> {
         self.items.iter_mut().map(|(_, v)| v)
     }
@@ -176,6 +178,7 @@ impl<K: Ord> SortedSet<K> {
     }
 
     /// Consumes the set into its keys, ascending.
+    #[allow(dead_code)] // kept for callers outside the memory index
     pub(crate) fn into_vec(self) -> Vec<K> {
         self.map.items.into_iter().map(|(k, _)| k).collect()
     }

@@ -45,6 +45,7 @@ fn rec(session: &str, n: usize, content: &str) -> MemoryRecord {
         tool_name: None,
         call_id: None,
         handle: None,
+        mentions: Vec::new(),
         content: content.to_string(),
     }
 }
@@ -270,14 +271,16 @@ fn m3_snapshot_round_trip_gives_identical_search_results() {
         assert_eq!(before, restored.search(session, q, 10), "{q}");
     }
     let head: Value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
-    assert_eq!(head["version"], json!(1));
+    assert_eq!(head["version"], json!(2));
     assert_eq!(head["format"], json!("context-compactor/memory-index"));
 
     assert_eq!(Index::restore(b"not json").err().map(|e| e.code), Some(ErrorCode::MemoryFailed));
     let mut future = head.clone();
-    future["version"] = json!(2);
+    future["version"] = json!(3);
     let future = serde_json::to_vec(&future).unwrap_or_default();
-    assert_eq!(Index::restore(&future).err().map(|e| e.code), Some(ErrorCode::MemoryFailed));
+    let err = Index::restore(&future).err();
+    assert_eq!(err.as_ref().map(|e| e.code), Some(ErrorCode::MemoryFailed));
+    assert!(err.is_some_and(|e| e.message.contains("version 3")), "the error names the version");
 }
 
 #[test]
@@ -493,6 +496,7 @@ fn m1_record_ids_hash_scope_source_position_and_content() {
         let kind = match r.kind {
             RecordKind::Narrative => "narrative",
             RecordKind::ToolOutput => "tool_output",
+            RecordKind::ToolInput => "tool_input",
         };
         let key = format!(
             "{}\0{kind}\0{}\0{}\0{}\0{}\0{}",

@@ -8,8 +8,6 @@
 //!
 //! A text without tokens has no vector: it is never indexed and never matches.
 
-use crate::transcript::fnv1a;
-use crate::sorted::SortedMap;
 
 /// Default number of dimensions of the embedded embedder.
 pub const DEFAULT_DIMENSION: usize = 512;
@@ -89,7 +87,7 @@ fn flush(word: &mut String, chars: &mut usize, out: &mut Vec<String>) {
 /// Light English stemmer for lowercase ASCII words; other words pass through.
 /// `files`/`file` -> `file`, `queries` -> `query`, `indexing`/`indexed` -> `index`,
 /// `running` -> `run`.
-fn stem(w: &str) -> String {
+pub(crate) fn stem(w: &str) -> String {
     if w.len() < 4 || !w.bytes().all(|b| b.is_ascii_lowercase()) {
         return w.to_string();
     }
@@ -138,7 +136,10 @@ fn undouble(base: &str) -> String {
 
 /// Term counts of a text: `(term hash, count)` sorted by hash. Empty when the text has
 /// no tokens.
+#[cfg(test)]
 pub(crate) fn term_counts(text: &str) -> Vec<(u64, u32)> {
+    use crate::sorted::SortedMap;
+    use crate::transcript::fnv1a;
     let mut counts: SortedMap<u64, u32> = SortedMap::new();
     for t in tokenize(text) {
         let c = counts.get_or_insert_with(fnv1a(t.as_bytes()), || 0);
@@ -148,7 +149,7 @@ pub(crate) fn term_counts(text: &str) -> Vec<(u64, u32)> {
 }
 
 /// SplitMix64 finaliser: spreads the FNV hash so bucket and sign bits are independent.
-fn mix(mut z: u64) -> u64 {
+pub(crate) fn mix(mut z: u64) -> u64 {
     z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
@@ -165,6 +166,7 @@ pub(crate) fn idf(docs: u32, df: u32) -> f64 {
 /// `sign(h) * (1 + ln tf) * idf(term)` to bucket `h mod dim`. `df(term)` gives the
 /// term's document frequency in a scope of `docs` records. `None` when there are no
 /// terms, `dim` is 0, or the vector is zero (signed collisions cancelled out).
+#[cfg(test)]
 pub(crate) fn vectorize(
     terms: &[(u64, u32)],
     dim: usize,
@@ -185,6 +187,60 @@ pub(crate) fn vectorize(
         }
     }
     normalize64(&v)
+}
+
+/// [`vectorize`] in sparse form: `(bucket, value)` pairs in bucket order, zeros left
+/// out, L2-normalised; `terms` are `(term hash, count, document frequency)`. The same
+/// buckets, signs and weights as [`vectorize`], so the dot product of two of these is
+/// the cosine of the dense vectors. `None` when there are no terms, `dim` is 0 or the
+/// vector is zero.
+pub(crate) fn sparse_vector(terms: &[(u64, u32, u32)], dim: usize, docs: u32) -> Option<Vec<(u32, f64)>> {
+    if terms.is_empty() || dim == 0 {
+        return None;
+    }
+    let mut v: Vec<(u32, f64)> = terms
+        .iter()
+        .map(|&(term, tf, df)| {
+            let h = mix(term);
+            let bucket = (h % dim as u64) as u32;
+            let sign = if h >> 63 == 1 { -1.0 } else { 1.0 };
+            (bucket, sign * (1.0 + f64::from(tf.max(1)).ln()) * idf(docs, df))
+        })
+        .collect();
+    v.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)));
+    let mut merged: Vec<(u32, f64)> = Vec::with_capacity(v.len());
+    for (b, x) in v {
+        match merged.last_mut() {
+            Some((lb, lx)) if *lb == b => *lx += x,
+            _ => merged.push((b, x)),
+        }
+    }
+    merged.retain(|(_, x)| *x != 0.0);
+    let norm = merged.iter().map(|(_, x)| x * x).sum::<f64>().sqrt();
+    if !norm.is_finite() || norm < 1e-12 {
+        return None;
+    }
+    for (_, x) in &mut merged {
+        *x /= norm;
+    }
+    Some(merged)
+}
+
+/// Dot product of two sparse vectors in bucket order.
+pub(crate) fn sparse_dot(a: &[(u32, f64)], b: &[(u32, f64)]) -> f64 {
+    let (mut i, mut j, mut s) = (0, 0, 0.0);
+    while let (Some(&(ba, xa)), Some(&(bb, xb))) = (a.get(i), b.get(j)) {
+        match ba.cmp(&bb) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                s += xa * xb;
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    s
 }
 
 fn normalize64(v: &[f64]) -> Option<Vec<f32>> {

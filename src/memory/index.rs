@@ -1,15 +1,30 @@
-//! The embedded index (M-3, M-4): session-scoped records with exact cosine search,
-//! deterministic paging, atomic scope removal and a versioned snapshot.
+//! The embedded index (M-3, M-4): session-scoped records with an inverted index ranked
+//! by BM25 and by the embedded vectors, fused; deterministic paging, atomic scope
+//! removal and a versioned snapshot.
 //!
-//! Each session is its own scope with its own document-frequency table, so scores in
-//! one session never depend on another session's records, and no operation but
-//! [`Index::snapshot`] ever reads across scopes.
+//! Each session is its own scope with its own vocabulary, postings and document
+//! frequencies, so scores in one session never depend on another session's records,
+//! and no operation but [`Index::snapshot`] ever reads across scopes.
+//!
+//! Ranking ([`Ranking::Fused`], the default): the query's terms ([`index_terms`], with
+//! English and Chinese function words dropped while other terms remain) are looked up
+//! in the scope's postings and every record holding one is scored by BM25 (k1 1.2,
+//! b 0.75). The best [`CANDIDATES`] of them are ranked a second time by the cosine of
+//! their embedded vectors (the hashed, IDF-weighted bag of words of [`super::embed`])
+//! with the query's, and the two ranks are fused by weighted reciprocal rank fusion
+//! (k 60; `1 / (k + bm25 rank) + VECTOR_WEIGHT / (k + vector rank)`). A
+//! record that shares no term with the query is not a candidate: the work is bounded by
+//! the postings of the query's terms, not by the size of the scope.
 
 use super::embed::{self, DEFAULT_DIMENSION, EMBEDDER_ID};
+use super::mentions::{index_terms, index_terms_counted};
 use super::MemoryRecord;
 use crate::error::{Error, ErrorCode, Result};
+use crate::sorted::SortedMap;
+use crate::transcript::fnv1a;
 use serde::{Deserialize, Serialize};
-use crate::sorted::{SortedMap, SortedSet};
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
 /// Largest dimension an index accepts (host vectors and snapshots).
 pub const MAX_DIMENSION: usize = 65_536;
@@ -17,9 +32,24 @@ pub const MAX_DIMENSION: usize = 65_536;
 /// Scores at or below this are not hits (unrelated texts, hash-collision noise).
 const MIN_SCORE: f32 = 1e-6;
 
-/// Snapshot `format` tag and current `version`.
+/// BM25 term-frequency saturation.
+const K1: f64 = 1.2;
+/// BM25 length normalisation.
+const B: f64 = 0.75;
+/// Reciprocal-rank-fusion constant.
+const RRF_K: f64 = 60.0;
+/// Weight of the vector rank against the BM25 rank (1) in the fusion. Chosen on the
+/// tuning half of the memory benchmark's probes (docs/memory.md): BM25 alone found more
+/// than the vectors alone, and 0.25 did better there than 0.5 or an equal weight.
+pub const VECTOR_WEIGHT: f64 = 0.25;
+/// How many of the best BM25 records the vector ranking re-ranks (fused ranking).
+pub const CANDIDATES: usize = 100;
+
+/// Snapshot `format` tag.
 const SNAPSHOT_FORMAT: &str = "context-compactor/memory-index";
-const SNAPSHOT_VERSION: u32 = 1;
+/// Version [`Index::snapshot`] writes. Version 1 (records only, no postings) is still
+/// read; it is migrated by indexing its records again.
+pub const SNAPSHOT_VERSION: u32 = 2;
 const HOST_EMBEDDER_ID: &str = "host";
 
 /// Who embeds the records of an index.
@@ -33,14 +63,42 @@ pub enum EmbedderKind {
     Host,
 }
 
-/// One search hit: the record and its cosine similarity to the query, in `(0, 1]`.
+/// How [`Index::search_ranked`] orders the records (embedded index).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Ranking {
+    /// BM25 over the inverted index, its best [`CANDIDATES`] re-ranked by the embedded
+    /// vectors, both ranks fused by weighted reciprocal rank fusion ([`VECTOR_WEIGHT`]).
+    /// Score: the fused score over the best possible one (first in both), in `(0, 1]`.
+    #[default]
+    Fused,
+    /// BM25 alone. Score: BM25 over the best hit's BM25, in `(0, 1]`.
+    Lexical,
+    /// Cosine of the embedded vectors alone, over every record sharing a term with the
+    /// query (the engine's ranking before the inverted index; for comparison). Score:
+    /// the cosine, in `(0, 1]`.
+    Vector,
+}
+
+impl Ranking {
+    /// `"fused"`, `"lexical"`, `"vector"` -> the ranking; anything else `None`.
+    pub fn parse(name: &str) -> Option<Ranking> {
+        match name {
+            "fused" => Some(Ranking::Fused),
+            "lexical" | "bm25" => Some(Ranking::Lexical),
+            "vector" => Some(Ranking::Vector),
+            _ => None,
+        }
+    }
+}
+
+/// One search hit: the record and its score (see [`Ranking`]), in `(0, 1]`.
 ///
 /// JSON shape: `{ record: MemoryRecord, score }`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Hit {
     /// The matching record.
     pub record: MemoryRecord,
-    /// Cosine similarity (unitless), `> 0`.
+    /// Relevance (unitless), `> 0`, higher is better.
     pub score: f32,
 }
 
@@ -76,136 +134,410 @@ fn key_of(r: &MemoryRecord) -> Key {
     (s, e, r.byte_range[0], r.id.clone())
 }
 
+fn key_ref(r: &MemoryRecord) -> (usize, usize, usize, &str) {
+    let [s, e] = r.source_range;
+    (s, e, r.byte_range[0], r.id.as_str())
+}
+
+/// FNV-1a as a `Hasher`: the vocabulary and id maps hash the same way on every run and
+/// every target (no random seed), and nothing iterates them in hash order.
+#[derive(Default)]
+struct Fnv(u64);
+
+impl Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        let mut h = if self.0 == 0 { 0xcbf2_9ce4_8422_2325 } else { self.0 };
+        for b in bytes {
+            h ^= u64::from(*b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+        self.0 = h;
+    }
+}
+
+type FnvMap<K, V> = HashMap<K, V, BuildHasherDefault<Fnv>>;
+
+/// One stored record.
 #[derive(Debug, Clone)]
-struct Entry {
+struct Doc {
     record: MemoryRecord,
-    /// Term counts (embedded embedder only).
-    terms: Vec<(u64, u32)>,
-    /// Unit vector; `None` when the embedded vector came out zero.
-    vector: Option<Vector>,
+    /// `(term index, count)` of the record's index terms (embedded index only).
+    terms: Vec<(u32, u32)>,
+    /// Unit host vector (host index only).
+    vector: Option<Vec<f32>>,
 }
 
-/// A stored unit vector: sparse for the embedded embedder (few buckets are non-zero),
-/// dense for host vectors.
+/// One vocabulary term of a scope.
 #[derive(Debug, Clone)]
-enum Vector {
-    Dense(Vec<f32>),
-    /// `(bucket, value)` pairs in bucket order, zeros left out.
-    Sparse(Vec<(u32, f32)>),
-}
-
-impl Vector {
-    fn sparse(dense: &[f32]) -> Vector {
-        Vector::Sparse(
-            dense
-                .iter()
-                .enumerate()
-                .filter(|(_, x)| **x != 0.0)
-                .filter_map(|(i, x)| u32::try_from(i).ok().map(|i| (i, *x)))
-                .collect(),
-        )
-    }
-
-    /// Cosine with a dense unit query of the index's dimension.
-    fn dot(&self, query: &[f32]) -> f32 {
-        match self {
-            Vector::Dense(v) => embed::dot(query, v),
-            Vector::Sparse(pairs) => pairs
-                .iter()
-                .filter_map(|&(i, x)| query.get(i as usize).map(|q| f64::from(*q) * f64::from(x)))
-                .sum::<f64>() as f32,
-        }
-    }
-
-    fn bits(&self, dim: usize) -> Vec<u32> {
-        match self {
-            Vector::Dense(v) => v.iter().map(|x| x.to_bits()).collect(),
-            Vector::Sparse(pairs) => {
-                let mut dense = vec![0u32; dim];
-                for &(i, x) in pairs {
-                    if let Some(slot) = dense.get_mut(i as usize) {
-                        *slot = x.to_bits();
-                    }
-                }
-                dense
-            }
-        }
-    }
+struct Term {
+    text: String,
+    /// `fnv1a(text)`: the term's feature hash in the embedded vectors.
+    hash: u64,
+    /// `(slot, count)` of every record holding the term.
+    postings: Vec<(u32, u32)>,
 }
 
 #[derive(Debug, Clone, Default)]
 struct Scope {
-    entries: SortedMap<Key, Entry>,
-    keys: SortedMap<String, Key>,
-    /// term -> number of records holding it (embedded embedder only).
-    df: SortedMap<u64, u32>,
+    /// Scope order -> slot.
+    order: SortedMap<Key, u32>,
+    /// Record id -> scope order key.
+    ids: FnvMap<String, Key>,
+    /// Slot -> record (`None`: a freed slot, listed in `free`).
+    docs: Vec<Option<Doc>>,
+    /// Slot -> number of index terms of its record (BM25 document length).
+    lens: Vec<u32>,
+    free: Vec<u32>,
+    vocab: FnvMap<String, u32>,
+    terms: Vec<Term>,
+    /// Sum of `lens` over stored records.
+    total_len: u64,
+}
+
+/// The index terms of a record, counted: its content's [`index_terms`] plus those of
+/// each of its `mentions` its content does not hold and of its tool name, and its BM25
+/// length: the number of its content's plain
+/// tokens (the whole-name terms of paths and identifiers, and the tool name, add
+/// evidence but do not make a record "longer"). Empty when the content has no tokens
+/// (the record is then not stored, whatever its tool name).
+fn doc_terms(record: &MemoryRecord) -> (Vec<(String, u32)>, u32) {
+    let (mut terms, plain) = index_terms_counted(&record.content);
+    let len = u32::try_from(plain).unwrap_or(u32::MAX);
+    if terms.is_empty() || len == 0 {
+        return (Vec::new(), 0);
+    }
+    // what the record says it mentions beyond its content (a tool output: the paths and
+    // identifiers of its call's arguments)
+    for m in &record.mentions {
+        if !record.content.contains(m.as_str()) {
+            terms.extend(index_terms(m));
+        }
+    }
+    if let Some(name) = &record.tool_name {
+        terms.extend(index_terms(name));
+        let lower = name.to_lowercase();
+        if lower.chars().any(|c| !c.is_alphanumeric()) {
+            terms.push(lower);
+        }
+    }
+    (count_unordered(terms), len)
+}
+
+/// Counts terms in first-seen order (document side: the order is not observable).
+fn count_unordered(terms: Vec<String>) -> Vec<(String, u32)> {
+    let mut at: FnvMap<String, usize> = FnvMap::default();
+    let mut out: Vec<(String, u32)> = Vec::with_capacity(terms.len());
+    for t in terms {
+        match at.get(&t) {
+            Some(&i) => {
+                if let Some((_, c)) = out.get_mut(i) {
+                    *c = c.saturating_add(1);
+                }
+            }
+            None => {
+                at.insert(t.clone(), out.len());
+                out.push((t, 1));
+            }
+        }
+    }
+    out
+}
+
+fn count(mut terms: Vec<String>) -> Vec<(String, u32)> {
+    crate::sorted::sort_by(&mut terms, |a, b| a.cmp(b));
+    let mut out: Vec<(String, u32)> = Vec::with_capacity(terms.len());
+    for t in terms {
+        match out.last_mut() {
+            Some((last, c)) if *last == t => *c = c.saturating_add(1),
+            _ => out.push((t, 1)),
+        }
+    }
+    out
+}
+
+/// Function words dropped from a query while it has other terms (English, in the
+/// tokenizer's lower-cased and stemmed form, and Chinese characters / bigrams).
+const STOP_WORDS: &[&str] = &[
+    "a", "about", "above", "after", "again", "all", "also", "am", "an", "and", "any", "are", "as", "at", "be",
+    "because", "been", "before", "being", "below", "between", "both", "but", "by", "can", "could", "couldn", "d",
+    "did", "didn", "do", "does", "doesn", "doing", "don", "down", "during", "each", "earlier", "few", "for", "from",
+    "further", "had", "hadn", "has", "hasn", "have", "haven", "having", "he", "her", "here", "hers", "herself", "him",
+    "himself", "his", "how", "i", "if", "in", "into", "is", "isn", "it", "its", "itself", "just", "ll", "m", "me",
+    "might", "more", "most", "must", "my", "myself", "now", "o", "of", "off", "on", "once", "only", "or", "other",
+    "our", "ours", "ourselves", "out", "over", "own", "re", "s", "same", "she", "should", "shouldn", "so", "some",
+    "such", "t", "than", "that", "the", "their", "theirs", "them", "themselves", "then", "there", "these", "they",
+    "this", "those", "through", "to", "too", "under", "until", "up", "us", "ve", "very", "was", "wasn", "we", "were",
+    "weren", "what", "when", "where", "which", "while", "who", "whom", "why", "will", "with", "won", "would",
+    "wouldn", "you", "your", "yours", "yourself", "yourselves", "的", "了", "是", "我", "你", "他", "她", "它", "们",
+    "吗", "呢", "吧", "啊", "在", "有", "和", "与", "就", "都", "也", "那", "这", "个", "么", "什么", "多少", "哪",
+    "哪个", "怎么", "如何", "之前", "一下", "过", "请",
+];
+
+fn is_stop(term: &str) -> bool {
+    STOP_WORDS.iter().any(|w| *w == term || embed::stem(w) == term)
+}
+
+/// The counted query terms: [`index_terms`] of the query, function words dropped unless
+/// nothing else is left (`keep_stop` keeps them all).
+fn query_terms(query: &str, keep_stop: bool) -> Vec<(String, u32)> {
+    let all = index_terms(query);
+    if keep_stop {
+        return count(all);
+    }
+    let content: Vec<String> = all.iter().filter(|t| !is_stop(t)).cloned().collect();
+    count(if content.is_empty() { all } else { content })
 }
 
 impl Scope {
-    fn docs(&self) -> u32 {
-        u32::try_from(self.entries.len()).unwrap_or(u32::MAX)
+    fn live(&self) -> u32 {
+        u32::try_from(self.ids.len()).unwrap_or(u32::MAX)
     }
 
-    /// Inserts or replaces by id; returns true when it replaced.
-    fn upsert(&mut self, entry: Entry) -> bool {
-        let replaced = self.remove(&entry.record.id);
-        for &(t, _) in &entry.terms {
-            let c = self.df.get_or_insert_with(t, || 0);
-            *c = c.saturating_add(1);
+    fn doc(&self, slot: u32) -> Option<&Doc> {
+        self.docs.get(slot as usize).and_then(Option::as_ref)
+    }
+
+    fn df(&self, ix: u32) -> u32 {
+        self.terms.get(ix as usize).map_or(0, |t| u32::try_from(t.postings.len()).unwrap_or(u32::MAX))
+    }
+
+    fn term_ix(&mut self, text: String) -> u32 {
+        if let Some(&ix) = self.vocab.get(&text) {
+            return ix;
         }
-        let key = key_of(&entry.record);
-        self.keys.insert(entry.record.id.clone(), key.clone());
-        self.entries.insert(key, entry);
+        let ix = u32::try_from(self.terms.len()).unwrap_or(u32::MAX);
+        self.terms.push(Term { hash: fnv1a(text.as_bytes()), text: text.clone(), postings: Vec::new() });
+        self.vocab.insert(text, ix);
+        ix
+    }
+
+    fn take_slot(&mut self) -> u32 {
+        match self.free.pop() {
+            Some(s) => s,
+            None => {
+                self.docs.push(None);
+                self.lens.push(0);
+                u32::try_from(self.docs.len() - 1).unwrap_or(u32::MAX)
+            }
+        }
+    }
+
+    /// Stores `doc` in a fresh slot; `terms` are its counted index terms and `len` its
+    /// BM25 length (empty and 0 for a host vector). Replaces a stored record of the same
+    /// id; returns true when it did.
+    fn upsert(&mut self, mut doc: Doc, terms: Vec<(String, u32)>, len: u32) -> bool {
+        let replaced = self.remove(&doc.record.id);
+        let slot = self.take_slot();
+        let mut ixs = Vec::with_capacity(terms.len());
+        for (text, tf) in terms {
+            let ix = self.term_ix(text);
+            if let Some(t) = self.terms.get_mut(ix as usize) {
+                t.postings.push((slot, tf));
+            }
+            ixs.push((ix, tf));
+        }
+        doc.terms = ixs;
+        let key = key_of(&doc.record);
+        self.ids.insert(doc.record.id.clone(), key.clone());
+        self.order.insert(key, slot);
+        if let Some(l) = self.lens.get_mut(slot as usize) {
+            *l = len;
+        }
+        if let Some(d) = self.docs.get_mut(slot as usize) {
+            *d = Some(doc);
+        }
+        self.total_len = self.total_len.saturating_add(u64::from(len));
         replaced
     }
 
     fn remove(&mut self, id: &str) -> bool {
-        let Some(key) = self.keys.remove(id) else { return false };
-        if let Some(old) = self.entries.remove(&key) {
-            for (t, _) in old.terms {
-                if let Some(c) = self.df.get_mut(&t) {
-                    *c = c.saturating_sub(1);
-                    if *c == 0 {
-                        self.df.remove(&t);
-                    }
+        let Some(key) = self.ids.remove(id) else { return false };
+        let Some(slot) = self.order.remove(&key) else { return true };
+        let old = self.docs.get_mut(slot as usize).and_then(Option::take);
+        if let Some(old) = old {
+            for (ix, _) in old.terms {
+                if let Some(t) = self.terms.get_mut(ix as usize) {
+                    t.postings.retain(|p| p.0 != slot);
                 }
             }
         }
+        let len = self.lens.get_mut(slot as usize).map_or(0, |l| std::mem::replace(l, 0));
+        self.total_len = self.total_len.saturating_sub(u64::from(len));
+        self.free.push(slot);
         true
     }
 
-    /// Recomputes every embedded vector against the current document frequencies.
-    fn reembed(&mut self, dim: usize) {
-        let docs = self.docs();
-        let df = &self.df;
-        for e in self.entries.values_mut() {
-            e.vector = embed::vectorize(&e.terms, dim, docs, |t| df.get(&t).copied().unwrap_or(0))
-                .map(|v| Vector::sparse(&v));
+    /// The embedded vector (sparse) of counted terms `(term index, count)` of this scope.
+    fn doc_vector(&self, terms: &[(u32, u32)], dim: usize) -> Option<Vec<(u32, f64)>> {
+        let t: Vec<(u64, u32, u32)> =
+            terms.iter().filter_map(|&(ix, tf)| self.terms.get(ix as usize).map(|t| (t.hash, tf, self.df(ix)))).collect();
+        embed::sparse_vector(&t, dim, self.live())
+    }
+
+    /// The embedded vector (sparse) of a query's counted terms (terms unknown to the
+    /// scope count with document frequency 0).
+    fn query_vector(&self, terms: &[(String, u32)], dim: usize) -> Option<Vec<(u32, f64)>> {
+        let t: Vec<(u64, u32, u32)> = terms
+            .iter()
+            .map(|(text, tf)| (fnv1a(text.as_bytes()), *tf, self.vocab.get(text).map_or(0, |&ix| self.df(ix))))
+            .collect();
+        embed::sparse_vector(&t, dim, self.live())
+    }
+
+    /// BM25 of every record holding one of `terms`: `(slot, score)`, unordered.
+    fn bm25(&self, terms: &[(String, u32)]) -> Vec<(u32, f64)> {
+        let n = f64::from(self.live());
+        if n == 0.0 {
+            return Vec::new();
+        }
+        let avgdl = (self.total_len as f64 / n).max(1.0);
+        let mut acc = vec![0f64; self.docs.len()];
+        let mut touched: Vec<u32> = Vec::new();
+        for (text, _) in terms {
+            let Some(&ix) = self.vocab.get(text) else { continue };
+            let Some(term) = self.terms.get(ix as usize) else { continue };
+            let df = term.postings.len() as f64;
+            if df == 0.0 {
+                continue;
+            }
+            let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
+            for &(slot, tf) in &term.postings {
+                let dl = f64::from(self.lens.get(slot as usize).copied().unwrap_or(0));
+                let tf = f64::from(tf);
+                let s = idf * tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * dl / avgdl));
+                if let Some(a) = acc.get_mut(slot as usize) {
+                    if *a == 0.0 {
+                        touched.push(slot);
+                    }
+                    *a += s;
+                }
+            }
+        }
+        touched.into_iter().filter_map(|s| acc.get(s as usize).map(|&a| (s, a))).filter(|(_, a)| *a > 0.0).collect()
+    }
+
+    /// Orders `(slot, score)` best first (ties in scope order) and keeps the first `n`.
+    fn best(&self, mut scored: Vec<(u32, f64)>, n: usize) -> Vec<(u32, f64)> {
+        let cmp = |a: &(u32, f64), b: &(u32, f64)| {
+            b.1.total_cmp(&a.1).then_with(|| match (self.doc(a.0), self.doc(b.0)) {
+                (Some(x), Some(y)) => key_ref(&x.record).cmp(&key_ref(&y.record)),
+                _ => a.0.cmp(&b.0),
+            })
+        };
+        if scored.len() > n && n > 0 {
+            scored.select_nth_unstable_by(n - 1, cmp);
+            scored.truncate(n);
+        }
+        scored.sort_unstable_by(cmp);
+        scored.truncate(n);
+        scored
+    }
+
+    fn hit(&self, slot: u32, score: f64) -> Option<Hit> {
+        self.doc(slot).map(|d| Hit { record: d.record.clone(), score: (score as f32).min(1.0) })
+    }
+
+    /// The first `limit` of `ranked` (best first) as hits, one per distinct content: a
+    /// passage repeated word for word (the same call made again, the same answer given
+    /// twice) is listed once, at its best rank.
+    fn distinct(&self, ranked: impl IntoIterator<Item = (u32, f64)>, limit: usize) -> Vec<Hit> {
+        let mut out: Vec<Hit> = Vec::with_capacity(limit);
+        let mut seen: FnvMap<&str, ()> = FnvMap::default();
+        for (slot, score) in ranked {
+            if out.len() >= limit {
+                break;
+            }
+            let Some(d) = self.doc(slot) else { continue };
+            if seen.insert(d.record.content.as_str(), ()).is_none() {
+                out.push(Hit { record: d.record.clone(), score: (score as f32).min(1.0) });
+            }
+        }
+        out
+    }
+
+    fn search(&self, query: &str, limit: usize, ranking: Ranking, dim: usize) -> Vec<Hit> {
+        match ranking {
+            Ranking::Lexical => {
+                let top = self.best(self.bm25(&query_terms(query, false)), limit.saturating_mul(4).max(CANDIDATES));
+                let max = top.first().map_or(1.0, |t| t.1);
+                self.distinct(top.into_iter().map(|(s, x)| (s, x / max)), limit)
+            }
+            Ranking::Vector => {
+                let terms = query_terms(query, true);
+                let Some(q) = self.query_vector(&terms, dim) else { return Vec::new() };
+                let scored: Vec<(u32, f64)> = self
+                    .bm25(&terms)
+                    .into_iter()
+                    .filter_map(|(s, _)| {
+                        let v = self.doc_vector(&self.doc(s)?.terms, dim)?;
+                        let c = embed::sparse_dot(&q, &v);
+                        (c.is_finite() && c > f64::from(MIN_SCORE)).then_some((s, c))
+                    })
+                    .collect();
+                self.distinct(self.best(scored, limit.saturating_mul(4).max(CANDIDATES)), limit)
+            }
+            Ranking::Fused => {
+                let terms = query_terms(query, false);
+                let lexical = self.best(self.bm25(&terms), CANDIDATES);
+                let q = self.query_vector(&terms, dim);
+                let cosines: Vec<(u32, f64)> = lexical
+                    .iter()
+                    .filter_map(|&(s, _)| {
+                        let q = q.as_ref()?;
+                        let v = self.doc_vector(&self.doc(s)?.terms, dim)?;
+                        let c = embed::sparse_dot(q, &v);
+                        (c.is_finite() && c > f64::from(MIN_SCORE)).then_some((s, c))
+                    })
+                    .collect();
+                let by_vector = self.best(cosines, CANDIDATES);
+                let vrank: FnvMap<u32, usize> = by_vector.iter().enumerate().map(|(i, &(s, _))| (s, i + 1)).collect();
+                let best_possible = (1.0 + VECTOR_WEIGHT) / (RRF_K + 1.0);
+                let fused: Vec<(u32, f64)> = lexical
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &(s, _))| {
+                        let mut f = 1.0 / (RRF_K + (i + 1) as f64);
+                        if let Some(&r) = vrank.get(&s) {
+                            f += VECTOR_WEIGHT / (RRF_K + r as f64);
+                        }
+                        (s, f / best_possible)
+                    })
+                    .collect();
+                // ties keep the BM25 order: `best` is stable on equal scores by scope
+                // order, so break them by the lexical rank first
+                let lex_rank: FnvMap<u32, usize> = lexical.iter().enumerate().map(|(i, &(s, _))| (s, i)).collect();
+                let mut fused = fused;
+                fused.sort_by(|a, b| {
+                    b.1.total_cmp(&a.1).then_with(|| lex_rank.get(&a.0).cmp(&lex_rank.get(&b.0)))
+                });
+                self.distinct(fused, limit)
+            }
         }
     }
 
-    fn rank(&self, query: &[f32], limit: usize) -> Vec<Hit> {
-        let mut scored: Vec<(f32, &Key, &Entry)> = self
-            .entries
-            .iter()
-            .filter_map(|(k, e)| {
-                let s = e.vector.as_ref()?.dot(query);
-                (s.is_finite() && s > MIN_SCORE).then_some((s, k, e))
+    /// Exact cosine scan with a host query vector (host index).
+    fn rank_vectors(&self, query: &[f32], limit: usize) -> Vec<Hit> {
+        let scored: Vec<(u32, f64)> = self
+            .order
+            .values()
+            .filter_map(|&slot| {
+                let v = self.doc(slot)?.vector.as_ref()?;
+                let s = f64::from(embed::dot(query, v));
+                (s.is_finite() && s > f64::from(MIN_SCORE)).then_some((slot, s))
             })
             .collect();
-        crate::sorted::sort_by(&mut scored, |a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(b.1)));
-        scored
-            .into_iter()
-            .take(limit)
-            .map(|(score, _, e)| Hit { record: e.record.clone(), score: score.min(1.0) })
-            .collect()
+        self.best(scored, limit).into_iter().filter_map(|(s, c)| self.hit(s, c)).collect()
     }
 }
 
-/// A session-scoped memory index with exact cosine search (M-3, M-4).
+/// A session-scoped memory index (M-3, M-4).
 ///
-/// Build with [`Index::new`] (embedded embedder, [`DEFAULT_DIMENSION`] dimensions) or
-/// [`Index::with_dimension`] (host vectors of a declared dimension).
+/// Build with [`Index::new`] (embedded embedder, [`DEFAULT_DIMENSION`] dimensions,
+/// inverted index) or [`Index::with_dimension`] (host vectors of a declared dimension,
+/// exact cosine scan).
 #[derive(Debug, Clone)]
 pub struct Index {
     dim: usize,
@@ -256,47 +588,41 @@ impl Index {
 
     /// Number of records stored for `session` (0 for an unknown session).
     pub fn len(&self, session: &str) -> usize {
-        self.scopes.get(session).map_or(0, |s| s.entries.len())
+        self.scopes.get(session).map_or(0, |s| s.order.len())
     }
 
     /// True when no session holds any record.
     pub fn is_empty(&self) -> bool {
-        self.scopes.values().all(|s| s.entries.is_empty())
+        self.scopes.values().all(|s| s.order.is_empty())
     }
 
     /// Sessions holding at least one record, in byte order.
     pub fn sessions(&self) -> Vec<String> {
-        self.scopes.iter().filter(|(_, s)| !s.entries.is_empty()).map(|(k, _)| k.clone()).collect()
+        self.scopes.iter().filter(|(_, s)| !s.order.is_empty()).map(|(k, _)| k.clone()).collect()
     }
 
     /// Adds records with the embedded embedder, each into the scope of its own
-    /// `session`. A record with the id of a stored record of the same session replaces
-    /// it (projection is idempotent). Records whose content has no tokens are not
-    /// stored (listed in `skipped`). Fails with `memory_failed`, storing nothing, on a
-    /// host-vector index.
+    /// `session`, indexing their terms (content and tool name, see
+    /// [`super::index_terms`]). A record with the id of a stored record of the same
+    /// session replaces it (projection is idempotent). Records whose content has no
+    /// tokens are not stored (listed in `skipped`). Fails with `memory_failed`, storing
+    /// nothing, on a host-vector index.
     pub fn add(&mut self, records: Vec<MemoryRecord>) -> Result<AddReport> {
         if self.embedder != EmbedderKind::Embedded {
             return Err(fail("this index stores host vectors; use add_with_vectors"));
         }
         let mut report = AddReport::default();
-        let mut touched: SortedSet<String> = SortedSet::new();
         for record in records {
-            let terms = embed::term_counts(&record.content);
+            let (terms, len) = doc_terms(&record);
             if terms.is_empty() {
                 report.skipped.push(record.id);
                 continue;
             }
-            touched.insert(record.session.clone());
             let scope = self.scopes.get_or_insert_with(record.session.clone(), Scope::default);
-            if scope.upsert(Entry { record, terms, vector: None }) {
+            if scope.upsert(Doc { record, terms: Vec::new(), vector: None }, terms, len) {
                 report.replaced += 1;
             } else {
                 report.added += 1;
-            }
-        }
-        for s in touched.into_vec() {
-            if let Some(scope) = self.scopes.get_mut(&s) {
-                scope.reembed(self.dim);
             }
         }
         Ok(report)
@@ -326,7 +652,7 @@ impl Index {
         let mut report = AddReport::default();
         for (record, vector) in records.into_iter().zip(units) {
             let scope = self.scopes.get_or_insert_with(record.session.clone(), Scope::default);
-            if scope.upsert(Entry { record, terms: Vec::new(), vector: Some(Vector::Dense(vector)) }) {
+            if scope.upsert(Doc { record, terms: Vec::new(), vector: Some(vector) }, Vec::new(), 0) {
                 report.replaced += 1;
             } else {
                 report.added += 1;
@@ -335,31 +661,31 @@ impl Index {
         Ok(report)
     }
 
-    /// The embedded query vector of `query` against `session`'s document frequencies
-    /// (`None` when the query has no tokens).
-    fn query_vector(&self, scope: &Scope, query: &str) -> Option<Vec<f32>> {
-        let terms = embed::term_counts(query);
-        embed::vectorize(&terms, self.dim, scope.docs(), |t| scope.df.get(&t).copied().unwrap_or(0))
+    /// Text search in one session (embedded embedder) with [`Ranking::Fused`]: at most
+    /// `limit` hits, best first (ties in BM25 order, then scope order), one per distinct
+    /// content (a passage stored twice word for word is listed once, at its best rank). Empty for an
+    /// unknown session, a query without tokens or without a term the session holds,
+    /// `limit == 0`, or a host-vector index. Only `session`'s records are ever
+    /// considered, whatever the query names.
+    pub fn search(&self, session: &str, query: &str, limit: usize) -> Vec<Hit> {
+        self.search_ranked(session, query, limit, Ranking::Fused)
     }
 
-    /// Text search in one session (embedded embedder): at most `limit` hits with cosine
-    /// similarity > 0, best first (ties in scope order). Empty for an unknown session,
-    /// a query without tokens, `limit == 0`, or a host-vector index. Only `session`'s
-    /// records are ever considered, whatever the query names.
-    pub fn search(&self, session: &str, query: &str, limit: usize) -> Vec<Hit> {
+    /// [`Index::search`] with a chosen [`Ranking`].
+    pub fn search_ranked(&self, session: &str, query: &str, limit: usize, ranking: Ranking) -> Vec<Hit> {
         if self.embedder != EmbedderKind::Embedded || limit == 0 {
             return Vec::new();
         }
-        let Some(scope) = self.scopes.get(session) else { return Vec::new() };
-        match self.query_vector(scope, query) {
-            Some(q) => scope.rank(&q, limit),
+        match self.scopes.get(session) {
+            Some(scope) => scope.search(query, limit, ranking, self.dim),
             None => Vec::new(),
         }
     }
 
-    /// Vector search in one session (host vectors): like [`Index::search`] with a host
-    /// query vector of [`Index::dimension`] components. Fails with `memory_failed` on
-    /// an embedded index, a wrong dimension or a zero / non-finite vector.
+    /// Vector search in one session (host vectors): an exact cosine scan with a host
+    /// query vector of [`Index::dimension`] components, at most `limit` hits with cosine
+    /// > 0, best first (ties in scope order). Fails with `memory_failed` on an embedded
+    /// index, a wrong dimension or a zero / non-finite vector.
     pub fn search_by_vector(&self, session: &str, vector: &[f32], limit: usize) -> Result<Vec<Hit>> {
         if self.embedder != EmbedderKind::Host {
             return Err(fail("this index uses the embedded embedder; use search"));
@@ -371,7 +697,7 @@ impl Index {
         if limit == 0 {
             return Ok(Vec::new());
         }
-        Ok(self.scopes.get(session).map(|s| s.rank(&q, limit)).unwrap_or_default())
+        Ok(self.scopes.get(session).map(|s| s.rank_vectors(&q, limit)).unwrap_or_default())
     }
 
     /// Pages through one session's records in scope order (source offset range, byte
@@ -388,16 +714,16 @@ impl Index {
         let Some(scope) = self.scopes.get(session) else {
             return Ok(Page { records: Vec::new(), next: None });
         };
-        let mut iter: Box<dyn Iterator<Item = (&Key, &Entry)>> = match &after {
-            None => Box::new(scope.entries.iter()),
-            Some(k) => Box::new(
-                scope.entries.iter_after(k),
-            ),
+        let mut iter: Box<dyn Iterator<Item = (&Key, &u32)>> = match &after {
+            None => Box::new(scope.order.iter()),
+            Some(k) => Box::new(scope.order.iter_after(k)),
         };
         let mut records = Vec::with_capacity(size);
         let mut last: Option<&Key> = None;
-        for (k, e) in iter.by_ref().take(size) {
-            records.push(e.record.clone());
+        for (k, &slot) in iter.by_ref().take(size) {
+            if let Some(d) = scope.doc(slot) {
+                records.push(d.record.clone());
+            }
             last = Some(k);
         }
         let next = match (iter.next(), last) {
@@ -410,27 +736,55 @@ impl Index {
     /// Removes every record of `session` at once (M-4); other sessions are untouched.
     /// Returns how many records were removed.
     pub fn drop_scope(&mut self, session: &str) -> usize {
-        self.scopes.remove(session).map_or(0, |s| s.entries.len())
+        self.scopes.remove(session).map_or(0, |s| s.ids.len())
     }
 
-    /// Serializes the whole index as versioned JSON bytes:
-    /// `{ format: "context-compactor/memory-index", version: 1, embedder, dimension,
-    ///    records: [{ record, vector? }] }`, sessions and records in order (same index,
-    /// same bytes). Embedded vectors are not stored (they are recomputed on restore);
-    /// host vectors are stored as the bit patterns of their f32 components.
+    /// Serializes the whole index as versioned JSON bytes (version
+    /// [`SNAPSHOT_VERSION`], 2):
+    ///
+    /// `{ format: "context-compactor/memory-index", version: 2, embedder: "hash-idf-v1" |
+    ///    "host", dimension, records: [{ record, vector? }], lexical?: [{ session,
+    ///    lengths: [n...], terms: [[term, [position, count, position, count, ...]], ...] }] }`
+    ///
+    /// Sessions in byte order, each session's records in scope order. `lexical` (the
+    /// embedded index only) holds each session's inverted index: every term with the
+    /// positions (0-based, among that session's records in `records`) and counts of the
+    /// records holding it, terms in byte order, positions ascending, and each record's
+    /// BM25 length (its content's plain token count) by position. Host vectors are
+    /// stored as the bit patterns of their f32 components. Same index, same bytes.
     pub fn snapshot(&self) -> Vec<u8> {
-        let records = self
-            .scopes
-            .values()
-            .flat_map(|s| s.entries.values())
-            .map(|e| SnapEntry {
-                record: e.record.clone(),
-                vector: match self.embedder {
-                    EmbedderKind::Host => e.vector.as_ref().map(|v| v.bits(self.dim)),
-                    EmbedderKind::Embedded => None,
-                },
-            })
-            .collect();
+        let mut records = Vec::new();
+        let mut lexical = Vec::new();
+        for (session, scope) in self.scopes.iter() {
+            if scope.ids.is_empty() {
+                continue;
+            }
+            let mut position: FnvMap<u32, u32> = FnvMap::default();
+            for (i, &slot) in scope.order.values().enumerate() {
+                let Some(d) = scope.doc(slot) else { continue };
+                position.insert(slot, u32::try_from(i).unwrap_or(u32::MAX));
+                records.push(SnapEntry {
+                    record: d.record.clone(),
+                    vector: d.vector.as_ref().map(|v| v.iter().map(|x| x.to_bits()).collect()),
+                });
+            }
+            if self.embedder == EmbedderKind::Embedded {
+                let mut terms: Vec<(String, Vec<u32>)> = scope
+                    .terms
+                    .iter()
+                    .filter(|t| !t.postings.is_empty())
+                    .map(|t| {
+                        let mut p: Vec<(u32, u32)> =
+                            t.postings.iter().filter_map(|&(s, tf)| position.get(&s).map(|&i| (i, tf))).collect();
+                        p.sort_unstable();
+                        (t.text.clone(), p.into_iter().flat_map(|(i, tf)| [i, tf]).collect())
+                    })
+                    .collect();
+                terms.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+                let lengths = scope.order.values().map(|&slot| scope.lens.get(slot as usize).copied().unwrap_or(0)).collect();
+                lexical.push(SnapScope { session: session.clone(), lengths, terms });
+            }
+        }
         let snap = Snapshot {
             format: SNAPSHOT_FORMAT.to_string(),
             version: SNAPSHOT_VERSION,
@@ -440,26 +794,40 @@ impl Index {
             },
             dimension: self.dim,
             records,
+            lexical: (self.embedder == EmbedderKind::Embedded).then_some(lexical),
         };
         serde_json::to_vec(&snap).unwrap_or_default()
     }
 
-    /// Rebuilds an index from [`Index::snapshot`] bytes. Fails with `memory_failed` on
-    /// bytes that are not a snapshot, an unknown format, version or embedder, a bad
-    /// dimension, or a host record without a valid vector.
+    /// Rebuilds an index from [`Index::snapshot`] bytes of version 2, or of version 1
+    /// (records only; their terms are indexed again, giving the index a version-2
+    /// snapshot of the same records describes). A version-2 embedded snapshot's inverted
+    /// index is loaded as written (checked for shape: known sessions, positions in
+    /// range and ascending, counts >= 1, one length >= 1 per record, every record
+    /// holding a term); a session it
+    /// lists no terms for is indexed again from its records. Fails with `memory_failed`
+    /// on bytes that are not a snapshot, an unknown format, version (naming it and the
+    /// versions this build reads) or embedder, a bad dimension, a duplicate record id in
+    /// a session, a malformed inverted index, or a host record without a valid vector.
     pub fn restore(bytes: &[u8]) -> Result<Index> {
+        let head: SnapshotHead =
+            serde_json::from_slice(bytes).map_err(|e| fail(format!("memory snapshot is not valid: {e}")))?;
+        if head.format != SNAPSHOT_FORMAT {
+            return Err(fail(format!("memory snapshot format {:?} is not {SNAPSHOT_FORMAT:?}", head.format)));
+        }
+        if head.version != 1 && head.version != SNAPSHOT_VERSION {
+            return Err(fail(format!(
+                "memory snapshot version {} is not supported (this build reads versions 1 and {SNAPSHOT_VERSION})",
+                head.version
+            )));
+        }
         let snap: Snapshot =
             serde_json::from_slice(bytes).map_err(|e| fail(format!("memory snapshot is not valid: {e}")))?;
-        if snap.format != SNAPSHOT_FORMAT {
-            return Err(fail(format!("memory snapshot format {:?} is not {SNAPSHOT_FORMAT:?}", snap.format)));
-        }
-        if snap.version != SNAPSHOT_VERSION {
-            return Err(fail(format!("memory snapshot version {} is not supported (expected {SNAPSHOT_VERSION})", snap.version)));
-        }
         check_dimension(snap.dimension)?;
         if snap.embedder == EMBEDDER_ID {
             let mut index = Index { dim: snap.dimension, embedder: EmbedderKind::Embedded, scopes: SortedMap::new() };
-            index.add(snap.records.into_iter().map(|e| e.record).collect())?;
+            let lexical = if snap.version >= 2 { snap.lexical.unwrap_or_default() } else { Vec::new() };
+            index.load_embedded(snap.records.into_iter().map(|e| e.record).collect(), lexical)?;
             Ok(index)
         } else if snap.embedder == HOST_EMBEDDER_ID {
             let mut index = Index::with_dimension(snap.dimension)?;
@@ -478,6 +846,101 @@ impl Index {
             Err(fail(format!("memory snapshot embedder {:?} is unknown", snap.embedder)))
         }
     }
+
+    /// Loads an embedded snapshot's records and inverted index (see [`Index::restore`]).
+    fn load_embedded(&mut self, records: Vec<MemoryRecord>, lexical: Vec<SnapScope>) -> Result<()> {
+        let mut by_session: SortedMap<String, Vec<MemoryRecord>> = SortedMap::new();
+        for r in records {
+            by_session.get_or_insert_with(r.session.clone(), Vec::new).push(r);
+        }
+        let mut postings: SortedMap<String, SnapScope> = SortedMap::new();
+        for (i, l) in lexical.into_iter().enumerate() {
+            if by_session.get(&l.session).is_none() {
+                return Err(fail(format!("memory snapshot lexical[{i}] names session {:?}, which has no records", l.session)));
+            }
+            let name = l.session.clone();
+            if postings.insert(name.clone(), l).is_some() {
+                return Err(fail(format!("memory snapshot lexical[{i}] repeats session {name:?}")));
+            }
+        }
+        for (session, recs) in by_session.into_vec() {
+            match postings.remove(&session) {
+                None => {
+                    self.add(recs)?;
+                }
+                Some(lex) => {
+                    let scope = load_scope(&session, recs, lex)?;
+                    self.scopes.insert(session, scope);
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// One session's scope from snapshot records (in scope order) and postings.
+fn load_scope(session: &str, records: Vec<MemoryRecord>, lex: SnapScope) -> Result<Scope> {
+    let SnapScope { terms, lengths, .. } = lex;
+    let bad = |m: String| fail(format!("memory snapshot, session {session:?}: {m}"));
+    let n = records.len();
+    let mut scope = Scope::default();
+    for r in records {
+        let slot = scope.take_slot();
+        let key = key_of(&r);
+        if scope.ids.insert(r.id.clone(), key.clone()).is_some() {
+            return Err(bad(format!("record id {:?} appears twice", r.id)));
+        }
+        scope.order.insert(key, slot);
+        if let Some(d) = scope.docs.get_mut(slot as usize) {
+            *d = Some(Doc { record: r, terms: Vec::new(), vector: None });
+        }
+    }
+    let mut prev_term: Option<String> = None;
+    for (text, flat) in terms {
+        if prev_term.as_ref().is_some_and(|p| *p >= text) {
+            return Err(bad(format!("term {text:?} is out of order or repeated")));
+        }
+        if flat.is_empty() || flat.len() % 2 != 0 {
+            return Err(bad(format!("term {text:?} needs position/count pairs")));
+        }
+        let ix = scope.term_ix(text.clone());
+        let mut last: Option<u32> = None;
+        for pair in flat.chunks_exact(2) {
+            let (pos, tf) = match pair {
+                [p, t] => (*p, *t),
+                _ => continue,
+            };
+            if pos as usize >= n || tf == 0 || last.is_some_and(|l| l >= pos) {
+                return Err(bad(format!("term {text:?} has a bad posting ({pos}, {tf}) for {n} records")));
+            }
+            last = Some(pos);
+            if let Some(t) = scope.terms.get_mut(ix as usize) {
+                t.postings.push((pos, tf));
+            }
+            if let Some(Some(d)) = scope.docs.get_mut(pos as usize) {
+                d.terms.push((ix, tf));
+            }
+        }
+        prev_term = Some(text);
+    }
+    if lengths.len() != n {
+        return Err(bad(format!("{} lengths for {n} records", lengths.len())));
+    }
+    for (pos, (&len, slot)) in lengths.iter().zip(scope.lens.iter_mut()).enumerate() {
+        let holds = scope.docs.get(pos).and_then(Option::as_ref).is_some_and(|d| !d.terms.is_empty());
+        if len == 0 || !holds {
+            return Err(bad(format!("record at position {pos} holds no term")));
+        }
+        *slot = len;
+        scope.total_len = scope.total_len.saturating_add(u64::from(len));
+    }
+    Ok(scope)
+}
+
+#[derive(Deserialize)]
+struct SnapshotHead {
+    format: String,
+    version: u32,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -488,6 +951,8 @@ struct Snapshot {
     embedder: String,
     dimension: usize,
     records: Vec<SnapEntry>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    lexical: Option<Vec<SnapScope>>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -496,6 +961,15 @@ struct SnapEntry {
     record: MemoryRecord,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     vector: Option<Vec<u32>>,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct SnapScope {
+    session: String,
+    /// BM25 length of each record, by position.
+    lengths: Vec<u32>,
+    terms: Vec<(String, Vec<u32>)>,
 }
 
 /// Page token: `v1:<source start>:<source end>:<byte start>:<id>` of the last record.

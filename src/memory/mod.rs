@@ -6,8 +6,9 @@
 //! tool-output bodies; [`project()`] turns them into a [`MemoryBatch`] of
 //! [`MemoryRecord`]s (M-1). The host either stores and embeds them itself (its own
 //! embedder, [`Index::with_dimension`] + [`Index::add_with_vectors`]) or hands them to
-//! the embedded [`Index`] (M-3), which embeds with [`embed`]'s hashed, IDF-weighted
-//! bag of words. The agent reads memory back through the [`recall()`] tool (M-2), which is
+//! the embedded [`Index`] (M-3), which keeps an inverted index of each session's terms
+//! ([`index_terms`]: tokens plus whole paths and identifiers) and ranks by BM25 fused
+//! with [`embed`]'s hashed, IDF-weighted bag-of-words vectors. The agent reads memory back through the [`recall()`] tool (M-2), which is
 //! always scoped to one session; administrative code pages a scope with
 //! [`Index::enumerate`] and removes it with [`Index::drop_scope`] (M-4).
 //!
@@ -15,14 +16,16 @@
 
 pub mod embed;
 pub mod index;
+pub mod mentions;
 pub mod project;
 pub mod recall;
 
 pub use embed::{tokenize, DEFAULT_DIMENSION};
-pub use index::{AddReport, EmbedderKind, Hit, Index, Page, MAX_DIMENSION};
-pub use project::{project, try_project, try_project_consuming, EvictedBody, CHUNK_BYTES};
+pub use index::{AddReport, EmbedderKind, Hit, Index, Page, Ranking, MAX_DIMENSION, SNAPSHOT_VERSION, VECTOR_WEIGHT};
+pub use mentions::{index_terms, mentions, MAX_MENTIONS};
+pub use project::{project, render_arguments, try_project, try_project_consuming, EvictedBody, CHUNK_BYTES};
 pub use recall::{
-    effective_limit, recall, recall_from_arguments, recall_from_hits, recall_tool_definition, recall_with_vector, RecallHit,
+    effective_limit, recall, recall_from_arguments, recall_from_hits, recall_ranked, recall_tool_definition, recall_with_vector, RecallHit,
     RecallResult, DEFAULT_LIMIT, MAX_LIMIT, RECALL_TOOL_NAME,
 };
 
@@ -31,7 +34,7 @@ use serde::{Deserialize, Serialize};
 
 /// What a record was projected from.
 ///
-/// Serialized as `"narrative"` or `"tool_output"`.
+/// Serialized as `"narrative"`, `"tool_output"` or `"tool_input"`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RecordKind {
@@ -39,13 +42,17 @@ pub enum RecordKind {
     Narrative,
     /// (A chunk of) a tool result body that was evicted or discarded.
     ToolOutput,
+    /// (A chunk of) the arguments of a tool call on a discarded row, rendered one
+    /// top-level argument a line (`key: value`, strings unquoted).
+    ToolInput,
 }
 
 /// One memory record (M-1): a chunk of discarded context, scoped to one session.
 ///
 /// JSON shape (camelCase):
 /// `{ id, session, messageId, role, sourceRange: [start, end], byteRange: [start, end],
-///    kind: "narrative" | "tool_output", toolName?, callId?, handle?, content }`.
+///    kind: "narrative" | "tool_output" | "tool_input", toolName?, callId?, handle?,
+///    mentions?: [string], content }`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct MemoryRecord {
@@ -66,15 +73,20 @@ pub struct MemoryRecord {
     pub byte_range: [usize; 2],
     /// What the record was projected from.
     pub kind: RecordKind,
-    /// Tool name, for tool output, when known.
+    /// Tool name, for tool output and tool input, when known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_name: Option<String>,
-    /// Tool-call id the output answered, for tool output.
+    /// Tool-call id: the call the output answered (tool output) or the call itself
+    /// (tool input).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub call_id: Option<String>,
     /// Artifact handle (`artifact#N`) holding the full output in the host store (M-2).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub handle: Option<String>,
+    /// File paths, URLs and identifiers `content` names ([`mentions()`]), first seen
+    /// first, at most [`MAX_MENTIONS`]; omitted from JSON when empty.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub mentions: Vec<String>,
     /// The chunk text (at most [`CHUNK_BYTES`] UTF-8 bytes, trimmed of outer
     /// whitespace).
     pub content: String,

@@ -37,10 +37,14 @@ pub struct EvictedBody {
 /// - `discarded`: offsets of the rows the rewrite dropped (any order, duplicates ok).
 /// - `evicted_bodies`: tool-output bodies evicted from the folded range.
 ///
-/// Records: the text blocks of discarded user and assistant messages (`narrative`),
-/// every evicted body (`tool_output`, with tool name and handle), and the tool-result
-/// bodies of discarded messages that no evicted body already covers (`tool_output`,
-/// handle = the message's `artifact_ref`). Messages that are injected context or
+/// Records: the text blocks of discarded user and assistant messages (`narrative`,
+/// also when the row carries tool results beside the text: that text keeps the row's
+/// role), the arguments of every tool call on a discarded row (`tool_input`, with tool
+/// name and call id, rendered by [`render_arguments`]), every evicted body
+/// (`tool_output`, with tool name and handle), and the tool-result bodies of discarded
+/// messages that no evicted body already covers (`tool_output`, handle = the
+/// message's `artifact_ref`). Every record lists the paths and identifiers it mentions
+/// ([`super::mentions()`]). Messages that are injected context or
 /// compaction summaries (typed role, or any `summary_level`) are never projected, nor
 /// are evicted bodies sitting on them. Texts are cut into chunks of at most
 /// [`CHUNK_BYTES`] bytes; blank chunks are dropped. Offsets outside `messages` are
@@ -103,16 +107,30 @@ struct Source<'a> {
     tool_name: Option<String>,
     call_id: Option<String>,
     handle: Option<String>,
+    /// Mentions the record inherits from its context: a tool output lists the paths and
+    /// identifiers of the call it answers (after its own).
+    context_mentions: &'a [String],
 }
 
-/// Call id -> tool name, from every tool call of the transcript (first wins).
-fn tool_names(messages: &[Message]) -> SortedMap<String, String> {
-    let mut names: SortedMap<String, String> = SortedMap::new();
+/// What a tool call tells the records of its result: the tool name and the mentions of
+/// its arguments.
+struct CallInfo {
+    name: String,
+    mentions: Vec<String>,
+}
+
+/// Call id -> tool name and argument mentions, from every tool call of the transcript
+/// (first wins).
+fn tool_names(messages: &[Message]) -> SortedMap<String, CallInfo> {
+    let mut names: SortedMap<String, CallInfo> = SortedMap::new();
     for m in messages {
         for b in &m.blocks {
-            if let Block::ToolCall { id, name, .. } = b {
+            if let Block::ToolCall { id, name, arguments } = b {
                 if names.get(id.as_str()).is_none() {
-                    names.get_or_insert_with(id.clone(), || name.clone());
+                    names.get_or_insert_with(id.clone(), || CallInfo {
+                        name: name.clone(),
+                        mentions: super::mentions(&render_arguments(arguments)),
+                    });
                 }
             }
         }
@@ -123,13 +141,17 @@ fn tool_names(messages: &[Message]) -> SortedMap<String, String> {
 /// What every row's records are read against.
 struct Context<'a> {
     session: &'a str,
-    names: SortedMap<String, String>,
+    names: SortedMap<String, CallInfo>,
     evicted_calls: SortedSet<&'a str>,
 }
 
 impl Context<'_> {
     fn name_of(&self, call_id: &str) -> Option<String> {
-        self.names.get(call_id).cloned()
+        self.names.get(call_id).map(|c| c.name.clone())
+    }
+
+    fn call_mentions(&self, call_id: &str) -> &[String] {
+        self.names.get(call_id).map_or(&[], |c| c.mentions.as_slice())
     }
 
     /// The records of discarded row `m` at `offset`: its narrative text, and its tool
@@ -140,10 +162,23 @@ impl Context<'_> {
         }
         if matches!(m.role, Role::User | Role::Assistant) {
             let text = m.text();
-            let src = Source { session: self.session, message: m, offset, kind: RecordKind::Narrative, tool_name: None, call_id: None, handle: None };
+            let src = Source { session: self.session, message: m, offset, kind: RecordKind::Narrative, tool_name: None, call_id: None, handle: None, context_mentions: &[] };
             push_chunks(out, &src, &text);
         }
         for b in &m.blocks {
+            if let Block::ToolCall { id, name, arguments } = b {
+                let src = Source {
+                    session: self.session,
+                    message: m,
+                    offset,
+                    kind: RecordKind::ToolInput,
+                    tool_name: Some(name.clone()),
+                    call_id: Some(id.clone()),
+                    handle: None,
+                    context_mentions: &[],
+                };
+                push_chunks(out, &src, &render_arguments(arguments));
+            }
             if let Block::ToolResult { call_id, name, text, .. } = b {
                 if self.evicted_calls.contains(call_id.as_str()) {
                     continue;
@@ -156,6 +191,7 @@ impl Context<'_> {
                     tool_name: name.clone().or_else(|| self.name_of(call_id)),
                     call_id: Some(call_id.clone()),
                     handle: m.provenance.artifact_ref.clone(),
+                    context_mentions: self.call_mentions(call_id),
                 };
                 push_chunks(out, &src, text);
             }
@@ -175,6 +211,7 @@ impl Context<'_> {
             tool_name: b.tool_name.clone().or_else(|| self.name_of(&b.call_id)),
             call_id: Some(b.call_id.clone()),
             handle: b.handle.clone(),
+            context_mentions: self.call_mentions(&b.call_id),
         };
         push_chunks(out, &src, &b.body);
     }
@@ -245,6 +282,31 @@ pub fn try_project_consuming(
     Ok(cx.finish(records))
 }
 
+/// The text a tool call's arguments are recorded as (M-1): a JSON object gives one line
+/// per top-level argument in the order written, `key: value`, a string value as is
+/// (unquoted, unescaped) and any other value as compact JSON; anything else (an array,
+/// a scalar, text that is not JSON) is kept as written. `{}` and blank text give "".
+pub fn render_arguments(arguments: &str) -> String {
+    match serde_json::from_str::<serde_json::Value>(arguments) {
+        Ok(serde_json::Value::Object(map)) => {
+            let mut out = String::new();
+            for (k, v) in map {
+                if !out.is_empty() {
+                    out.push('\n');
+                }
+                out.push_str(&k);
+                out.push_str(": ");
+                match v {
+                    serde_json::Value::String(s) => out.push_str(&s),
+                    other => out.push_str(&other.to_string()),
+                }
+            }
+            out
+        }
+        _ => arguments.to_string(),
+    }
+}
+
 fn push_chunks(out: &mut Vec<MemoryRecord>, src: &Source<'_>, text: &str) {
     for (start, end) in chunk_ranges(text, CHUNK_BYTES) {
         let Some(content) = text.get(start..end) else { continue };
@@ -260,9 +322,23 @@ fn push_chunks(out: &mut Vec<MemoryRecord>, src: &Source<'_>, text: &str) {
             tool_name: src.tool_name.clone(),
             call_id: src.call_id.clone(),
             handle: src.handle.clone(),
+            mentions: with_context(super::mentions(content), src.context_mentions),
             content: content.to_string(),
         });
     }
+}
+
+/// `own` then the context mentions it lacks, at most [`super::MAX_MENTIONS`].
+fn with_context(mut own: Vec<String>, context: &[String]) -> Vec<String> {
+    for m in context {
+        if own.len() >= super::MAX_MENTIONS {
+            break;
+        }
+        if !own.contains(m) {
+            own.push(m.clone());
+        }
+    }
+    own
 }
 
 fn record_id(src: &Source<'_>, start: usize, content: &str) -> String {
@@ -270,6 +346,7 @@ fn record_id(src: &Source<'_>, start: usize, content: &str) -> String {
     let kind = match src.kind {
         RecordKind::Narrative => "narrative",
         RecordKind::ToolOutput => "tool_output",
+        RecordKind::ToolInput => "tool_input",
     };
     let (offset, start) = (src.offset.to_string(), start.to_string());
     let parts = [src.session, kind, &src.message.id, &offset, src.call_id.as_deref().unwrap_or(""), &start];

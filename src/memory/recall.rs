@@ -1,7 +1,7 @@
 //! The agent-facing `recall` tool (M-2): its definition per provider format, and the
 //! call that answers it from one session's memory.
 
-use super::index::{Hit, Index};
+use super::index::{Hit, Index, Ranking};
 use super::RecordKind;
 use crate::error::{Error, ErrorCode, Result};
 use serde::Serialize;
@@ -110,8 +110,8 @@ pub fn recall_tool_definition(format: &str) -> Value {
 
 /// One recalled passage.
 ///
-/// JSON shape (camelCase): `{ id, content, score, messageId, sourceRange: [start, end],
-/// kind, toolName?, handle? }`.
+/// JSON shape (camelCase): `{ id, content, score, messageId, role, sourceRange: [start,
+/// end], kind, toolName?, callId?, handle?, mentions? }`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RecallHit {
@@ -119,10 +119,13 @@ pub struct RecallHit {
     pub id: String,
     /// The passage text.
     pub content: String,
-    /// Cosine similarity to the query, in `(0, 1]`.
+    /// Relevance in `(0, 1]`, higher is better (the index's [`Ranking`] score, or a
+    /// host store's own score).
     pub score: f32,
     /// Stable id of the source message (T-4).
     pub message_id: String,
+    /// Provider role of the source message (`user`, `assistant`, `tool`, `system`).
+    pub role: crate::transcript::Role,
     /// Inclusive source message offsets `[start, end]`.
     pub source_range: [usize; 2],
     /// `narrative` or `tool_output`.
@@ -131,9 +134,16 @@ pub struct RecallHit {
     /// when absent).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tool_name: Option<String>,
+    /// The tool call's id, for `tool_output` and `tool_input` records (JSON `callId`,
+    /// omitted when absent).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub call_id: Option<String>,
     /// Artifact handle (`artifact#N`); the host resolves it through its store (M-2).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub handle: Option<String>,
+    /// Paths and identifiers the passage mentions (omitted when none).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub mentions: Vec<String>,
 }
 
 /// The answer to one `recall` call.
@@ -166,21 +176,30 @@ fn result(query: &str, limit: usize, hits: Vec<Hit>) -> RecallResult {
                 content: h.record.content,
                 score: h.score,
                 message_id: h.record.message_id,
+                role: h.record.role,
                 source_range: h.record.source_range,
                 kind: h.record.kind,
                 tool_name: h.record.tool_name,
+                call_id: h.record.call_id,
                 handle: h.record.handle,
+                mentions: h.record.mentions,
             })
             .collect(),
     }
 }
 
 /// Answers a `recall` call from `session`'s memory only (M-2, M-4) with the embedded
-/// embedder. `limit`: `None` -> 5; clamped to 1..=20. A host-vector index yields no
-/// hits (use [`recall_with_vector`]).
+/// embedder and index ([`Ranking::Fused`]: BM25 and the embedded vectors, fused).
+/// `limit`: `None` -> 5; clamped to 1..=20. A host-vector index yields no hits (use
+/// [`recall_with_vector`]).
 pub fn recall(index: &Index, session: &str, query: &str, limit: Option<usize>) -> RecallResult {
+    recall_ranked(index, session, query, limit, Ranking::Fused)
+}
+
+/// [`recall`] with a chosen [`Ranking`] (the benchmark compares them).
+pub fn recall_ranked(index: &Index, session: &str, query: &str, limit: Option<usize>, ranking: Ranking) -> RecallResult {
     let limit = effective_limit(limit);
-    result(query, limit, index.search(session, query, limit))
+    result(query, limit, index.search_ranked(session, query, limit, ranking))
 }
 
 /// Answers a `recall` call on a host-vector index: `vector` is the host's embedding of

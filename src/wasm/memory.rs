@@ -6,7 +6,7 @@
 //! Records and results cross as plain JSON (camelCase, see [`crate::memory`]); a
 //! snapshot crosses as a `Uint8Array`.
 
-use super::{to_js, call_hook, from_json, get, js_error, js_type, str_arg, to_json};
+use super::{to_js, call_hook, from_json, get, js_error, js_type, json_text, str_arg};
 use crate::error::{Error, ErrorCode};
 use crate::memory::{self, Index, MemoryBatch, MemoryRecord, MAX_DIMENSION, MAX_LIMIT};
 use js_sys::{Array, Function, Promise, JSON};
@@ -21,14 +21,34 @@ fn bad_config(message: impl Into<String>) -> JsValue {
     js_error(&Error::new(ErrorCode::InvalidConfig, message))
 }
 
-/// Records from JS: an array of records, or a batch `{ session, records }`.
-/// A `session` argument of a `MemoryIndex` method: a string, else `memory_failed`.
-fn session_arg(v: &JsValue, method: &str) -> Result<String, JsValue> {
-    str_arg(v, &format!("MemoryIndex.{method}: session"), ErrorCode::MemoryFailed)
+/// A session name from JS: a string that is well-formed UTF-16. A lone surrogate is
+/// refused (`code`), since the UTF-8 the index keeps would turn it into U+FFFD and two
+/// different names (`"t\uD800"`, `"t\uFFFD"`) would share one scope (M-4).
+fn session_name(v: &JsValue, what: &str, code: ErrorCode) -> Result<String, JsValue> {
+    let s = v
+        .dyn_ref::<js_sys::JsString>()
+        .ok_or_else(|| js_error(&Error::new(code, format!("{what} must be a string, got {}", js_type(v)))))?;
+    if !s.is_valid_utf16() {
+        return Err(js_error(&Error::new(code, format!("{what} holds a lone surrogate (not well-formed UTF-16)"))));
+    }
+    Ok(s.as_string().unwrap_or_default())
 }
 
+/// A `session` argument of a `MemoryIndex` method: a well-formed string, else
+/// `memory_failed`.
+fn session_arg(v: &JsValue, method: &str) -> Result<String, JsValue> {
+    session_name(v, &format!("MemoryIndex.{method}: session"), ErrorCode::MemoryFailed)
+}
+
+/// Records from JS: an array of records, or a batch `{ session, records }`. Anything
+/// that is not valid records (not JSON-serializable, wrong shape, a lone surrogate in
+/// a string) fails with `memory_failed`, naming what is wrong.
 fn parse_records(v: &JsValue) -> Result<Vec<MemoryRecord>, JsValue> {
-    let mut j = to_json(v, "records")?;
+    if v.is_undefined() || v.is_null() {
+        return Err(fail(format!("records: expected an array of memory records or {{ session, records }}, got {}", js_type(v))));
+    }
+    let text = json_text(v, "records", ErrorCode::MemoryFailed)?;
+    let mut j: Value = serde_json::from_str(&text).map_err(|e| fail(format!("records: invalid JSON: {e}")))?;
     if let Value::Object(map) = &mut j {
         j = map.remove("records").unwrap_or(Value::Null);
     }
@@ -180,17 +200,28 @@ impl MemoryIndex {
         to_js(&report)
     }
 
-    /// `recall(session, query, { limit?, vector? })` -> `{ query, limit, hits: [{ id,
-    /// content, score, messageId, sourceRange, kind, toolName?, handle? }] }` (M-2).
-    /// `limit`: default 5, clamped to 1..=20. Only `session`'s records are searched.
-    /// A host index needs `vector` (the host's embedding of `query`).
+    /// `recall(session, query, { limit?, vector?, ranking? })` -> `{ query, limit, hits:
+    /// [{ id, content, score, messageId, role, sourceRange, kind, toolName?, callId?,
+    /// handle?, mentions? }] }` (M-2). `limit`: default 5, clamped to 1..=20. Only
+    /// `session`'s records are searched. `ranking` (embedded index): `"fused"` (default:
+    /// BM25 over the inverted index and the embedded vectors, fused), `"lexical"` (BM25
+    /// alone) or `"vector"` (the embedded vectors alone); anything else throws
+    /// `memory_failed`. A host index needs `vector` (the host's embedding of `query`).
     pub fn recall(&self, session: JsValue, query: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
         let session = session_arg(&session, "recall")?;
         let query = str_arg(&query, "recall: query", ErrorCode::MemoryFailed)?;
         let (session, query) = (session.as_str(), query.as_str());
         let limit = parse_limit(&options)?;
+        let r = get(&options, "ranking");
+        let ranking = if r.is_undefined() || r.is_null() {
+            memory::Ranking::Fused
+        } else {
+            r.as_string()
+                .and_then(|n| memory::Ranking::parse(&n))
+                .ok_or_else(|| fail("recall: ranking must be \"fused\", \"lexical\" or \"vector\""))?
+        };
         let result = match self.inner.embedder() {
-            memory::EmbedderKind::Embedded => memory::recall(&self.inner, session, query, limit),
+            memory::EmbedderKind::Embedded => memory::recall_ranked(&self.inner, session, query, limit, ranking),
             memory::EmbedderKind::Host => {
                 let v = get(&options, "vector");
                 if v.is_undefined() || v.is_null() {
@@ -205,13 +236,29 @@ impl MemoryIndex {
     }
 
     /// `enumerate(session, { pageToken?, pageSize? })` -> `{ records, next }` (M-4):
-    /// records in source order, `pageSize` default 100 (clamped to 1..=1000), `next`
-    /// is the token of the following page or null on the last one.
+    /// records in source order, `pageSize` default 100 (floored, clamped to 1..=1000),
+    /// `next` is the token of the following page or null on the last one. Throws
+    /// `memory_failed` when `pageToken` is neither a string nor null / undefined, when
+    /// `pageSize` is not a finite number, or on a token this index did not issue.
     pub fn enumerate(&self, session: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
         let session = session_arg(&session, "enumerate")?;
         let session = session.as_str();
-        let token = get(&options, "pageToken").as_string();
-        let size = get(&options, "pageSize").as_f64().filter(|n| n.is_finite()).map(|n| n.max(1.0).min(1000.0) as usize).unwrap_or(100);
+        let t = get(&options, "pageToken");
+        let token = if t.is_undefined() || t.is_null() {
+            None
+        } else {
+            Some(t.as_string().ok_or_else(|| fail(format!("MemoryIndex.enumerate: pageToken must be a string or null, got {}", js_type(&t))))?)
+        };
+        let s = get(&options, "pageSize");
+        let size = if s.is_undefined() || s.is_null() {
+            100
+        } else {
+            s.as_f64()
+                .filter(|n| n.is_finite())
+                .ok_or_else(|| fail(format!("MemoryIndex.enumerate: pageSize must be a finite number, got {}", js_type(&s))))?
+                .floor()
+                .clamp(1.0, 1000.0) as usize
+        };
         let page = self.inner.enumerate(session, token.as_deref(), size).map_err(|e| js_error(&e))?;
         to_js(&page)
     }
@@ -296,7 +343,7 @@ impl MemoryHooks {
         let session = if sid.is_undefined() || sid.is_null() {
             "default".to_string()
         } else {
-            sid.as_string().filter(|s| !s.is_empty()).ok_or_else(|| bad_config("sessionId must be a non-empty string"))?
+            nonempty_session(&sid, "sessionId", ErrorCode::InvalidConfig)?
         };
         let some = |v: JsValue| (!v.is_undefined() && !v.is_null()).then_some(v);
         let memory = some(get(hooks, "memory"));
@@ -376,9 +423,19 @@ impl MemoryHooks {
 // same rules whatever the store returns: one session per call, limit 5 by default and 20
 // at most, typed `memory_failed` errors for malformed answers.
 
-/// `session` argument of the store functions: a non-empty string.
+/// `session` argument of the store functions: a non-empty, well-formed string.
 fn store_session(session: &JsValue, what: &str) -> Result<String, JsValue> {
-    session.as_string().filter(|s| !s.is_empty()).ok_or_else(|| fail(format!("{what}: session must be a non-empty string")))
+    nonempty_session(session, &format!("{what}: session"), ErrorCode::MemoryFailed)
+}
+
+/// [`session_name`] that also refuses the empty string.
+fn nonempty_session(v: &JsValue, what: &str, code: ErrorCode) -> Result<String, JsValue> {
+    match v.as_string() {
+        None => return Err(js_error(&Error::new(code, format!("{what} must be a non-empty string, got {}", js_type(v))))),
+        Some(s) if s.is_empty() => return Err(js_error(&Error::new(code, format!("{what} must be a non-empty string, got \"\"")))),
+        Some(_) => {}
+    }
+    session_name(v, what, code)
 }
 
 /// `store[name]` as a function (called with `this = store`).
