@@ -61,8 +61,10 @@ export interface CompactorOptions {
   format?: ProviderFormat | 'auto'
   /** Preset the other fields default from. Default `default`. */
   profile?: Profile
-  /** C-1 / C-2. Default `signals` (`provider_usage` for `kerkov`). */
-  trigger?: TriggerMode
+  /** C-1 / C-2 mode (default `signals`, `provider_usage` for `kerkov`), or K-2 trigger
+   * clauses (LangChain style): one clause fires when all its thresholds are reached; a
+   * list fires when any clause does. */
+  trigger?: TriggerMode | TriggerClause | TriggerClause[]
   /** Model context window, tokens. Default 200,000. */
   contextWindow?: number
   /** Compact at this fraction of the window (0 < x <= 1). Default 0.65 (C-1). */
@@ -129,11 +131,85 @@ export interface CompactorOptions {
    * attempt at boundary B an ordinary high-water crossing waits until B + this;
    * recovery crossings, a recorded refusal and `force` never wait. Default 2 (Kerkov 0). */
   minBoundariesBetween?: number
+  /** K-1: clear old tool results before any summary (Anthropic `clear_tool_uses` names). */
+  clearToolUses?: ClearToolUsesOptions
+  /** K-1: drop old reasoning whole (Anthropic `clear_thinking`). */
+  clearThinking?: ClearThinkingOptions
+  /** K-2: newest user messages kept verbatim out of a fold, up to this many tokens
+   * (Codex keeps 20,000). Unset: off. */
+  preserveRecentUserTokens?: number
+  /** K-3: prompt-cache prices and policy. Unset: the decision still prices a clearing
+   * with Anthropic's defaults; nothing is vetoed. */
+  promptCache?: PromptCacheOptions
+}
+
+/** A K-2 trigger clause: every threshold set must be reached. */
+export interface TriggerClause {
+  /** Messages (rows) in the transcript. */
+  messages?: number
+  /** Estimated tokens of the transcript. */
+  tokens?: number
+  /** Estimated tokens as a fraction of `contextWindow`, in (0, 1]. */
+  fraction?: number
+  /** Tool calls in the transcript. */
+  toolUses?: number
+}
+
+/** A count, or Anthropic's `{ type, value }` form. */
+export type CountInput = number | { type?: string; value: number }
+
+/** `clearToolUses` (K-1). */
+export interface ClearToolUsesOptions {
+  /** Clear when the input reaches this many tokens (the provider's input count when
+   * `usage` is given, else the estimate). Default 100,000. */
+  trigger?: CountInput
+  /** Most recent tool uses kept whole. Default 3. */
+  keep?: CountInput
+  /** A batch clearing fewer tokens is not applied. Default 0. */
+  clearAtLeast?: CountInput
+  /** Tool names never cleared. */
+  excludeTools?: string[]
+  /** Also empty the cleared calls' arguments. Default false. */
+  clearToolInputs?: boolean
+}
+
+/** `clearThinking` (K-1): assistant turns whose reasoning is kept (default 1), or `all`. */
+export interface ClearThinkingOptions { keep?: CountInput | 'all' }
+
+/** `promptCache` (K-3). Multipliers are of the uncached input-token price. */
+export interface PromptCacheOptions {
+  /** Default `anthropic`. */
+  provider?: 'anthropic' | 'openai' | 'gemini' | 'none'
+  /** Anthropic 1.25 (5 min) / 2 (1 h); OpenAI and Gemini 1. */
+  writeMultiplier?: number
+  /** Anthropic 0.1, OpenAI 0.5, Gemini 0.25. */
+  readMultiplier?: number
+  /** Output price of the summary call; Anthropic 5, OpenAI 4, Gemini 8. */
+  outputMultiplier?: number
+  /** Anthropic 300 or 3600 (picks the write multiplier). Default 300. */
+  ttlSeconds?: number
+  /** `report` (default) or `pays`: an ordinary trigger compacts only when the rewrite
+   * pays for its cache break over `horizonTurns`; recovery never waits. */
+  policy?: 'report' | 'pays'
+  /** Turns a saving is counted over. Default 10. */
+  horizonTurns?: number
 }
 
 /** The resolved configuration (`compactor.config`); `format` is not part of it. */
 export interface ResolvedConfig extends Required<Omit<CompactorOptions,
-  'format' | 'outputReserveTokens' | 'maxRequestBytes' | 'summarizerContextWindow' | 'summaryPrompt' | 'rollupPrompt'>> {
+  'format' | 'outputReserveTokens' | 'maxRequestBytes' | 'summarizerContextWindow' | 'summaryPrompt' | 'rollupPrompt'
+  | 'trigger' | 'clearToolUses' | 'clearThinking' | 'preserveRecentUserTokens' | 'promptCache'>> {
+  trigger: TriggerMode
+  /** K-2 clauses; present only when set. */
+  triggerOn?: TriggerClause[]
+  /** Present only when set (K-1). */
+  clearToolUses?: { trigger: number; keep: number; clearAtLeast: number; excludeTools: string[]; clearToolInputs: boolean }
+  /** Present only when set (K-1); `keep: null` = all. */
+  clearThinking?: { keep: number | null }
+  /** Present only when set (K-2). */
+  preserveRecentUserTokens?: number
+  /** Present only when set (K-3). */
+  promptCache?: Required<PromptCacheOptions>
   /** Tokens; `null` = the default reserve (min(4,096, window / 10)). */
   outputReserveTokens: number | null
   /** UTF-8 bytes; `null` = no cap. */
@@ -406,6 +482,57 @@ export interface Decision {
   thresholdTokens: number
   /** Tokens. */
   contextWindow: number
+  /** K-1: what the clearing tier would do now (when `clearToolUses` / `clearThinking` is set). */
+  clearing?: ClearingForecast
+  /** K-3 / K-4: the prompt-cache cost of the rewrite this check would make. */
+  cache?: CacheReport
+}
+
+/** K-1: what clearing alone reaches (estimated tokens). */
+export interface ClearingForecast {
+  items: number
+  clearableTokens: number
+  tokensBefore: number
+  tokensAfter: number
+  targetTokens: number
+  /** Clearing alone gets under the target: no summary call will be made. */
+  reachesTarget: boolean
+  firstChangedOffset: number | null
+}
+
+/** K-3: a rewrite's prompt-cache cost over `horizonTurns`, in uncached-input-token equivalents. */
+export interface CacheReport {
+  tier: 'clear' | 'summary'
+  firstChangedOffset: number | null
+  /** Cached-prefix tokens the rewrite invalidates. */
+  invalidatedTokens: number
+  keptPrefixTokens: number
+  tokensBefore: number
+  tokensAfter: number
+  callCost: number
+  breakCost: number
+  savingPerTurn: number
+  horizonTurns: number
+  costWithout: number
+  costWith: number
+  /** `costWithout - costWith`: positive when the rewrite pays. */
+  netSaving: number
+  pays: boolean
+  provider: string
+}
+
+/** K-1: one item the clearing tier cleared. */
+export interface Cleared {
+  kind: 'tool_result' | 'thinking'
+  offset: number
+  messageId: string
+  callId?: string
+  toolName?: string
+  /** The artifact handle holding the full body, when stored. */
+  handle?: string
+  inputCleared: boolean
+  /** UTF-8 bytes removed. */
+  bytes: number
 }
 
 /** Size of a transcript. */
@@ -464,15 +591,21 @@ export interface Rollup { pass: 'level1_to_level2' | 'level2_merge'; merged: num
 export interface Rewrite {
   baseRevision: number
   revision: number
-  /** S-6 stage 1 (`before_run`) or stage 2 (`in_run`). */
-  stage: 'before_run' | 'in_run'
-  summary: SummaryInfo
+  /** S-6 stage 1 (`before_run`) or stage 2 (`in_run`); `clear` when the clearing tier
+   * alone reached the target (K-1). */
+  stage: 'before_run' | 'in_run' | 'clear'
+  /** `null` when the clearing tier alone reached the target (no summary call, K-1). */
+  summary: SummaryInfo | null
   retained: Retained[]
   /** Source offsets folded into the summary. */
   discarded: number[]
   patch: Splice[]
   evicted: Evicted[]
   rollups: Rollup[]
+  /** K-1: what the clearing tier cleared in the kept rows. */
+  cleared: Cleared[]
+  /** K-4: first row that differs from the source in the request view. */
+  firstChangedOffset: number | null
 }
 
 /** Side spend of summarize calls (W-7), tokens. */
@@ -748,7 +881,9 @@ export class ContextCompactor<F extends ProviderFormat | 'auto' = 'auto'> {
   /** The request view of a stored transcript: provenance keys removed (F-4); with a
    * `state` holding findings, the findings ledger as one pinned user-role text message
    * right after the system rows (Y-10). */
-  toRequest(transcript: TranscriptInput<F>, state?: StateInput): DocumentOf<F>
+  /** `cacheBreakpoints: true` (Anthropic): `cache_control` on the system prompt, the end
+   * of the summary block and the last message (K-4). */
+  toRequest(transcript: TranscriptInput<F>, state?: StateInput, options?: { cacheBreakpoints?: boolean }): DocumentOf<F>
   /** Holds the decoded transcript (JSON text is the fast path) with its measures, so
    * each later `check` costs what was appended, not the whole transcript (issue
    * "performance"). @throws {ContextCompactorError} `invalid_transcript`, `unknown_format`. */

@@ -16,7 +16,7 @@
 //! text still fits the tokens it was given.
 
 use crate::config::Config;
-use crate::engine::Event;
+use crate::events::Event;
 use crate::error::Result;
 use crate::evict::{floor_boundary, tool_names};
 use crate::formats::{encode, set_result_body, View};

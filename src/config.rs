@@ -99,11 +99,11 @@ pub struct Config {
     /// Append the folded-call ledger to stage-2 summaries (Y-5).
     pub folded_call_ledger: bool,
     /// Instructions for a summary call (Y-9). `None`: the built-in
-    /// [`crate::summarize::SUMMARY_PROMPT`]. The engine still fences the transcript as data.
+    /// [`crate::prompts::SUMMARY_PROMPT`]. The engine still fences the transcript as data.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub summary_prompt: Option<String>,
     /// Instructions for a rollup merge call (Y-3, Y-9). `None`: the built-in
-    /// [`crate::summarize::ROLLUP_PROMPT`].
+    /// [`crate::prompts::ROLLUP_PROMPT`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rollup_prompt: Option<String>,
     /// Minimum-boundary cadence (C-4, C-5), boundaries: after a compaction attempt
@@ -125,6 +125,24 @@ pub struct Config {
     /// discarded row (for a large fold, most of the result's bytes).
     #[serde(default = "default_true")]
     pub project_memory: bool,
+    /// The clearing tier (K-1): old tool results replaced by placeholders before any
+    /// summary. `None`: off. See [`crate::clear`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clear_tool_uses: Option<crate::clear::ClearToolUses>,
+    /// Clearing of old reasoning (K-1, T-3). `None`: off. See [`crate::clear`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clear_thinking: Option<crate::clear::ClearThinking>,
+    /// Recent conversational user messages kept verbatim out of a fold, newest first, up
+    /// to this many estimated tokens (K-2; Codex keeps 20,000). `None`: off.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preserve_recent_user_tokens: Option<u64>,
+    /// Extra triggers (K-2, LangChain `trigger` style): compact when every threshold of
+    /// any one clause is reached. Empty: none. See [`crate::editing::TriggerClause`].
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub trigger_on: Vec<crate::editing::TriggerClause>,
+    /// Prompt-cache pricing and policy (K-3). `None`: no cache report.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt_cache: Option<crate::cache::PromptCache>,
 }
 
 fn default_true() -> bool {
@@ -171,6 +189,11 @@ impl Config {
             min_boundaries_between: 2,
             summary_input_share: 0.25,
             project_memory: true,
+            clear_tool_uses: None,
+            clear_thinking: None,
+            preserve_recent_user_tokens: None,
+            trigger_on: Vec::new(),
+            prompt_cache: None,
         };
         match profile {
             Profile::Kerkov => Config {
@@ -200,12 +223,12 @@ impl Config {
 
     /// The summary instructions in force (Y-9).
     pub fn summary_instructions(&self) -> &str {
-        self.summary_prompt.as_deref().unwrap_or(crate::summarize::SUMMARY_PROMPT)
+        self.summary_prompt.as_deref().unwrap_or(crate::prompts::SUMMARY_PROMPT)
     }
 
     /// The rollup instructions in force (Y-3, Y-9).
     pub fn rollup_instructions(&self) -> &str {
-        self.rollup_prompt.as_deref().unwrap_or(crate::summarize::ROLLUP_PROMPT)
+        self.rollup_prompt.as_deref().unwrap_or(crate::prompts::ROLLUP_PROMPT)
     }
 
     /// The summarizer's window, tokens.
@@ -216,9 +239,7 @@ impl Config {
     /// Resolves options (JSON) over the profile preset. Errors: `invalid_config` naming
     /// the field.
     pub fn from_options(opts: &serde_json::Value) -> Result<Config> {
-        let input: ConfigInput = serde_json::from_value(opts.clone())
-            .map_err(|e| Error::new(ErrorCode::InvalidConfig, format!("options: {e}")))?;
-        input.resolve()
+        ConfigInput::from_json(opts.clone())?.resolve()
     }
 
     fn validate(&self) -> Result<()> {
@@ -241,7 +262,7 @@ impl Config {
         if self.bytes_per_token == 0 {
             return bad("bytesPerToken must be > 0");
         }
-        Ok(())
+        crate::editing::validate_config(self)
     }
 }
 
@@ -251,8 +272,11 @@ impl Config {
 pub struct ConfigInput {
     /// The preset the other fields override (`kerkov`, `meerkat`, `default`); absent: `default`.
     pub profile: Option<Profile>,
-    /// Overrides [`Config::trigger`] (`provider_usage` or `signals`, C-1 / C-2).
-    pub trigger: Option<TriggerMode>,
+    /// The K options (`trigger`, `clearToolUses`, `clearThinking`, `promptCache`), taken
+    /// out of the options by [`ConfigInput::from_json`] and read by hand (K-1..K-3);
+    /// `trigger` as a string overrides [`Config::trigger`] (C-1 / C-2).
+    #[serde(skip)]
+    pub editing: crate::editing::EditingInput,
     /// Overrides [`Config::context_window`], tokens. Also read as `max_context_tokens` (Kerkov) or `context_window`.
     #[serde(alias = "max_context_tokens", alias = "context_window")]
     pub context_window: Option<u64>,
@@ -331,11 +355,24 @@ pub struct ConfigInput {
     /// Overrides [`Config::project_memory`] (M-1).
     #[serde(alias = "project_memory")]
     pub project_memory: Option<bool>,
+    /// Sets [`Config::preserve_recent_user_tokens`], tokens (K-2).
+    #[serde(alias = "preserve_recent_user_tokens")]
+    pub preserve_recent_user_tokens: Option<u64>,
     /// Accepted and ignored here (the wasm layer reads it): the provider format.
     pub format: Option<String>,
 }
 
 impl ConfigInput {
+    /// Options from their JSON: the K options are taken out and kept raw
+    /// ([`ConfigInput::editing`]), the rest deserialized. Errors: `invalid_config`
+    /// naming an unknown or mistyped field.
+    pub fn from_json(mut opts: serde_json::Value) -> Result<ConfigInput> {
+        let editing = crate::editing::take_editing(&mut opts);
+        let mut input: ConfigInput = serde_json::from_value(opts).map_err(|e| Error::new(ErrorCode::InvalidConfig, format!("options: {e}")))?;
+        input.editing = editing;
+        Ok(input)
+    }
+
     /// Applies the given fields over the preset of `profile` (default `default`) and
     /// validates the result. Errors: `invalid_config` (threshold or summary share outside
     /// (0, 1], zero window or bytes per token, blank prompt).
@@ -344,7 +381,21 @@ impl ConfigInput {
         macro_rules! set {
             ($($f:ident),*) => { $( if let Some(v) = self.$f { c.$f = v; } )* };
         }
-        set!(trigger, context_window, threshold_pct, preserve_recent_turns, preserve_recent_bytes,
+        let k = &self.editing;
+        if let Some(t) = k.trigger.as_ref() {
+            let (mode, clauses) = crate::editing::parse_trigger(t)?;
+            if let Some(m) = mode {
+                c.trigger = m;
+            }
+            c.trigger_on = clauses;
+        }
+        c.clear_tool_uses = k.clear_tool_uses.as_ref().map(crate::clear::ClearToolUses::from_json).transpose()?;
+        c.clear_thinking = k.clear_thinking.as_ref().map(crate::clear::ClearThinking::from_json).transpose()?;
+        if self.preserve_recent_user_tokens.is_some() {
+            c.preserve_recent_user_tokens = self.preserve_recent_user_tokens;
+        }
+        c.prompt_cache = k.prompt_cache.as_ref().map(|v| crate::cache::PromptCacheInput::from_json(v).and_then(crate::cache::PromptCacheInput::resolve)).transpose()?;
+        set!(context_window, threshold_pct, preserve_recent_turns, preserve_recent_bytes,
              evict_tool_result_min_bytes, clip_head_bytes, clip_tail_bytes, max_indexed_artifacts, max_pinned_bytes,
              max_summaries_before_rollup, max_rolled_up_summaries,
              bytes_per_token, image_tokens, summary_max_output_tokens, fit_recent_window, protect_run_request, in_run_stage2, folded_call_ledger, min_boundaries_between, summary_input_share, project_memory);

@@ -11,16 +11,21 @@
 #![warn(missing_docs)]
 
 pub mod bound;
+pub mod cache;
 pub mod capacity;
+pub mod clear;
 pub mod config;
+pub mod editing;
 pub mod engine;
 pub mod error;
+pub mod events;
 pub mod evict;
 pub mod formats;
 pub mod live;
 pub mod measure;
 pub mod memory;
 pub mod output;
+pub mod prompts;
 pub mod quote;
 pub mod raw;
 pub mod rewrite;

@@ -63,7 +63,7 @@ pub struct RequestJson<'a> {
 impl Serialize for RequestJson<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let t = self.t;
-        let insert = crate::session::findings_text(self.findings).map(|text| {
+        let insert = crate::state::findings_text(self.findings).map(|text| {
             let head = t.messages.iter().take_while(|m| m.role == crate::Role::System).count();
             (head.min(t.messages.len()), formats::text_message(t.format, &text))
         });

@@ -21,6 +21,8 @@ pub enum Stage {
     BeforeRun,
     /// The open run's completed rounds with the earlier summaries (Meerkat stage 2).
     InRun,
+    /// No fold: the clearing tier alone reached the target (K-1; a rewrite's stage only).
+    Clear,
 }
 
 /// A selection: the source offsets to fold, sorted ascending.

@@ -205,23 +205,7 @@ pub fn record_finding(state: &mut SessionState, text: &str) -> Result<bool> {
     Ok(true)
 }
 
-/// The pinned context text the findings render to, or `None` when there are none.
-pub fn findings_text(findings: &[String]) -> Option<String> {
-    if findings.is_empty() {
-        return None;
-    }
-    let mut out = String::from("Findings recorded during this session (pinned; kept outside compaction):");
-    for f in findings {
-        out.push_str("\n- ");
-        out.push_str(f);
-    }
-    Some(out)
-}
-
-/// UTF-8 bytes the findings add to every request (counted in the floor, C-8).
-pub fn findings_bytes(findings: &[String]) -> usize {
-    findings_text(findings).map(|t| t.len() + 32).unwrap_or(0)
-}
+pub use crate::state::{findings_bytes, findings_text};
 
 /// The request view (F-4: provenance keys removed) with the findings ledger rendered in
 /// (Y-10): one user-role text message in the transcript's format, placed right after

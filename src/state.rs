@@ -187,3 +187,21 @@ impl SessionState {
         }
     }
 }
+
+/// The pinned context text the findings render to, or `None` when there are none.
+pub fn findings_text(findings: &[String]) -> Option<String> {
+    if findings.is_empty() {
+        return None;
+    }
+    let mut out = String::from("Findings recorded during this session (pinned; kept outside compaction):");
+    for f in findings {
+        out.push_str("\n- ");
+        out.push_str(f);
+    }
+    Some(out)
+}
+
+/// UTF-8 bytes the findings add to every request (counted in the floor, C-8).
+pub fn findings_bytes(findings: &[String]) -> usize {
+    findings_text(findings).map(|t| t.len() + 32).unwrap_or(0)
+}

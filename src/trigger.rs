@@ -268,6 +268,14 @@ pub struct Decision {
     pub threshold_tokens: u64,
     /// The model's context window, tokens.
     pub context_window: u64,
+    /// What the clearing tier would do now (K-1), when `clearToolUses` or
+    /// `clearThinking` is configured.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub clearing: Option<crate::editing::ClearingForecast>,
+    /// The prompt-cache cost of the rewrite this check would make (K-3, K-4), when
+    /// `promptCache` or a clearing is configured.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cache: Option<crate::cache::CacheReport>,
 }
 
 /// The transcript measures a decision reads, tokens at one calibration and bytes.
@@ -317,7 +325,7 @@ pub fn floor(t: &Transcript, config: &Config, state: &SessionState, signals: &Si
 pub fn floor_of(totals: &Totals, config: &Config, state: &SessionState, signals: &Signals) -> Floor {
     let cal = state.calibration();
     let tools_tokens = crate::measure::bytes_tokens(signals.tools_bytes(), config, cal);
-    let findings_tokens = text_tokens(crate::session::findings_bytes(&state.findings), config, cal);
+    let findings_tokens = text_tokens(crate::state::findings_bytes(&state.findings), config, cal);
     let total = [tools_tokens, totals.protected_tokens, findings_tokens, config.output_reserve()].iter().fold(totals.system_tokens, |a, &b| a.saturating_add(b));
     Floor {
         system_tokens: totals.system_tokens,
@@ -388,7 +396,7 @@ pub fn decide_from(t: &Transcript, totals: &Totals, config: &Config, state: &Ses
         // Y-10: the findings ledger rides in every request, so it counts.
         // I-4: a host tokenizer's counts replace the byte estimate when given.
         let transcript_tokens = signals.counted.as_ref().map_or(totals.estimated_tokens, TokenCounts::transcript);
-        let est = transcript_tokens.saturating_add(text_tokens(crate::session::findings_bytes(&state.findings), config, cal));
+        let est = transcript_tokens.saturating_add(text_tokens(crate::state::findings_bytes(&state.findings), config, cal));
         out.push(SignalValue { name: "estimated_transcript_tokens", unit: "tokens", value: est, threshold, crossed: est >= threshold, kind: "history" });
         let tools_tokens = match signals.counted.as_ref() {
             Some(c) if signals.tools.is_some() => c.tools,
@@ -462,7 +470,7 @@ pub fn decide_from(t: &Transcript, totals: &Totals, config: &Config, state: &Ses
         last_attempt_failed: last_failed,
         last_rewrite_over_threshold: rewrite_over,
     };
-    Decision {
+    let mut decision = Decision {
         compact,
         reason,
         decided_by,
@@ -475,5 +483,11 @@ pub fn decide_from(t: &Transcript, totals: &Totals, config: &Config, state: &Ses
         floor: fl,
         threshold_tokens: threshold,
         context_window: config.context_window,
-    }
+        clearing: None,
+        cache: None,
+    };
+    // K-1..K-3: extra triggers, the clearing forecast, the cache report and policy
+    // (nothing runs unless one of those options is configured).
+    crate::editing::extend(t, totals, config, state, signals, &mut decision);
+    decision
 }

@@ -138,7 +138,7 @@ fn case_summarizer_context_exceeded_y6() {
     let window = c.config.summarizer_window();
     let (out, reqs) = compact_with(c.format, c.doc.clone(), c.config.clone(), SessionState::default(), c.signals.clone(), |_| context_compactor::engine::Reply::Failed { message: "context_length_exceeded".into(), context_exceeded: true });
     assert_eq!(out.status, "compacted", "{}", out.reason);
-    assert_eq!(out.rewrite.as_ref().unwrap().summary.source.writer, "mechanical");
+    assert_eq!(out.rewrite.as_ref().unwrap().summary.as_ref().unwrap().source.writer, "mechanical");
     assert!(reqs.iter().all(|r| r.estimated_input_tokens < window));
     // second run: a generic network error -> no rewrite, transcript unchanged
     let before = formats::decode(c.format, c.doc.clone()).unwrap();

@@ -624,7 +624,7 @@ fn y1_summary_text_comes_from_the_callback() {
     assert_eq!(reqs.len(), 1);
     assert_eq!(reqs[0].kind, "summary");
     assert_eq!(reqs[0].system, SUMMARY_PROMPT);
-    let s = &o.rewrite.as_ref().unwrap().summary;
+    let s = &o.rewrite.as_ref().unwrap().summary.as_ref().unwrap();
     assert!(s.text.starts_with("THE-CALLBACK-SUMMARY"));
     assert_eq!(s.source.writer, "provider");
     assert_eq!((s.level, s.offset), (1, 1));
@@ -646,7 +646,7 @@ fn y2_artifact_index_lists_stamped_and_inline_handles() {
     // the session issued artifact#1..9 (state.nextArtifact 10): inline mentions of them count
     let issued = SessionState { next_artifact: 10, ..SessionState::default() };
     let (o, _) = compact_with(Format::OpenaiChat, doc(rows.clone()), kerkov(), issued, over(), |_| Reply::Summary { text: "no handles mentioned".into(), usage: None });
-    let text = &o.rewrite.as_ref().unwrap().summary.text;
+    let text = &o.rewrite.as_ref().unwrap().summary.as_ref().unwrap().text;
     let idx = text.find("\nArtifacts: ").expect("artifact index");
     let list: Vec<&str> = text[idx + 12..].lines().next().unwrap().split(", ").collect();
     let mut sorted = list.clone();
@@ -654,7 +654,7 @@ fn y2_artifact_index_lists_stamped_and_inline_handles() {
     assert_eq!(sorted, vec!["artifact#3", "artifact#5", "artifact#9"]);
     // issue 14: a handle the engine never issued nor saw stamped is text, not a handle
     let (o, _) = compact_with(Format::OpenaiChat, doc(rows), kerkov(), SessionState::default(), over(), |_| Reply::Summary { text: "no handles mentioned".into(), usage: None });
-    let text = &o.rewrite.as_ref().unwrap().summary.text;
+    let text = &o.rewrite.as_ref().unwrap().summary.as_ref().unwrap().text;
     assert!(text.lines().any(|l| l == "Artifacts: artifact#5"), "only the stamped handle is indexed: {text}");
 }
 
@@ -671,7 +671,7 @@ fn y2_artifact_index_capped_at_60_newest_kept() {
     rows.push(asst("all read"));
     rows.extend(chatter(6, "t"));
     let (o, _) = compact_with(Format::OpenaiChat, doc(rows), kerkov(), SessionState::default(), over(), |_| Reply::Summary { text: "sum".into(), usage: None });
-    let text = &o.rewrite.as_ref().unwrap().summary.text;
+    let text = &o.rewrite.as_ref().unwrap().summary.as_ref().unwrap().text;
     let idx = text.find("\nArtifacts: ").expect("artifact index");
     let list: Vec<String> = text[idx + 12..].lines().next().unwrap().split(", ").map(String::from).collect();
     assert_eq!(list.len(), 60);
@@ -686,7 +686,7 @@ fn y2_inline_handle_in_tool_output_is_indexed() {
     // the recall tool names a handle this session issued (state.nextArtifact 43)
     let issued = SessionState { next_artifact: 43, ..SessionState::default() };
     let (o, _) = compact_with(Format::OpenaiChat, doc(rows), kerkov(), issued, over(), |_| Reply::Summary { text: "sum".into(), usage: None });
-    let text = &o.rewrite.as_ref().unwrap().summary.text;
+    let text = &o.rewrite.as_ref().unwrap().summary.as_ref().unwrap().text;
     assert!(text.contains("Artifacts: artifact#42"), "{text}");
 }
 
@@ -726,7 +726,7 @@ fn y3_block_2211_becomes_222_in_one_rollup_call() {
     assert!(merged.starts_with("SUMMARY(rollup"));
     // handles of the merged summaries survive (Y-2: rollup does the same)
     assert!(merged.contains("artifact#502") && merged.contains("artifact#503"));
-    assert_eq!((rw.summary.level, rw.summary.offset), (2, 3));
+    assert_eq!((rw.summary.as_ref().unwrap().level, rw.summary.as_ref().unwrap().offset), (2, 3));
 }
 
 #[test]
@@ -783,7 +783,7 @@ fn y3_out_of_order_stored_block_rolls_up_with_the_merge_newest() {
     let msgs = out_messages(&o);
     assert!(content_text(&msgs[1]).starts_with("SUMMARY-3-L2"));
     assert!(content_text(&msgs[2]).starts_with("SUMMARY(rollup"));
-    assert_eq!(o.rewrite.as_ref().unwrap().summary.offset, 2);
+    assert_eq!(o.rewrite.as_ref().unwrap().summary.as_ref().unwrap().offset, 2);
     check_patch(Format::OpenaiChat, doc(with_block(&[1, 1, 1, 2])));
 }
 
@@ -796,7 +796,7 @@ fn y4_new_summary_is_placed_after_existing_ones() {
     assert!(content_text(&msgs[3]).starts_with("SUMMARY(summary"));
     assert_eq!(msgs[3]["summary_level"], 1);
     assert_eq!(msgs[3]["transcript_role"], "compaction_summary");
-    assert_eq!(o.rewrite.as_ref().unwrap().summary.offset, 3);
+    assert_eq!(o.rewrite.as_ref().unwrap().summary.as_ref().unwrap().offset, 3);
     assert!(msgs[4].get("summary_level").is_none());
 }
 
@@ -810,7 +810,7 @@ fn y4_anthropic_summary_goes_first_when_block_is_empty() {
     let (o, _) = run(Format::Anthropic, json!({ "system": "sys", "messages": rows }), kerkov(), over());
     let msgs = out_messages(&o);
     assert_eq!(msgs[0]["summary_level"], 1);
-    assert_eq!(o.rewrite.as_ref().unwrap().summary.offset, 0);
+    assert_eq!(o.rewrite.as_ref().unwrap().summary.as_ref().unwrap().offset, 0);
 }
 
 // ---------------------------------------------------------------- W-1 .. W-7
@@ -1009,7 +1009,7 @@ fn t4_retained_ids_unchanged_across_two_compactions() {
         assert_eq!(o2.transcript.messages[r.offset].id, r.id);
     }
     // the first compaction's summary keeps its id as a retained row of the second
-    let sid = &o1.rewrite.as_ref().unwrap().summary.message_id;
+    let sid = &o1.rewrite.as_ref().unwrap().summary.as_ref().unwrap().message_id;
     assert!(o2.rewrite.as_ref().unwrap().retained.iter().any(|r| &r.id == sid));
 }
 

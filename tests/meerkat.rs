@@ -223,7 +223,7 @@ fn y5_ledger_names_calls_across_three_folds_and_a_json_round_trip() {
         assert_eq!(o.status, "compacted", "{}", o.reason);
         assert_eq!(o.rewrite.as_ref().unwrap().stage, Stage::InRun);
         folds += 1;
-        let summary = o.rewrite.as_ref().unwrap().summary.text.clone();
+        let summary = o.rewrite.as_ref().unwrap().summary.as_ref().unwrap().text.clone();
         // every call of the earlier rounds so far: c1 .. c(next-2)
         for k in 1..next - 1 {
             assert!(summary.contains(&format!("[c{k}]: already run")), "fold {folds}: c{k} named in\n{summary}");
@@ -258,7 +258,7 @@ fn y5_reused_call_ids_are_kept_apart_and_failures_named() {
     assert_eq!(led.len(), 2, "two folded calls with one id: {led:?}");
     assert!(led[0].failed, "the first call's result was an error");
     assert!(!led[1].failed, "the second call with the same id succeeded");
-    let s = &out.rewrite.as_ref().unwrap().summary.text;
+    let s = &out.rewrite.as_ref().unwrap().summary.as_ref().unwrap().text;
     assert!(s.contains("[t1]: ran and failed (may be made again)"), "{s}");
     assert!(s.contains("[t1]: already run"), "{s}");
 }
@@ -270,7 +270,7 @@ fn y5_ledger_is_bounded_newest_named_rest_counted() {
         d.extend(round(&format!("k{k}"), if k % 2 == 0 { "even" } else { "odd" }));
     }
     let (out, _) = run(&d, SessionState::default(), fake_summary);
-    let s = &out.rewrite.as_ref().unwrap().summary.text;
+    let s = &out.rewrite.as_ref().unwrap().summary.as_ref().unwrap().text;
     assert_eq!(ledger_lines(s).len(), 40, "newest 40 named");
     assert!(s.contains("- earlier: even x5, odd x4"), "{s}");
 }
@@ -282,7 +282,7 @@ fn y6_mechanical_fallback_on_context_error_only() {
     let d = run_doc();
     let (out, _) = run(&d, SessionState::default(), |_| Reply::Failed { message: "prompt is too long".into(), context_exceeded: true });
     assert_eq!(out.status, "compacted", "{}", out.reason);
-    let src = &out.rewrite.as_ref().unwrap().summary.source;
+    let src = &out.rewrite.as_ref().unwrap().summary.as_ref().unwrap().source;
     assert_eq!((src.writer.as_str(), src.coverage.as_str()), ("mechanical", "requests_only"));
     assert!(out.events.iter().any(|e| e.kind == "warning" && e.data["code"] == "mechanical_fallback"));
     let before = decode(&d);
@@ -309,7 +309,7 @@ fn y6_no_fallback_with_spoken_unmeasured_observations_in_range() {
 fn y7_summary_source_values() {
     let d = run_doc();
     let source = |o: &Outcome| {
-        let s = &o.rewrite.as_ref().unwrap().summary.source;
+        let s = &o.rewrite.as_ref().unwrap().summary.as_ref().unwrap().source;
         (s.writer.clone(), s.coverage.clone())
     };
     // every folded row carried whole (no share bound, Y-8): whole
@@ -349,7 +349,7 @@ fn y6_case_summarizer_context_exceeded_under_meerkat() {
     let window = config.summarizer_window();
     let (out, reqs) = compact_with(c.format, c.doc.clone(), config.clone(), SessionState::default(), c.signals.clone(), |_| Reply::Failed { message: "context_length_exceeded".into(), context_exceeded: true });
     assert_eq!(out.status, "compacted", "{}", out.reason);
-    assert_eq!(out.rewrite.as_ref().unwrap().summary.source.writer, "mechanical");
+    assert_eq!(out.rewrite.as_ref().unwrap().summary.as_ref().unwrap().source.writer, "mechanical");
     assert!(!reqs.is_empty() && reqs.iter().all(|r| r.estimated_input_tokens < window));
     validate_pairing(&out.transcript).unwrap();
     let before = formats::decode(c.format, c.doc.clone()).unwrap();
@@ -394,7 +394,7 @@ fn y1_curator_gets_only_rows_before_the_run_in_stage_one() {
     assert_eq!(seen[0].kind, "curate");
     assert_eq!(seen[0].rows, d[1..5].to_vec(), "exactly the rows before the run, stored view");
     assert!(!seen[0].messages[0].content.contains("third: fix the bug"));
-    let s = &o.rewrite.as_ref().unwrap().summary;
+    let s = &o.rewrite.as_ref().unwrap().summary.as_ref().unwrap();
     assert!(s.text.starts_with("CURATED"));
     assert_eq!(s.source.writer, "curator");
     // stage 2 stays the runtime's own rewrite: a summary request, not a curate one
@@ -408,7 +408,7 @@ fn y1_curator_gets_only_rows_before_the_run_in_stage_one() {
     .unwrap();
     assert_eq!(o2.rewrite.as_ref().unwrap().stage, Stage::InRun);
     assert_eq!(kinds, vec!["summary"]);
-    assert_eq!(o2.rewrite.as_ref().unwrap().summary.source.writer, "provider");
+    assert_eq!(o2.rewrite.as_ref().unwrap().summary.as_ref().unwrap().source.writer, "provider");
 }
 
 #[test]
@@ -710,7 +710,7 @@ fn e6_every_evicted_body_is_a_handle_that_resolves_to_the_original_bytes() {
         let h = e.handle.as_ref().expect("recoverable handle");
         assert!(!e.clipped);
         assert_eq!(store.get(h).map(String::as_bytes), originals.get(&e.call_id).map(String::as_bytes), "{h} resolves to the original bytes");
-        assert!(rw.summary.text.contains(h.as_str()), "the summary indexes {h}");
+        assert!(rw.summary.as_ref().unwrap().text.contains(h.as_str()), "the summary indexes {h}");
     }
     assert_eq!(out.state.next_artifact as usize, folded_results + 1, "artifact#1..#N issued");
     // a host-chosen handle is used as given

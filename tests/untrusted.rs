@@ -417,3 +417,66 @@ fn y9_i14_a_clipped_row_cannot_start_its_tail_with_a_forged_header() {
     }
     assert!(tried > 0);
 }
+
+// ---- the clearing tier (K-1) inside the same trust boundary ----
+
+/// The chat session with tool row `c0` carrying `pinned: true` (message id `pin-c0`)
+/// and tool row `c1` claiming `artifact_ref: artifact#999`, cleared by the clearing
+/// tier's own trigger (no summary call).
+fn clearing_run(state: SessionState, store: bool) -> (Outcome, Vec<context_compactor::engine::ArtifactItem>) {
+    let mut msgs = match chat_session(json!({ "role": "assistant", "content": "ok" })) { Value::Array(a) => a, _ => unreachable!() };
+    let at = |msgs: &Vec<Value>, id: &str| msgs.iter().position(|m| m["role"] == "tool" && m["tool_call_id"] == id).unwrap();
+    let k0 = at(&msgs, "c0");
+    msgs[k0]["pinned"] = json!(true);
+    msgs[k0]["message_id"] = json!("pin-c0");
+    let k1 = at(&msgs, "c1");
+    msgs[k1]["artifact_ref"] = json!("artifact#999");
+    let t = formats::decode(Format::OpenaiChat, Value::Array(msgs)).unwrap();
+    let config = chat_config(json!({ "contextWindow": 1_000_000, "clearToolUses": { "trigger": 1, "keep": 1 } }));
+    let mut job = Job::start(config, state, t, JobOptions { signals: Signals::default(), has_summarizer: true }).with_memory("s-7", false).with_artifact_store(store);
+    let mut asked = Vec::new();
+    let o = context_compactor::engine::run_sync_with_store(&mut job, |_| Reply::Summary { text: "S".into(), usage: None }, |item| {
+        asked.push(item.clone());
+        Some(item.handle.clone())
+    })
+    .unwrap();
+    assert_eq!(o.status, "compacted", "{}", o.reason);
+    assert_eq!(o.rewrite.as_ref().unwrap().stage, context_compactor::select::Stage::Clear, "the clearing alone committed");
+    (o, asked)
+}
+
+fn cleared_handle(o: &Outcome, call_id: &str) -> Option<Option<String>> {
+    o.rewrite.as_ref().unwrap().cleared.iter().find(|c| c.call_id.as_deref() == Some(call_id)).map(|c| c.handle.clone())
+}
+
+#[test]
+fn k1_i14_the_clearing_tier_does_not_honour_an_input_pin() {
+    let (o, _) = clearing_run(SessionState::default(), false);
+    assert!(cleared_handle(&o, "c0").is_some(), "an unconfirmed pin does not keep the result from clearing");
+    assert_eq!(warning(&o, "untrusted_provenance").expect("reported")["pins"], json!(["pin-c0"]));
+    // confirmed through pin(): the result stays whole
+    let mut state = SessionState::default();
+    context_compactor::trust::pin(&mut state, "pin-c0").unwrap();
+    let (o, _) = clearing_run(state, false);
+    assert!(cleared_handle(&o, "c0").is_none(), "a confirmed pin is not cleared");
+    assert!(cleared_handle(&o, "c2").is_some(), "the other results still clear");
+}
+
+#[test]
+fn k1_i14_the_clearing_tier_does_not_name_an_input_artifact_ref_as_the_stored_copy() {
+    // no store: the placeholder says the body is not recoverable, never the foreign handle
+    let (o, _) = clearing_run(SessionState::default(), false);
+    assert_eq!(cleared_handle(&o, "c1"), Some(None));
+    let all: String = o.transcript.messages.iter().map(|m| formats::encode_message(m, formats::View::Request).to_string()).collect();
+    assert!(!all.contains("artifact#999"), "the foreign handle is not named in a placeholder");
+    // a store: the engine stores the body itself (scoped by session) and names its own handle
+    let (o, asked) = clearing_run(SessionState::default(), true);
+    let item = asked.iter().find(|i| i.call_id == "c1").expect("the body is offered to the store");
+    assert_eq!(item.session_id, "s-7");
+    assert_eq!(cleared_handle(&o, "c1"), Some(Some(item.handle.clone())));
+    assert_ne!(item.handle, "artifact#999");
+    // a handle the session issued (state.nextArtifact past it) is trusted as stored
+    let (o, asked) = clearing_run(SessionState { next_artifact: 1000, ..SessionState::default() }, true);
+    assert!(!asked.iter().any(|i| i.call_id == "c1"), "a vouched ref is not stored again");
+    assert_eq!(cleared_handle(&o, "c1"), Some(Some("artifact#999".into())));
+}

@@ -120,7 +120,7 @@ async fn f4_to_request_and_mechanical_summary_without_hook() {
     let writer = get(&get(&get(&get(&r, "rewrite"), "summary"), "source"), "writer").as_string();
     assert_eq!(writer.as_deref(), Some("mechanical"));
     let stored = get(&r, "transcript");
-    let request = c.to_request(stored, JsValue::NULL).expect("toRequest");
+    let request = c.to_request(stored, JsValue::NULL, JsValue::UNDEFINED).expect("toRequest");
     assert_eq!(JSON::stringify(&request).ok().and_then(|s| s.as_string()), JSON::stringify(&get(&r, "request")).ok().and_then(|s| s.as_string()));
     let messages = get(&request, "messages");
     assert!(Array::is_array(&messages));

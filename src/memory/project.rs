@@ -190,7 +190,8 @@ impl Context<'_> {
                     kind: RecordKind::ToolOutput,
                     tool_name: name.clone().or_else(|| self.name_of(call_id)),
                     call_id: Some(call_id.clone()),
-                    handle: m.provenance.artifact_ref.clone(),
+                    // issue 14: only a handle the trust pass vouched for
+                    handle: m.provenance.trusted_ref().map(str::to_string),
                     context_mentions: self.call_mentions(call_id),
                 };
                 push_chunks(out, &src, text);

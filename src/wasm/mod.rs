@@ -159,7 +159,7 @@ impl ContextCompactor {
         if opts.is_null() {
             opts = Value::Object(Default::default());
         }
-        let input: ConfigInput = serde_json::from_value(opts).map_err(|e| js_error(&Error::new(ErrorCode::InvalidConfig, format!("options: {e}"))))?;
+        let input = ConfigInput::from_json(opts).map_err(|e| js_error(&e))?;
         let format = match input.format.as_deref() {
             None | Some("auto") => None,
             Some(name) => Some(Format::parse(name).map_err(|e| js_error(&e))?),
@@ -204,8 +204,10 @@ impl ContextCompactor {
         let fixed = self.format;
         wasm_bindgen_futures::future_to_promise(async move {
             let state = state_of(&state)?;
-            let t = decode_input(fixed, &transcript)?;
+            let mut t = decode_input(fixed, &transcript)?;
             formats::validate_pairing(&t).map_err(|e| js_error(&e))?;
+            // issue 14: the same trust boundary as check and compact
+            crate::trust::apply(&mut t, &state, config.max_pinned_bytes);
             let mut parsed = parse_signals(&signals)?;
             counted_async(&signals, &t, &mut parsed).await?;
             to_js(&decide(&t, &config, &state, &parsed))
@@ -237,15 +239,28 @@ impl ContextCompactor {
         })
     }
 
-    /// `toRequest(transcript, state?)`: the request view of a stored transcript:
-    /// provenance keys removed (F-4); with a `state` holding findings (Y-10), the findings
-    /// ledger as one pinned user-role text message right after the system rows.
+    /// `toRequest(transcript, state?, { cacheBreakpoints? })`: the request view of a stored
+    /// transcript: provenance keys removed (F-4); with a `state` holding findings (Y-10),
+    /// the findings ledger as one pinned user-role text message right after the system
+    /// rows. With `cacheBreakpoints:
+    /// true` and an Anthropic transcript, `cache_control` breakpoints on the system
+    /// prompt, the end of the summary block and the last message (K-4).
     #[wasm_bindgen(js_name = toRequest)]
-    pub fn to_request(&self, transcript: JsValue, state: JsValue) -> Result<JsValue, JsValue> {
+    pub fn to_request(&self, transcript: JsValue, state: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
         let t = decode_input(self.format, &transcript)?;
         formats::validate_pairing(&t).map_err(|e| js_error(&e))?;
         let state = state_of(&state)?;
-        to_js(&crate::output::RequestJson { t: &t, findings: &state.findings })
+        let request = crate::output::RequestJson { t: &t, findings: &state.findings };
+        if get(&options, "cacheBreakpoints").as_bool() == Some(true) && t.format == Format::Anthropic {
+            let mut v = serde_json::to_value(&request).map_err(|e| js_error(&Error::invalid(e.to_string())))?;
+            // issue 14: the summary block ends where the state vouches for it, not where
+            // an input row claims a summary mark
+            let mut marked = t.clone();
+            crate::trust::apply(&mut marked, &state, self.config.max_pinned_bytes);
+            crate::cache::place_breakpoints(&mut v, crate::cache::summary_end_in_request(&marked, !state.findings.is_empty()));
+            return to_js(&v);
+        }
+        to_js(&request)
     }
 }
 

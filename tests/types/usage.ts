@@ -35,7 +35,7 @@ export async function main(transcript: OpenAIChatDocument, saved: SessionState |
   if (r2.rewrite) {
     const handles: (string | null)[] = r2.rewrite.evicted.map((e) => e.handle)
     const kept: number[] = r2.rewrite.retained.map((k) => k.source)
-    const summary: string = r2.rewrite.summary.text
+    const summary: string | undefined = r2.rewrite.summary?.text
     console.log(handles, kept, summary, r2.rewrite.discarded.length, r2.after.estimatedTokens - r2.before.estimatedTokens)
   }
   try {
@@ -112,7 +112,7 @@ export async function memory(c: ContextCompactor, transcript: object): Promise<R
   }
   const r = await c.compact(null, transcript, curate)
   const records: MemoryRecord[] = r.memory?.records ?? []
-  const writer: 'provider' | 'curator' | 'mechanical' | undefined = r.rewrite?.summary.source.writer
+  const writer: 'provider' | 'curator' | 'mechanical' | undefined = r.rewrite?.summary?.source.writer
   const report: AddReport = index.add(records)
   const hits: RecallResult = index.recall('chat-1', 'units', { limit: 3 })
   const page = index.enumerate('chat-1', { pageSize: 10 })

@@ -1,0 +1,161 @@
+//! The new rows: the summary message (with its deterministic sections, S-9, Y-2, Y-5)
+//! put in place of the folded range.
+
+use super::{Job, Step, SummaryInfo, SummarySource};
+use crate::error::{Error, ErrorCode, Result};
+use crate::events::event;
+use crate::formats::{self, message_from_raw};
+use crate::rewrite::Origin;
+use crate::select::{Selection, Stage};
+use crate::state::FoldedCall;
+use crate::summarize::{collect_artifact_refs, deterministic_sections, narrative_part};
+use crate::transcript::{Block, Message, Provenance, TranscriptRole};
+use serde_json::json;
+
+impl Job {
+    pub(super) fn next_id(&mut self, prefix: &str) -> String {
+        // issue 14: never an id a row of the transcript already has (an input row may
+        // carry `message_id: "summary-r1-1"`)
+        loop {
+            self.new_ids = self.new_ids.saturating_add(1);
+            let id = format!("{prefix}-r{}-{}", self.state.revision.saturating_add(1), self.new_ids);
+            let taken = |m: &Message| m.id == id || m.provenance.message_id.as_deref() == Some(id.as_str());
+            if !self.taken_ids.contains(&id) && !self.source.messages.iter().any(taken) && !self.rows.iter().any(|(_, m)| taken(m)) {
+                return id;
+            }
+        }
+    }
+
+    pub(super) fn summary_message(&mut self, text: &str, level: u8) -> Result<Message> {
+        let raw = formats::text_message(self.format(), text);
+        let id = self.next_id("summary");
+        let prov = Provenance { summary_level: Some(level), transcript_role: TranscriptRole::CompactionSummary, message_id: Some(id.clone()), ..Provenance::default() };
+        message_from_raw(self.format(), raw, prov, id)
+    }
+
+    /// Builds the new rows with the summary in place, then rolls up or finishes.
+    pub(super) fn commit_summary(&mut self, narrative: String, source: SummarySource) -> Result<Step> {
+        let Some(sel) = self.selection.clone() else {
+            return Err(Error::new(ErrorCode::ProtocolError, "no selection"));
+        };
+        if self.taken_ids.is_empty() {
+            self.taken_ids = self.source.messages.iter().flat_map(|m| std::iter::once(m.id.clone()).chain(m.provenance.message_id.clone())).collect();
+        }
+        let msgs = std::mem::take(&mut self.source.messages);
+        let built = self.build_rows(&sel, &msgs, narrative, source);
+        self.source.messages = msgs;
+        built?;
+        self.next_rollup()
+    }
+
+    pub(super) fn build_rows(&mut self, sel: &Selection, msgs: &[Message], narrative: String, source: SummarySource) -> Result<()> {
+        // S-9: the newest request and the first task, when folded, are quoted verbatim.
+        let mut verbatim = Vec::new();
+        let first_task = msgs.iter().position(|m| m.starts_turn());
+        let newest = msgs.iter().rposition(|m| m.starts_turn());
+        for idx in [first_task, newest].into_iter().flatten() {
+            if sel.fold.binary_search(&idx).is_ok() {
+                let t = msgs[idx].text();
+                if !verbatim.contains(&t) {
+                    verbatim.push(t);
+                }
+            }
+        }
+        // Y-5: the folded-call ledger, for stage-2 folds of the open run.
+        let mut ledger_now: Vec<FoldedCall> = Vec::new();
+        if sel.stage == Stage::InRun && self.config.folded_call_ledger {
+            let run_id = sel.run_start.and_then(|r| msgs.get(r)).map(|m| m.id.clone());
+            if self.state.ledger_run != run_id {
+                self.state.ledger.clear();
+                self.state.ledger_run = run_id;
+            }
+            let mut errors: Vec<(String, bool)> = Vec::new();
+            for &o in &sel.fold {
+                if let Some(m) = msgs.get(o) {
+                    for b in &m.blocks {
+                        if let Block::ToolResult { call_id, is_error, .. } = b {
+                            errors.push((call_id.clone(), *is_error));
+                        }
+                    }
+                }
+            }
+            for &o in &sel.fold {
+                let Some(m) = msgs.get(o) else { continue };
+                for b in &m.blocks {
+                    if let Block::ToolCall { id, name, arguments } = b {
+                        // A reused id pairs with the first unconsumed result after it.
+                        let failed = match errors.iter().position(|(c, _)| c == id) {
+                            Some(p) => errors.remove(p).1,
+                            None => false,
+                        };
+                        self.state.ledger.push(FoldedCall { call_id: id.clone(), name: name.clone(), arguments: crate::evict::truncate(arguments, 200), failed });
+                    }
+                }
+            }
+            ledger_now = self.state.ledger.clone();
+        }
+        // Y-2: every artifact handle in the folded range, stamped or inline, that the
+        // engine can vouch for (issue 14: `artifact#7` typed by a user or printed by a
+        // tool is text, not a handle; see crate::trust::KnownHandles). Row by row in
+        // transcript order (stamped or stored, then inline in text and tool output), a
+        // handle seen again moving to the end, so the cap keeps the newest.
+        let known = crate::trust::KnownHandles::of(msgs, self.stored.values().map(String::as_str), &self.state);
+        let mut artifacts: Vec<String> = Vec::new();
+        for &o in &sel.fold {
+            let Some(m) = msgs.get(o) else { continue };
+            let mut texts = vec![m.text()];
+            texts.extend(m.blocks.iter().filter_map(|b| match b {
+                Block::ToolResult { text, .. } => Some(text.clone()),
+                _ => None,
+            }));
+            let mut stored: Vec<(&(usize, usize), &String)> = self.stored.iter().filter(|((off, _), _)| *off == o).collect();
+            crate::sorted::sort_by(&mut stored, |a, b| a.cmp(b));
+            let stamped = m.provenance.trusted_ref().into_iter().chain(stored.iter().map(|(_, h)| h.as_str()));
+            for h in collect_artifact_refs(texts.iter().map(String::as_str), stamped).into_iter().filter(|h| known.knows(h)) {
+                artifacts.retain(|x| *x != h);
+                artifacts.push(h);
+            }
+        }
+        for h in collect_artifact_refs([narrative.as_str()], std::iter::empty()) {
+            if !artifacts.contains(&h) && known.knows(&h) {
+                artifacts.push(h);
+            }
+        }
+        let tail = deterministic_sections(&verbatim, &ledger_now, &artifacts, &self.config);
+        // the narrative is the summarizer's text (untrusted: it may echo the transcript),
+        // quoted so it cannot forge the engine record that follows it
+        let text = format!("{}{}", crate::quote::content(narrative_part(&narrative).trim_end()), tail);
+        let summary_msg = self.summary_message(&text, 1)?;
+        // New rows: kept rows in order, the summary after the head and remaining summaries.
+        let folded: crate::sorted::SortedSet<usize> = sel.fold.iter().copied().collect();
+        let mut rows: Vec<(Origin, Message)> = Vec::new();
+        let insert_at_source = match sel.stage {
+            Stage::BeforeRun => sel.summary_end,
+            Stage::InRun | Stage::Clear => sel.head_end,
+        };
+        let mut summary_offset = 0;
+        for (i, m) in msgs.iter().enumerate() {
+            if i == insert_at_source {
+                summary_offset = rows.len();
+                rows.push((Origin::New, summary_msg.clone()));
+            }
+            if !folded.contains(&i) {
+                // K-1: a kept row the clearing tier edited goes in cleared (or not at all)
+                match self.cleared_row(i) {
+                    Some(Some(c)) => rows.push((Origin::Source(i), c.clone())),
+                    Some(None) => {}
+                    None => rows.push((Origin::Source(i), m.clone())),
+                }
+            }
+        }
+        if insert_at_source >= msgs.len() {
+            summary_offset = rows.len();
+            rows.push((Origin::New, summary_msg.clone()));
+        }
+        self.rows = rows;
+        self.summary = Some(SummaryInfo { text, level: 1, source, message_id: summary_msg.id.clone(), offset: summary_offset });
+        self.events.push(event("summary_written", json!({ "writer": self.summary.as_ref().map(|s| s.source.writer.clone()) })));
+        Ok(())
+    }
+
+}

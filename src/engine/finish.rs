@@ -1,0 +1,176 @@
+//! Validation (W-2), memory projection (M-1) and the commit of a rewrite (W-1, W-3, W-4).
+
+use super::{Job, Outcome, Phase, Reply, Rewrite, Step};
+use crate::error::{Error, ErrorCode, Result};
+use crate::events::event;
+use crate::formats;
+use crate::measure::transcript_size;
+use crate::memory::{try_project, try_project_consuming, MemoryBatch};
+use crate::rewrite::{provenance, validate, Expectations, Origin};
+use crate::transcript::{Message, Transcript};
+use crate::trigger::decide;
+use serde_json::json;
+
+impl Job {
+    pub(super) fn finish(&mut self) -> Result<Step> {
+        if self.clear_only {
+            return self.finish_cleared();
+        }
+        let Some(sel) = self.selection.clone() else {
+            return Err(Error::new(ErrorCode::ProtocolError, "no selection"));
+        };
+        let Some(summary) = self.summary.clone() else {
+            return Err(Error::new(ErrorCode::ProtocolError, "no summary"));
+        };
+        // T-4: ids survive storage even when a twin of a kept row was folded. The rows
+        // are cloned, not moved: a memory step may come back here (Step::Project).
+        let mut kept: Vec<Message> = self.rows.iter().map(|(_, m)| m.clone()).collect();
+        formats::pin_unstable_ids(&mut kept);
+        let origins: Vec<Origin> = self.rows.iter().map(|(o, _)| o.clone()).collect();
+        let new_t = Transcript { format: self.source.format, messages: kept, envelope: self.source.envelope.clone() };
+        let msgs = &self.source.messages;
+        // Protected source rows: system head, pinned rows, the newest request and
+        // everything after the fold's protected tail.
+        let mut protected: Vec<usize> = (0..sel.head_end).collect();
+        protected.extend(msgs.iter().enumerate().filter(|(_, m)| m.provenance.is_pinned()).map(|(i, _)| i));
+        if let Some(r) = sel.run_start {
+            protected.push(r);
+        }
+        let refs: Vec<(Origin, &Message)> = origins.into_iter().zip(new_t.messages.iter()).collect();
+        let checks = match validate(&Expectations { source: &self.source, rows: &refs, protected: &protected, summary_at: summary.offset, new_transcript: &new_t }) {
+            Ok(c) => c,
+            Err(e) if e.message.starts_with("no reduction") => {
+                // The fold was too small to shrink the transcript: an expected outcome, not
+                // an error. Recorded as an attempt (C-5) and not retried on these rows.
+                self.state.cadence.last_attempt_boundary = Some(self.state.cadence.boundary);
+                self.state.cadence.last_failure = Some("no_reduction".into());
+                self.state.cadence.failed_on = Some(crate::state::RowsMark::of(&self.source));
+                let reason = format!("no_reduction: {}", e.message);
+                return self.done("skipped", reason, None);
+            }
+            Err(e) => {
+                let reason = format!("invalid_rewrite: {}", e.message);
+                return self.done("failed", reason, Some(e));
+            }
+        };
+        let (retained, discarded, patch) = provenance(&refs, msgs);
+        let first_changed_offset = super::clearing::first_changed(&refs, msgs);
+        // K-1: the full bodies the clearing replaced in kept rows reach memory too
+        self.take_clearing_bodies(&discarded);
+        // M-1: project what leaves the transcript; a failed projection, or a host that
+        // refuses the batch, fails the compaction before anything is committed (W-3).
+        if self.memory.is_none() && !self.config.project_memory {
+            // projection turned off by the host: nothing to store, nothing to confirm
+            self.memory = Some(std::sync::Arc::new(MemoryBatch { session: self.session.clone(), records: Vec::new() }));
+            self.memory_accepted = true;
+        }
+        // measured now: the projection below may hand the discarded rows on
+        let cal = self.state.calibration();
+        let before = transcript_size(&self.source, &self.config, cal);
+        if self.decision.is_none() {
+            self.decision = Some(decide(&self.source, &self.config, &self.state, &self.opts.signals));
+        }
+        if self.memory.is_none() {
+            let batch = if self.confirm_memory {
+                try_project(&self.session, &self.source.messages, &discarded, &self.bodies)
+            } else {
+                // No host step can fail the commit from here (W-3), so the discarded rows
+                // move into the projection and are freed one by one as their records are
+                // built: the records never sit beside a second copy of the folded range.
+                try_project_consuming(&self.session, &mut self.source.messages, &discarded, &self.bodies)
+            };
+            match batch {
+                Ok(batch) => self.memory = Some(std::sync::Arc::new(batch)),
+                Err(e) => return self.done("failed", format!("memory_failed: {}", e.message), Some(e)),
+            }
+        }
+        if self.confirm_memory && !self.memory_accepted {
+            self.phase = Phase::AwaitProject;
+            // shared, not copied: the host reads the batch while the job keeps it
+            return Ok(Step::Project(self.memory.clone().unwrap_or_default()));
+        }
+        let after = transcript_size(&new_t, &self.config, cal);
+        let base_revision = self.commit_cadence(after.estimated_tokens, &new_t);
+        let rewrite = Rewrite {
+            base_revision,
+            revision: self.state.revision,
+            stage: sel.stage,
+            summary: Some(summary.clone()),
+            cleared: self.cleared_kept(&discarded),
+            retained,
+            discarded,
+            patch,
+            evicted: self.evicted.clone(),
+            rollups: self.rollups.clone(),
+            first_changed_offset,
+        };
+        self.events.push(event(
+            "compaction_completed",
+            json!({ "summarySource": summary.source, "stage": sel.stage, "discarded": rewrite.discarded.len(), "before": before, "after": after, "revision": self.state.revision }),
+        ));
+        let decision = self.decision.clone().unwrap_or_else(|| decide(&self.source, &self.config, &self.state, &self.opts.signals));
+        // committed: the source is spent (its discarded rows may have been handed on)
+        drop(self.take_source());
+        Ok(Step::Done(Box::new(Outcome {
+            status: "compacted",
+            reason: decision.reason.clone(),
+            decision,
+            transcript: new_t,
+            rewrite: Some(rewrite),
+            before,
+            after,
+            checks,
+            state: self.state.clone(),
+            events: std::mem::take(&mut self.events),
+            evicted_bodies: std::mem::take(&mut self.bodies),
+            // the host has let go of the step's handle by now: no copy
+            memory: self.memory.take().map(|b| std::sync::Arc::try_unwrap(b).unwrap_or_else(|shared| (*shared).clone())),
+            error: None,
+        })))
+    }
+
+    /// Commits the cadence and revision for a rewrite leaving `after_tokens` (C-3, C-4,
+    /// C-5), and records in the state what it vouches for in the new transcript `new_t`
+    /// (issue 14, [`crate::trust::record`]). Returns the base revision.
+    pub(super) fn commit_cadence(&mut self, after_tokens: u64, new_t: &Transcript) -> u64 {
+        let base_revision = self.state.revision;
+        // `SessionState::from_json` holds revisions to MAX_REVISION; saturate for states built in Rust.
+        self.state.revision = self.state.revision.saturating_add(1);
+        // issue 14: the state vouches for the summaries (and pins, host-named handles) of the new transcript
+        crate::trust::record(&mut self.state, new_t, self.stored.values().cloned());
+        self.state.cadence.last_attempt_boundary = Some(self.state.cadence.boundary);
+        self.state.cadence.last_rewrite_tokens = Some(after_tokens);
+        self.state.cadence.last_failure = None;
+        self.state.cadence.failed_on = None;
+        self.state.selection_warned = false;
+        // C-3: a committed rewrite drops the projection anchor until the next answer.
+        self.state.cadence.anchor = None;
+        // C-4: a rewrite that left history at or above the threshold warns, once until a
+        // rewrite gets the history under it again.
+        let threshold = self.config.threshold_tokens();
+        let over = self.config.trigger == crate::config::TriggerMode::Signals && after_tokens >= threshold;
+        if !over {
+            self.state.cadence.over_threshold_warned = false;
+        } else if !self.state.cadence.over_threshold_warned {
+            self.state.cadence.over_threshold_warned = true;
+            let message = crate::trigger::history_over_threshold_message(after_tokens, threshold);
+            self.events.push(event("warning", json!({ "code": crate::trigger::HISTORY_OVER_THRESHOLD, "message": message })));
+        }
+        base_revision
+    }
+
+    /// The host's answer to [`Step::Project`]: commit, or fail with `memory_failed`.
+    pub(super) fn on_project(&mut self, reply: Reply) -> Result<Step> {
+        match reply {
+            Reply::Accepted => {
+                self.memory_accepted = true;
+                self.finish()
+            }
+            Reply::Failed { message, .. } => {
+                self.memory = None;
+                self.done("failed", format!("memory_failed: the memory store or embedder failed: {message}"), Some(Error::new(ErrorCode::MemoryFailed, message)))
+            }
+            Reply::Summary { .. } | Reply::Artifacts { .. } => Err(Error::new(ErrorCode::ProtocolError, "a memory answer was asked for")),
+        }
+    }
+}

@@ -1,0 +1,108 @@
+//! Rollup passes over the summary block (Y-3).
+
+use super::{Job, Phase, Reply, Rollup, Step};
+use crate::error::{Error, ErrorCode, Result};
+use crate::rewrite::Origin;
+use crate::summarize::{collect_artifact_refs, deterministic_sections, mechanical_merge, narrative_part, rollup_request, SECTIONS_MARKER};
+
+impl Job {
+    /// The summary block of the new rows: (offset, level).
+    pub(super) fn block(&self) -> Vec<(usize, u8)> {
+        let head = self.rows.iter().take_while(|(_, m)| m.role == crate::Role::System).count();
+        self.rows.iter().enumerate().skip(head).take_while(|(_, (_, m))| m.is_summary()).map(|(i, (_, m))| (i, m.provenance.summary_level.unwrap_or(1))).collect()
+    }
+
+    /// Y-3: level-1 run -> one level-2 when the block exceeds the cap and holds >= 2
+    /// level-1s; then level-2s merge among themselves past their cap.
+    pub(super) fn next_rollup(&mut self) -> Result<Step> {
+        let block = self.block();
+        let ones: Vec<usize> = block.iter().filter(|(_, l)| *l == 1).map(|(i, _)| *i).collect();
+        let twos: Vec<usize> = block.iter().filter(|(_, l)| *l >= 2).map(|(i, _)| *i).collect();
+        let pass_members = if block.len() > self.config.max_summaries_before_rollup && ones.len() >= 2 && !self.rollups.iter().any(|r| r.pass == "level1_to_level2") {
+            Some(("level1_to_level2", ones))
+        } else if twos.len() > self.config.max_rolled_up_summaries && !self.rollups.iter().any(|r| r.pass == "level2_merge") {
+            Some(("level2_merge", twos))
+        } else {
+            None
+        };
+        let Some((pass, members)) = pass_members else {
+            return self.finish();
+        };
+        let texts: Vec<String> = members.iter().filter_map(|&i| self.rows.get(i)).map(|(_, m)| m.text()).collect();
+        if self.opts.has_summarizer {
+            let narratives: Vec<String> = texts.iter().map(|t| narrative_part(t).to_string()).collect();
+            let request = rollup_request(&narratives, &self.config, self.config.rollup_instructions());
+            self.phase = Phase::AwaitRollup { pass, members };
+            return Ok(Step::Summarize(request));
+        }
+        let merged = mechanical_merge(&texts, self.summary_bytes());
+        self.apply_rollup(pass, members, merged, "mechanical")
+    }
+
+    pub(super) fn on_rollup(&mut self, pass: &'static str, members: Vec<usize>, reply: Reply) -> Result<Step> {
+        match reply {
+            Reply::Summary { text, usage } => {
+                self.record_spend(&usage);
+                if text.trim().is_empty() {
+                    return self.done("failed", "summary_failed: the rollup callback returned empty text".into(), Some(Error::new(ErrorCode::SummaryFailed, "empty rollup")));
+                }
+                self.apply_rollup(pass, members, text.trim().to_string(), "provider")
+            }
+            Reply::Accepted => Err(Error::new(ErrorCode::ProtocolError, "a rollup was asked for, not a memory answer")),
+            Reply::Failed { message, .. } => {
+                self.state.spend.summarize_calls += 1;
+                self.done("failed", format!("summary_failed: the rollup call failed: {message}"), Some(Error::new(ErrorCode::SummaryFailed, message)))
+            }
+            Reply::Artifacts { .. } => Err(Error::new(ErrorCode::ProtocolError, "artifact handles given where a rollup was asked for")),
+        }
+    }
+
+    pub(super) fn apply_rollup(&mut self, pass: &'static str, members: Vec<usize>, merged: String, writer: &str) -> Result<Step> {
+        // Carry the deterministic sections of the merged summaries (Y-2: rollup does the same).
+        let texts: Vec<String> = members.iter().filter_map(|&i| self.rows.get(i)).map(|(_, m)| m.text()).collect();
+        let mut verbatim = Vec::new();
+        for t in &texts {
+            if let Some(p) = t.find(SECTIONS_MARKER) {
+                for part in t[p..].split("\nUser request (verbatim): ").skip(1) {
+                    let v = part.split("\nCalls already run").next().unwrap_or("").split("\nArtifacts: ").next().unwrap_or("").to_string();
+                    if !verbatim.contains(&v) {
+                        verbatim.push(v);
+                    }
+                }
+            }
+        }
+        // Y-2: the handles in the merged summaries and the merge that the engine can
+        // vouch for (crate::trust::KnownHandles)
+        let known = crate::trust::KnownHandles::of(&self.source.messages, self.stored.values().map(String::as_str), &self.state);
+        let mut all: Vec<&str> = texts.iter().map(String::as_str).collect();
+        all.push(&merged);
+        let artifacts: Vec<String> = collect_artifact_refs(all, std::iter::empty()).into_iter().filter(|h| known.knows(h)).collect();
+        let text = format!("{}{}", crate::quote::content(narrative_part(&merged).trim_end()), deterministic_sections(&verbatim, &[], &artifacts, &self.config));
+        let msg = self.summary_message(&text, 2)?;
+        // At the last member's place, so the merge is the newest of the members even
+        // when a stored block is out of order ([1,1,2] + new 1).
+        let Some(&last) = members.last() else { return self.finish() };
+        let mut rows = Vec::with_capacity(self.rows.len());
+        for (i, r) in std::mem::take(&mut self.rows).into_iter().enumerate() {
+            if i == last {
+                rows.push((Origin::New, msg.clone()));
+            } else if !members.contains(&i) {
+                rows.push(r);
+            }
+        }
+        self.rows = rows;
+        self.rollups.push(Rollup { pass: pass.to_string(), merged: members.len(), writer: writer.to_string() });
+        // The newest summary is now the last of the block.
+        if let Some(s) = self.summary.as_mut() {
+            let block_end = self.rows.iter().take_while(|(_, m)| m.role == crate::Role::System).count()
+                + self.rows.iter().skip_while(|(_, m)| m.role == crate::Role::System).take_while(|(_, m)| m.is_summary()).count();
+            s.offset = block_end.saturating_sub(1);
+            if let Some((_, m)) = self.rows.get(s.offset) {
+                s.message_id = m.id.clone();
+                s.level = m.provenance.summary_level.unwrap_or(1);
+                s.text = m.text();
+            }
+        }
+        self.next_rollup()
+    }
+}
