@@ -8,8 +8,11 @@ import { parseArgs } from 'node:util'
 
 export const FORMATS = [
   'auto', 'openai-chat', 'anthropic', 'gemini', 'openai-responses', 'ai-sdk', 'canonical',
-  'claude-code-jsonl', 'swe-agent-traj', 'tau-bench', 'glaive',
+  'claude-code-jsonl', 'codex-rollout', 'swe-agent-traj', 'tau-bench', 'glaive', 'glaive-jsonl',
 ]
+export const SUBAGENTS = ['attach', 'drop']
+/** How many import warnings the report lists one by one. */
+const WARNINGS_SHOWN = 5
 export const PROFILES = ['kerkov', 'meerkat', 'default']
 const API_KEY_ENV = 'CONTEXT_COMPACTOR_API_KEY'
 
@@ -24,6 +27,8 @@ Options:
                         ${FORMATS.join(', ')}
   --context-window N    the model's context window in tokens (default: the profile's)
   --profile P           ${PROFILES.join(' | ')} (default: default)
+  --subagents M         Claude Code subagent runs: ${SUBAGENTS.join(' | ')} (default: attach;
+                        they never enter the main thread)
   --out FILE            write the compacted transcript (stored view) to FILE as JSON
   --out-request FILE    write the request view (what to send the provider) to FILE
   --json                print the whole result object as JSON instead of the report
@@ -99,7 +104,7 @@ function fail(code, message) {
  * The only code that talks to the wasm engine. Returns `{ format, decision, out }`.
  * `options` = { profile?, contextWindow? }; `summarize` is optional.
  */
-async function runEngine({ kind, text, options, summarize }) {
+async function runEngine({ kind, text, options, summarize, importOptions }) {
   let wasm
   try {
     wasm = await import('../pkg/node/context_compactor.js')
@@ -109,7 +114,7 @@ async function runEngine({ kind, text, options, summarize }) {
   if (typeof wasm.importTranscript !== 'function' || typeof wasm.ContextCompactor !== 'function') {
     throw fail('not_implemented', 'this build does not export importTranscript / ContextCompactor yet')
   }
-  const imported = wasm.importTranscript(kind, text)
+  const imported = wasm.importTranscript(kind, text, importOptions ?? {})
   const { format, document } = imported
   // issue 14: a provider-format file goes in as its own text (JSON.parse would round
   // integers past 2^53); a converted log goes in as the converted document
@@ -121,7 +126,19 @@ async function runEngine({ kind, text, options, summarize }) {
   const decision = compactor.check(null, input, signals)
   const contextWindow = compactor.config.contextWindow
   const out = await compactor.compact(null, input, { ...signals, force: true, resultText: true, ...(summarize ? { summarize } : {}) })
-  return { format, decision, out, contextWindow, usage }
+  return { format, decision, out, contextWindow, usage, imported }
+}
+
+/** The import lines of the report: warning count, the first few, subagent runs. */
+export function importLines(imported) {
+  const warnings = imported?.warnings ?? []
+  const lines = [`import:     ${warnings.length} warning${warnings.length === 1 ? '' : 's'}${imported?.subagents?.length ? `, ${imported.subagents.length} subagent run${imported.subagents.length === 1 ? '' : 's'} kept apart` : ''}`]
+  for (const w of warnings.slice(0, WARNINGS_SHOWN)) {
+    const msg = String(w.message ?? '')
+    lines.push(`  ${w.line != null ? `line ${w.line}` : '-'} ${w.code}: ${msg.length > 120 ? `${msg.slice(0, 119)}…` : msg}`)
+  }
+  if (warnings.length > WARNINGS_SHOWN) lines.push(`  … and ${warnings.length - WARNINGS_SHOWN} more`)
+  return lines
 }
 
 /**
@@ -204,6 +221,7 @@ function parse(argv) {
         verbose: { type: 'boolean', default: false },
         'summarizer-url': { type: 'string' },
         model: { type: 'string' },
+        subagents: { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
       },
     })
@@ -222,6 +240,9 @@ function parse(argv) {
   if (v.profile !== undefined && !PROFILES.includes(v.profile)) {
     throw fail('usage', `unknown --profile "${v.profile}"; expected one of ${PROFILES.join(', ')}`)
   }
+  if (v.subagents !== undefined && !SUBAGENTS.includes(v.subagents)) {
+    throw fail('usage', `unknown --subagents "${v.subagents}"; expected one of ${SUBAGENTS.join(', ')}`)
+  }
   let contextWindow
   if (v['context-window'] !== undefined) {
     contextWindow = Number(v['context-window'])
@@ -233,7 +254,7 @@ function parse(argv) {
   if (url !== undefined && !v.model) throw fail('usage', '--summarizer-url needs --model')
   if (url === undefined && v.model) throw fail('usage', '--model is only used with --summarizer-url')
   return {
-    input, kind: v.format, out: v.out, outRequest: v['out-request'], json: v.json, verbose: v.verbose,
+    input, kind: v.format, out: v.out, importOptions: v.subagents !== undefined ? { subagents: v.subagents } : {}, outRequest: v['out-request'], json: v.json, verbose: v.verbose,
     options: {
       ...(v['no-memory'] ? { projectMemory: false } : {}),
       ...(v.profile !== undefined ? { profile: v.profile } : {}),
@@ -247,10 +268,11 @@ const n = (x) => (typeof x === 'number' ? x.toLocaleString('en-US') : String(x ?
 const size = (m) => `${n(m?.messages)} messages, ${n(m?.bytes)} bytes, ~${n(m?.estimatedTokens)} tokens`
 
 /** The human-readable report, one string. */
-export function report({ input, format, decision, out, contextWindow, usage, verbose = false }) {
+export function report({ input, format, decision, out, contextWindow, usage, verbose = false, imported }) {
   const rw = out.rewrite ?? {}
   const lines = [
     `input:      ${input} (format: ${format})`,
+    ...(imported ? importLines(imported) : []),
     `window:     ${contextWindow != null ? `${n(contextWindow)} tokens` : 'profile default'}`,
     `before:     ${size(out.before)}`,
     `after:      ${size(out.after)}`,
@@ -281,6 +303,11 @@ export function report({ input, format, decision, out, contextWindow, usage, ver
   lines.push(`kept:       ${n(rw.retained?.length ?? 0)} messages, discarded ${n(rw.discarded?.length ?? 0)}`)
   const v = out.validation
   if (v) lines.push(`validation: ${v.ok ? 'ok' : 'FAILED'}${v.checks?.length ? ` (${v.checks.join(', ')})` : ''}`)
+  const ow = out.overWindow
+  if (ow) {
+    const limit = ow.limit === 'threshold' ? `the compaction threshold (${n(ow.thresholdTokens)} tokens)` : `the context window (${n(ow.contextWindow)} tokens)`
+    lines.push(`warning:    over_window: the next request is ~${n(ow.tokens)} tokens, over ${limit} by ${n(ow.by)}; floor ${n(ow.floorTokens)} tokens`)
+  }
   return lines.join('\n')
 }
 
@@ -298,7 +325,7 @@ export async function main(argv = process.argv.slice(2)) {
       throw fail('io_error', `cannot read ${args.input}: ${err.message}`)
     }
     const summarize = args.summarizer ? httpSummarizer(args.summarizer) : undefined
-    const { format, decision, out, contextWindow, usage } = await runEngine({ kind: args.kind, text, options: args.options, summarize })
+    const { format, decision, out, contextWindow, usage, imported } = await runEngine({ kind: args.kind, text, options: args.options, summarize, importOptions: args.importOptions })
     if (args.out) {
       try {
         await writeFile(args.out, `${out.transcriptText != null ? indentJson(out.transcriptText) : JSON.stringify(out.transcript, null, 2)}\n`)
@@ -314,11 +341,11 @@ export async function main(argv = process.argv.slice(2)) {
       }
     }
     if (args.json) {
+      if (imported?.warnings?.length) console.error(importLines(imported).join('\n'))
       const { transcriptText, requestText, ...rest } = out
       console.log(JSON.stringify(rest, null, 2))
-    }
-    else {
-      console.log(report({ input: args.input, format, decision, out, contextWindow, usage, verbose: args.verbose }))
+    } else {
+      console.log(report({ input: args.input, format, decision, out, contextWindow, usage, verbose: args.verbose, imported }))
       if (args.out) console.log(`wrote:      ${args.out}`)
       if (args.outRequest) console.log(`wrote:      ${args.outRequest} (request view)`)
     }

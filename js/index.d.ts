@@ -17,7 +17,7 @@ export type ProviderFormat = 'openai-chat' | 'anthropic' | 'gemini' | 'openai-re
 /** Formats `recallToolDefinition` has a tool shape for (M-2): the provider formats. */
 export type ToolFormat = Exclude<ProviderFormat, 'canonical'>
 /** Log formats `importTranscript` converts into a provider format. */
-export type LogKind = 'claude-code-jsonl' | 'swe-agent-traj' | 'tau-bench' | 'glaive'
+export type LogKind = 'claude-code-jsonl' | 'codex-rollout' | 'swe-agent-traj' | 'tau-bench' | 'glaive' | 'glaive-jsonl'
 /** Named presets of the configuration. */
 export type Profile = 'kerkov' | 'meerkat' | 'default'
 /** C-1: provider-reported usage only; C-2: every pressure signal. */
@@ -609,7 +609,20 @@ export interface Rewrite {
 }
 
 /** Side spend of summarize calls (W-7), tokens. */
-export interface Spend { summarizeCalls: number; inputTokens: number; outputTokens: number }
+/** Spend (W-7), tokens: summarizer side spend, main requests (from `observeUsage`), and their sum. */
+export interface Spend {
+  summarizeCalls: number
+  /** Side spend: the summarizer's input / output tokens. */
+  inputTokens: number
+  outputTokens: number
+  /** Main requests observed with `observeUsage`, and their tokens. */
+  mainRequests: number
+  mainInputTokens: number
+  mainOutputTokens: number
+  /** Main plus side. */
+  totalInputTokens: number
+  totalOutputTokens: number
+}
 
 /** The projection anchor (C-3): the provider's count for the last answered request sent whole. */
 export interface Anchor {
@@ -744,6 +757,21 @@ export interface CompactResult<out F extends ProviderFormat | 'auto' = ProviderF
   before: Size
   after: Size
   validation: { ok: boolean; checks: string[] }
+  /**
+   * Set when the committed rewrite still leaves the next request over the compaction
+   * threshold or the context window (N-4; also a `warning` event with code
+   * `over_window`); `null` otherwise. Tokens: the next request (transcript, tool
+   * definitions, findings, output reserve), the window, the threshold, the floor
+   * compaction cannot remove (C-8), which limit is crossed and by how much.
+   */
+  overWindow: {
+    tokens: number
+    contextWindow: number
+    thresholdTokens: number
+    floorTokens: number
+    limit: 'context_window' | 'threshold'
+    by: number
+  } | null
   /** Persist this and pass it to the next call. */
   state: SessionState
   spend: Spend
@@ -1136,13 +1164,63 @@ export function recallToolDefinition<F extends ToolFormat>(format: F): RecallToo
  * when the shape is ambiguous or unknown. */
 export function detectFormat(transcript: TranscriptInput): ProviderFormat
 
-/** Converts a log or provider document to `{ format, document }`.
- * @param kind `auto`, a log kind, or a format name (the text is parsed as its JSON).
- * @throws {ContextCompactorError} `invalid_transcript` (naming the line / index), `unknown_format`. */
-export function importTranscript(kind: 'auto' | LogKind | ProviderFormat, text: string): ImportResult
+/** One input line or entry an importer skipped or repaired (N-2). */
+export interface ImportWarning {
+  /** 1-based line of a JSON Lines input; `null` for whole-JSON inputs (the message names the index). */
+  line: number | null
+  /** Stable code, e.g. `torn_line`, `not_json`, `missing_type`, `bad_content`, `duplicate_row`,
+   * `compact_boundary`, `attachment_not_imported`, `subagent_dropped`, `orphan_result`,
+   * `unanswered_call`, `duplicate_call_id`, `orphan_observation`, `unknown_line_type`. */
+  code: string
+  /** What was skipped or repaired, and why. */
+  message: string
+}
 
-/** What `importTranscript` returns: the format and its document, typed together. */
-export type ImportResult = { [K in ProviderFormat]: { format: K; document: DocumentTypes[K]; usage?: Record<string, unknown> } }[ProviderFormat]
+/** A Claude Code subagent run, kept out of the main thread (N-2). */
+export interface ImportedSubagent {
+  /** The `Task` / `Agent` tool_use id the run answers; `null` when the log does not say. */
+  callId: string | null
+  /** The subagent's `agentId` (session logs; else the run's own session id). */
+  agentId?: string
+  /** Always `anthropic`. */
+  format: 'anthropic'
+  /** The run as a valid document of `format`. */
+  document: DocumentTypes['anthropic']
+}
+
+/** Tokens of the last model call a log recorded (input includes cached tokens). */
+export interface ImportUsage {
+  input_tokens: number
+  output_tokens: number
+  total_tokens: number
+  /** Cache reads included in `input_tokens` (0 when the log does not say). */
+  cached_input_tokens: number
+  /** Reasoning tokens included in `output_tokens` (0 when the log does not say). */
+  reasoning_tokens: number
+}
+
+/** Options of `importTranscript`. */
+export interface ImportOptions {
+  /** Claude Code subagent runs: kept in `subagents` (`attach`, default) or dropped with a
+   * counted warning (`drop`). Never in the main thread either way. */
+  subagents?: 'attach' | 'drop'
+}
+
+/** What `importTranscript` returns: the format and its document, typed together (the
+ * document passes its format's pairing check), with `warnings` (skipped and repaired
+ * input, in input order), `subagents` (Claude Code runs; absent when there are none) and
+ * `usage` (the log's last recorded model call: Claude Code `message.usage`, Codex
+ * `token_count.last_token_usage`). */
+export type ImportResult = {
+  [K in ProviderFormat]: { format: K; document: DocumentTypes[K]; warnings: ImportWarning[]; subagents?: ImportedSubagent[]; usage?: ImportUsage }
+}[ProviderFormat]
+
+/** Converts a log or provider document to `{ format, document, warnings, subagents?, usage? }` (N-2).
+ * @param kind `auto` (a sniffed log kind, else the detected provider format, N-3), a log
+ *   kind, or a format name (the text is parsed as its JSON).
+ * @throws {ContextCompactorError} `invalid_transcript` (nothing valid remains), `unknown_format`
+ *   (with a hint naming the likely source, e.g. a LangChain dump), `invalid_config` (options). */
+export function importTranscript(kind: 'auto' | LogKind | ProviderFormat, text: string, options?: ImportOptions): ImportResult
 
 /** The package version (Cargo.toml). */
 export function version(): string

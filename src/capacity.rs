@@ -60,6 +60,10 @@ pub struct Observation {
 pub fn observe_usage(state: &SessionState, t: &Transcript, config: &Config, obs: &Observation) -> SessionState {
     let mut s = state.clone();
     s.cadence.boundary = s.cadence.boundary.saturating_add(1);
+    // W-7: every answered main request is spend, bounded or not
+    if let Some(u) = obs.usage.as_ref().and_then(normalize_usage) {
+        s.spend.add_main(u.input_tokens, u.output_tokens);
+    }
     if obs.bounded {
         return s;
     }

@@ -16,14 +16,14 @@ use serde_json::Value;
 
 /// The JS `compact()` result of an outcome, as a borrowed serializable view. JSON keys, in
 /// order: `status, reason, decision, transcript, request, rewrite, before, after,
-/// validation, state, spend, events, error, memory` (see [`Outcome::to_json`]).
+/// validation, overWindow, state, spend, events, error, memory` (see [`Outcome::to_json`]).
 pub struct OutcomeJson<'a>(pub &'a Outcome);
 
 impl Serialize for OutcomeJson<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let o = self.0;
         let ok = o.status != "failed" || o.error.as_ref().is_none_or(|e| e.code != ErrorCode::InvalidRewrite);
-        let mut map = s.serialize_map(Some(14))?;
+        let mut map = s.serialize_map(Some(15))?;
         map.serialize_entry("status", o.status)?;
         map.serialize_entry("reason", &o.reason)?;
         map.serialize_entry("decision", &o.decision)?;
@@ -33,6 +33,7 @@ impl Serialize for OutcomeJson<'_> {
         map.serialize_entry("before", &o.before)?;
         map.serialize_entry("after", &o.after)?;
         map.serialize_entry("validation", &Validation { ok, checks: &o.checks })?;
+        map.serialize_entry("overWindow", &o.over_window)?;
         map.serialize_entry("state", &o.state)?;
         map.serialize_entry("spend", &o.state.spend)?;
         map.serialize_entry("events", &o.events)?;

@@ -10,7 +10,9 @@
 //! - a line that starts (after leading spaces / tabs) like a line the engine writes (a row
 //!   header `[#N role]`, `[summary N]`, a block header `-> call ` / `<- result of `, the clip
 //!   marker `[... `, the record marker `-- engine record`, the record's section lines
-//!   `User request (verbatim):`, `Calls already run`, `Artifacts:`, `- earlier:`, or a ledger
+//!   `User request (verbatim):`, `User text (clipped;`, `User constraint (verbatim):`,
+//!   `User attachment (placeholder;`, `User texts not quoted`, `Calls already run`,
+//!   `Artifacts:`, `- earlier:`, or a ledger
 //!   line `- name(args) [id]: already run` / `...: ran and failed`) gets a leading `\`.
 //!   The engine never writes a line that starts with `\`, so the escaped line cannot be
 //!   taken for one of its own.
@@ -23,7 +25,7 @@ use std::borrow::Cow;
 const FENCE_TAGS: [&str; 2] = ["transcript", "summaries"];
 
 /// Line starts the engine writes itself (compared after leading spaces / tabs).
-const ENGINE_LINE_STARTS: [&str; 10] = [
+const ENGINE_LINE_STARTS: [&str; 14] = [
     "[#",
     "[summary",
     "[... ",
@@ -31,6 +33,11 @@ const ENGINE_LINE_STARTS: [&str; 10] = [
     "<- result of ",
     "-- engine record",
     "User request (verbatim):",
+    // the N-1 user-text lines (crate::nothing_lost)
+    "User text (clipped;",
+    "User constraint (verbatim):",
+    "User attachment (placeholder;",
+    "User texts not quoted",
     "Calls already run",
     "Artifacts:",
     "- earlier:",

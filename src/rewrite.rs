@@ -116,8 +116,16 @@ pub struct Expectations<'a> {
     pub new_transcript: &'a Transcript,
 }
 
+/// The text of every new (summary) row of a rewrite, joined by blank lines: what N-1
+/// searches for the discarded user text.
+pub fn summary_text(rows: &[(Origin, &Message)]) -> String {
+    rows.iter().filter(|(o, _)| *o == Origin::New).map(|(_, m)| m.text()).collect::<Vec<_>>().join("\n\n")
+}
+
 /// Validates a rewrite (W-1, W-2). Returns the checks that passed, by name, or the
-/// first failure as `invalid_rewrite` (pairing failures keep their own codes).
+/// first failure as `invalid_rewrite` (pairing failures keep their own codes). A
+/// discarded user text block that is neither retained nor quoted (N-1) fails with a
+/// message starting `user_text_lost:` naming its source offset.
 pub fn validate(x: &Expectations<'_>) -> Result<Vec<&'static str>> {
     let fail = |m: String| Err(Error::new(ErrorCode::InvalidRewrite, m));
     let n = x.source.messages.len();
@@ -167,6 +175,9 @@ pub fn validate(x: &Expectations<'_>) -> Result<Vec<&'static str>> {
         return fail("a new row is not a summary (unmapped row)".into());
     }
     checks.push("rows_mapped");
+    // N-1: every user text block of a discarded row is quoted (or clipped with a marker).
+    crate::nothing_lost::check(&x.source.messages, &kept, &summary_text(x.rows))?;
+    checks.push("user_text_kept");
     validate_pairing(x.new_transcript)?;
     checks.push("provider_pairing");
     let before: usize = x.source.messages.iter().map(|m| m.bytes).sum();

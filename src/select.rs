@@ -63,17 +63,65 @@ pub fn summary_end(messages: &[Message], from: usize) -> usize {
     from + messages.iter().skip(from).take_while(|m| m.is_summary()).count()
 }
 
-/// The newest user request's first row (injected context before it glued on, S-7).
+/// The newest request's first row (injected context before it glued on, S-7). A run
+/// started by a notice alone (S-6: a peer, flow or external input, as injected context
+/// right after a final answer, one with no tool call open, and no user request after
+/// it) starts at that notice: the notice is its request.
 pub fn run_start(messages: &[Message], from: usize) -> Option<usize> {
-    let r = messages.iter().rposition(|m| m.starts_turn())?;
+    let injected = |i: usize| messages.get(i).is_some_and(|m| m.provenance.transcript_role == TranscriptRole::InjectedContext);
+    let request = messages.iter().rposition(|m| m.starts_turn());
+    // S-6: the newest notice block after an answer to the newest request (or with no request)
+    let after = request.map_or(0, |r| r + 1);
+    // the run before it ended: the row before the notice is an answer with no call open
+    let answered = |b: usize| b >= after && (b == 0 || messages.get(b - 1).is_some_and(|m| m.role == Role::Assistant && !m.has_calls()));
+    let notice = (after..messages.len()).rev().find(|&i| injected(i) && (i == 0 || !injected(i - 1)) && answered(i));
+    let r = match notice {
+        Some(b) => return (b >= from).then_some(b),
+        None => request?,
+    };
     if r < from {
         return None;
     }
     let mut s = r;
-    while s > from && messages.get(s - 1).is_some_and(|m| m.provenance.transcript_role == TranscriptRole::InjectedContext) {
+    while s > from && injected(s - 1) {
         s -= 1;
     }
     Some(s)
+}
+
+/// End (exclusive) of the open run's request starting at `run_start`: its injected
+/// context, then the user request it is glued to, if any (S-6: a notice alone is the
+/// whole request).
+pub fn request_end(messages: &[Message], run_start: usize) -> usize {
+    let mut e = run_start;
+    while messages.get(e).is_some_and(|m| m.provenance.transcript_role == TranscriptRole::InjectedContext) {
+        e += 1;
+    }
+    if messages.get(e).is_some_and(Message::starts_turn) {
+        e += 1;
+    }
+    e
+}
+
+/// First row of the latest assistant message when it carries reasoning (T-3: its
+/// thinking is never folded): the last assistant row and the assistant rows right
+/// before it (OpenAI Responses splits one answer into reasoning, message and call
+/// items). `None` when that message has no reasoning block.
+pub fn latest_thinking_start(messages: &[Message]) -> Option<usize> {
+    let last = messages.iter().rposition(|m| m.role == Role::Assistant)?;
+    let mut start = last;
+    while start > 0 && messages.get(start - 1).is_some_and(|m| m.role == Role::Assistant) {
+        start -= 1;
+    }
+    let group = messages.get(start..=last)?;
+    group.iter().any(|m| m.blocks.iter().any(|b| matches!(b, crate::transcript::Block::Reasoning { .. }))).then_some(start)
+}
+
+/// A row a fold may take: not pinned (Y-10), not a system row (a system message in the
+/// middle of a conversation stays in place), not the latest assistant message's
+/// thinking or anything after it (T-3).
+fn foldable(messages: &[Message], i: usize, thinking_from: Option<usize>) -> bool {
+    messages.get(i).is_some_and(|m| !m.provenance.is_pinned() && m.role != Role::System) && thinking_from.is_none_or(|t| i < t)
 }
 
 /// First row of the recent window (S-2): up to `preserve_recent_turns` rows from the
@@ -118,7 +166,12 @@ pub fn select(messages: &[Message], config: &Config, recent_bytes_cap: Option<us
     let n = messages.len();
     let head = head_end(messages);
     let sum_end = summary_end(messages, head);
-    let run = if config.protect_run_request { run_start(messages, sum_end) } else { None };
+    // Without run protection (Kerkov) the newest request is still kept when it carries
+    // media: its image cannot be quoted into a summary.
+    let run = run_start(messages, sum_end).filter(|&r| {
+        config.protect_run_request || messages.get(r..request_end(messages, r)).is_some_and(|rows| rows.iter().any(|m| m.blocks.iter().any(|b| matches!(b, crate::transcript::Block::Media { .. }))))
+    });
+    let thinking_from = latest_thinking_start(messages);
     let mut window = config.clone();
     if let Some(cap) = recent_bytes_cap {
         window.preserve_recent_bytes = window.preserve_recent_bytes.min(cap);
@@ -142,7 +195,7 @@ pub fn select(messages: &[Message], config: &Config, recent_bytes_cap: Option<us
             end = if back_bad && fwd_ok { fwd } else { back };
         }
     }
-    let stage1: Vec<usize> = whole_exchanges((sum_end..end.max(sum_end)).filter(|&i| !messages[i].provenance.is_pinned()).collect(), &ex);
+    let stage1: Vec<usize> = whole_exchanges((sum_end..end.max(sum_end)).filter(|&i| foldable(messages, i, thinking_from)).collect(), &ex);
     let holds_turn = stage1.iter().any(|&i| messages[i].starts_turn());
     if !stage1.is_empty() && (holds_turn || !config.in_run_stage2 || run.is_none()) {
         return Ok(Selection { stage: Stage::BeforeRun, fold: stage1, head_end: head, summary_end: sum_end, run_start: run, recent_start: recent });
@@ -153,7 +206,7 @@ pub fn select(messages: &[Message], config: &Config, recent_bytes_cap: Option<us
         let reason = if end <= sum_end && ex.get(sum_end).is_some_and(|x| x.end + 1 >= n) { "tool_exchange_at_end" } else { "nothing_eligible" };
         return Err(NoSelection { reason, detail: format!("no foldable rows between offset {sum_end} and the protected tail starting at {end}") });
     };
-    let request_end = (run_start..n).find(|&i| messages[i].starts_turn()).map(|r| r + 1).unwrap_or(n);
+    let request_end = request_end(messages, run_start);
     let newest_round = (request_end..n).rev().find(|&i| messages[i].role == Role::Assistant);
     let Some(newest_round) = newest_round else {
         return Err(NoSelection { reason: "single_round_run", detail: "the open run has no completed round to fold".into() });
@@ -163,11 +216,11 @@ pub fn select(messages: &[Message], config: &Config, recent_bytes_cap: Option<us
         Some(x) if x.start < newest_round => x.start,
         _ => newest_round,
     };
-    let rounds: Vec<usize> = (request_end..newest_round).filter(|&i| !messages[i].provenance.is_pinned()).collect();
+    let rounds: Vec<usize> = (request_end..newest_round).filter(|&i| foldable(messages, i, thinking_from)).collect();
     if !rounds.iter().any(|&i| messages[i].role == Role::Assistant) {
         return Err(NoSelection { reason: "single_round_run", detail: format!("the open run's newest round (offset {newest_round}) is its only one") });
     }
-    let mut fold: Vec<usize> = (head..run_start).filter(|&i| !messages[i].provenance.is_pinned()).collect();
+    let mut fold: Vec<usize> = (head..run_start).filter(|&i| foldable(messages, i, thinking_from) || messages.get(i).is_some_and(Message::is_summary)).collect();
     fold.extend(rounds);
     let fold = whole_exchanges(fold, &ex);
     if !fold.iter().any(|&i| !messages[i].is_summary()) {

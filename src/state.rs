@@ -146,16 +146,46 @@ pub struct FoldedCall {
     pub failed: bool,
 }
 
-/// Side spend of summarize/rollup calls (W-7), tokens.
+/// Spend (W-7), tokens: the side spend of summarize/rollup calls, the main requests the
+/// host reported through `observeUsage`, and their sum. Side spend is added to the
+/// total; it never replaces the live-context size that drives the next compaction.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct Spend {
     /// Summarize and rollup calls answered, failed ones included (curator calls are not counted).
     pub summarize_calls: u64,
-    /// Provider-reported input tokens of those calls.
+    /// Provider-reported input tokens of those calls (side spend).
     pub input_tokens: u64,
-    /// Provider-reported output tokens of those calls.
+    /// Provider-reported output tokens of those calls (side spend).
     pub output_tokens: u64,
+    /// Main requests whose usage the host observed (`observeUsage`).
+    pub main_requests: u64,
+    /// Provider-reported input tokens of the main requests.
+    pub main_input_tokens: u64,
+    /// Provider-reported output tokens of the main requests.
+    pub main_output_tokens: u64,
+    /// Input tokens of every call, main and side (`mainInputTokens + inputTokens`).
+    pub total_input_tokens: u64,
+    /// Output tokens of every call, main and side (`mainOutputTokens + outputTokens`).
+    pub total_output_tokens: u64,
+}
+
+impl Spend {
+    /// Adds a main request's usage (W-7; counters saturate).
+    pub fn add_main(&mut self, input: u64, output: u64) {
+        self.main_requests = self.main_requests.saturating_add(1);
+        self.main_input_tokens = self.main_input_tokens.saturating_add(input);
+        self.main_output_tokens = self.main_output_tokens.saturating_add(output);
+        self.total_input_tokens = self.total_input_tokens.saturating_add(input);
+        self.total_output_tokens = self.total_output_tokens.saturating_add(output);
+    }
+    /// Adds a summarizer call's usage as side spend (W-7; counters saturate).
+    pub fn add_side(&mut self, input: u64, output: u64) {
+        self.input_tokens = self.input_tokens.saturating_add(input);
+        self.output_tokens = self.output_tokens.saturating_add(output);
+        self.total_input_tokens = self.total_input_tokens.saturating_add(input);
+        self.total_output_tokens = self.total_output_tokens.saturating_add(output);
+    }
 }
 
 /// The largest revision a state or session record may carry: 2^53 - 1

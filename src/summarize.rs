@@ -10,6 +10,7 @@ use crate::quote;
 use crate::transcript::{Block, Message, Role};
 use serde::{Deserialize, Serialize};
 
+pub use crate::nothing_lost::user_text_floor;
 pub use crate::prompts::{ROLLUP_PROMPT, SUMMARY_PROMPT};
 
 /// What the host's summarize (or curator) callback receives.
@@ -340,17 +341,20 @@ pub fn collect_artifact_refs<'a>(texts: impl IntoIterator<Item = &'a str>, stamp
 /// Marker that starts the engine's deterministic sections inside a summary.
 pub const SECTIONS_MARKER: &str = "\n\n-- engine record (deterministic) --";
 
-/// The deterministic tail of a summary: verbatim requests (S-9), the folded-call
-/// ledger (Y-5) and the artifact index capped at `max_indexed_artifacts`, newest kept (Y-2).
-pub fn deterministic_sections(verbatim: &[String], ledger: &[FoldedCall], artifacts: &[String], config: &Config) -> String {
+/// The deterministic tail of a summary: the user-text lines (S-9, N-1: each line as
+/// [`user_text_floor`] writes it, e.g. `User request (verbatim): <text>`), the
+/// folded-call ledger (Y-5) and the artifact index capped at `max_indexed_artifacts`,
+/// newest kept (Y-2).
+pub fn deterministic_sections(user_lines: &[String], ledger: &[FoldedCall], artifacts: &[String], config: &Config) -> String {
     let mut out = String::new();
-    if verbatim.is_empty() && ledger.is_empty() && artifacts.is_empty() {
+    if user_lines.is_empty() && ledger.is_empty() && artifacts.is_empty() {
         return out;
     }
     out.push_str(SECTIONS_MARKER);
-    for v in verbatim {
-        out.push_str("\nUser request (verbatim): ");
-        out.push_str(&quote::content(v));
+    // each line as written by user_text_floor: its quoted text already data (crate::quote)
+    for v in user_lines {
+        out.push('\n');
+        out.push_str(v);
     }
     if !ledger.is_empty() {
         out.push_str(&ledger_text(ledger, 40));

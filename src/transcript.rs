@@ -306,13 +306,36 @@ impl Message {
             && (self.provenance.summary_level.is_some() || self.provenance.transcript_role == TranscriptRole::CompactionSummary)
     }
     /// A conversational user message: starts a turn (S-7). A user message that carries
-    /// tool results belongs to the round it answers, even with text beside them.
+    /// tool results starts one only when a person wrote text beside them (the
+    /// Anthropic / Claude Code shape `[tool_result, {type: text}]`): that text is a
+    /// request (S-9, N-1); without text it belongs to the round it answers.
     pub fn starts_turn(&self) -> bool {
         self.role == Role::User
             && !self.is_summary()
-            && (self.provenance.transcript_role == TranscriptRole::Conversational
-                || (self.provenance.summary_untrusted && self.provenance.transcript_role == TranscriptRole::CompactionSummary))
-            && !self.has_results()
+            && self.conversational_role()
+            && (!self.has_results() || self.has_user_text())
+    }
+    /// The row's role is conversational: `transcript_role` conversational, or a
+    /// `compaction_summary` mark the trust pass did not vouch for (issue 14: such a row
+    /// is read as an ordinary row, [`crate::trust`]).
+    fn conversational_role(&self) -> bool {
+        self.provenance.transcript_role == TranscriptRole::Conversational
+            || (self.provenance.summary_untrusted && self.provenance.transcript_role == TranscriptRole::CompactionSummary)
+    }
+    /// A conversational user message (not a summary, not injected context) with at least
+    /// one non-blank text block, whatever else the row carries (tool results beside it
+    /// included): what N-1 protects.
+    pub fn has_user_text(&self) -> bool {
+        self.user_texts().next().is_some()
+    }
+    /// The non-blank text blocks a person wrote in this message (N-1): empty unless the
+    /// message is a conversational user message; tool results beside them do not matter.
+    pub fn user_texts(&self) -> impl Iterator<Item = &str> {
+        let conversational = self.role == Role::User && !self.is_summary() && self.conversational_role();
+        self.blocks.iter().filter(move |_| conversational).filter_map(|b| match b {
+            Block::Text { text } if !text.trim().is_empty() => Some(text.as_str()),
+            _ => None,
+        })
     }
     /// All readable text of the message (text blocks, reasoning text excluded).
     pub fn text(&self) -> String {
@@ -333,7 +356,7 @@ impl Message {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Transcript {
     /// The provider format the transcript was decoded from and is encoded back to.
-    pub format: crate::formats::Format,
+    pub format: crate::format::Format,
     /// The rows, in order; offsets are indexes into this list (T-4).
     pub messages: Vec<Message>,
     /// How the host's document wrapped the messages.

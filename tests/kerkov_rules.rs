@@ -394,9 +394,9 @@ fn s4_parallel_calls_never_split_openai() {
 fn s4_parallel_calls_never_split_anthropic() {
     let rows = vec![
         a_user("u1"),
-        a_asst("a1"),
+        a_asst(&long("a1")),
         a_user("u2"),
-        a_asst("a2"),
+        a_asst(&long("a2")),
         a_uses(&[("t1", "a"), ("t2", "b"), ("t3", "c")]),
         a_results(&[("t1", "r1", false), ("t2", "r2", false), ("t3", "r3", true)]),
         a_asst("a3"),
@@ -1014,7 +1014,8 @@ fn t4_retained_ids_unchanged_across_two_compactions() {
 }
 
 fn rows_dup() -> Vec<Value> {
-    let mut rows = vec![sys("sys"), user(&long("u0")), asst("ok"), user(&long("u1")), asst("x1"), user("u2"), asst("x2")];
+    // N-1 quotes folded user text whole, so the fold's reduction comes from the answers
+    let mut rows = vec![sys("sys"), user("u0"), asst("ok"), user("u1"), asst(&long("x1")), user("u2"), asst(&long("x2"))];
     rows.extend(vec![user("u3"), asst("ok"), user("u4"), asst("x4"), user("u5")]);
     rows
 }

@@ -443,7 +443,9 @@ struct Fixture {
 
 fn fixture() -> Fixture {
     let source = decode(&[sys(), user(&"u1 ".repeat(200)), asst(&"a1 ".repeat(200)), user("u2"), asst("a2"), user("u3")]);
-    let extra = decode(&[json!({ "role": "user", "content": "S", "summary_level": 1, "transcript_role": "compaction_summary" }), user("stray row")]);
+    // the summary quotes the folded user text (N-1)
+    let quoted = format!("S\nUser request (verbatim): {}", "u1 ".repeat(200));
+    let extra = decode(&[json!({ "role": "user", "content": quoted, "summary_level": 1, "transcript_role": "compaction_summary" }), user("stray row")]);
     Fixture { source, summary: extra.messages[0].clone(), stray: extra.messages[1].clone() }
 }
 
@@ -467,7 +469,7 @@ fn w2_a_valid_rewrite_passes_every_check() {
     let f = fixture();
     let rows = vec![src(&f, 0), (Origin::New, &f.summary), src(&f, 3), src(&f, 4), src(&f, 5)];
     let checks = check(&f, rows, &[0, 5], 1).expect("valid");
-    assert_eq!(checks, vec!["retained_in_order", "discards_something", "protected_rows_kept", "system_rows_kept", "summary_in_place", "rows_mapped", "provider_pairing", "smaller"]);
+    assert_eq!(checks, vec!["retained_in_order", "discards_something", "protected_rows_kept", "system_rows_kept", "summary_in_place", "rows_mapped", "user_text_kept", "provider_pairing", "smaller"]);
 }
 
 #[test]
@@ -523,7 +525,7 @@ fn w2_rejects_an_unmapped_row() {
 #[test]
 fn w2_rejects_growth() {
     let f = fixture();
-    let big = decode(&[json!({ "role": "user", "content": "S".repeat(10_000), "summary_level": 1 })]).messages.remove(0);
+    let big = decode(&[json!({ "role": "user", "content": format!("{}\n{}", "S".repeat(10_000), "u1 ".repeat(200)), "summary_level": 1 })]).messages.remove(0);
     let rows = vec![src(&f, 0), (Origin::New, &big), src(&f, 3), src(&f, 4), src(&f, 5)];
     rejected(check(&f, rows, &[0], 1), "no reduction");
 }

@@ -25,6 +25,7 @@ fn reference(o: &Outcome) -> Value {
         "before": o.before,
         "after": o.after,
         "validation": { "ok": o.status != "failed" || o.error.as_ref().is_none_or(|e| e.code != ErrorCode::InvalidRewrite), "checks": o.checks },
+        "overWindow": o.over_window,
         "state": o.state,
         "spend": o.state.spend,
         "events": o.events,

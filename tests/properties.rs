@@ -185,14 +185,23 @@ proptest! {
             }
         }
         prop_assert_eq!(&t.envelope, &source.envelope);
+        // S-6: a run started by a notice alone (injected context right after a final
+        // answer) has that notice as its request: kept verbatim, like a user request
+        let run = context_compactor::select::run_start(&source.messages, 0);
+        let notice_run = run.is_some_and(|r| source.messages[r].provenance.transcript_role == context_compactor::transcript::TranscriptRole::InjectedContext && source.messages[r..].iter().all(|m| !m.starts_turn()));
+        if let Some(r) = run.filter(|_| notice_run) {
+            for j in r..context_compactor::select::request_end(&source.messages, r) {
+                prop_assert!(ret.contains(&j), "notice {} of the open run kept", j);
+            }
+        }
         // S-9 (default profile): the newest user request is kept verbatim
-        if let Some(last) = source.messages.iter().rposition(|m| m.starts_turn()) {
+        if let Some(last) = source.messages.iter().rposition(|m| m.starts_turn()).filter(|_| !notice_run) {
             let r = rw.retained.iter().find(|r| r.source == last);
             prop_assert!(r.is_some(), "newest request {} kept", last);
             prop_assert_eq!(&t.messages[r.unwrap().offset].raw, &source.messages[last].raw);
         }
         // S-7: injected context right before the newest request stays glued to it
-        if let Some(last) = source.messages.iter().rposition(|m| m.starts_turn()) {
+        if let Some(last) = source.messages.iter().rposition(|m| m.starts_turn()).filter(|_| !notice_run) {
             let mut k = last;
             while k > 0 && source.messages[k - 1].provenance.transcript_role == context_compactor::transcript::TranscriptRole::InjectedContext {
                 k -= 1;
@@ -210,6 +219,27 @@ proptest! {
                 if folded_calls {
                     prop_assert!(rw.summary.as_ref().unwrap().text.contains("Calls already run"), "ledger in stage-2 summary");
                 }
+            }
+        }
+        // N-1: every user text block of a discarded row is in the summary, whole, clipped
+        // with a marker naming its message, or (a small window's budget spent) in a run
+        // of messages the summary names as whole in memory
+        let stext = &rw.summary.as_ref().unwrap().text;
+        let named_runs: Vec<(usize, usize)> = stext
+            .lines()
+            .filter_map(|l| l.strip_prefix(context_compactor::nothing_lost::UNQUOTED_PREFIX)?.strip_prefix("messages "))
+            .filter_map(|r| {
+                let (a, rest) = r.split_once(" to ")?;
+                let b = rest.rsplit_once(" (").map_or(rest, |(b, _)| b);
+                let at = |id: &str| source.messages.iter().position(|m| m.id == id);
+                Some((at(a)?, at(b)?))
+            })
+            .collect();
+        for &d in &rw.discarded {
+            for text in source.messages[d].user_texts() {
+                let clipped = format!("{}{}, offset {d}): ", context_compactor::nothing_lost::CLIPPED_PREFIX, source.messages[d].id);
+                let in_run = named_runs.iter().any(|&(a, b)| a.min(b) <= d && d <= a.max(b));
+                prop_assert!(stext.contains(text) || stext.contains(&clipped) || in_run, "user text of row {} kept in the summary", d);
             }
         }
         // M-1: nothing injected or summarized is projected into memory

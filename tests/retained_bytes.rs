@@ -70,7 +70,13 @@ fn check(format: Format, spec: &[Row], must_carry: bool) -> Result<(), TestCaseE
         ex.sort();
         ex.dedup_by(|a, b| a.split(':').next() == b.split(':').next());
         let role = if i % 2 == 0 { "user" } else { "assistant" };
-        let text = if r.repeat { "same text again".to_string() } else { format!("row {i}: {}", "words ".repeat(40)) };
+        // user text is short: N-1 quotes every folded user text in the summary, so the
+        // fold shrinks by the assistant rows
+        let text = match (r.repeat, role) {
+            (true, _) => "same text again ".repeat(20),
+            (false, "user") => format!("row {i}: do the next step"),
+            _ => format!("row {i}: {}", "words ".repeat(40)),
+        };
         texts.push(text_row(format, role, &text, &ex, r.first));
     }
     texts.push(text_row(format, "user", "final request", &[], false));

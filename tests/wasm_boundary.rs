@@ -52,8 +52,15 @@ fn j2_errors_carry_a_stable_code() {
     assert_eq!(get(&err, "name").as_string().as_deref(), Some("ContextCompactorError"));
     let err = detect_format(parse(r#"{"hello":1}"#)).err().expect("unknown shape rejected");
     assert_eq!(code_of(&err).as_deref(), Some("unknown_format"));
-    let err = import_transcript("claude-code-jsonl".into(), "{not json\n".into()).err().expect("bad jsonl rejected");
+    let err = import_transcript("claude-code-jsonl".into(), "{not json\n".into(), JsValue::UNDEFINED).err().expect("bad jsonl rejected");
     assert_eq!(code_of(&err).as_deref(), Some("invalid_transcript"));
+    let log = "{\"type\":\"user\",\"session_id\":\"s\",\"message\":{\"content\":\"hi\"}}\n{\"type\": torn";
+    let err = import_transcript("claude-code-jsonl".into(), log.into(), parse(r#"{"subagents":"keep"}"#)).err().expect("bad options rejected");
+    assert_eq!(code_of(&err).as_deref(), Some("invalid_config"));
+    let ok = import_transcript("claude-code-jsonl".into(), log.into(), parse(r#"{"subagents":"drop"}"#)).expect("N-2: a torn line is a warning");
+    let warnings = get(&ok, "warnings");
+    assert_eq!(get(&get(&warnings, "0"), "code").as_string().as_deref(), Some("torn_line"));
+    assert_eq!(get(&get(&warnings, "0"), "line").as_f64(), Some(2.0));
     let err = compactor().check(JsValue::NULL, "{ nope".into(), JsValue::UNDEFINED).err().expect("bad JSON text rejected");
     assert_eq!(code_of(&err).as_deref(), Some("invalid_transcript"));
 }

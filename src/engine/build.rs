@@ -8,7 +8,8 @@ use crate::formats::{self, message_from_raw};
 use crate::rewrite::Origin;
 use crate::select::{Selection, Stage};
 use crate::state::FoldedCall;
-use crate::summarize::{collect_artifact_refs, deterministic_sections, narrative_part};
+use crate::nothing_lost::{first_and_newest, floor_lines_of};
+use crate::summarize::{collect_artifact_refs, deterministic_sections, narrative_part, user_text_floor, SECTIONS_MARKER};
 use crate::transcript::{Block, Message, Provenance, TranscriptRole};
 use serde_json::json;
 
@@ -48,19 +49,40 @@ impl Job {
         self.next_rollup()
     }
 
-    pub(super) fn build_rows(&mut self, sel: &Selection, msgs: &[Message], narrative: String, source: SummarySource) -> Result<()> {
-        // S-9: the newest request and the first task, when folded, are quoted verbatim.
-        let mut verbatim = Vec::new();
-        let first_task = msgs.iter().position(|m| m.starts_turn());
-        let newest = msgs.iter().rposition(|m| m.starts_turn());
-        for idx in [first_task, newest].into_iter().flatten() {
-            if sel.fold.binary_search(&idx).is_ok() {
-                let t = msgs[idx].text();
-                if !verbatim.contains(&t) {
-                    verbatim.push(t);
+    /// S-9, N-1: the user-text lines of the new summary: the lines the folded summaries
+    /// carried, then every folded user text block ([`user_text_floor`]), each once.
+    pub(super) fn user_floor(&self, sel: &Selection, msgs: &[Message]) -> Vec<String> {
+        let (first_task, newest) = first_and_newest(msgs);
+        let rows: Vec<(usize, &Message)> = sel.fold.iter().filter_map(|&o| msgs.get(o).map(|m| (o, m))).collect();
+        let mut lines: Vec<String> = Vec::new();
+        for (_, m) in rows.iter().filter(|(_, m)| m.is_summary()) {
+            for l in floor_lines_of(&m.text(), SECTIONS_MARKER) {
+                if !lines.contains(&l) {
+                    lines.push(l);
                 }
             }
         }
+        for l in user_text_floor(&rows, first_task, newest, self.user_floor_budget()) {
+            if !lines.contains(&l) {
+                lines.push(l);
+            }
+        }
+        lines
+    }
+
+    /// UTF-8 bytes of folded user text quoted whole beyond the first task and the newest
+    /// request (N-1): half the summary budget, at most a sixteenth of the context window (each of
+    /// the whole and the clipped quotes). The same with memory projection off (M-1): the
+    /// host then keeps no records, and the clipped text is in none.
+    pub(super) fn user_floor_budget(&self) -> usize {
+        // with `projectMemory: false` the host keeps no records: clipped text is then in
+        // no memory of ours (the host turned it off), but the summary stays bounded
+        let window = usize::try_from(self.config.context_window.saturating_mul(self.config.bytes_per_token) / 16).unwrap_or(usize::MAX);
+        (self.summary_bytes() / 2).min(window)
+    }
+
+    pub(super) fn build_rows(&mut self, sel: &Selection, msgs: &[Message], narrative: String, source: SummarySource) -> Result<()> {
+        let verbatim = self.user_floor(sel, msgs);
         // Y-5: the folded-call ledger, for stage-2 folds of the open run.
         let mut ledger_now: Vec<FoldedCall> = Vec::new();
         if sel.stage == Stage::InRun && self.config.folded_call_ledger {

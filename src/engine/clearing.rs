@@ -202,6 +202,7 @@ impl Job {
         let before = transcript_size(&self.source, &self.config, cal);
         let after = transcript_size(&new_t, &self.config, cal);
         let base_revision = self.commit_cadence(after.estimated_tokens, &new_t);
+        let over_window = self.report_over_window(after.estimated_tokens);
         let rewrite = Rewrite {
             base_revision,
             revision: self.state.revision,
@@ -235,6 +236,7 @@ impl Job {
             evicted_bodies: clearing.bodies,
             memory: self.memory.take().map(|b| std::sync::Arc::try_unwrap(b).unwrap_or_else(|shared| (*shared).clone())),
             error: None,
+            over_window,
         })))
     }
 }

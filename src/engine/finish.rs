@@ -1,12 +1,12 @@
 //! Validation (W-2), memory projection (M-1) and the commit of a rewrite (W-1, W-3, W-4).
 
-use super::{Job, Outcome, Phase, Reply, Rewrite, Step};
+use super::{Job, Outcome, OverWindow, Phase, Reply, Rewrite, Step};
 use crate::error::{Error, ErrorCode, Result};
 use crate::events::event;
 use crate::formats;
 use crate::measure::transcript_size;
 use crate::memory::{try_project, try_project_consuming, MemoryBatch};
-use crate::rewrite::{provenance, validate, Expectations, Origin};
+use crate::rewrite::{provenance, summary_text, validate, Expectations, Origin, Retained};
 use crate::transcript::{Message, Transcript};
 use crate::trigger::decide;
 use serde_json::json;
@@ -36,6 +36,10 @@ impl Job {
         if let Some(r) = sel.run_start {
             protected.push(r);
         }
+        // T-3: the latest assistant message carrying thinking is never folded.
+        if let Some(t) = crate::select::latest_thinking_start(msgs) {
+            protected.extend((t..msgs.len()).take_while(|&i| msgs.get(i).is_some_and(|m| m.role == crate::Role::Assistant)));
+        }
         let refs: Vec<(Origin, &Message)> = origins.into_iter().zip(new_t.messages.iter()).collect();
         let checks = match validate(&Expectations { source: &self.source, rows: &refs, protected: &protected, summary_at: summary.offset, new_transcript: &new_t }) {
             Ok(c) => c,
@@ -55,6 +59,7 @@ impl Job {
         };
         let (retained, discarded, patch) = provenance(&refs, msgs);
         let first_changed_offset = super::clearing::first_changed(&refs, msgs);
+        let msgs_len = msgs.len();
         // K-1: the full bodies the clearing replaced in kept rows reach memory too
         self.take_clearing_bodies(&discarded);
         // M-1: project what leaves the transcript; a failed projection, or a host that
@@ -70,6 +75,12 @@ impl Job {
         if self.decision.is_none() {
             self.decision = Some(decide(&self.source, &self.config, &self.state, &self.opts.signals));
         }
+        // N-1: what the summary clipped must be whole in memory (found before the
+        // projection may hand the source rows on).
+        let clipped = match crate::nothing_lost::check(&self.source.messages, &kept_mask(&retained, msgs_len), &summary_text(&refs)) {
+            Ok(c) => c,
+            Err(e) => return self.done("failed", format!("invalid_rewrite: {}", e.message), Some(e)),
+        };
         if self.memory.is_none() {
             let batch = if self.confirm_memory {
                 try_project(&self.session, &self.source.messages, &discarded, &self.bodies)
@@ -84,6 +95,12 @@ impl Job {
                 Err(e) => return self.done("failed", format!("memory_failed: {}", e.message), Some(e)),
             }
         }
+        if self.config.project_memory {
+            if let Err(e) = crate::nothing_lost::check_memory(&clipped, self.memory.as_deref().unwrap_or(&MemoryBatch::default())) {
+                self.memory = None;
+                return self.done("failed", format!("invalid_rewrite: {}", e.message), Some(e));
+            }
+        }
         if self.confirm_memory && !self.memory_accepted {
             self.phase = Phase::AwaitProject;
             // shared, not copied: the host reads the batch while the job keeps it
@@ -91,6 +108,7 @@ impl Job {
         }
         let after = transcript_size(&new_t, &self.config, cal);
         let base_revision = self.commit_cadence(after.estimated_tokens, &new_t);
+        let over_window = self.report_over_window(after.estimated_tokens);
         let rewrite = Rewrite {
             base_revision,
             revision: self.state.revision,
@@ -126,6 +144,7 @@ impl Job {
             // the host has let go of the step's handle by now: no copy
             memory: self.memory.take().map(|b| std::sync::Arc::try_unwrap(b).unwrap_or_else(|shared| (*shared).clone())),
             error: None,
+            over_window,
         })))
     }
 
@@ -159,6 +178,44 @@ impl Job {
         base_revision
     }
 
+    /// N-4: [`Self::over_window`] for a committed rewrite, with its `over_window` warning
+    /// event pushed when it is over.
+    pub(super) fn report_over_window(&mut self, after_tokens: u64) -> Option<OverWindow> {
+        let over_window = self.over_window(after_tokens);
+        if let Some(ow) = &over_window {
+            let message = format!(
+                "the rewrite leaves the next request at {} tokens, over the {} ({} tokens) by {}; the floor compaction cannot remove is {} tokens",
+                ow.tokens,
+                if ow.limit == "threshold" { "compaction threshold" } else { "context window" },
+                if ow.limit == "threshold" { ow.threshold_tokens } else { ow.context_window },
+                ow.by,
+                ow.floor_tokens
+            );
+            self.events.push(event("warning", json!({ "code": "over_window", "message": message, "overWindow": ow })));
+        }
+        over_window
+    }
+
+    /// N-4: the next request after a rewrite of `after_tokens`, against the threshold and
+    /// the window; `None` when it is under both.
+    fn over_window(&self, after_tokens: u64) -> Option<OverWindow> {
+        let cal = self.state.calibration();
+        let tools = crate::measure::bytes_tokens(self.opts.signals.tools_bytes(), &self.config, cal);
+        let findings = crate::measure::text_tokens(crate::state::findings_bytes(&self.state.findings), &self.config, cal);
+        let tokens = [tools, findings, self.config.output_reserve()].iter().fold(after_tokens, |a, &b| a.saturating_add(b));
+        let window = self.config.context_window;
+        let threshold = self.config.threshold_tokens();
+        let floor_tokens = self.decision.as_ref().map_or(0, |d| d.floor.total_tokens);
+        let (limit, by) = if tokens > window {
+            ("context_window", tokens - window)
+        } else if tokens >= threshold {
+            ("threshold", tokens - threshold)
+        } else {
+            return None;
+        };
+        Some(OverWindow { tokens, context_window: window, threshold_tokens: threshold, floor_tokens, limit, by })
+    }
+
     /// The host's answer to [`Step::Project`]: commit, or fail with `memory_failed`.
     pub(super) fn on_project(&mut self, reply: Reply) -> Result<Step> {
         match reply {
@@ -173,4 +230,15 @@ impl Job {
             Reply::Summary { .. } | Reply::Artifacts { .. } => Err(Error::new(ErrorCode::ProtocolError, "a memory answer was asked for")),
         }
     }
+}
+
+/// Which source rows a rewrite keeps, by offset (`retained` from [`provenance`]).
+fn kept_mask(retained: &[Retained], n: usize) -> Vec<bool> {
+    let mut kept = vec![false; n];
+    for r in retained {
+        if let Some(k) = kept.get_mut(r.source) {
+            *k = true;
+        }
+    }
+    kept
 }

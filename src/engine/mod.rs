@@ -24,7 +24,7 @@ mod summary;
 mod sync;
 
 pub use crate::events::Event;
-pub use outcome::{ArtifactItem, Outcome, Reply, Rewrite, Rollup, Step, SummaryInfo, SummarySource};
+pub use outcome::{ArtifactItem, Outcome, OverWindow, Reply, Rewrite, Rollup, Step, SummaryInfo, SummarySource};
 pub use sync::{compact_document, run_sync, run_sync_full, run_sync_with_memory, run_sync_with_store};
 
 use crate::config::Config;
@@ -229,6 +229,7 @@ impl Job {
             evicted_bodies: Vec::new(),
             memory: None,
             error,
+            over_window: None,
         })))
     }
 

@@ -166,6 +166,28 @@ pub struct Rewrite {
     pub first_changed_offset: Option<usize>,
 }
 
+/// A committed rewrite that still leaves the next request over its budget (N-4).
+///
+/// JSON (camelCase): `{ tokens, contextWindow, thresholdTokens, floorTokens, limit, by }`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OverWindow {
+    /// The next request after the rewrite, tokens: the new transcript's estimate plus
+    /// tool definitions, the findings ledger (Y-10) and the output reserve (C-8).
+    pub tokens: u64,
+    /// The model's context window, tokens.
+    pub context_window: u64,
+    /// The compaction threshold (`thresholdPct` x `contextWindow`), tokens (C-1).
+    pub threshold_tokens: u64,
+    /// The floor compaction cannot remove, tokens (C-8), as measured on the source.
+    pub floor_tokens: u64,
+    /// Which limit is crossed: `context_window` (the request does not fit the model) or
+    /// `threshold` (it fits, but the next check compacts again).
+    pub limit: &'static str,
+    /// Tokens over that limit (`tokens - contextWindow` or `tokens - thresholdTokens`).
+    pub by: u64,
+}
+
 /// The result of a job. `status`: `compacted`, `skipped`, `cannot_fit`, `failed`.
 #[derive(Debug, Clone)]
 pub struct Outcome {
@@ -197,6 +219,9 @@ pub struct Outcome {
     pub memory: Option<MemoryBatch>,
     /// The failure, when `status == "failed"`.
     pub error: Option<Error>,
+    /// Set when a committed rewrite leaves the next request over the threshold or the
+    /// context window (N-4); `None` otherwise and when nothing was committed.
+    pub over_window: Option<OverWindow>,
 }
 
 impl Outcome {

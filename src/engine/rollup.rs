@@ -60,14 +60,11 @@ impl Job {
     pub(super) fn apply_rollup(&mut self, pass: &'static str, members: Vec<usize>, merged: String, writer: &str) -> Result<Step> {
         // Carry the deterministic sections of the merged summaries (Y-2: rollup does the same).
         let texts: Vec<String> = members.iter().filter_map(|&i| self.rows.get(i)).map(|(_, m)| m.text()).collect();
-        let mut verbatim = Vec::new();
+        let mut verbatim: Vec<String> = Vec::new();
         for t in &texts {
-            if let Some(p) = t.find(SECTIONS_MARKER) {
-                for part in t[p..].split("\nUser request (verbatim): ").skip(1) {
-                    let v = part.split("\nCalls already run").next().unwrap_or("").split("\nArtifacts: ").next().unwrap_or("").to_string();
-                    if !verbatim.contains(&v) {
-                        verbatim.push(v);
-                    }
+            for l in crate::nothing_lost::floor_lines_of(t, SECTIONS_MARKER) {
+                if !verbatim.contains(&l) {
+                    verbatim.push(l);
                 }
             }
         }

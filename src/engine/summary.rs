@@ -70,8 +70,7 @@ impl Job {
         if let Some(u) = usage.as_ref().and_then(formats::normalize_usage) {
             // W-7: side spend; the live-context size is not replaced. Counters saturate
             // (the state and the usage are host input).
-            self.state.spend.input_tokens = self.state.spend.input_tokens.saturating_add(u.input_tokens);
-            self.state.spend.output_tokens = self.state.spend.output_tokens.saturating_add(u.output_tokens);
+            self.state.spend.add_side(u.input_tokens, u.output_tokens);
         }
     }
 
@@ -90,9 +89,9 @@ impl Job {
             Reply::Accepted => Err(Error::new(ErrorCode::ProtocolError, "a summary was asked for, not a memory answer")),
             Reply::Failed { message, context_exceeded } => {
                 self.state.spend.summarize_calls += 1;
-                let spoken = self.selection.as_ref().is_some_and(|s| {
-                    s.fold.iter().any(|&o| self.source.messages.get(o).is_some_and(|m| m.provenance.observation_source.as_deref() == Some("SpokenUnmeasured") && !m.is_summary()))
-                });
+                // Y-6: judged on the assistant rows of the current history, the recent
+                // window included (a protected observation is one not yet summarized)
+                let spoken = self.source.messages.iter().any(|m| m.role == crate::Role::Assistant && !m.is_summary() && m.provenance.observation_source.as_deref() == Some("SpokenUnmeasured"));
                 if context_exceeded && !spoken {
                     // Y-6: deterministic handoff summary sheds old rows.
                     self.events.push(event("warning", json!({ "code": "mechanical_fallback", "message": message })));

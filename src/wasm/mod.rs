@@ -624,16 +624,23 @@ pub fn detect_format(transcript: JsValue) -> Result<String, JsValue> {
     formats::detect_text(&text).map(|f| f.name().to_string()).map_err(|e| js_error(&e))
 }
 
-/// `importTranscript(kind, text)` -> `{ format, document }`.
+/// `importTranscript(kind, text, options?)` -> `{ format, document, warnings,
+/// subagents?, usage? }` (N-2).
 ///
-/// `kind`: `auto` (sniff a log kind, else parse JSON and detect the provider format), a
-/// log kind (`claude-code-jsonl`, `swe-agent-traj`, `tau-bench`, `glaive`), or a provider
-/// format name (the text is parsed as that format's JSON). Errors: `invalid_transcript`
-/// naming the line or index; `unknown_format`.
+/// `kind`: `auto` (sniff a log kind, else parse JSON and detect the provider format,
+/// N-3), a log kind (`claude-code-jsonl`, `codex-rollout`, `swe-agent-traj`,
+/// `tau-bench`, `glaive`), or a provider format name (the text is parsed as that
+/// format's JSON). `options`: `{ subagents?: "attach" | "drop" }` (Claude Code
+/// subagent runs, default `attach`). `warnings`: `[{ line, code, message }]`, each
+/// skipped or repaired input; `subagents`: `[{ callId, agentId?, format, document }]`;
+/// `usage`: `{ input_tokens, output_tokens, total_tokens }` of the log's last model call.
+/// Errors: `invalid_transcript` when nothing valid remains; `unknown_format` (with a
+/// hint naming the likely source); `invalid_config` for bad options.
 #[wasm_bindgen(js_name = importTranscript)]
-pub fn import_transcript(kind: JsValue, text: JsValue) -> Result<JsValue, JsValue> {
+pub fn import_transcript(kind: JsValue, text: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
     let kind = str_arg(&kind, "importTranscript: kind", ErrorCode::UnknownFormat)?;
     let text = str_arg(&text, "importTranscript: text", ErrorCode::InvalidTranscript)?;
-    let (format, document) = crate::formats::import::import_any(&kind, &text).map_err(|e| js_error(&e))?;
-    from_json(&serde_json::json!({ "format": format.name(), "document": document }))
+    let options = crate::formats::import::ImportOptions::from_json(&to_json(&options, "options")?).map_err(|e| js_error(&e))?;
+    let imported = crate::formats::import::import_any_with(&kind, &text, &options).map_err(|e| js_error(&e))?;
+    to_js(&imported)
 }

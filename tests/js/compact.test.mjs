@@ -45,7 +45,8 @@ test('README example: check then compact with an async summarize (C-9, Y-1, W-1)
   const offsets = [...out.rewrite.retained.map(r => r.source), ...out.rewrite.discarded].sort((a, b) => a - b)
   assert.deepEqual(offsets, transcript.map((_, i) => i))
   // side spend recorded (W-7), live size not replaced
-  assert.deepEqual(out.spend, { summarizeCalls: 1, inputTokens: 900, outputTokens: 40 })
+  // W-7: side spend, no main request observed yet, and the total
+  assert.deepEqual(out.spend, { summarizeCalls: 1, inputTokens: 900, outputTokens: 40, mainRequests: 0, mainInputTokens: 0, mainOutputTokens: 0, totalInputTokens: 900, totalOutputTokens: 40 })
   // request view carries no provenance (F-4)
   assert.ok(out.transcript[1].summary_level === 1)
   assert.ok(!('summary_level' in out.request[1]))

@@ -75,7 +75,9 @@ test('i4_count_tokens_hook_with_tiktoken_replaces_the_estimate', () => {
 test('i4_count_tokens_decides_compaction_when_the_byte_estimate_would_not', async () => {
   // 400 tokens a message by the host's count: 13 rows x 400 = 5200 >= 0.65 x 8000
   const c = new ContextCompactor({ format: 'openai-chat', contextWindow: 8000 })
-  const doc = chat(6)
+  // longer answers: N-1 quotes every folded user text in the summary, so the fold
+  // shrinks the transcript only by what the answers held
+  const doc = chat(6).map((m) => (m.role === 'assistant' ? { ...m, content: m.content + 'and the parser builds the tree. '.repeat(40) } : m))
   assert.equal(c.check(null, doc, {}).compact, false)
   const heavy = (texts) => texts.map(() => 400)
   const d = c.check(null, doc, { countTokens: heavy })

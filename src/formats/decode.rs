@@ -1,0 +1,230 @@
+//! Decoding host documents into the canonical [`Transcript`] (F-1, F-3) with
+//! content-derived message ids (T-4).
+
+use super::{ai_sdk, anthropic, canonical, gemini, openai_chat, openai_responses, Adapter, Format, View};
+use crate::error::{Error, Result};
+use crate::transcript::{fnv1a, Block, Envelope, Message, Provenance, RawJson, Role, Transcript, PROVENANCE_KEYS};
+use serde_json::{Map, Value};
+
+pub(crate) fn dispatch_view(format: Format, raw: &Value, at: usize) -> Result<(Role, Vec<Block>)> {
+    match format {
+        Format::OpenaiChat => openai_chat::OpenaiChat::view(raw, at),
+        Format::Anthropic => anthropic::Anthropic::view(raw, at),
+        Format::Gemini => gemini::Gemini::view(raw, at),
+        Format::OpenaiResponses => openai_responses::OpenaiResponses::view(raw, at),
+        Format::AiSdk => ai_sdk::AiSdk::view(raw, at),
+        Format::Canonical => canonical::Canonical::view(raw, at),
+    }
+}
+
+/// Which key of an envelope object holds the messages: Gemini
+/// `{systemInstruction?, contents}`, Responses `{instructions?, input}`, the others
+/// `{system?, messages}`.
+fn messages_key(format: Format) -> &'static str {
+    match format {
+        Format::OpenaiChat | Format::Anthropic | Format::AiSdk | Format::Canonical => "messages",
+        Format::Gemini => "contents",
+        Format::OpenaiResponses => "input",
+    }
+}
+
+/// Decodes a host document (a JSON array of messages, or an object with the messages
+/// under the format's key and other fields kept in the envelope).
+///
+/// Errors: `invalid_transcript` naming the offset of a malformed message.
+pub fn decode(format: Format, doc: Value) -> Result<Transcript> {
+    decode_with_ids(format, doc, &mut ContentIds::default())
+}
+
+/// [`decode`] from JSON text (UTF-8). Each message is parsed once to derive its view
+/// and kept as its own slice of `text` when that slice is already compact canonical JSON
+/// ([`crate::raw::is_canonical`]; `JSON.stringify` output is), so the held transcript
+/// has no `Value` tree per message and its sizes and content ids come from the text.
+///
+/// Errors: `invalid_transcript` for text that is not JSON, then as [`decode`].
+pub fn decode_text(format: Format, text: &str) -> Result<Transcript> {
+    decode_text_with_ids(format, text, &mut ContentIds::default())
+}
+
+/// [`decode_text`], leaving in `ids` the content-id counters after the last row (as
+/// [`decode_with_ids`]).
+pub fn decode_text_with_ids(format: Format, text: &str, ids: &mut ContentIds) -> Result<Transcript> {
+    let key = messages_key(format);
+    let Some(doc) = crate::raw::split_document(text, key) else {
+        // not a well-formed document of this format's shape: the `Value` path reports why
+        let doc: Value = serde_json::from_str(text).map_err(|e| Error::invalid(format!("transcript: invalid JSON: {e}")))?;
+        return decode_with_ids(format, doc, ids);
+    };
+    let envelope = match doc.fields {
+        None => Envelope::default(),
+        Some(fields) => Envelope { messages_key: Some(key.to_string()), fields },
+    };
+    let mut messages = Vec::with_capacity(doc.items.len());
+    for (at, item) in doc.items.into_iter().enumerate() {
+        if let Some(m) = decode_typed(format, item, ids) {
+            messages.push(m);
+            continue;
+        }
+        let value: Value = serde_json::from_str(item.get()).map_err(|e| Error::invalid(format!("message {at}: {e}")))?;
+        messages.push(decode_message(format, value, Some(item), at, ids)?);
+    }
+    if format == Format::Gemini {
+        gemini::link_results(&mut messages);
+    }
+    Ok(Transcript { format, messages, envelope })
+}
+
+/// [`decode`], leaving in `ids` the content-id counters after the last row (so rows
+/// decoded later with [`decode_rows`] get the ids a decode of the longer list gives).
+pub fn decode_with_ids(format: Format, doc: Value, ids: &mut ContentIds) -> Result<Transcript> {
+    let (items, envelope) = match doc {
+        Value::Array(items) => (items, Envelope::default()),
+        Value::Object(mut map) => {
+            let key = messages_key(format);
+            // shift_remove keeps the other fields in their order (F-3)
+            let items = match map.shift_remove(key) {
+                Some(Value::Array(items)) => items,
+                Some(_) => return Err(Error::invalid(format!("`{key}` must be an array"))),
+                None => return Err(Error::invalid(format!("expected a JSON array of messages or an object with `{key}`"))),
+            };
+            (items, Envelope { messages_key: Some(key.to_string()), fields: map })
+        }
+        _ => return Err(Error::invalid("expected a JSON array of messages or an object")),
+    };
+    let messages = decode_rows(format, items, 0, ids)?;
+    Ok(Transcript { format, messages, envelope })
+}
+
+/// Decodes provider messages that sit at offsets `first_offset..` of a transcript whose
+/// earlier rows were decoded with the same `ids` (so content-derived ids continue as in
+/// one [`decode`] of the whole list). Gemini results are linked among these rows only;
+/// a caller appending to a held transcript links across the seam itself.
+///
+/// Errors: `invalid_transcript` naming the offset of a malformed message.
+pub fn decode_rows(format: Format, items: Vec<Value>, first_offset: usize, ids: &mut ContentIds) -> Result<Vec<Message>> {
+    let mut messages = Vec::with_capacity(items.len());
+    for (k, item) in items.into_iter().enumerate() {
+        messages.push(decode_message(format, item, None, first_offset + k, ids)?);
+    }
+    if format == Format::Gemini {
+        gemini::link_results(&mut messages);
+    }
+    Ok(messages)
+}
+
+/// One message straight from its canonical JSON text, with no `Value` tree, for the
+/// formats with a typed view (OpenAI Chat, Anthropic); `None` sends it down the `Value`
+/// path.
+fn decode_typed(format: Format, item: &serde_json::value::RawValue, ids: &mut ContentIds) -> Option<Message> {
+    let (role, mut blocks) = match format {
+        Format::OpenaiChat => openai_chat::view_text(item.get())?,
+        Format::Anthropic => anthropic::view_text(item.get())?,
+        _ => return None,
+    };
+    let raw = RawJson::from_canonical(item)?;
+    blocks.shrink_to_fit();
+    let bytes = raw.len();
+    let id = ids.next(fnv1a(raw.get().as_bytes()));
+    Some(Message { id, role, provenance: Provenance::default(), blocks, raw, bytes })
+}
+
+/// One message. `text`: the host's own JSON text of `item`, kept as the message's `raw`
+/// when it is canonical and carries no provenance keys.
+fn decode_message(format: Format, item: Value, text: Option<&serde_json::value::RawValue>, at: usize, ids: &mut ContentIds) -> Result<Message> {
+    let Value::Object(mut map) = item else {
+        return Err(Error::invalid(format!("message {at}: expected a JSON object")));
+    };
+    let mut prov = Map::new();
+    let had_provenance = PROVENANCE_KEYS.iter().any(|k| map.contains_key(*k));
+    for key in PROVENANCE_KEYS {
+        if let Some(v) = map.remove(key) {
+            prov.insert(key.to_string(), v);
+        }
+    }
+    let provenance: Provenance = if prov.is_empty() {
+        Provenance::default()
+    } else {
+        serde_json::from_value(Value::Object(prov)).map_err(|e| Error::invalid(format!("message {at}: bad provenance field: {e}")))?
+    };
+    let value = Value::Object(map);
+    let (role, mut blocks) = dispatch_view(format, &value, at)?;
+    // held for the transcript's life: no spare capacity (a pushed-to Vec keeps room for 4)
+    blocks.shrink_to_fit();
+    let raw = match text.filter(|_| !had_provenance).and_then(RawJson::from_canonical) {
+        Some(raw) => raw,
+        None => RawJson::from_value(&value),
+    };
+    drop(value);
+    let bytes = raw.len();
+    let id = match &provenance.message_id {
+        Some(id) => id.clone(),
+        None => ids.next(fnv1a(raw.get().as_bytes())),
+    };
+    let mut m = Message { id, role, provenance, blocks, raw, bytes };
+    // issue 14: a row the stored view would not write back byte for byte keeps its text
+    if had_provenance {
+        if let Some(text) = text {
+            let normal = serde_json::to_string(&crate::output::MessageJson { m: &m, view: View::Stored }).unwrap_or_default();
+            if normal != text.get() {
+                let prov = m.provenance.clone();
+                m.provenance.source = Some(std::sync::Arc::new(crate::transcript::SourceText { text: text.get().into(), prov, raw_hash: fnv1a(m.raw.get().as_bytes()) }));
+            }
+        }
+    }
+    Ok(m)
+}
+
+/// Content-derived ids (T-4): the [`crate::transcript::fnv1a`] hash of the message's compact JSON plus an
+/// occurrence counter, so identical messages get distinct ids (`m<hash>`, then
+/// `m<hash>-2`, ...) and the same transcript always gets the same ids.
+#[derive(Debug, Clone, Default)]
+pub struct ContentIds {
+    seen: std::collections::HashMap<u64, u32>,
+}
+
+impl ContentIds {
+    /// The id of the next message whose content hashes to `hash`.
+    pub fn next(&mut self, hash: u64) -> String {
+        let n = self.seen.entry(hash).or_insert(0);
+        *n += 1;
+        if *n == 1 {
+            format!("m{hash:016x}")
+        } else {
+            format!("m{hash:016x}-{}", *n)
+        }
+    }
+    /// The id a fresh [`decode`] gives `m` at this point: its stored `message_id`, else
+    /// the next content-derived id of its `raw`.
+    pub fn id_of(&mut self, m: &Message) -> String {
+        match &m.provenance.message_id {
+            Some(id) => id.clone(),
+            None => self.next(fnv1a(m.raw.get().as_bytes())),
+        }
+    }
+}
+
+/// T-4: a row without a stored `message_id` gets a content id on every decode, whose
+/// occurrence counter shifts when an identical twin before it is dropped. Writes the
+/// id as `message_id` on exactly those rows whose id would change on re-decode.
+pub fn pin_unstable_ids(messages: &mut [Message]) {
+    let mut ids = ContentIds::default();
+    for m in messages.iter_mut() {
+        if m.provenance.message_id.is_some() {
+            continue;
+        }
+        let mut trial = ids.clone();
+        if trial.id_of(m) == m.id {
+            ids = trial;
+        } else {
+            m.provenance.message_id = Some(m.id.clone());
+        }
+    }
+}
+
+/// Builds a [`Message`] from a provider value the engine created or edited.
+pub fn message_from_raw(format: Format, raw: Value, provenance: Provenance, id: String) -> Result<Message> {
+    let (role, blocks) = dispatch_view(format, &raw, 0)?;
+    let raw = RawJson::from_value(&raw);
+    let bytes = raw.len();
+    Ok(Message { id, role, provenance, blocks, raw, bytes })
+}

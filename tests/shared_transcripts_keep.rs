@@ -1,0 +1,109 @@
+//! Done-when of issue 12 (engine half): every real transcript in `../shared/transcripts`,
+//! imported, compacts in the kerkov, meerkat and default profiles at 8,000 and 16,000
+//! tokens (forced, the built-in mechanical summary, as the CLI does) to a rewrite that
+//! passes validation with nothing lost (W-2, N-1) and fits the window (N-4), or to a
+//! typed `cannot_fit` whose floor is true (C-8: the protected rows really are over the
+//! budget). Skips when `../shared` is absent.
+
+mod common;
+use common::shared_dir;
+use context_compactor::config::Config;
+use context_compactor::engine::{run_sync, Job, JobOptions, Reply};
+use context_compactor::formats::import::{import, ImportKind};
+use context_compactor::formats::{self};
+use context_compactor::measure::message_tokens;
+use context_compactor::state::SessionState;
+use context_compactor::transcript::{Message, Role};
+use context_compactor::trigger::Signals;
+use serde_json::json;
+use std::path::{Path, PathBuf};
+
+fn files(dir: &Path, ext: &str, out: &mut Vec<PathBuf>) {
+    let Ok(rd) = std::fs::read_dir(dir) else { return };
+    let mut entries: Vec<PathBuf> = rd.filter_map(|e| e.ok().map(|e| e.path())).collect();
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            files(&p, ext, out);
+        } else if p.extension().is_some_and(|e| e == ext) {
+            out.push(p);
+        }
+    }
+}
+
+#[test]
+fn n1_n4_c8_every_shared_transcript_compacts_validly_under_the_window_or_cannot_fit_truly() {
+    let Some(shared) = shared_dir() else { return };
+    let root = shared.join("transcripts");
+    let mut inputs: Vec<(PathBuf, ImportKind)> = Vec::new();
+    for (folder, ext, kind) in [("claude-code", "jsonl", ImportKind::ClaudeCodeJsonl), ("swe-agent", "traj", ImportKind::SweAgentTraj), ("tau-bench", "json", ImportKind::TauBench), ("glaive", "json", ImportKind::Glaive)] {
+        let mut found = Vec::new();
+        files(&root.join(folder), ext, &mut found);
+        inputs.extend(found.into_iter().map(|p| (p, kind)));
+    }
+    assert!(inputs.len() >= 14, "the shared transcripts are there ({} found)", inputs.len());
+    let mut compacted = 0;
+    for (path, kind) in &inputs {
+        let text = std::fs::read_to_string(path).unwrap();
+        let (format, doc) = import(*kind, &text).unwrap_or_else(|e| panic!("{}: import: {e}", path.display()));
+        let source = formats::decode(format, doc).unwrap();
+        for profile in ["kerkov", "meerkat", "default"] {
+            for window in [8_000u64, 16_000] {
+                let what = format!("{} {profile} {window}", path.file_name().unwrap().to_string_lossy());
+                let config = Config::from_options(&json!({ "profile": profile, "contextWindow": window })).unwrap();
+                let mut job = Job::start(config.clone(), SessionState::default(), source.clone(), JobOptions { signals: Signals { force: true, ..Signals::default() }, has_summarizer: false });
+                let o = run_sync(&mut job, |_| Reply::Failed { message: "no summarizer".into(), context_exceeded: false }).unwrap_or_else(|e| panic!("{what}: {e}"));
+                match o.status {
+                    "compacted" => {
+                        compacted += 1;
+                        for check in ["user_text_kept", "provider_pairing", "protected_rows_kept", "system_rows_kept"] {
+                            assert!(o.checks.contains(&check), "{what}: {check} in {:?}", o.checks);
+                        }
+                        formats::validate_pairing(&o.transcript).unwrap_or_else(|e| panic!("{what}: {e}"));
+                        // N-1 independently of the validator: every discarded user text is in the summary
+                        let rw = o.rewrite.as_ref().unwrap();
+                        let summary: String = o.transcript.messages.iter().filter(|m| m.is_summary()).map(Message::text).collect();
+                        let memory = o.memory.as_ref().expect("memory batch");
+                        for &d in &rw.discarded {
+                            let m = &source.messages[d];
+                            for t in m.user_texts() {
+                                let marker = format!("{}{}, offset {d}): ", context_compactor::nothing_lost::CLIPPED_PREFIX, m.id);
+                                // or named by a run line and whole in the memory records
+                                let in_memory = || {
+                                    let at = m.text().find(t).unwrap();
+                                    summary.contains(context_compactor::nothing_lost::UNQUOTED_PREFIX)
+                                        && t.char_indices().filter(|(_, c)| !c.is_whitespace()).all(|(i, _)| memory.records.iter().any(|r| r.message_id == m.id && r.byte_range[0] <= at + i && at + i < r.byte_range[1]))
+                                };
+                                assert!(summary.contains(t) || summary.contains(&marker) || in_memory(), "{what}: user text of row {d} lost");
+                            }
+                        }
+                        // under the window, or N-4 says so with true figures. Over it today only
+                        // in Claude Code logs whose skill expansions (`isMeta` rows) the importer
+                        // still types as user requests (issue 12 item 9, the importers' half):
+                        // such a row is then the protected newest request or the open run's start.
+                        if o.after.estimated_tokens < window {
+                            assert!(o.over_window.as_ref().is_none_or(|w| w.limit == "threshold"), "{what}: {:?}", o.over_window);
+                        } else {
+                            let ow = o.over_window.as_ref().unwrap_or_else(|| panic!("{what}: over the window without overWindow"));
+                            assert!(ow.limit == "context_window" && ow.tokens >= o.after.estimated_tokens && ow.by == ow.tokens - window, "{what}: {ow:?}");
+                            assert!(o.events.iter().any(|e| e.data["code"] == "over_window"), "{what}: warned");
+                            assert_eq!(*kind, ImportKind::ClaudeCodeJsonl, "{what}: over the window ({} tokens)", o.after.estimated_tokens);
+                            eprintln!("note: {what}: {} tokens after, over the window (isMeta rows typed as user text by the importer)", o.after.estimated_tokens);
+                        }
+                    }
+                    "cannot_fit" => {
+                        // C-8: the floor is true: its protected part is the real size of the
+                        // newest request, and the whole is over the budget
+                        let fl = &o.decision.floor;
+                        assert!(fl.total_tokens >= fl.budget_tokens, "{what}: {fl:?}");
+                        let last = source.messages.iter().rposition(Message::starts_turn);
+                        let real: u64 = source.messages.iter().enumerate().filter(|(i, m)| m.role != Role::System && (Some(*i) == last || m.provenance.pinned)).map(|(_, m)| message_tokens(m, &config, 1.0)).sum();
+                        assert_eq!(fl.protected_tokens, real, "{what}");
+                    }
+                    other => panic!("{what}: {other}: {}", o.reason),
+                }
+            }
+        }
+    }
+    assert!(compacted > 0);
+}
