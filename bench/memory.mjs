@@ -163,7 +163,7 @@ for (const t of [...new Set(probes.map((p) => p.t))]) {
   const { format, document } = importTranscript('auto', readFileSync(file, 'utf8'))
   const source = Array.isArray(document) ? document : document.messages
   const compactor = new ContextCompactor({ format, profile: 'default', contextWindow: 16000 })
-  const out = await compactor.compact(null, document, { force: true, sessionId: t })
+  const out = await compactor.compact(null, document, { force: true, sessionId: t, memoryRecords: 'result' })
   const kept = (Array.isArray(out.transcript) ? out.transcript : out.transcript?.messages ?? []).filter((m) => m.summary_level == null)
   const after = Array.isArray(out.transcript) ? out.transcript : out.transcript?.messages ?? []
   sessions.set(t, {

@@ -125,7 +125,8 @@ async function runEngine({ kind, text, options, summarize, importOptions }) {
   const signals = usage ? { usage } : {}
   const decision = compactor.check(null, input, signals)
   const contextWindow = compactor.config.contextWindow
-  const out = await compactor.compact(null, input, { ...signals, force: true, resultText: true, ...(summarize ? { summarize } : {}) })
+  // --json prints the memory records too (the library leaves them out of its result by default)
+  const out = await compactor.compact(null, input, { ...signals, force: true, resultText: true, memoryRecords: 'result', ...(summarize ? { summarize } : {}) })
   return { format, decision, out, contextWindow, usage, imported }
 }
 

@@ -38,6 +38,9 @@ export type ErrorCode =
   | 'timeout'
   /** The call's `signal` (an `AbortSignal`) fired (I-6); nothing was committed. */
   | 'aborted'
+  /** The transcript is over `maxTranscriptBytes`, or the result would not fit one JS
+   * string (issue 15). */
+  | 'too_large'
 
 /** The errors the package throws: a JS `Error` with a stable `code` (J-2). A hook's own
  * error (summarize, curator, memory, store) reaches the caller unchanged instead. */
@@ -110,10 +113,13 @@ export interface CompactorOptions {
   summaryInputShare?: number
   /**
    * Project the discarded rows into memory records (M-1). Default true. `false` for a
-   * host that never recalls: `result.memory.records` is then empty and no memory step
-   * runs, which saves copying every discarded row into the result.
+   * host that never recalls: `result.memory.projected` is then 0 and no memory step
+   * runs.
    */
   projectMemory?: boolean
+  /** Largest transcript accepted, UTF-8 bytes of its JSON text; a larger one throws
+   * `too_large` before it is decoded. Default 268,435,456 (256 MiB). */
+  maxTranscriptBytes?: number
   /** Under byte pressure keep fewer recent rows so the rebuilt request fits (S-8). */
   fitRecentWindow?: boolean
   /** Never fold the newest user request (S-6, S-9). */
@@ -350,6 +356,12 @@ export interface MemoryHooks {
   embedDimension?: number
   /** The host's memory store. */
   store?: HostMemoryStore
+  /** What the result's `memory` carries (issue 15). Default `"ids"`: `{ session,
+   * projected, ids }` — the records went to `memory` / `store` / `embed` inside the call
+   * and are not copied into the result. `"result"`: the records as data too
+   * (`memory.records`), for a host that stores them itself after the call. Another value
+   * throws `invalid_config` before anything runs. */
+  memoryRecords?: 'ids' | 'result'
 }
 
 /** Hooks (and signals) of one `compact` call. */
@@ -744,6 +756,11 @@ export interface MemoryRecord {
 /** The records one compaction projected (M-1), all of one session, in source order. */
 export interface MemoryBatch { session: string; records: MemoryRecord[] }
 
+/** The result's `memory` (M-1, issue 15): the session, how many records were projected
+ * (and accepted by the memory hooks, W-3) and their ids in source order; `records` only
+ * with `memoryRecords: "result"`. */
+export interface MemorySummary { session: string; projected: number; ids: string[]; records?: MemoryRecord[] }
+
 /** The result of `compact`, typed by the compactor's format `F`. */
 export interface CompactResult<out F extends ProviderFormat | 'auto' = ProviderFormat | 'auto'> {
   status: 'compacted' | 'skipped' | 'cannot_fit' | 'failed'
@@ -777,9 +794,10 @@ export interface CompactResult<out F extends ProviderFormat | 'auto' = ProviderF
   spend: Spend
   events: CompactionEvent[]
   error: { code: ErrorCode; message: string } | null
-  /** What the committed rewrite discarded, projected into memory records (M-1); null
-   * when nothing was committed. */
-  memory: MemoryBatch | null
+  /** What the committed rewrite discarded, projected into memory records (M-1): their
+   * count and ids (the records themselves with `memoryRecords: "result"`); null when
+   * nothing was committed. */
+  memory: MemorySummary | null
 }
 
 /** What `observeUsage` records about one answered request (C-3, C-6, C-7). */

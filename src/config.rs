@@ -125,6 +125,12 @@ pub struct Config {
     /// discarded row (for a large fold, most of the result's bytes).
     #[serde(default = "default_true")]
     pub project_memory: bool,
+    /// Largest transcript accepted, UTF-8 bytes of its JSON text (issue 15). A larger one
+    /// fails with `too_large` before it is decoded, instead of exhausting wasm memory
+    /// (a compaction peaks at a few times the transcript) or the JS string limit.
+    /// Default 256 MiB (268,435,456); at least 1.
+    #[serde(default = "default_max_transcript_bytes")]
+    pub max_transcript_bytes: u64,
     /// The clearing tier (K-1): old tool results replaced by placeholders before any
     /// summary. `None`: off. See [`crate::clear`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -143,6 +149,13 @@ pub struct Config {
     /// Prompt-cache pricing and policy (K-3). `None`: no cache report.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prompt_cache: Option<crate::cache::PromptCache>,
+}
+
+/// [`Config::max_transcript_bytes`] by default: 256 MiB.
+pub const DEFAULT_MAX_TRANSCRIPT_BYTES: u64 = 256 << 20;
+
+fn default_max_transcript_bytes() -> u64 {
+    DEFAULT_MAX_TRANSCRIPT_BYTES
 }
 
 fn default_true() -> bool {
@@ -189,6 +202,7 @@ impl Config {
             min_boundaries_between: 2,
             summary_input_share: 0.25,
             project_memory: true,
+            max_transcript_bytes: DEFAULT_MAX_TRANSCRIPT_BYTES,
             clear_tool_uses: None,
             clear_thinking: None,
             preserve_recent_user_tokens: None,
@@ -262,7 +276,23 @@ impl Config {
         if self.bytes_per_token == 0 {
             return bad("bytesPerToken must be > 0");
         }
+        if self.max_transcript_bytes == 0 {
+            return bad("maxTranscriptBytes must be > 0");
+        }
         crate::editing::validate_config(self)
+    }
+
+    /// Checks a transcript's size against [`Config::max_transcript_bytes`] (issue 15).
+    /// `bytes`: UTF-8 bytes of its JSON text (a lower bound such as its UTF-16 length is
+    /// fine for an early check). Errors: `too_large`, naming both sizes.
+    pub fn check_transcript_bytes(&self, bytes: u64) -> Result<()> {
+        if bytes > self.max_transcript_bytes {
+            return Err(Error::new(
+                ErrorCode::TooLarge,
+                format!("transcript: {bytes} bytes of JSON text, over maxTranscriptBytes ({} bytes)", self.max_transcript_bytes),
+            ));
+        }
+        Ok(())
     }
 }
 
@@ -355,6 +385,9 @@ pub struct ConfigInput {
     /// Overrides [`Config::project_memory`] (M-1).
     #[serde(alias = "project_memory")]
     pub project_memory: Option<bool>,
+    /// Overrides [`Config::max_transcript_bytes`], UTF-8 bytes (issue 15).
+    #[serde(alias = "max_transcript_bytes")]
+    pub max_transcript_bytes: Option<u64>,
     /// Sets [`Config::preserve_recent_user_tokens`], tokens (K-2).
     #[serde(alias = "preserve_recent_user_tokens")]
     pub preserve_recent_user_tokens: Option<u64>,
@@ -398,7 +431,7 @@ impl ConfigInput {
         set!(context_window, threshold_pct, preserve_recent_turns, preserve_recent_bytes,
              evict_tool_result_min_bytes, clip_head_bytes, clip_tail_bytes, max_indexed_artifacts, max_pinned_bytes,
              max_summaries_before_rollup, max_rolled_up_summaries,
-             bytes_per_token, image_tokens, summary_max_output_tokens, fit_recent_window, protect_run_request, in_run_stage2, folded_call_ledger, min_boundaries_between, summary_input_share, project_memory);
+             bytes_per_token, image_tokens, summary_max_output_tokens, fit_recent_window, protect_run_request, in_run_stage2, folded_call_ledger, min_boundaries_between, summary_input_share, project_memory, max_transcript_bytes);
         if self.output_reserve_tokens.is_some() {
             c.output_reserve_tokens = self.output_reserve_tokens;
         }

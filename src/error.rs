@@ -40,6 +40,9 @@ pub enum ErrorCode {
     Timeout,
     /// The host's `AbortSignal` fired while a call awaited a callback (I-6); nothing was committed.
     Aborted,
+    /// The transcript is over `maxTranscriptBytes` UTF-8 bytes, or a result would be over
+    /// what one JS string can hold (issue 15: a typed error, never a crash).
+    TooLarge,
 }
 
 impl ErrorCode {
@@ -61,6 +64,7 @@ impl ErrorCode {
             ErrorCode::SaveFailed => "save_failed",
             ErrorCode::Timeout => "timeout",
             ErrorCode::Aborted => "aborted",
+            ErrorCode::TooLarge => "too_large",
         }
     }
 }

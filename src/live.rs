@@ -161,9 +161,18 @@ impl LiveTranscript {
     /// malformed row.
     pub fn append(&mut self, rows: Vec<Value>) -> Result<()> {
         let first = self.transcript.messages.len();
-        let mut ids = self.ids.clone();
-        let new = formats::decode_rows(self.transcript.format, rows, first, &mut ids)?;
-        self.ids = ids;
+        // Decoded against a map of the new rows only: the held map is not copied (issue
+        // 15: O(appended)), and stays untouched when a row is malformed (atomic).
+        let mut local = ContentIds::default();
+        let mut new = formats::decode_rows(self.transcript.format, rows, first, &mut local)?;
+        drop(local);
+        // Every row decoded: now the content-derived ids continue the held count (T-4),
+        // as a decode of the whole list would number them.
+        for m in new.iter_mut() {
+            if m.provenance.message_id.is_none() {
+                m.id = self.ids.id_of(m);
+            }
+        }
         self.transcript.messages.extend(new);
         if self.transcript.format == Format::Gemini && first > 0 {
             // Gemini links results to the calls of the row right before them; the first

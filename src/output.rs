@@ -14,14 +14,96 @@ use serde::ser::{SerializeMap, SerializeSeq, Serializer};
 use serde::Serialize;
 use serde_json::Value;
 
-/// The JS `compact()` result of an outcome, as a borrowed serializable view. JSON keys, in
-/// order: `status, reason, decision, transcript, request, rewrite, before, after,
-/// validation, overWindow, state, spend, events, error, memory` (see [`Outcome::to_json`]).
+/// The whole outcome as JSON, memory records included ([`MemoryRecords::Result`]): the
+/// native [`Outcome::to_json`] form. JSON keys, in order: `status, reason, decision,
+/// transcript, request, rewrite, before, after, validation, overWindow, state, spend, events, error,
+/// memory`.
 pub struct OutcomeJson<'a>(pub &'a Outcome);
 
 impl Serialize for OutcomeJson<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let o = self.0;
+        ResultJson { outcome: self.0, records: MemoryRecords::Result }.serialize(s)
+    }
+}
+
+/// What the JS result's `memory` key carries (issue 15; the `memoryRecords` option of
+/// `compact`). The projected records are used inside the call (the `memory` index, the
+/// `store` / `embed` hooks, M-1); copying them into the result is what a 10 MB
+/// compaction spent most of its output time on (97.9% of the result's bytes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum MemoryRecords {
+    /// Default: `memory` is `{ session, projected, ids }` — the session scope, how many
+    /// records were projected (and accepted, W-3) and their ids, in projection order.
+    #[default]
+    Ids,
+    /// `memoryRecords: "result"`: `memory` is `{ session, projected, ids, records }`
+    /// with every record as data (camelCase, [`crate::memory::MemoryRecord`]).
+    Result,
+}
+
+impl MemoryRecords {
+    /// Reads the `memoryRecords` option: absent / `null` / `"ids"` -> [`MemoryRecords::Ids`],
+    /// `"result"` -> [`MemoryRecords::Result`]. Errors: `invalid_config` for any other value.
+    pub fn from_option(v: Option<&str>) -> crate::error::Result<MemoryRecords> {
+        match v {
+            None | Some("ids") => Ok(MemoryRecords::Ids),
+            Some("result") => Ok(MemoryRecords::Result),
+            Some(other) => Err(crate::error::Error::new(ErrorCode::InvalidConfig, format!("memoryRecords: expected \"ids\" or \"result\", got {other:?}"))),
+        }
+    }
+}
+
+/// The `memory` key of a result: the batch's session, count and ids; with
+/// [`MemoryRecords::Result`], the records too.
+struct MemoryJson<'a> {
+    batch: &'a crate::memory::MemoryBatch,
+    records: MemoryRecords,
+}
+
+impl Serialize for MemoryJson<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        struct Ids<'b>(&'b [crate::memory::MemoryRecord]);
+        impl Serialize for Ids<'_> {
+            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.collect_seq(self.0.iter().map(|r| r.id.as_str()))
+            }
+        }
+        let with = self.records == MemoryRecords::Result;
+        let mut map = s.serialize_map(Some(3 + usize::from(with)))?;
+        map.serialize_entry("session", &self.batch.session)?;
+        map.serialize_entry("projected", &self.batch.records.len())?;
+        map.serialize_entry("ids", &Ids(&self.batch.records))?;
+        if with {
+            map.serialize_entry("records", &self.batch.records)?;
+        }
+        map.end()
+    }
+}
+
+/// The JS `compact()` result of an outcome, as a borrowed serializable view, with the
+/// memory key as `records` says. Keys as [`OutcomeJson`].
+pub struct ResultJson<'a> {
+    /// The outcome.
+    pub outcome: &'a Outcome,
+    /// Whether `memory` carries the records or only their count and ids.
+    pub records: MemoryRecords,
+}
+
+impl ResultJson<'_> {
+    /// The result's JSON text in pieces of about `piece_bytes` UTF-8 bytes (see
+    /// [`Outcome::to_json_pieces`]); empty if serialization failed.
+    pub fn to_pieces(&self, piece_bytes: usize) -> Vec<String> {
+        let mut w = Pieces::new(piece_bytes);
+        if serde_json::to_writer(&mut w, self).is_err() {
+            return Vec::new();
+        }
+        w.finish()
+    }
+}
+
+impl Serialize for ResultJson<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let o = self.outcome;
         let ok = o.status != "failed" || o.error.as_ref().is_none_or(|e| e.code != ErrorCode::InvalidRewrite);
         let mut map = s.serialize_map(Some(15))?;
         map.serialize_entry("status", o.status)?;
@@ -38,7 +120,7 @@ impl Serialize for OutcomeJson<'_> {
         map.serialize_entry("spend", &o.state.spend)?;
         map.serialize_entry("events", &o.events)?;
         map.serialize_entry("error", &o.error)?;
-        map.serialize_entry("memory", &o.memory)?;
+        map.serialize_entry("memory", &o.memory.as_ref().map(|batch| MemoryJson { batch, records: self.records }))?;
         map.end()
     }
 }

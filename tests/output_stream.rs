@@ -30,7 +30,12 @@ fn reference(o: &Outcome) -> Value {
         "spend": o.state.spend,
         "events": o.events,
         "error": o.error,
-        "memory": o.memory,
+        "memory": o.memory.as_ref().map(|b| json!({
+            "session": b.session,
+            "projected": b.records.len(),
+            "ids": b.records.iter().map(|r| r.id.clone()).collect::<Vec<_>>(),
+            "records": b.records,
+        })),
     })
 }
 
@@ -90,4 +95,38 @@ fn j5_streamed_result_matches_value_tree_on_real_transcripts_and_cases() {
             }
         }
     }
+}
+
+/// Issue 15 / M-1: by default the result names the projected records (count and ids)
+/// and does not copy them; `memoryRecords: "result"` (`MemoryRecords::Result`) carries
+/// them as data. Everything else in the text is the same.
+#[test]
+fn m1_result_names_projected_records_without_copying_them_by_default() {
+    use context_compactor::output::{MemoryRecords, ResultJson};
+    let mut rows = vec![json!({ "role": "system", "content": "You are a helpful agent." })];
+    for i in 0..40 {
+        rows.push(json!({ "role": "user", "content": format!("question {i}: what is the status of order {i}? {}", "detail ".repeat(60)) }));
+        rows.push(json!({ "role": "assistant", "content": format!("Order {i} has shipped via carrier {i}. {}", "note ".repeat(60)) }));
+    }
+    let config = Config::from_options(&json!({ "profile": "default", "contextWindow": 4_000 })).expect("config");
+    let o = run(formats::Format::OpenaiChat, Value::Array(rows), config, SessionState::default(), true, true);
+    let batch = o.memory.as_ref().expect("a committed rewrite projects a batch");
+    assert!(batch.records.len() > 5, "records projected: {}", batch.records.len());
+    let ids: Vec<String> = batch.records.iter().map(|r| r.id.clone()).collect();
+
+    let lean: Value = serde_json::from_str(&ResultJson { outcome: &o, records: MemoryRecords::Ids }.to_pieces(64).concat()).unwrap();
+    assert_eq!(lean["memory"], json!({ "session": batch.session, "projected": ids.len(), "ids": ids }));
+    let full: Value = serde_json::from_str(&ResultJson { outcome: &o, records: MemoryRecords::Result }.to_pieces(64).concat()).unwrap();
+    assert_eq!(full["memory"]["records"], serde_json::to_value(&batch.records).unwrap());
+    assert_eq!(full["memory"]["ids"], lean["memory"]["ids"]);
+    // only the memory key differs
+    let (mut a, mut b) = (lean.clone(), full.clone());
+    a.as_object_mut().unwrap().remove("memory");
+    b.as_object_mut().unwrap().remove("memory");
+    assert_eq!(a, b);
+    assert!(serde_json::to_string(&lean).unwrap().len() < serde_json::to_string(&full).unwrap().len());
+
+    assert_eq!(MemoryRecords::from_option(None).unwrap(), MemoryRecords::Ids);
+    assert_eq!(MemoryRecords::from_option(Some("result")).unwrap(), MemoryRecords::Result);
+    assert_eq!(MemoryRecords::from_option(Some("all")).unwrap_err().code, ErrorCode::InvalidConfig);
 }

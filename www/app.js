@@ -256,7 +256,7 @@ ui.check.addEventListener('click', guard(async () => {
 
 ui.compact.addEventListener('click', guard(async () => {
   const { format, document, compactor } = prepared()
-  const hooks = { force: $('force').checked }
+  const hooks = { force: $('force').checked, memoryRecords: 'result' }
   if (ui.summarizer.value === 'endpoint') hooks.summarize = endpointSummarizer()
   setStatus('compacting…')
   const result = await compactor.compact(null, document, hooks)

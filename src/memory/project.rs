@@ -138,6 +138,31 @@ fn tool_names(messages: &[Message]) -> SortedMap<String, CallInfo> {
     names
 }
 
+/// The narrative text of a discarded row with each media part named on its own line
+/// (issue 12, item 6: an image folded with its row is named in memory, as the summary
+/// names it with a placeholder): `[image attached: N bytes inline]` or
+/// `[document attached: N bytes, by reference]`, N the UTF-8 bytes of the inline data or
+/// of the reference.
+fn with_media_names(m: &Message) -> String {
+    let mut text = m.text();
+    for b in &m.blocks {
+        if let Block::Media { kind, bytes, inline } = b {
+            let kind = match kind {
+                crate::transcript::MediaKind::Image => "image",
+                crate::transcript::MediaKind::Video => "video",
+                crate::transcript::MediaKind::Audio => "audio",
+                crate::transcript::MediaKind::Document => "document",
+            };
+            if !text.is_empty() {
+                text.push('\n');
+            }
+            let how = if *inline { " inline" } else { ", by reference" };
+            text.push_str(&format!("[{kind} attached: {bytes} bytes{how}]"));
+        }
+    }
+    text
+}
+
 /// What every row's records are read against.
 struct Context<'a> {
     session: &'a str,
@@ -161,7 +186,7 @@ impl Context<'_> {
             return;
         }
         if matches!(m.role, Role::User | Role::Assistant) {
-            let text = m.text();
+            let text = with_media_names(m);
             let src = Source { session: self.session, message: m, offset, kind: RecordKind::Narrative, tool_name: None, call_id: None, handle: None, context_mentions: &[] };
             push_chunks(out, &src, &text);
         }

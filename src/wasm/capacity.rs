@@ -31,7 +31,7 @@ impl ContextCompactor {
     #[wasm_bindgen(js_name = observeUsage)]
     pub fn observe_usage(&self, state: JsValue, transcript: JsValue, observation: JsValue) -> Result<JsValue, JsValue> {
         let state = state_of(&state)?;
-        let t = decode_input(self.format, &transcript)?;
+        let t = decode_input(&self.config, self.format, &transcript)?;
         let obs: Observation = options(&observation, "observation")?;
         // I-3: an unreadable usage object is reported to `onEvent` as a `warning` event
         // (`code: "usage_unreadable"`, its keys named), never dropped silently.
@@ -70,7 +70,7 @@ impl ContextCompactor {
     pub fn bound_request(&self, state: JsValue, transcript: JsValue, opts: JsValue) -> Result<JsValue, JsValue> {
         let opts_js = opts.clone();
         let state = state_of(&state)?;
-        let t = decode_input(self.format, &transcript)?;
+        let t = decode_input(&self.config, self.format, &transcript)?;
         let opts: BoundOptions = options(&opts, "options")?;
         let out = bound_request(&t, &self.config, &state, &opts).map_err(|e| js_error(&e))?;
         // J-4 / B-3: the bounding event reaches `opts.onEvent` (sync; a throw is ignored:

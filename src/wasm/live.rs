@@ -30,7 +30,7 @@ impl ContextCompactor {
     /// the fast path — or an object) once and keeps it with its measures. Throws
     /// `invalid_transcript` / `unknown_format` like `check`.
     pub fn open(&self, transcript: JsValue) -> Result<LiveTranscript, JsValue> {
-        let (format, text) = super::input_text(self.format, &transcript)?;
+        let (format, text) = super::input_text(&self.config, self.format, &transcript)?;
         let core = Core::open_text(self.config.clone(), format, &text).map_err(|e| js_error(&e))?;
         Ok(LiveTranscript { inner: Rc::new(RefCell::new(Some(core))) })
     }
@@ -105,7 +105,14 @@ impl LiveTranscript {
                     return Err(super::session::with_state(e, &state_in));
                 }
             };
-            let out = outcome.to_json_pieces(super::RESULT_PIECE_BYTES);
+            let out = match super::result_pieces(&outcome, &hooks) {
+                Ok(out) => out,
+                Err(e) => {
+                    core.settle(&mut outcome);
+                    *inner.borrow_mut() = Some(core);
+                    return Err(e);
+                }
+            };
             core.settle(&mut outcome);
             *inner.borrow_mut() = Some(core);
             deliver(&outcome, out, callback_error, &hooks).await

@@ -17,6 +17,7 @@ use crate::state::SessionState;
 use crate::trigger::{count_texts, decide, Signals, TokenCounts};
 use js_sys::{Function, Promise, Reflect, JSON};
 use serde_json::Value;
+use crate::output::{MemoryRecords, ResultJson};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
@@ -70,6 +71,18 @@ pub(crate) fn json_text(v: &JsValue, what: &str, code: ErrorCode) -> Result<Stri
         None => JSON::stringify(v).map_err(|_| js_error(&Error::new(code, format!("{what}: not JSON-serializable"))))?,
     };
     Ok(text.as_string().unwrap_or_default())
+}
+
+/// [`json_text`] of a transcript, refused with `too_large` over
+/// `config.max_transcript_bytes`: a JS string on its length before it is copied into
+/// wasm memory (UTF-16 units never outnumber UTF-8 bytes), then on its UTF-8 bytes.
+fn sized_json_text(config: &Config, v: &JsValue) -> Result<String, JsValue> {
+    if let Some(s) = v.dyn_ref::<js_sys::JsString>() {
+        config.check_transcript_bytes(u64::from(s.length())).map_err(|e| js_error(&e))?;
+    }
+    let text = json_text(v, "transcript", ErrorCode::InvalidTranscript)?;
+    config.check_transcript_bytes(text.len() as u64).map_err(|e| js_error(&e))?;
+    Ok(text)
 }
 
 /// serde_json::Value -> JS value.
@@ -128,15 +141,18 @@ pub struct ContextCompactor {
 /// `JSON.stringify` of its object) and is decoded from that text in one pass
 /// ([`formats::decode_text`]); with no fixed format it is read once more, one message
 /// at a time, to detect it.
-pub(crate) fn decode_input(fixed: Option<Format>, transcript: &JsValue) -> Result<crate::Transcript, JsValue> {
-    let (format, text) = input_text(fixed, transcript)?;
+pub(crate) fn decode_input(config: &Config, fixed: Option<Format>, transcript: &JsValue) -> Result<crate::Transcript, JsValue> {
+    let (format, text) = input_text(config, fixed, transcript)?;
     formats::decode_text(format, &text).map_err(|e| js_error(&e))
 }
 
 /// A host transcript's JSON text and its format (the fixed one, else detected from the
-/// text one message at a time, [`formats::detect_text`]). Errors: `invalid_transcript`, `unknown_format`.
-pub(crate) fn input_text(fixed: Option<Format>, transcript: &JsValue) -> Result<(Format, String), JsValue> {
-    let text = json_text(transcript, "transcript", ErrorCode::InvalidTranscript)?;
+/// text one message at a time, [`formats::detect_text`]). Errors: `invalid_transcript`,
+/// `unknown_format`; `too_large` over `config.max_transcript_bytes` (issue 15), checked
+/// on the JS string's length before the text is copied into wasm memory, then on its
+/// UTF-8 bytes.
+pub(crate) fn input_text(config: &Config, fixed: Option<Format>, transcript: &JsValue) -> Result<(Format, String), JsValue> {
+    let text = sized_json_text(config, transcript)?;
     let format = match fixed {
         Some(f) => f,
         None => formats::detect_text(&text).map_err(|e| js_error(&e))?,
@@ -178,7 +194,7 @@ impl ContextCompactor {
     /// `{ compact, reason, decidedBy, signals: [{ name, unit, value, threshold, crossed }], floor, ... }`.
     pub fn check(&self, state: JsValue, transcript: JsValue, signals: JsValue) -> Result<JsValue, JsValue> {
         let state = state_of(&state)?;
-        let mut t = decode_input(self.format, &transcript)?;
+        let mut t = decode_input(&self.config, self.format, &transcript)?;
         // F-5: a transcript that breaks its provider's pairing rules is reported here too.
         formats::validate_pairing(&t).map_err(|e| js_error(&e))?;
         // issue 14: the same trust boundary as compact (pins the state does not vouch for are not in the floor)
@@ -204,7 +220,7 @@ impl ContextCompactor {
         let fixed = self.format;
         wasm_bindgen_futures::future_to_promise(async move {
             let state = state_of(&state)?;
-            let mut t = decode_input(fixed, &transcript)?;
+            let mut t = decode_input(&config, fixed, &transcript)?;
             formats::validate_pairing(&t).map_err(|e| js_error(&e))?;
             // issue 14: the same trust boundary as check and compact
             crate::trust::apply(&mut t, &state, config.max_pinned_bytes);
@@ -247,7 +263,7 @@ impl ContextCompactor {
     /// prompt, the end of the summary block and the last message (K-4).
     #[wasm_bindgen(js_name = toRequest)]
     pub fn to_request(&self, transcript: JsValue, state: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
-        let t = decode_input(self.format, &transcript)?;
+        let t = decode_input(&self.config, self.format, &transcript)?;
         formats::validate_pairing(&t).map_err(|e| js_error(&e))?;
         let state = state_of(&state)?;
         let request = crate::output::RequestJson { t: &t, findings: &state.findings };
@@ -348,7 +364,7 @@ pub(crate) async fn call_hook(f: &Function, arg: &JsValue) -> Result<JsValue, Js
 
 async fn compact_impl(config: Config, fixed: Option<Format>, state: JsValue, transcript: JsValue, hooks: JsValue) -> Result<JsValue, JsValue> {
     let state = state_of(&state)?;
-    let t = decode_input(fixed, &transcript)?;
+    let t = decode_input(&config, fixed, &transcript)?;
     let mut job = start_job(config, state, t, &hooks).await?;
     let (outcome, side) = drive_job(&mut job, &hooks).await?;
     // the job holds the whole source transcript: free it before the result text is
@@ -368,10 +384,19 @@ pub(crate) async fn start_job(config: Config, state: SessionState, t: crate::Tra
 
 /// [`start_job`] with the signals already read (and counted).
 pub(crate) fn start_job_with(config: Config, state: SessionState, t: crate::Transcript, hooks: &JsValue, signals: Signals) -> Result<Job, JsValue> {
+    // checked before anything runs: a bad option must not throw after the memory hooks committed
+    let records = memory_records(hooks)?;
     let has_summarizer = get(hooks, "summarize").is_function();
     let curator = get(hooks, "curator").is_function();
     let store = get(hooks, "storeArtifact").is_function();
     let memory_hooks = memory::MemoryHooks::from_hooks(hooks)?;
+    // Issue 15: records go where they are used. With no memory hook to take them and no
+    // `memoryRecords: "result"` asking for them, nothing would use them: none is
+    // projected (the result says `projected: 0`), which was most of a compaction's time.
+    let mut config = config;
+    if !memory_hooks.active() && records == MemoryRecords::Ids {
+        config.project_memory = false;
+    }
     Ok(Job::start(config, state, t, JobOptions { signals, has_summarizer })
         .with_curator(curator)
         .with_artifact_store(store)
@@ -511,7 +536,26 @@ pub(crate) async fn drive_job(job: &mut Job, hooks: &JsValue) -> Result<(Box<Out
 /// for a failed outcome (W-3 / J-2: the callback's own error when it threw, else a typed
 /// engine error; both carry the new `state`).
 pub(crate) async fn finish(outcome: &Outcome, side: Side, hooks: &JsValue) -> Result<JsValue, JsValue> {
-    deliver(outcome, outcome.to_json_pieces(RESULT_PIECE_BYTES), side, hooks).await
+    let out = result_pieces(outcome, hooks)?;
+    deliver(outcome, out, side, hooks).await
+}
+
+/// The `memoryRecords` option of `hooks` (issue 15): absent or `"ids"` -> the result's
+/// `memory` names the projected records (`{ session, projected, ids }`); `"result"` ->
+/// it carries them too (`records`). Errors: `invalid_config` for another value.
+pub(crate) fn memory_records(hooks: &JsValue) -> Result<MemoryRecords, JsValue> {
+    let v = get(hooks, "memoryRecords");
+    if v.is_undefined() || v.is_null() {
+        return Ok(MemoryRecords::Ids);
+    }
+    // a non-string is named by its type, through the same error as a wrong string
+    let s = v.as_string().unwrap_or_else(|| js_type(&v));
+    MemoryRecords::from_option(Some(&s)).map_err(|e| js_error(&e))
+}
+
+/// The result text of `outcome` in pieces, with the memory key as `hooks.memoryRecords` says.
+pub(crate) fn result_pieces(outcome: &Outcome, hooks: &JsValue) -> Result<Vec<String>, JsValue> {
+    Ok(ResultJson { outcome, records: memory_records(hooks)? }.to_pieces(RESULT_PIECE_BYTES))
 }
 
 /// Sends the outcome's events not yet delivered to `hooks.onEvent`, then returns the
@@ -544,6 +588,14 @@ pub(crate) async fn deliver(outcome: &Outcome, out: Vec<String>, mut side: Side,
         };
         let _ = Reflect::set(&err, &"state".into(), &JSON::parse(&state)?);
         return Err(err);
+    }
+    // One JS string cannot pass V8's longest string (2^29 - 24 UTF-16 units): a result
+    // that long (memory records asked into it, issue 15) is a typed error, never the
+    // uncatchable `RangeError: Invalid string length` of the concatenation. UTF-8 bytes
+    // bound the UTF-16 units from above, so a text under the limit in bytes always fits.
+    if out.iter().map(String::len).sum::<usize>() > MAX_RESULT_TEXT_BYTES {
+        drop(out);
+        return Err(js_error(&Error::new(ErrorCode::TooLarge, "result: its JSON text is over 2^29 - 24 bytes, the longest JS string")));
     }
     // issue 14: `resultText: true` also gives the exact JSON texts of `transcript` and
     // `request` (`transcriptText`, `requestText`): integers past 2^53 survive (the CLI)
@@ -591,6 +643,10 @@ extern "C" {
 /// that joining them in JS costs nothing measurable.
 pub(crate) const RESULT_PIECE_BYTES: usize = 1 << 12;
 
+/// Longest result text delivered as one JS string, UTF-8 bytes: V8's string length limit
+/// on 64-bit hosts (2^29 - 24 UTF-16 units), the smallest among the supported runtimes.
+pub(crate) const MAX_RESULT_TEXT_BYTES: usize = (1 << 29) - 24;
+
 /// `pin(state | null, messageId)` -> the new state with `messageId` in `state.pins`
 /// (Y-10, issue 14): the host confirms a pin. A row is pinned only when it carries
 /// `pinned: true` and the state lists its id; rows that mark themselves are not. Throws
@@ -612,7 +668,8 @@ pub fn pin(state: JsValue, message_id: JsValue) -> Result<JsValue, JsValue> {
 pub fn trust_provenance(state: JsValue, transcript: JsValue, format: JsValue) -> Result<JsValue, JsValue> {
     let fixed = if format.is_undefined() || format.is_null() { None } else { Some(Format::parse(&str_arg(&format, "trustProvenance: format", ErrorCode::UnknownFormat)?).map_err(|e| js_error(&e))?) };
     let s = state_of(&state)?;
-    let t = decode_input(fixed, &transcript)?;
+    // the default limits (maxTranscriptBytes) apply: trustProvenance takes no options
+    let t = decode_input(&Config::preset(crate::config::Profile::default()), fixed, &transcript)?;
     to_js(&crate::trust::vouch(&s, &t))
 }
 

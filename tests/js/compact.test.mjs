@@ -168,13 +168,13 @@ test('T-1, F-3: the same session as an object, as JSON.stringify text, pretty pr
 })
 
 test('M-1: projectMemory false returns the same rewrite with no memory records', async () => {
-  const on = await new ContextCompactor({ format: 'openai-chat', contextWindow: 8000 }).compact(null, session(), { force: true, summarize: () => 'S' })
+  const on = await new ContextCompactor({ format: 'openai-chat', contextWindow: 8000 }).compact(null, session(), { force: true, summarize: () => 'S', memoryRecords: 'result' })
   const lean = new ContextCompactor({ format: 'openai-chat', contextWindow: 8000, projectMemory: false })
   assert.equal(lean.config.projectMemory, false)
   const off = await lean.compact(null, session(), { force: true, summarize: () => 'S' })
   assert.equal(off.status, 'compacted')
-  assert.ok(on.memory.records.length > 10)
-  assert.deepEqual(off.memory, { session: on.memory.session, records: [] })
+  assert.ok(on.memory.projected > 10)
+  assert.deepEqual(off.memory, { session: on.memory.session, projected: 0, ids: [] })
   assert.deepEqual(off.transcript, on.transcript)
   assert.deepEqual(off.rewrite, on.rewrite)
   assert.throws(() => new ContextCompactor({ projectMemory: 'no' }), (e) => e.code === 'invalid_config')
@@ -206,4 +206,50 @@ test('T-4, F-5: rows with deep nesting or Python-style floats keep their content
   assert.equal(outs[0].status, 'compacted', outs[0].reason)
   assert.deepEqual(outs[0].rewrite.retained, outs[1].rewrite.retained)
   assert.equal(JSON.stringify(outs[0]), JSON.stringify(outs[1]))
+})
+
+test('issue 15 / M-1: records go to the memory hooks; the result names them; memoryRecords "result" carries them', async () => {
+  const c = new ContextCompactor({ format: 'openai-chat', contextWindow: 8000 })
+  const took = []
+  const sink = { add(records) { took.push(...records) } }
+  const lean = await c.compact(null, session(), { force: true, summarize: () => 'S', memory: sink })
+  assert.equal(lean.status, 'compacted')
+  assert.ok(lean.memory.projected > 10)
+  assert.equal(lean.memory.ids.length, lean.memory.projected)
+  assert.deepEqual(took.map((r) => r.id), lean.memory.ids, 'the sink took exactly the named records')
+  assert.ok(lean.memory.ids.every((id) => /^mem-[0-9a-f]{16}$/.test(id)))
+  assert.equal(lean.memory.records, undefined, 'records are not copied into the result by default')
+  const full = await c.compact(null, session(), { force: true, summarize: () => 'S', memoryRecords: 'result' })
+  assert.deepEqual(full.memory.records.map((r) => r.id), lean.memory.ids)
+  assert.deepEqual(full.transcript, lean.transcript)
+  assert.ok(JSON.stringify(lean).length < JSON.stringify(full).length)
+  // no memory hook and no memoryRecords: nothing would use the records, none is projected
+  const none = await c.compact(null, session(), { force: true, summarize: () => 'S' })
+  assert.deepEqual(none.memory, { session: 'default', projected: 0, ids: [] })
+  assert.deepEqual(none.transcript, lean.transcript)
+  await assert.rejects(c.compact(null, session(), { force: true, summarize: () => 'S', memoryRecords: 'all' }), (e) => e.code === 'invalid_config' && /memoryRecords/.test(e.message))
+})
+
+test('issue 15: a transcript over maxTranscriptBytes is a typed too_large error in every entry point', async () => {
+  const doc = session()
+  const text = JSON.stringify(doc)
+  const limit = Math.floor(text.length / 2)
+  const c = new ContextCompactor({ format: 'openai-chat', contextWindow: 8000, maxTranscriptBytes: limit })
+  assert.equal(c.config.maxTranscriptBytes, limit)
+  assert.equal(new ContextCompactor({}).config.maxTranscriptBytes, 256 * 1024 * 1024, 'default 256 MiB')
+  const tooLarge = (e) => e.code === 'too_large' && e.message.includes(String(limit)) && /maxTranscriptBytes/.test(e.message)
+  for (const input of [text, doc]) {
+    assert.throws(() => c.check(null, input), tooLarge)
+    assert.throws(() => c.toRequest(input), tooLarge)
+    assert.throws(() => c.open(input), tooLarge)
+    await assert.rejects(c.compact(null, input, { force: true, summarize: () => 'S' }), tooLarge)
+  }
+  // UTF-8 bytes, not UTF-16 units: a text under the limit in units but over it in bytes
+  const wide = JSON.stringify([{ role: 'user', content: 'é'.repeat(600) }])
+  const w = new ContextCompactor({ format: 'openai-chat', maxTranscriptBytes: wide.length + 100 })
+  assert.throws(() => w.check(null, wide), (e) => e.code === 'too_large')
+  // at the limit it works
+  const ok = new ContextCompactor({ format: 'openai-chat', contextWindow: 8000, maxTranscriptBytes: Buffer.byteLength(text) })
+  assert.equal((await ok.compact(null, text, { force: true, summarize: () => 'S' })).status, 'compacted')
+  assert.throws(() => new ContextCompactor({ maxTranscriptBytes: 0 }), (e) => e.code === 'invalid_config')
 })

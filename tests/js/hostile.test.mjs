@@ -20,7 +20,7 @@ const fixture = Object.fromEntries(FORMATS.map(f => [f, JSON.parse(readFileSync(
 /** The documented error codes (js/index.d.ts `ErrorCode`). */
 const CODES = new Set(['invalid_transcript', 'unpaired_tool_result', 'unanswered_tool_call', 'duplicate_tool_call_id',
   'invalid_config', 'invalid_state', 'invalid_rewrite', 'summary_failed', 'protocol_error', 'stale_revision',
-  'unknown_format', 'memory_failed', 'save_failed'])
+  'unknown_format', 'memory_failed', 'save_failed', 'too_large'])
 
 /** A small OpenAI-chat agent session with big tool results. */
 function session(turns = 8) {

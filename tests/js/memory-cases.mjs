@@ -149,7 +149,7 @@ export function memoryCases(api) {
       name: 'M-1 compaction projects discarded narrative and tool output; injected context and summaries are never indexed',
       async run() {
         const memory = new MemoryIndex()
-        const out = await compactor().compact(stored(), memoryTranscript(), { force: true, sessionId: 'sess-a', memory })
+        const out = await compactor().compact(stored(), memoryTranscript(), { force: true, sessionId: 'sess-a', memory, memoryRecords: 'result' })
         eq(out.status, 'compacted', 'status')
         ok(out.rewrite.discarded.includes(1) && out.rewrite.discarded.includes(3), 'summary (1) and injected row (3) were discarded')
         eq(out.memory.session, 'sess-a', 'batch session')
@@ -173,10 +173,19 @@ export function memoryCases(api) {
         ok(hit, 'recall finds the discarded fact in its top 5')
         eq(hit.handle, 'artifact#3', 'the hit names its artifact')
         eq(await memory.resolveHandle('sess-a', hit.handle, (h) => `stored ${h}`), 'stored artifact#3', 'handle resolves through the loader (sync loader)')
-        // No memory hooks: the batch is still reported, nothing is asked.
-        const plain = await compactor().compact(stored(), memoryTranscript(), { force: true })
+        // No memory hooks: the records are asked into the result, nothing else is asked.
+        const plain = await compactor().compact(stored(), memoryTranscript(), { force: true, memoryRecords: 'result' })
         eq(plain.memory.session, 'default', 'default session id')
-        eq(plain.memory.records.length, recs.length, 'same projection without hooks')
+        eq(plain.memory.projected, recs.length, 'same projection without hooks')
+        eq(plain.memory.ids, plain.memory.records.map((r) => r.id), 'the result names every projected id')
+        // The default result names the records the index took, and does not copy them (issue 15).
+        const named = await compactor().compact(stored(), memoryTranscript(), { force: true, sessionId: 'sess-n', memory: new MemoryIndex() })
+        eq(named.memory.projected, recs.length, 'named count')
+        eq(named.memory.records, undefined, 'records are not copied into the result by default')
+        // Nothing takes them and nobody asked: none projected.
+        const bare = await compactor().compact(stored(), memoryTranscript(), { force: true })
+        eq(bare.memory, { session: 'default', projected: 0, ids: [] }, 'no consumer, no projection')
+        eq(out.memory.ids, recs.map((r) => r.id), 'ids beside the records')
       },
     },
     {
@@ -220,14 +229,15 @@ export function memoryCases(api) {
         })
         eq(out.status, 'compacted', 'status')
         eq(puts.length, 1, 'one put per compaction')
-        eq(puts[0].records.length, out.memory.records.length, 'the whole batch')
+        eq(puts[0].records.length, out.memory.projected, 'the whole batch')
+        eq(puts[0].records.map((r) => r.id), out.memory.ids, 'the result names what the store took')
         ok(puts[0].vectors.every((v) => v.length === 4), 'vectors of embedDimension')
         eq(puts[0].vectors[0][0], puts[0].records[0].content.length, 'vector i embeds record i')
         // embed into a host-vector MemoryIndex.
         const memory = new MemoryIndex({ dimension: 4 })
         await compactor().compact(stored(), memoryTranscript(), { force: true, sessionId: 'hv', memory, embedDimension: 4, embed })
         eq(memory.embedder, 'host', 'host-vector index')
-        eq(memory.size('hv'), out.memory.records.length, 'vectors stored')
+        eq(memory.size('hv'), out.memory.projected, 'vectors stored')
         const r = memory.recall('hv', 'anything', { vector: [100, 1, 1, 0.5], limit: 2 })
         eq(r.hits.length, 2, 'vector recall honours limit')
         await rejects(async () => compactor().compact(stored(), memoryTranscript(), { force: true, embed, store: { put() {} } }),
@@ -325,7 +335,7 @@ export function memoryCases(api) {
         for (const async of [true, false]) {
           const store = memoryStore({ async })
           const embed = async ? async (texts) => hashEmbed(texts) : hashEmbed
-          const out = await compactor().compact(stored(), memoryTranscript(), { force: true, sessionId: 'store-a', embedDimension: HASH_DIM, embed, store })
+          const out = await compactor().compact(stored(), memoryTranscript(), { force: true, sessionId: 'store-a', embedDimension: HASH_DIM, embed, store, memoryRecords: 'result' })
           eq(out.status, 'compacted', 'status')
           eq(store.size('store-a'), out.memory.records.length, 'compact put the batch into the store')
           store.put([record('store-b', 1, 'the calibration constant is 1111 in session b')], hashEmbed(['the calibration constant is 1111 in session b']))
@@ -464,7 +474,7 @@ export function memoryCases(api) {
       name: 'M-1 tool-call arguments reach memory with tool name, call id, role and the paths they mention; recall shows them',
       async run() {
         const memory = new MemoryIndex()
-        const out = await compactor().compact(null, memoryTranscript(), { force: true, sessionId: 'sess-in', memory })
+        const out = await compactor().compact(null, memoryTranscript(), { force: true, sessionId: 'sess-in', memory, memoryRecords: 'result' })
         const inputs = out.memory.records.filter((r) => r.kind === 'tool_input')
         eq(inputs.length, 1, 'one call with arguments was folded')
         eq([inputs[0].toolName, inputs[0].callId, inputs[0].role, inputs[0].content], ['read_logs', 'call_1', 'assistant', 'dir: /srv/lab/flux'], 'tool input record')

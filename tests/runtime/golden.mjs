@@ -28,7 +28,8 @@ export async function sha256Hex(text) {
  */
 export async function runGolden(api, transcript) {
   const compactor = new api.ContextCompactor(GOLDEN_OPTIONS)
-  const result = await compactor.compact(null, transcript, { summarize: goldenSummarize })
+  // memoryRecords: the projected records are pinned too (J-5 across runtimes), not only their ids
+  const result = await compactor.compact(null, transcript, { summarize: goldenSummarize, memoryRecords: 'result' })
   const text = JSON.stringify(result)
   return { status: result.status, bytes: new TextEncoder().encode(text).length, sha256: await sha256Hex(text), text }
 }

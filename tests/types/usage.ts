@@ -109,9 +109,13 @@ export async function memory(c: ContextCompactor, transcript: object): Promise<R
     storeArtifact: async (item: ArtifactItem) => (item.body.length > 0 ? `blob:${item.callId}` : false),
     sessionId: 'chat-1',
     memory: index,
+    memoryRecords: 'result',
   }
   const r = await c.compact(null, transcript, curate)
   const records: MemoryRecord[] = r.memory?.records ?? []
+  const memProjected: number = r.memory?.projected ?? 0
+  const memIds: string[] = r.memory?.ids ?? []
+  console.log(memProjected, memIds.length)
   const writer: 'provider' | 'curator' | 'mechanical' | undefined = r.rewrite?.summary?.source.writer
   const report: AddReport = index.add(records)
   const hits: RecallResult = index.recall('chat-1', 'units', { limit: 3 })

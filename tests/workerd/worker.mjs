@@ -9,7 +9,7 @@ export default {
     if (request.method !== 'POST') return new Response(`context-compactor ${version()}\n`)
     try {
       const transcript = await request.json()
-      const result = await new ContextCompactor(GOLDEN_OPTIONS).compact(null, transcript, { summarize: goldenSummarize })
+      const result = await new ContextCompactor(GOLDEN_OPTIONS).compact(null, transcript, { summarize: goldenSummarize, memoryRecords: 'result' })
       return new Response(JSON.stringify(result), { headers: { 'content-type': 'application/json' } })
     } catch (err) {
       return Response.json({ error: { code: err.code ?? 'internal', message: String(err.message ?? err) } }, { status: 400 })
