@@ -46,6 +46,55 @@ Options:
 
 Exit status: 0 on success, 1 on error (printed as "error: <code>: <message>").`
 
+/** Whether `text` is itself the provider document of `format` (not a log to convert). */
+function isProviderText(wasm, kind, text, format) {
+  if (kind !== 'auto') return kind === format
+  try {
+    return wasm.detectFormat(text) === format
+  } catch {
+    return false
+  }
+}
+
+/**
+ * JSON text re-indented like `JSON.stringify(value, null, 2)`, token by token, so every
+ * number keeps its exact digits (issue 14: no rounding past 2^53).
+ */
+export function indentJson(text) {
+  let out = ''
+  let depth = 0
+  const pad = () => '\n' + '  '.repeat(depth)
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]
+    if (c === '"') {
+      let j = i + 1
+      while (j < text.length && text[j] !== '"') j += text[j] === '\\' ? 2 : 1
+      out += text.slice(i, j + 1)
+      i = j
+    } else if (c === '{' || c === '[') {
+      let j = i + 1
+      while (j < text.length && /\s/.test(text[j])) j++
+      if (text[j] === (c === '{' ? '}' : ']')) {
+        out += c + text[j]
+        i = j
+      } else {
+        depth++
+        out += c + pad()
+      }
+    } else if (c === '}' || c === ']') {
+      depth--
+      out += pad() + c
+    } else if (c === ',') {
+      out += ',' + pad()
+    } else if (c === ':') {
+      out += ': '
+    } else if (!/\s/.test(c)) {
+      out += c
+    }
+  }
+  return out
+}
+
 /** An error carrying a stable `code`, printed as `error: <code>: <message>`. */
 function fail(code, message) {
   return Object.assign(new Error(message), { code })
@@ -67,14 +116,17 @@ async function runEngine({ kind, text, options, summarize, importOptions }) {
   }
   const imported = wasm.importTranscript(kind, text, importOptions ?? {})
   const { format, document } = imported
+  // issue 14: a provider-format file goes in as its own text (JSON.parse would round
+  // integers past 2^53); a converted log goes in as the converted document
+  const input = isProviderText(wasm, kind, text, format) ? text : document
   const compactor = new wasm.ContextCompactor({ format, ...options })
   // C-1 / I-3: the usage a log recorded (the importer's, else the newest assistant row's)
   const usage = imported.usage ?? logUsage(kind, text)
   const signals = usage ? { usage } : {}
-  const decision = compactor.check(null, document, signals)
+  const decision = compactor.check(null, input, signals)
   const contextWindow = compactor.config.contextWindow
   // --json prints the memory records too (the library leaves them out of its result by default)
-  const out = await compactor.compact(null, document, { ...signals, force: true, memoryRecords: 'result', ...(summarize ? { summarize } : {}) })
+  const out = await compactor.compact(null, input, { ...signals, force: true, resultText: true, memoryRecords: 'result', ...(summarize ? { summarize } : {}) })
   return { format, decision, out, contextWindow, usage, imported }
 }
 
@@ -277,21 +329,22 @@ export async function main(argv = process.argv.slice(2)) {
     const { format, decision, out, contextWindow, usage, imported } = await runEngine({ kind: args.kind, text, options: args.options, summarize, importOptions: args.importOptions })
     if (args.out) {
       try {
-        await writeFile(args.out, `${JSON.stringify(out.transcript, null, 2)}\n`)
+        await writeFile(args.out, `${out.transcriptText != null ? indentJson(out.transcriptText) : JSON.stringify(out.transcript, null, 2)}\n`)
       } catch (err) {
         throw fail('io_error', `cannot write ${args.out}: ${err.message}`)
       }
     }
     if (args.outRequest) {
       try {
-        await writeFile(args.outRequest, `${JSON.stringify(out.request, null, 2)}\n`)
+        await writeFile(args.outRequest, `${out.requestText != null ? indentJson(out.requestText) : JSON.stringify(out.request, null, 2)}\n`)
       } catch (err) {
         throw fail('io_error', `cannot write ${args.outRequest}: ${err.message}`)
       }
     }
     if (args.json) {
       if (imported?.warnings?.length) console.error(importLines(imported).join('\n'))
-      console.log(JSON.stringify(out, null, 2))
+      const { transcriptText, requestText, ...rest } = out
+      console.log(JSON.stringify(rest, null, 2))
     } else {
       console.log(report({ input: args.input, format, decision, out, contextWindow, usage, verbose: args.verbose, imported }))
       if (args.out) console.log(`wrote:      ${args.out}`)

@@ -34,6 +34,10 @@ export type ErrorCode =
   | 'memory_failed'
   /** The host's `save` refused a record for a reason other than a stale revision (W-3, W-8). */
   | 'save_failed'
+  /** A host callback did not settle within its `timeoutMs` (I-6); nothing was committed. */
+  | 'timeout'
+  /** The call's `signal` (an `AbortSignal`) fired (I-6); nothing was committed. */
+  | 'aborted'
   /** The transcript is over `maxTranscriptBytes`, or the result would not fit one JS
    * string (issue 15). */
   | 'too_large'
@@ -80,6 +84,9 @@ export interface CompactorOptions {
   clipTailBytes?: number
   /** How many evicted bodies stay indexed by handle under a summary. Default 60 (Y-2). */
   maxIndexedArtifacts?: number
+  /** Most UTF-8 bytes of text the pinned rows may hold; pins past it (the oldest kept)
+   * are not honoured and a `pins_over_cap` warning names them. Default 32,768 (Y-10). */
+  maxPinnedBytes?: number
   /** Roll level-1 summaries up when the block holds more than this. Default 4 (Y-3). */
   maxSummariesBeforeRollup?: number
   /** Merge level-2 summaries when more than this. Default 4 (Y-3). */
@@ -307,6 +314,9 @@ export interface ArtifactItem {
   toolName: string | null
   /** The whole result body (text; media not included). */
   body: string
+  /** The session scope (`hooks.sessionId`, default `"default"`): a store shared by
+   * sessions keys by `sessionId` + `handle` (each session numbers from `artifact#1`). */
+  sessionId: string
 }
 
 /** A `storeArtifact` hook's answer (E-6): a string is the handle to use;
@@ -359,7 +369,7 @@ export interface MemoryHooks {
 }
 
 /** Hooks (and signals) of one `compact` call. */
-export interface CompactHooks extends Signals, MemoryHooks {
+export interface CompactHooks extends Signals, MemoryHooks, CallBounds {
   /** Writes a summary or rollup. Without it the deterministic handoff summary is used.
    * A throw or rejection leaves the transcript untouched; a recognised context-size
    * error (`contextExceeded: true`, `status: 413`, or such a message) falls back to the
@@ -370,12 +380,36 @@ export interface CompactHooks extends Signals, MemoryHooks {
   curator?: (request: SummarizeRequest) => MaybePromise<SummarizeReply>
   /** Keeps an evicted tool-result body in the host's store before eviction (E-6). */
   storeArtifact?: (item: ArtifactItem) => MaybePromise<StoreArtifactReply>
-  /** Receives each event after the job ends, in order; awaited (J-4). */
+  /** Receives each event as it happens (J-4): the ones before a host call are delivered
+   * before it (`compaction_started` before the first `summarize`), the rest when the job
+   * ends; awaited in order. A throw, rejection or timeout never fails the call: it is
+   * reported as an `on_event_failed` warning at the end of the result's `events`. */
   onEvent?: (event: CompactionEvent) => MaybePromise<void>
   /** The context window of the model that answers this call's `summarize` requests,
    * tokens (Y-1: after a model fallback it may differ from `summarizerContextWindow`);
    * the summarize request is sized to it for this call only. */
   summarizerContextWindow?: number
+}
+
+/** Bounds on the host callbacks one call awaits (I-6). A callback that does not settle
+ * in time rejects the call with `timeout`; a fired `signal` with `aborted` (its `cause`
+ * is `signal.reason`). Before the commit nothing is written (transcript, state and store
+ * untouched). A timed-out `save` may still land later: reload to see which revision won. */
+export interface CallBounds {
+  /** Milliseconds any one callback may take to settle (every hook, `load`, `save`). */
+  timeoutMs?: number
+  /** Per hook, overriding `timeoutMs`; `memory` bounds `embed` + `store` / `memory` together. */
+  timeouts?: Partial<Record<'summarize' | 'curator' | 'storeArtifact' | 'memory' | 'onEvent' | 'load' | 'save', number>>
+  /** An `AbortSignal`: stops waiting when it fires; checked before each callback too. */
+  signal?: AbortSignalLike
+}
+
+/** The part of `AbortSignal` the engine uses (typed structurally: no DOM lib needed). */
+export interface AbortSignalLike {
+  readonly aborted: boolean
+  readonly reason?: unknown
+  addEventListener(type: 'abort', listener: () => void): void
+  removeEventListener(type: 'abort', listener: () => void): void
 }
 
 /** One measured signal (C-4, C-9). */
@@ -682,6 +716,16 @@ export interface SessionState {
   /** Findings ledger (Y-10), oldest first: never folded, counted in the floor (C-8),
    * rendered into every request view. */
   findings: string[]
+  /** The summaries the engine wrote that are still in the transcript (issue 14 trust
+   * boundary): a row's `summary_level` / `compaction_summary` marks are honoured only
+   * when listed here. Omitted when empty. */
+  summaries?: { id: string; hash: string }[]
+  /** Ids of rows the host pinned with `pin(state, messageId)`: the only `pinned: true`
+   * rows honoured (Y-10). Omitted when empty. */
+  pins?: string[]
+  /** Host-named artifact handles the engine stored (newest 512): stamped refs naming
+   * them count as the session's. Omitted when empty. */
+  handles?: string[]
 }
 
 /** A state as accepted on input: any subset (missing fields default), or null. */
@@ -801,6 +845,9 @@ export interface BoundOptions {
   requestBytes?: number | null
   /** Compaction is on for this session (default true). Off: nothing is recorded in the state. */
   compaction?: boolean
+  /** Receives the `tool_results_bounded_for_request` event when anything was shortened
+   * (B-3, J-4); called synchronously, a throw is ignored (the event is in the result). */
+  onEvent?: (event: CompactionEvent) => void
 }
 
 /** One result shortened for the request (B-2). */
@@ -943,7 +990,8 @@ export interface SaveInfo {
  * error with `code: 'stale_revision'` or by answering `{ ok: false, reason:
  * 'stale_revision' }`; another `{ ok: false, reason }` becomes `save_failed`. */
 export interface SessionStore {
-  load(): MaybePromise<SessionRecordInput>
+  /** `null` / `undefined` = nothing saved yet (an empty session at revision 0). */
+  load(): MaybePromise<SessionRecordInput | null | undefined>
   save(record: SessionRecord, info: SaveInfo): MaybePromise<unknown>
 }
 
@@ -959,20 +1007,41 @@ export class Session<F extends ProviderFormat | 'auto' = 'auto'> {
    * @throws {ContextCompactorError} `invalid_config` when `load` or `save` is not a function. */
   constructor(compactor: ContextCompactor<F>, store: SessionStore)
   /** Loads, compacts with the same hooks as `ContextCompactor.compact`, saves transcript
-   * and state together expected at the loaded revision. Rejects with `stale_revision`
-   * when the store refuses (nothing written), `save_failed`, or as `compact` does (a
-   * failed compaction saves nothing). */
+   * and state together at the next revision, expected at the loaded one (a skip is a
+   * write too: the revision always moves). Rejects with `stale_revision` when the store
+   * refuses (nothing written; load and retry), `save_failed`, `timeout` / `aborted`
+   * (`hooks` bound `load` and `save` too), or as `compact` does (a failed compaction
+   * saves nothing). Every rejection carries `err.state`. */
   compact(hooks?: CompactHooks | null): Promise<SessionCompactResult<F>>
+  /** Appends stored-view messages (one, an array, or their JSON text) in ONE
+   * compare-and-swap `save` at the next revision, with the patch `[{ start, deleteCount:
+   * 0, insert }]`. A stale refusal reloads and retries (up to 8 tries): no row is lost or
+   * written twice. A store with nothing saved yet (`load` gives null) gets its first record.
+   * Rejects with `invalid_transcript` (or a pairing code), `stale_revision`, `timeout`,
+   * `aborted`. */
+  append(rows: object | object[] | string, options?: CallBounds | null): Promise<{ revision: number; expectedRevision: number; rows: number }>
   /** The stored record, normalised (`state` complete, `revision` set). */
   load(): Promise<SessionRecord<F>>
   /** The request view of the stored transcript with the findings rendered in (F-4, Y-10). */
   request(): Promise<DocumentOf<F>>
-  /** Records a finding (Y-10) and saves it at the same revision (compare-and-swap).
-   * Resolves to the new state. Rejects with `invalid_state` for blank text or text over
-   * 4,096 UTF-8 bytes, `stale_revision` when refused. */
-  recordFinding(text: string): Promise<SessionState>
+  /** Records a finding (Y-10) and saves it at the next revision (compare-and-swap; a
+   * stale refusal reloads and retries, up to 8 tries). Resolves to the new state.
+   * Rejects with `invalid_state` for blank text or text over 4,096 UTF-8 bytes,
+   * `stale_revision` when every try was refused, `timeout`, `aborted`. */
+  recordFinding(text: string, options?: CallBounds | null): Promise<SessionState>
   free(): void
 }
+
+/** Returns `state` with `messageId` in `state.pins` (Y-10, issue 14): a row is pinned
+ * only when it carries `pinned: true` and the state lists its id.
+ * @throws {ContextCompactorError} `invalid_state` for a blank id. */
+export function pin(state: StateInput, messageId: string): SessionState
+
+/** Returns `state` vouching for the provenance of a transcript the host's own store kept
+ * (its summary rows, pinned rows, artifact refs), e.g. one stored before the state
+ * recorded summaries. Never for text a user, a tool or a model wrote (issue 14).
+ * @throws {ContextCompactorError} `invalid_state`, `invalid_transcript`, `unknown_format`. */
+export function trustProvenance(state: StateInput, transcript: TranscriptInput, format?: ProviderFormat | null): SessionState
 
 /** Returns `state` with `text` in its findings ledger (Y-10); an exact repeat is not
  * added twice. @throws {ContextCompactorError} `invalid_state` for blank text or text

@@ -200,7 +200,7 @@ pub fn candidates(messages: &[Message], cfg: &ClearToolUses) -> Vec<Candidate> {
         for b in &m.blocks {
             if let Block::ToolResult { call_id, name, text, .. } = b {
                 let tool_name = name.clone().or_else(|| names.get(call_id).cloned());
-                all.push((off, nth, call_id.clone(), tool_name, text.len(), text.starts_with(CLEARED_PREFIX), m.is_summary() || m.provenance.pinned));
+                all.push((off, nth, call_id.clone(), tool_name, text.len(), text.starts_with(CLEARED_PREFIX), m.is_summary() || m.provenance.is_pinned()));
                 nth += 1;
             }
         }
@@ -241,13 +241,18 @@ pub fn plan(
                 _ => None,
             });
             let Some(body) = body.clone().nth(c.nth) else { continue };
-            let handle = stored.get(&(c.offset, c.nth)).cloned().or_else(|| src.provenance.artifact_ref.clone());
+            // issue 14: an input ref the trust pass did not vouch for names no stored copy
+            let handle = stored.get(&(c.offset, c.nth)).cloned().or_else(|| src.provenance.trusted_ref().map(str::to_string));
             let text = placeholder(c.tool_name.as_deref(), &c.call_id, handle.as_deref());
             let Some(row) = slot(&mut copies, c.offset, src).and_then(Option::as_mut) else { continue };
             let before = row.bytes;
             crate::formats::set_result_body(format, row, c.nth, &text)?;
-            if row.provenance.artifact_ref.is_none() {
-                row.provenance.artifact_ref = handle.clone();
+            if row.provenance.trusted_ref().is_none() {
+                // an untrusted input ref is replaced by the handle stored now, if any
+                if let Some(h) = handle.clone() {
+                    row.provenance.artifact_ref = Some(h);
+                    row.provenance.ref_untrusted = false;
+                }
             }
             cleared.push(Cleared {
                 kind: "tool_result",
@@ -441,7 +446,7 @@ fn clear_thinking(format: Format, messages: &[Message], keep: usize, copies: &mu
     }
     for (i, m) in messages.iter().enumerate() {
         let in_newest = matches!((newest_start, newest_assistant), (Some(a), Some(b)) if a <= i && i <= b);
-        if in_newest || m.role != Role::Assistant || turn_of.get(i).is_none_or(|t| *t < keep) || m.is_summary() || m.provenance.pinned {
+        if in_newest || m.role != Role::Assistant || turn_of.get(i).is_none_or(|t| *t < keep) || m.is_summary() || m.provenance.is_pinned() {
             continue;
         }
         if !m.blocks.iter().any(|b| matches!(b, Block::Reasoning { .. })) {

@@ -54,6 +54,10 @@ pub struct Config {
     pub clip_tail_bytes: usize,
     /// Artifact handles indexed under a summary, newest kept. Kerkov MAX_INDEXED_ARTIFACTS 60 (Y-2).
     pub max_indexed_artifacts: usize,
+    /// Most UTF-8 bytes of text the pinned rows may hold (Y-10, issue 14); pins past it,
+    /// oldest first kept, are not honoured (a `pins_over_cap` warning names them).
+    /// Default 32,768.
+    pub max_pinned_bytes: u64,
     /// Roll level-1 summaries up when the block holds more than this. Kerkov MAX_SUMMARIES_BEFORE_ROLLUP 4 (Y-3).
     pub max_summaries_before_rollup: usize,
     /// Merge level-2 summaries when more than this. Kerkov MAX_ROLLED_UP_SUMMARIES 4 (Y-3).
@@ -189,6 +193,7 @@ impl Config {
             clip_head_bytes: 1_200,
             clip_tail_bytes: 400,
             max_indexed_artifacts: 60,
+            max_pinned_bytes: 32_768,
             max_summaries_before_rollup: 4,
             max_rolled_up_summaries: 4,
             output_reserve_tokens: None,
@@ -337,6 +342,9 @@ pub struct ConfigInput {
     /// Overrides [`Config::max_indexed_artifacts`], handles (Y-2).
     #[serde(alias = "max_indexed_artifacts")]
     pub max_indexed_artifacts: Option<usize>,
+    /// Overrides [`Config::max_pinned_bytes`], UTF-8 bytes (Y-10).
+    #[serde(alias = "max_pinned_bytes")]
+    pub max_pinned_bytes: Option<u64>,
     /// Overrides [`Config::max_summaries_before_rollup`], summaries (Y-3).
     #[serde(alias = "max_summaries_before_rollup")]
     pub max_summaries_before_rollup: Option<usize>,
@@ -435,7 +443,7 @@ impl ConfigInput {
         }
         c.prompt_cache = k.prompt_cache.as_ref().map(|v| crate::cache::PromptCacheInput::from_json(v).and_then(crate::cache::PromptCacheInput::resolve)).transpose()?;
         set!(context_window, threshold_pct, preserve_recent_turns, preserve_recent_bytes,
-             evict_tool_result_min_bytes, clip_head_bytes, clip_tail_bytes, max_indexed_artifacts,
+             evict_tool_result_min_bytes, clip_head_bytes, clip_tail_bytes, max_indexed_artifacts, max_pinned_bytes,
              max_summaries_before_rollup, max_rolled_up_summaries,
              bytes_per_token, image_tokens, summary_max_output_tokens, fit_recent_window, protect_run_request, in_run_stage2, folded_call_ledger, rehydrate_bytes, min_boundaries_between, summary_input_share, project_memory, max_transcript_bytes);
         if self.output_reserve_tokens.is_some() {

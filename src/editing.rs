@@ -327,7 +327,7 @@ pub fn preserve_recent_users(mut sel: Selection, messages: &[Message], config: &
     let mut keep: Vec<usize> = Vec::new();
     for &o in sel.fold.iter().rev() {
         let Some(m) = messages.get(o) else { continue };
-        if !m.starts_turn() || m.provenance.pinned {
+        if !m.starts_turn() || m.provenance.is_pinned() {
             continue;
         }
         let tokens = message_tokens(m, config, calibration);

@@ -36,6 +36,10 @@ pub enum ErrorCode {
     MemoryFailed,
     /// The host's `save` refused a record for a reason other than a stale revision (W-3, W-8).
     SaveFailed,
+    /// A host callback did not settle within its `timeoutMs` (I-6); nothing was committed.
+    Timeout,
+    /// The host's `AbortSignal` fired while a call awaited a callback (I-6); nothing was committed.
+    Aborted,
     /// The transcript is over `maxTranscriptBytes` UTF-8 bytes, or a result would be over
     /// what one JS string can hold (issue 15: a typed error, never a crash).
     TooLarge,
@@ -58,6 +62,8 @@ impl ErrorCode {
             ErrorCode::UnknownFormat => "unknown_format",
             ErrorCode::MemoryFailed => "memory_failed",
             ErrorCode::SaveFailed => "save_failed",
+            ErrorCode::Timeout => "timeout",
+            ErrorCode::Aborted => "aborted",
             ErrorCode::TooLarge => "too_large",
         }
     }

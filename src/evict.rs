@@ -182,7 +182,7 @@ pub fn evict_sparse(format: Format, messages: &[Message], offsets: &[usize], con
                 Some(n) => Some(n.clone()),
                 None => names.get_or_insert_with(|| tool_names(messages)).get(call_id).cloned(),
             };
-            let handle = stored.get(&(off, nth)).cloned().or_else(|| src.provenance.artifact_ref.clone());
+            let handle = stored.get(&(off, nth)).cloned().or_else(|| src.provenance.trusted_ref().map(str::to_string));
             let replacement = match &handle {
                 Some(h) => h.clone(),
                 None => evict_clip(text, config.clip_head_bytes, config.clip_tail_bytes),
@@ -201,8 +201,12 @@ pub fn evict_sparse(format: Format, messages: &[Message], offsets: &[usize], con
             out.bodies.push(EvictedBody { offset: off, call_id: call_id.clone(), tool_name, handle, body: text.clone() });
         }
         if let Some(mut c) = copy {
-            if c.provenance.artifact_ref.is_none() {
-                c.provenance.artifact_ref = (0..c.blocks.len()).find_map(|nth| stored.get(&(off, nth)).cloned());
+            if c.provenance.trusted_ref().is_none() {
+                // an untrusted input ref (issue 14) is replaced by the handle stored now, if any
+                if let Some(h) = (0..c.blocks.len()).find_map(|nth| stored.get(&(off, nth)).cloned()) {
+                    c.provenance.artifact_ref = Some(h);
+                    c.provenance.ref_untrusted = false;
+                }
             }
             out.copies.push((k, c));
         }

@@ -28,6 +28,7 @@ pub mod memory;
 pub mod nothing_lost;
 pub mod output;
 pub mod prompts;
+pub mod quote;
 pub mod raw;
 pub mod rewrite;
 pub mod select;
@@ -36,6 +37,7 @@ mod sorted;
 pub mod state;
 pub mod summarize;
 pub mod transcript;
+pub mod trust;
 pub mod trigger;
 
 pub use config::{Config, Profile};

@@ -64,11 +64,11 @@ impl Measures {
             self.totals.bytes = self.totals.bytes.saturating_add(row.bytes as u64);
             if row.role == Role::System {
                 self.totals.system_tokens = self.totals.system_tokens.saturating_add(tokens);
-            } else if row.provenance.pinned {
+            } else if row.provenance.is_pinned() {
                 self.pinned_tokens = self.pinned_tokens.saturating_add(tokens);
             }
             if row.starts_turn() {
-                self.last_request = Some((first + k, row.provenance.pinned));
+                self.last_request = Some((first + k, row.provenance.is_pinned()));
             }
         }
         // The newest request counts once: not again when it is also pinned (C-8).

@@ -15,10 +15,16 @@
 //!   [`check_memory`] (after the memory projection) fail a rewrite that breaks the rule
 //!   with `invalid_rewrite` and a message starting `user_text_lost:` that names the
 //!   source offset.
+//!
+//! User text is data (Y-9, issue 14): every text, head, sentence and message id a line
+//! quotes goes through [`crate::quote::content`] (fence tags and engine-looking lines
+//! escaped), and [`check`] compares against that same quoted form, so a person's text
+//! can neither forge a line of the engine record nor fail the check by needing escapes.
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::evict::floor_boundary;
 use crate::memory::{MemoryBatch, RecordKind};
+use crate::quote;
 use crate::transcript::Message;
 
 /// Prefix of a whole, verbatim quote of one user text block (S-9, N-1).
@@ -96,7 +102,7 @@ pub fn user_text_floor(rows: &[(usize, &Message)], first_task: Option<usize>, ne
     let mut run: Option<(&str, &str, usize)> = None;
     let flush = |lines: &mut Vec<String>, run: &mut Option<(&str, &str, usize)>| {
         if let Some((a, b, k)) = run.take() {
-            lines.push(format!("{UNQUOTED_PREFIX}messages {a} to {b} ({k} blocks)"));
+            lines.push(format!("{UNQUOTED_PREFIX}messages {} to {} ({k} blocks)", quote::content(a), quote::content(b)));
         }
     };
     for (o, id, text, tier) in blocks {
@@ -114,13 +120,13 @@ pub fn user_text_floor(rows: &[(usize, &Message)], first_task: Option<usize>, ne
         }
         if tier <= 2 {
             quoted.insert(text);
-            lines.push(format!("{VERBATIM_PREFIX}{text}"));
+            lines.push(format!("{VERBATIM_PREFIX}{}", quote::content(text)));
             continue;
         }
-        let marker = crate::summarize::floor::clipped_marker(id, o, text);
+        let marker = crate::summarize::floor::clipped_marker(&quote::content(id), o, &quote::content(text));
         lines.push(marker.trim_start_matches('\n').to_string());
         for s in constraint_sentences(text) {
-            let line = format!("{CONSTRAINT_PREFIX}{s}");
+            let line = format!("{CONSTRAINT_PREFIX}{}", quote::content(s));
             if !lines.contains(&line) {
                 lines.push(line);
             }
@@ -141,7 +147,7 @@ pub fn user_text_floor(rows: &[(usize, &Message)], first_task: Option<usize>, ne
                     crate::transcript::MediaKind::Audio => "audio",
                     crate::transcript::MediaKind::Document => "document",
                 };
-                attachments.push(format!("{ATTACHMENT_PREFIX}{}, offset {o}): {kind}, {bytes} bytes", m.id));
+                attachments.push(format!("{ATTACHMENT_PREFIX}{}, offset {o}): {kind}, {bytes} bytes", quote::content(&m.id)));
             }
         }
     }
@@ -222,7 +228,8 @@ pub fn check(source: &[Message], kept: &[bool], summary: &str) -> Result<Vec<Cli
         let Some(rest) = line.strip_prefix("messages ") else { continue };
         let Some((a, rest)) = rest.split_once(" to ") else { continue };
         let b = rest.rsplit_once(" (").map_or(rest, |(b, _)| b);
-        if let (Some(x), Some(y)) = (source.iter().position(|m| m.id == a), source.iter().position(|m| m.id == b)) {
+        let named = |id: &str| source.iter().position(|m| quote::content(&m.id) == id);
+        if let (Some(x), Some(y)) = (named(a), named(b)) {
             unquoted.push((x.min(y), x.max(y)));
         }
     }
@@ -231,7 +238,9 @@ pub fn check(source: &[Message], kept: &[bool], summary: &str) -> Result<Vec<Cli
             continue;
         }
         for t in m.user_texts() {
-            if summary.contains(t) {
+            // quoted verbatim: as the floor writes it (quoted as data), or as is
+            let qt = quote::content(t);
+            if summary.contains(&*qt) || summary.contains(t) {
                 continue;
             }
             if Some(o) == first {
@@ -240,7 +249,7 @@ pub fn check(source: &[Message], kept: &[bool], summary: &str) -> Result<Vec<Cli
             if Some(o) == newest {
                 return Err(lost(o, "the newest request is neither kept nor quoted verbatim in the summary"));
             }
-            let marker = format!("{CLIPPED_PREFIX}{}, offset {o}): ", m.id);
+            let marker = format!("{CLIPPED_PREFIX}{}, offset {o}): ", quote::content(&m.id));
             let Some(at) = summary.find(&marker) else {
                 if unquoted.iter().any(|&(x, y)| x <= o && o <= y) {
                     clipped.push(clipped_of(o, m, t)?);
@@ -250,10 +259,10 @@ pub fn check(source: &[Message], kept: &[bool], summary: &str) -> Result<Vec<Cli
             };
             let head = summary.get(at + marker.len()..).unwrap_or("");
             let head = head.split(" [+").next().unwrap_or("");
-            if !t.starts_with(head) {
+            if !qt.starts_with(head) {
                 return Err(lost(o, "the clipped quote of a user text block is not its head"));
             }
-            if let Some(s) = constraint_sentences(t).into_iter().find(|s| !summary.contains(s)) {
+            if let Some(s) = constraint_sentences(t).into_iter().find(|s| !summary.contains(&*quote::content(s)) && !summary.contains(s)) {
                 let n = s.len().min(60);
                 return Err(lost(o, &format!("the user constraint sentence {:?} is not quoted verbatim", s.get(..floor_boundary(s, n)).unwrap_or(""))));
             }

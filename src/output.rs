@@ -235,6 +235,12 @@ pub struct MessageJson<'a> {
 impl Serialize for MessageJson<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let m = self.m;
+        if self.view == View::Stored {
+            // issue 14: an unchanged row keeps its own text (null / false keys, key order)
+            if let Some(joined) = m.provenance.unchanged_source(&m.raw).and_then(|t| serde_json::value::RawValue::from_string(t.to_string()).ok()) {
+                return joined.serialize(s);
+            }
+        }
         if self.view == View::Request || m.provenance == Provenance::default() {
             return m.raw.serialize(s);
         }

@@ -121,7 +121,7 @@ pub fn latest_thinking_start(messages: &[Message]) -> Option<usize> {
 /// middle of a conversation stays in place), not the latest assistant message's
 /// thinking or anything after it (T-3).
 fn foldable(messages: &[Message], i: usize, thinking_from: Option<usize>) -> bool {
-    messages.get(i).is_some_and(|m| !m.provenance.pinned && m.role != Role::System) && thinking_from.is_none_or(|t| i < t)
+    messages.get(i).is_some_and(|m| !m.provenance.is_pinned() && m.role != Role::System) && thinking_from.is_none_or(|t| i < t)
 }
 
 /// First row of the recent window (S-2): up to `preserve_recent_turns` rows from the

@@ -12,7 +12,7 @@
 
 use crate::engine::Outcome;
 use crate::error::{Error, ErrorCode, Result};
-use crate::formats::{self, View};
+use crate::formats::{self, Format, View};
 use crate::state::SessionState;
 use crate::transcript::Transcript;
 use serde::{Deserialize, Serialize};
@@ -72,16 +72,20 @@ pub struct SavePlan {
 }
 
 /// What to save after a job over `loaded` (W-8): the new transcript (when a rewrite was
-/// committed) and the new state, together, expected at the loaded revision. A failed
-/// outcome saves nothing (W-3): `None`.
+/// committed) and the new state, together, at the next revision, expected at the loaded
+/// one (a skip advances the revision too: every write does, W-5). A failed outcome saves
+/// nothing (W-3): `None`.
 pub fn plan_save(loaded: &SessionRecord, outcome: &Outcome) -> Option<SavePlan> {
     if outcome.status == "failed" {
         return None;
     }
     let base = loaded.current_revision();
-    let (transcript, revision) = match &outcome.rewrite {
-        Some(_) => (formats::encode(&outcome.transcript, View::Stored), base.saturating_add(1)),
-        None => (loaded.transcript.clone(), base),
+    // every write advances the revision (issue 14: a skip's save expected at the same
+    // revision as an append would otherwise overwrite the appended rows)
+    let revision = base.saturating_add(1);
+    let transcript = match &outcome.rewrite {
+        Some(_) => formats::encode(&outcome.transcript, View::Stored),
+        None => loaded.transcript.clone(),
     };
     let mut state = outcome.state.clone();
     state.revision = revision;
@@ -120,6 +124,64 @@ impl MemoryStore {
         self.record = Some(plan.record.clone());
         Ok(())
     }
+}
+
+impl SessionRecord {
+    /// The record of a session with nothing saved yet (the store's `load` gave `null` /
+    /// `undefined`): an empty transcript (a bare array), a new state, revision 0. Its
+    /// first write creates it (expected at revision 0).
+    pub fn empty() -> SessionRecord {
+        SessionRecord { transcript: Value::Array(Vec::new()), state: SessionState::default(), revision: Some(0) }
+    }
+}
+
+/// The save that appends `rows` (stored-view provider messages of the session's format)
+/// to `loaded` (W-5, issue 14): the transcript with the rows added at the end, the state
+/// unchanged, the next revision, expected at the loaded one; and the patch
+/// (`[{ start, deleteCount: 0, insert: rows }]`). The new transcript must decode in
+/// `format` and keep its pairing rules (F-2, F-5). Errors: `invalid_transcript` (or a
+/// pairing code) naming what is wrong; nothing is planned then.
+pub fn plan_append(loaded: &SessionRecord, format: Format, rows: Vec<Value>) -> Result<(SavePlan, Value)> {
+    let mut doc = loaded.transcript.clone();
+    let start;
+    {
+        let list = match &mut doc {
+            Value::Array(a) => a,
+            Value::Object(map) => {
+                let key = ["messages", "contents", "input"].into_iter().find(|k| map.get(*k).is_some_and(Value::is_array));
+                match key.and_then(|k| map.get_mut(k)) {
+                    Some(Value::Array(a)) => a,
+                    _ => return Err(Error::invalid("append: the stored transcript has no message list (messages / contents / input)")),
+                }
+            }
+            _ => return Err(Error::invalid("append: the stored transcript is not a document")),
+        };
+        start = list.len();
+        list.extend(rows.iter().cloned());
+    }
+    let t = formats::decode(format, doc.clone())?;
+    formats::validate_pairing(&t)?;
+    let base = loaded.current_revision();
+    let revision = base.saturating_add(1);
+    let mut state = loaded.state.clone();
+    state.revision = revision;
+    let patch = serde_json::json!([{ "start": start, "deleteCount": 0, "insert": rows }]);
+    Ok((SavePlan { record: SessionRecord { transcript: doc, state, revision: Some(revision) }, expected_revision: base }, patch))
+}
+
+/// The save that records `text` in the findings ledger of `loaded` (Y-10): the same
+/// transcript, the new state, the next revision (every write advances it, W-5), expected
+/// at the loaded one. `None` when the finding is an exact repeat (nothing to write).
+/// Errors: as [`record_finding`].
+pub fn plan_finding(loaded: &SessionRecord, text: &str) -> Result<Option<SavePlan>> {
+    let mut state = loaded.state.clone();
+    if !record_finding(&mut state, text)? {
+        return Ok(None);
+    }
+    let base = loaded.current_revision();
+    let revision = base.saturating_add(1);
+    state.revision = revision;
+    Ok(Some(SavePlan { record: SessionRecord { transcript: loaded.transcript.clone(), state, revision: Some(revision) }, expected_revision: base }))
 }
 
 /// Most bytes one finding may hold, UTF-8 bytes.

@@ -30,6 +30,30 @@ pub struct SessionState {
     /// counted in the floor (C-8) and are rendered into every request view (see
     /// [`crate::session::request_view`]).
     pub findings: Vec<String>,
+    /// The summaries the engine wrote that are still in the transcript (issue 14 trust
+    /// boundary, [`crate::trust`]): a row's `summary_level` / `compaction_summary` keys
+    /// are honoured only when its id and text hash are listed here. Omitted when empty.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub summaries: Vec<SummaryMark>,
+    /// Message ids of rows the host pinned through `pin(state, messageId)` (Y-10); a
+    /// row's `pinned: true` is honoured only when listed here. Omitted when empty.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub pins: Vec<String>,
+    /// Handles the host's `storeArtifact` named itself (not `artifact#N`), newest 512
+    /// kept: stamped refs naming them count as the session's (issue 14). Omitted when empty.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub handles: Vec<String>,
+}
+
+/// A summary the engine wrote (issue 14): its message id and the FNV-1a hash of its
+/// text (16 lowercase hex digits, a string so JSON numbers stay exact).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct SummaryMark {
+    /// The summary row's message id (`summary-r{revision}-{n}`).
+    pub id: String,
+    /// FNV-1a 64 of the summary's text, hex.
+    pub hash: String,
 }
 
 /// Cadence: what rate-limits compaction (C-4, C-5, C-6).

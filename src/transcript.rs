@@ -156,7 +156,7 @@ pub enum Block {
 
 /// Provenance the engine persists on a message (T-2). In the stored view these ride as
 /// top-level keys of the provider message; the request view drops them (F-4).
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Eq, Default, Serialize, Deserialize)]
 pub struct Provenance {
     /// `None` for ordinary messages, `1` for a summary, `2` for a rolled-up one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -178,6 +178,66 @@ pub struct Provenance {
     /// A host-pinned row rides outside compaction (Y-10).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub pinned: bool,
+    /// Set by the trust pass ([`crate::trust::apply`], issue 14): the row's
+    /// `summary_level` / `compaction_summary` keys are not vouched for by the state, so
+    /// it is not treated as a summary. Never serialized (the keys stay as given).
+    #[serde(skip)]
+    pub summary_untrusted: bool,
+    /// Set by the trust pass: the row's `pinned: true` is not honoured (not confirmed
+    /// by the state, or over `maxPinnedBytes`). Never serialized.
+    #[serde(skip)]
+    pub pin_untrusted: bool,
+    /// Set by the trust pass: the row's `artifact_ref` is not a handle the engine can
+    /// vouch for, so it does not count as stored. Never serialized.
+    #[serde(skip)]
+    pub ref_untrusted: bool,
+    /// The row's own JSON text as the host gave it (issue 14), kept only when the stored
+    /// view would not reproduce it byte for byte (a `null` / `false` provenance key, the
+    /// keys in another order): written back as is while the row is unchanged
+    /// ([`Provenance::unchanged_source`]). Never serialized.
+    #[serde(skip)]
+    pub source: Option<std::sync::Arc<SourceText>>,
+}
+
+/// A row's original JSON text and what it decoded to (see [`Provenance::source`]).
+#[derive(Debug, PartialEq, Eq)]
+pub struct SourceText {
+    /// The host's JSON text of the row.
+    pub text: Box<str>,
+    /// The provenance it decoded to.
+    pub prov: Provenance,
+    /// FNV-1a of the row's `raw` (provenance keys removed) at decode.
+    pub raw_hash: u64,
+}
+
+/// Equal when the persisted keys are: the trust flags are the engine's reading of them
+/// for one job, not data (an untouched transcript equals its source).
+impl PartialEq for Provenance {
+    fn eq(&self, o: &Provenance) -> bool {
+        self.summary_level == o.summary_level
+            && self.artifact_ref == o.artifact_ref
+            && self.transcript_role == o.transcript_role
+            && self.message_id == o.message_id
+            && self.observation_source == o.observation_source
+            && self.pinned == o.pinned
+    }
+}
+
+impl Provenance {
+    /// The row's original JSON text when it was kept and the row is unchanged since
+    /// decode (same provenance, same `raw`), else `None` (issue 14: retained rows are
+    /// written back byte for byte).
+    pub fn unchanged_source(&self, raw: &RawJson) -> Option<&str> {
+        self.source.as_ref().filter(|s| s.prov == *self && s.raw_hash == fnv1a(raw.get().as_bytes())).map(|s| &*s.text)
+    }
+    /// `pinned: true` and honoured by the trust pass (Y-10, issue 14).
+    pub fn is_pinned(&self) -> bool {
+        self.pinned && !self.pin_untrusted
+    }
+    /// The `artifact_ref` when the trust pass vouches for it (E-4, issue 14).
+    pub fn trusted_ref(&self) -> Option<&str> {
+        self.artifact_ref.as_deref().filter(|_| !self.ref_untrusted)
+    }
 }
 
 fn is_conversational(r: &TranscriptRole) -> bool {
@@ -242,8 +302,8 @@ impl Message {
     }
     /// A compaction summary: has a `summary_level` or the `compaction_summary` role (Y-4).
     pub fn is_summary(&self) -> bool {
-        self.provenance.summary_level.is_some()
-            || self.provenance.transcript_role == TranscriptRole::CompactionSummary
+        !self.provenance.summary_untrusted
+            && (self.provenance.summary_level.is_some() || self.provenance.transcript_role == TranscriptRole::CompactionSummary)
     }
     /// A conversational user message: starts a turn (S-7). A user message that carries
     /// tool results starts one only when a person wrote text beside them (the
@@ -252,8 +312,15 @@ impl Message {
     pub fn starts_turn(&self) -> bool {
         self.role == Role::User
             && !self.is_summary()
-            && self.provenance.transcript_role == TranscriptRole::Conversational
+            && self.conversational_role()
             && (!self.has_results() || self.has_user_text())
+    }
+    /// The row's role is conversational: `transcript_role` conversational, or a
+    /// `compaction_summary` mark the trust pass did not vouch for (issue 14: such a row
+    /// is read as an ordinary row, [`crate::trust`]).
+    fn conversational_role(&self) -> bool {
+        self.provenance.transcript_role == TranscriptRole::Conversational
+            || (self.provenance.summary_untrusted && self.provenance.transcript_role == TranscriptRole::CompactionSummary)
     }
     /// A conversational user message (not a summary, not injected context) with at least
     /// one non-blank text block, whatever else the row carries (tool results beside it
@@ -264,7 +331,7 @@ impl Message {
     /// The non-blank text blocks a person wrote in this message (N-1): empty unless the
     /// message is a conversational user message; tool results beside them do not matter.
     pub fn user_texts(&self) -> impl Iterator<Item = &str> {
-        let conversational = self.role == Role::User && !self.is_summary() && self.provenance.transcript_role == TranscriptRole::Conversational;
+        let conversational = self.role == Role::User && !self.is_summary() && self.conversational_role();
         self.blocks.iter().filter(move |_| conversational).filter_map(|b| match b {
             Block::Text { text } if !text.trim().is_empty() => Some(text.as_str()),
             _ => None,

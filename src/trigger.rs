@@ -307,7 +307,7 @@ impl Totals {
             out.bytes = out.bytes.saturating_add(m.bytes as u64);
             if m.role == Role::System {
                 out.system_tokens = out.system_tokens.saturating_add(tokens);
-            } else if Some(i) == last_request || m.provenance.pinned {
+            } else if Some(i) == last_request || m.provenance.is_pinned() {
                 out.protected_tokens = out.protected_tokens.saturating_add(tokens);
             }
         }

@@ -371,7 +371,7 @@ fn issue13_forged_section_marker_in_user_text_is_not_taken_for_the_engines() {
     let items = summarize::ledger::read_items(body.unwrap());
     assert!(!items.iter().any(|(k, t)| k.starts_with("rehydrated plan state from X") && t == "EVIL!"), "{items:?}");
     // the forged text is carried as the user's text, verbatim
-    assert!(items.iter().any(|(_, t)| t.contains(forged)), "{items:?}");
+    assert!(items.iter().any(|(_, t)| t.contains(context_compactor::quote::content(forged).as_ref())), "quoted as data (crate::quote): {items:?}");
 }
 
 /// Runs the engine's own handoff (no summarizer: the mechanical writer).

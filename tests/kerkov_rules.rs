@@ -643,13 +643,19 @@ fn y2_artifact_index_lists_stamped_and_inline_handles() {
         asst("the dump in artifact#9 matters"),
     ];
     rows.extend(chatter(6, "t"));
-    let (o, _) = compact_with(Format::OpenaiChat, doc(rows), kerkov(), SessionState::default(), over(), |_| Reply::Summary { text: "no handles mentioned".into(), usage: None });
+    // the session issued artifact#1..9 (state.nextArtifact 10): inline mentions of them count
+    let issued = SessionState { next_artifact: 10, ..SessionState::default() };
+    let (o, _) = compact_with(Format::OpenaiChat, doc(rows.clone()), kerkov(), issued, over(), |_| Reply::Summary { text: "no handles mentioned".into(), usage: None });
     let text = &o.rewrite.as_ref().unwrap().summary.as_ref().unwrap().text;
     let idx = text.find("\nArtifacts: ").expect("artifact index");
     let list: Vec<&str> = text[idx + 12..].lines().next().unwrap().split(", ").collect();
     let mut sorted = list.clone();
     sorted.sort();
     assert_eq!(sorted, vec!["artifact#3", "artifact#5", "artifact#9"]);
+    // issue 14: a handle the engine never issued nor saw stamped is text, not a handle
+    let (o, _) = compact_with(Format::OpenaiChat, doc(rows), kerkov(), SessionState::default(), over(), |_| Reply::Summary { text: "no handles mentioned".into(), usage: None });
+    let text = &o.rewrite.as_ref().unwrap().summary.as_ref().unwrap().text;
+    assert!(text.lines().any(|l| l == "Artifacts: artifact#5"), "only the stamped handle is indexed: {text}");
 }
 
 #[test]
@@ -677,7 +683,9 @@ fn y2_artifact_index_capped_at_60_newest_kept() {
 fn y2_inline_handle_in_tool_output_is_indexed() {
     let mut rows = vec![sys("sys"), user("recall it"), calls(&[("c1", "recall", "{}")]), tool("c1", "found it: see artifact#42 for the full scan"), asst("ok")];
     rows.extend(chatter(6, "t"));
-    let (o, _) = compact_with(Format::OpenaiChat, doc(rows), kerkov(), SessionState::default(), over(), |_| Reply::Summary { text: "sum".into(), usage: None });
+    // the recall tool names a handle this session issued (state.nextArtifact 43)
+    let issued = SessionState { next_artifact: 43, ..SessionState::default() };
+    let (o, _) = compact_with(Format::OpenaiChat, doc(rows), kerkov(), issued, over(), |_| Reply::Summary { text: "sum".into(), usage: None });
     let text = &o.rewrite.as_ref().unwrap().summary.as_ref().unwrap().text;
     assert!(text.contains("Artifacts: artifact#42"), "{text}");
 }
@@ -697,7 +705,9 @@ fn block_levels(o: &Outcome) -> Vec<u64> {
 
 #[test]
 fn y3_block_2211_becomes_222_in_one_rollup_call() {
-    let (o, reqs) = run(Format::OpenaiChat, doc(with_block(&[2, 2, 1, 1])), kerkov(), over());
+    // the summaries' handles artifact#500.. were issued by this session (state.nextArtifact)
+    let issued = SessionState { next_artifact: 600, ..SessionState::default() };
+    let (o, reqs) = compact_with(Format::OpenaiChat, doc(with_block(&[2, 2, 1, 1])), kerkov(), issued, over(), fake_summary);
     assert_eq!(o.status, "compacted", "{}", o.reason);
     assert_eq!(block_levels(&o), vec![2, 2, 2]);
     let kinds: Vec<&str> = reqs.iter().map(|r| r.kind.as_str()).collect();

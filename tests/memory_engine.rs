@@ -42,7 +42,10 @@ fn job(session: &str, confirm: bool) -> Job {
         .expect("resolve");
     let t = formats::decode(Format::OpenaiChat, transcript()).expect("decode");
     let signals = Signals { force: true, ..Signals::default() };
-    Job::start(config, SessionState::default(), t, JobOptions { signals, has_summarizer: false }).with_memory(session, confirm)
+    // the transcript stands for the host's stored one: its state vouches for the stored
+    // summary and artifact ref (issue 14 trust boundary)
+    let state = context_compactor::trust::vouch(&SessionState::default(), &t);
+    Job::start(config, state, t, JobOptions { signals, has_summarizer: false }).with_memory(session, confirm)
 }
 
 fn no_summary(_: &context_compactor::summarize::SummarizeRequest) -> Reply {
@@ -124,7 +127,7 @@ fn m1_project_memory_off_commits_the_same_rewrite_with_no_records_and_no_memory_
     let t = formats::decode(Format::OpenaiChat, transcript()).expect("decode");
     let signals = Signals { force: true, ..Signals::default() };
     // confirm = true: a memory step would be asked if there were anything to store
-    let mut j = Job::start(config, SessionState::default(), t, JobOptions { signals, has_summarizer: false }).with_memory("sess-a", true);
+    let mut j = Job::start(config, context_compactor::trust::vouch(&SessionState::default(), &t), t, JobOptions { signals, has_summarizer: false }).with_memory("sess-a", true);
     let mut asked = 0;
     let off = run_sync_with_memory(&mut j, no_summary, |_| {
         asked += 1;

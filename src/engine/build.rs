@@ -17,8 +17,16 @@ use serde_json::json;
 
 impl Job {
     pub(super) fn next_id(&mut self, prefix: &str) -> String {
-        self.new_ids = self.new_ids.saturating_add(1);
-        format!("{prefix}-r{}-{}", self.state.revision.saturating_add(1), self.new_ids)
+        // issue 14: never an id a row of the transcript already has (an input row may
+        // carry `message_id: "summary-r1-1"`)
+        loop {
+            self.new_ids = self.new_ids.saturating_add(1);
+            let id = format!("{prefix}-r{}-{}", self.state.revision.saturating_add(1), self.new_ids);
+            let taken = |m: &Message| m.id == id || m.provenance.message_id.as_deref() == Some(id.as_str());
+            if !self.taken_ids.contains(&id) && !self.source.messages.iter().any(taken) && !self.rows.iter().any(|(_, m)| taken(m)) {
+                return id;
+            }
+        }
     }
 
     pub(super) fn summary_message(&mut self, text: &str, level: u8) -> Result<Message> {
@@ -33,6 +41,9 @@ impl Job {
         let Some(sel) = self.selection.clone() else {
             return Err(Error::new(ErrorCode::ProtocolError, "no selection"));
         };
+        if self.taken_ids.is_empty() {
+            self.taken_ids = self.source.messages.iter().flat_map(|m| std::iter::once(m.id.clone()).chain(m.provenance.message_id.clone())).collect();
+        }
         let msgs = std::mem::take(&mut self.source.messages);
         let built = self.build_rows(&sel, &msgs, narrative, source);
         self.source.messages = msgs;
@@ -85,9 +96,12 @@ impl Job {
             }
             ledger_now = self.state.ledger.clone();
         }
-        // Y-2: every artifact handle in the folded range, stamped or inline.
-        // Row by row in transcript order (stamped or stored, then inline in text and
-        // tool output), a handle seen again moving to the end, so the cap keeps the newest.
+        // Y-2: every artifact handle in the folded range, stamped or inline, that the
+        // engine can vouch for (issue 14: `artifact#7` typed by a user or printed by a
+        // tool is text, not a handle; see crate::trust::KnownHandles). Row by row in
+        // transcript order (stamped or stored, then inline in text and tool output), a
+        // handle seen again moving to the end, so the cap keeps the newest.
+        let known = crate::trust::KnownHandles::of(msgs, self.stored.values().map(String::as_str), &self.state);
         let mut artifacts: Vec<String> = Vec::new();
         for &o in &sel.fold {
             let Some(m) = msgs.get(o) else { continue };
@@ -98,8 +112,8 @@ impl Job {
             }));
             let mut stored: Vec<(&(usize, usize), &String)> = self.stored.iter().filter(|((off, _), _)| *off == o).collect();
             crate::sorted::sort_by(&mut stored, |a, b| a.cmp(b));
-            let stamped = m.provenance.artifact_ref.as_deref().into_iter().chain(stored.iter().map(|(_, h)| h.as_str()));
-            for h in collect_artifact_refs(texts.iter().map(String::as_str), stamped) {
+            let stamped = m.provenance.trusted_ref().into_iter().chain(stored.iter().map(|(_, h)| h.as_str()));
+            for h in collect_artifact_refs(texts.iter().map(String::as_str), stamped).into_iter().filter(|h| known.knows(h)) {
                 artifacts.retain(|x| *x != h);
                 artifacts.push(h);
             }
@@ -116,12 +130,13 @@ impl Job {
         let narrative = if mechanical {
             // Y-6 and the built-in default: the deterministic handoff summary
             // a short fold gets a shorter handoff, so the rewrite still shrinks the transcript
-            handoff_summary(&facts, budget.saturating_sub(fixed).min(fold_bytes / 4 * 3))
+            // transcript text quoted as data (crate::quote): it cannot forge the engine record
+            crate::quote::content(&handoff_summary(&facts, budget.saturating_sub(fixed).min(fold_bytes / 4 * 3))).into_owned()
         } else {
-            narrative_part(&narrative).trim_end().to_string()
+            crate::quote::content(narrative_part(&narrative).trim_end()).into_owned()
         };
         for h in collect_artifact_refs([narrative.as_str()], std::iter::empty()) {
-            if !artifacts.contains(&h) {
+            if !artifacts.contains(&h) && known.knows(&h) {
                 artifacts.push(h);
             }
         }

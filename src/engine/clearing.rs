@@ -50,7 +50,8 @@ impl Job {
                 let mut keys = Vec::new();
                 for c in candidates(&self.source.messages, &cfg) {
                     let Some(m) = self.source.messages.get(c.offset) else { continue };
-                    if m.provenance.artifact_ref.is_some() || self.stored.contains_key(&(c.offset, c.nth)) {
+                    // issue 14: an input ref the trust pass did not vouch for is no stored copy
+                    if m.provenance.trusted_ref().is_some() || self.stored.contains_key(&(c.offset, c.nth)) {
                         continue;
                     }
                     let body = m
@@ -65,7 +66,15 @@ impl Job {
                         .unwrap_or_default();
                     let n = self.state.next_artifact.max(1);
                     self.state.next_artifact = n.saturating_add(1);
-                    items.push(ArtifactItem { handle: format!("artifact#{n}"), offset: c.offset, message_id: m.id.clone(), call_id: c.call_id.clone(), tool_name: c.tool_name.clone(), body });
+                    items.push(ArtifactItem {
+                        handle: format!("artifact#{n}"),
+                        offset: c.offset,
+                        message_id: m.id.clone(),
+                        call_id: c.call_id.clone(),
+                        tool_name: c.tool_name.clone(),
+                        body,
+                        session_id: self.session.clone(),
+                    });
                     keys.push((c.offset, c.nth));
                 }
                 if !items.is_empty() {
@@ -192,7 +201,7 @@ impl Job {
         let cal = self.state.calibration();
         let before = transcript_size(&self.source, &self.config, cal);
         let after = transcript_size(&new_t, &self.config, cal);
-        let base_revision = self.commit_cadence(after.estimated_tokens);
+        let base_revision = self.commit_cadence(after.estimated_tokens, &new_t);
         let over_window = self.report_over_window(after.estimated_tokens);
         let rewrite = Rewrite {
             base_revision,

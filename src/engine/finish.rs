@@ -32,7 +32,7 @@ impl Job {
         // Protected source rows: system head, pinned rows, the newest request and
         // everything after the fold's protected tail.
         let mut protected: Vec<usize> = (0..sel.head_end).collect();
-        protected.extend(msgs.iter().enumerate().filter(|(_, m)| m.provenance.pinned).map(|(i, _)| i));
+        protected.extend(msgs.iter().enumerate().filter(|(_, m)| m.provenance.is_pinned()).map(|(i, _)| i));
         if let Some(r) = sel.run_start {
             protected.push(r);
         }
@@ -107,7 +107,7 @@ impl Job {
             return Ok(Step::Project(self.memory.clone().unwrap_or_default()));
         }
         let after = transcript_size(&new_t, &self.config, cal);
-        let base_revision = self.commit_cadence(after.estimated_tokens);
+        let base_revision = self.commit_cadence(after.estimated_tokens, &new_t);
         let over_window = self.report_over_window(after.estimated_tokens);
         let rewrite = Rewrite {
             base_revision,
@@ -149,11 +149,14 @@ impl Job {
     }
 
     /// Commits the cadence and revision for a rewrite leaving `after_tokens` (C-3, C-4,
-    /// C-5). Returns the base revision.
-    pub(super) fn commit_cadence(&mut self, after_tokens: u64) -> u64 {
+    /// C-5), and records in the state what it vouches for in the new transcript `new_t`
+    /// (issue 14, [`crate::trust::record`]). Returns the base revision.
+    pub(super) fn commit_cadence(&mut self, after_tokens: u64, new_t: &Transcript) -> u64 {
         let base_revision = self.state.revision;
         // `SessionState::from_json` holds revisions to MAX_REVISION; saturate for states built in Rust.
         self.state.revision = self.state.revision.saturating_add(1);
+        // issue 14: the state vouches for the summaries (and pins, host-named handles) of the new transcript
+        crate::trust::record(&mut self.state, new_t, self.stored.values().cloned());
         self.state.cadence.last_attempt_boundary = Some(self.state.cadence.boundary);
         self.state.cadence.last_rewrite_tokens = Some(after_tokens);
         self.state.cadence.last_failure = None;

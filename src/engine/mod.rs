@@ -99,11 +99,16 @@ pub struct Job {
     clearing: Option<crate::clear::Clearing>,
     /// The clearing alone reached the target: commit it without a summary (K-1).
     clear_only: bool,
+    /// Ids of the source rows, gathered at the first summary (new ids avoid them, issue 14).
+    taken_ids: std::collections::BTreeSet<String>,
 }
 
 impl Job {
     /// A new job over the transcript. Nothing runs until [`Job::resume`].
-    pub fn start(config: Config, state: SessionState, source: Transcript, opts: JobOptions) -> Job {
+    pub fn start(config: Config, state: SessionState, mut source: Transcript, opts: JobOptions) -> Job {
+        // issue 14: provenance keys the state cannot vouch for are not honoured (crate::trust);
+        // the clearing tier, the summary and the memory projection all read the marked rows
+        let events = crate::trust::apply(&mut source, &state, config.max_pinned_bytes).into_iter().map(|w| event("warning", w)).collect();
         Job {
             config,
             state,
@@ -114,7 +119,7 @@ impl Job {
             selection: None,
             evicted: Vec::new(),
             bodies: Vec::new(),
-            events: Vec::new(),
+            events,
             rows: Vec::new(),
             summary: None,
             rollups: Vec::new(),
@@ -128,6 +133,7 @@ impl Job {
             artifact_store: false,
             clearing: None,
             clear_only: false,
+            taken_ids: std::collections::BTreeSet::new(),
         }
     }
 
@@ -167,6 +173,12 @@ impl Job {
     pub fn with_artifact_store(mut self, on: bool) -> Job {
         self.artifact_store = on;
         self
+    }
+
+    /// The events emitted so far (J-4), oldest first; the outcome carries them all. A
+    /// driver delivers the new ones before each host call, so they arrive as they happen.
+    pub fn events(&self) -> &[Event] {
+        &self.events
     }
 
     pub(super) fn format(&self) -> Format {
@@ -250,12 +262,15 @@ impl Job {
         self.decision = Some(decision.clone());
         if decision.reason == "cannot_fit" {
             let fl = &decision.floor;
+            // Y-10 / issue 14: the pinned rows in the floor are named (capped by maxPinnedBytes)
+            let pinned: Vec<String> = self.source.messages.iter().filter(|m| m.provenance.is_pinned() && m.role != crate::Role::System).map(|m| m.id.clone()).collect();
+            let pinned_note = if pinned.is_empty() { String::new() } else { format!("; pinned rows in it: {} (at most maxPinnedBytes {} bytes)", pinned.join(", "), self.config.max_pinned_bytes) };
             let reason = format!(
-                "cannot_fit: the floor ({} tokens: system {}, tools {}, protected request {}, output reserve {}) is over the budget of {} tokens",
+                "cannot_fit: the floor ({} tokens: system {}, tools {}, protected request {}, output reserve {}) is over the budget of {} tokens{pinned_note}",
                 fl.total_tokens, fl.system_tokens, fl.tools_tokens, fl.protected_tokens, fl.output_reserve_tokens, fl.budget_tokens
             );
             self.state.cadence.last_failure = Some("cannot_fit".into());
-            self.events.push(event("warning", json!({ "code": "cannot_fit", "message": reason, "floor": fl })));
+            self.events.push(event("warning", json!({ "code": "cannot_fit", "message": reason, "floor": fl, "pinnedRows": pinned })));
             return self.done("cannot_fit", reason, None);
         }
         if !decision.compact {
@@ -309,7 +324,7 @@ impl Job {
         self.summarize_fold()
     }
 
-    /// E-6: every tool result in the folded range whose message has no `artifact_ref`,
+    /// E-6: every tool result in the folded range whose message has no trusted `artifact_ref` (issue 14),
     /// with a proposed handle each (`artifact#N`, N from `state.nextArtifact`, from 1),
     /// and the (offset, nth result) of each; a result the clearing tier already stored
     /// (K-1) is not offered again.
@@ -320,7 +335,7 @@ impl Job {
         let mut keys = Vec::new();
         for off in fold {
             let Some(m) = self.source.messages.get(off) else { continue };
-            if m.provenance.artifact_ref.is_some() || m.is_summary() {
+            if m.provenance.trusted_ref().is_some() || m.is_summary() {
                 continue;
             }
             let results = m.blocks.iter().filter_map(|b| match b {
@@ -341,6 +356,7 @@ impl Job {
                     call_id: call_id.clone(),
                     tool_name: name.clone().or_else(|| names.get(call_id).cloned()),
                     body: text.clone(),
+                    session_id: self.session.clone(),
                 });
             }
         }

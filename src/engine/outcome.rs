@@ -65,6 +65,10 @@ pub struct ArtifactItem {
     pub tool_name: Option<String>,
     /// The whole result body (text; media inside it are not included).
     pub body: String,
+    /// The session scope (`hooks.sessionId`, default `"default"`; JSON `sessionId`): a
+    /// store shared by several sessions keys its items by (`sessionId`, `handle`), since
+    /// every session numbers its handles from `artifact#1` (issue 14).
+    pub session_id: String,
 }
 
 /// What the engine needs next.

@@ -76,8 +76,11 @@ impl Job {
         floor_in.reverse();
         let mut all: Vec<&str> = texts.iter().map(String::as_str).collect();
         all.push(&merged);
-        let artifacts = collect_artifact_refs(all, std::iter::empty());
-        let narrative = narrative_part(&merged).trim_end().to_string();
+        // Y-2: only the handles the engine can vouch for (crate::trust::KnownHandles)
+        let known = crate::trust::KnownHandles::of(&self.source.messages, self.stored.values().map(String::as_str), &self.state);
+        let artifacts: Vec<String> = collect_artifact_refs(all, std::iter::empty()).into_iter().filter(|h| known.knows(h)).collect();
+        // the merge is the summarizer's text (untrusted): quoted so it cannot forge the engine record
+        let narrative = crate::quote::content(narrative_part(&merged).trim_end()).into_owned();
         let budget = self.summary_bytes().max(1_024);
         let carried = floor_items(&narrative, &Facts::default(), &floor_in, budget.saturating_sub(narrative.len()).max(budget / 4), &[], &[]);
         let rehydrated = rehydration(&Facts::default(), &rehydrated_in, self.config.rehydrate_bytes);

@@ -1,7 +1,7 @@
 //! Decoding host documents into the canonical [`Transcript`] (F-1, F-3) with
 //! content-derived message ids (T-4).
 
-use super::{ai_sdk, anthropic, canonical, gemini, openai_chat, openai_responses, Adapter, Format};
+use super::{ai_sdk, anthropic, canonical, gemini, openai_chat, openai_responses, Adapter, Format, View};
 use crate::error::{Error, Result};
 use crate::transcript::{fnv1a, Block, Envelope, Message, Provenance, RawJson, Role, Transcript, PROVENANCE_KEYS};
 use serde_json::{Map, Value};
@@ -160,7 +160,18 @@ fn decode_message(format: Format, item: Value, text: Option<&serde_json::value::
         Some(id) => id.clone(),
         None => ids.next(fnv1a(raw.get().as_bytes())),
     };
-    Ok(Message { id, role, provenance, blocks, raw, bytes })
+    let mut m = Message { id, role, provenance, blocks, raw, bytes };
+    // issue 14: a row the stored view would not write back byte for byte keeps its text
+    if had_provenance {
+        if let Some(text) = text {
+            let normal = serde_json::to_string(&crate::output::MessageJson { m: &m, view: View::Stored }).unwrap_or_default();
+            if normal != text.get() {
+                let prov = m.provenance.clone();
+                m.provenance.source = Some(std::sync::Arc::new(crate::transcript::SourceText { text: text.get().into(), prov, raw_hash: fnv1a(m.raw.get().as_bytes()) }));
+            }
+        }
+    }
+    Ok(m)
 }
 
 /// Content-derived ids (T-4): the [`crate::transcript::fnv1a`] hash of the message's compact JSON plus an

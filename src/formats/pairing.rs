@@ -52,11 +52,25 @@ impl Format {
 /// without results (AI SDK `tool-approval-response`) does not end a run of result
 /// messages.
 ///
-/// Errors: `unpaired_tool_result`, `unanswered_tool_call` or `duplicate_tool_call_id`
+/// Errors: `invalid_transcript` for an empty call id (issue 14), `unpaired_tool_result`, `unanswered_tool_call` or `duplicate_tool_call_id`
 /// naming the message offset and the id.
 pub fn validate_pairing(t: &Transcript) -> Result<()> {
     let rules = t.format.rules();
     let msgs = &t.messages;
+    // issue 14: an empty call id pairs with nothing a store or memory record can name;
+    // refused here so `check` and `compact` agree in every format
+    for (i, m) in msgs.iter().enumerate() {
+        for b in &m.blocks {
+            let empty = match b {
+                Block::ToolCall { id, .. } => id.is_empty(),
+                Block::ToolResult { call_id, .. } => call_id.is_empty(),
+                _ => false,
+            };
+            if empty {
+                return Err(Error::invalid(format!("message {i}: a tool call or result has an empty call id")));
+            }
+        }
+    }
     if rules.results_anywhere_after {
         return validate_pairing_anywhere(msgs);
     }

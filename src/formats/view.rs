@@ -20,6 +20,12 @@ pub enum View {
 
 /// Encodes one message in the given view.
 pub fn encode_message(m: &Message, view: View) -> Value {
+    if view == View::Stored {
+        // issue 14: an unchanged row is written back as the host gave it (byte for byte)
+        if let Some(v) = m.provenance.unchanged_source(&m.raw).and_then(|t| serde_json::from_str(t).ok()) {
+            return v;
+        }
+    }
     let mut raw = m.raw.value();
     if view == View::Stored {
         if let (Value::Object(map), Ok(Value::Object(prov))) = (&mut raw, serde_json::to_value(&m.provenance)) {

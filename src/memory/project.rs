@@ -95,11 +95,8 @@ fn check_inputs(n: usize, discarded: &[usize], evicted_bodies: &[EvictedBody]) -
 }
 
 fn excluded(m: &Message) -> bool {
-    m.provenance.summary_level.is_some()
-        || matches!(
-            m.provenance.transcript_role,
-            TranscriptRole::InjectedContext | TranscriptRole::CompactionSummary
-        )
+    // a summary mark the state does not vouch for does not exclude the row (issue 14, crate::trust)
+    m.is_summary() || m.provenance.transcript_role == TranscriptRole::InjectedContext
 }
 
 struct Source<'a> {
@@ -218,7 +215,8 @@ impl Context<'_> {
                     kind: RecordKind::ToolOutput,
                     tool_name: name.clone().or_else(|| self.name_of(call_id)),
                     call_id: Some(call_id.clone()),
-                    handle: m.provenance.artifact_ref.clone(),
+                    // issue 14: only a handle the trust pass vouched for
+                    handle: m.provenance.trusted_ref().map(str::to_string),
                     context_mentions: self.call_mentions(call_id),
                 };
                 push_chunks(out, &src, text);

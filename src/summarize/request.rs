@@ -3,6 +3,7 @@
 
 use crate::config::Config;
 use crate::evict::{clip, floor_boundary};
+use crate::quote;
 use crate::transcript::{Block, Message, Role};
 use serde::{Deserialize, Serialize};
 
@@ -109,9 +110,10 @@ fn render_into(out: &mut impl std::fmt::Write, offset: usize, m: &Message, names
     }
     for b in &m.blocks {
         let _ = match b {
-            Block::Text { text } => out.write_str("\n").and_then(|()| out.write_str(text)),
+            // content is data (Y-9): fence tags and engine-looking lines escaped (crate::quote)
+            Block::Text { text } => out.write_str("\n").and_then(|()| out.write_str(&quote::content(text))),
             Block::Media { kind, .. } => write!(out, "\n[{kind:?} omitted]"),
-            Block::ToolCall { id, name, arguments } => write!(out, "\n-> call {name} (id {id}) {}", clip(arguments, 300, 100)),
+            Block::ToolCall { id, name, arguments } => write!(out, "\n-> call {} (id {}) {}", quote::content(name), quote::content(id), quote::content(&clip(arguments, 300, 100))),
             Block::ToolResult { call_id, name, text, is_error, media, .. } => {
                 // E-2: the header (tool name, status, error) stays readable for the summarizer
                 let tool = name.as_deref().or_else(|| names.get(call_id).map(String::as_str)).unwrap_or("?");
@@ -119,11 +121,11 @@ fn render_into(out: &mut impl std::fmt::Write, offset: usize, m: &Message, names
                 let failed = *is_error || crate::summarize::facts::exit_status(text).is_some_and(|c| c != 0);
                 let r = if failed {
                     let first = text.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("");
-                    write!(out, "\n<- result of {tool} {call_id} ERROR: {}\n", crate::evict::truncate(first, 200))
+                    write!(out, "\n<- result of {} {} ERROR: {}\n", quote::content(tool), quote::content(call_id), quote::content(&crate::evict::truncate(first, 200)))
                 } else {
-                    write!(out, "\n<- result of {tool} {call_id} ok:\n")
+                    write!(out, "\n<- result of {} {} ok:\n", quote::content(tool), quote::content(call_id))
                 }
-                .and_then(|()| out.write_str(text));
+                .and_then(|()| out.write_str(&quote::content(text)));
                 media.iter().fold(r, |r, k| r.and_then(|()| write!(out, "\n[{k:?} omitted]")))
             }
             Block::Reasoning { .. } => Ok(()),
@@ -178,7 +180,9 @@ fn clip_row(text: &str, cap: usize) -> String {
     // floor(3 cap / 4) without overflowing `cap * 3` (a user row's cap saturates).
     let h = floor_boundary(text, cap / 4 * 3 + cap % 4 * 3 / 4);
     let t = crate::evict::ceil_boundary(text, text.len() - cap / 4).max(h);
-    format!("{}\n[... {} bytes clipped ...]\n{}", &text[..h], t - h, &text[t..])
+    // the tail starts a line mid-content: quoted again so a cut after an escape cannot
+    // leave a line that reads as the engine's (issue 14)
+    format!("{}\n[... {} bytes clipped ...]\n{}", &text[..h], t - h, quote::content(&text[t..]))
 }
 
 /// Whether a rendered row is a user row (its header is `[#N user]`).
@@ -337,7 +341,7 @@ pub fn curate_request_for(rows: &[(usize, &Message)], stored_rows: Vec<serde_jso
 pub fn rollup_request(texts: &[String], config: &Config, system: &str) -> SummarizeRequest {
     // `as usize` would truncate on wasm32 (bytesPerToken 2^32 -> 0, a division by zero).
     let bpt = usize::try_from(config.bytes_per_token.max(1)).unwrap_or(usize::MAX);
-    let body = format!("<summaries>\n{}\n</summaries>", texts.iter().enumerate().map(|(i, t)| format!("[summary {}]\n{t}", i + 1)).collect::<Vec<_>>().join("\n\n"));
+    let body = format!("<summaries>\n{}\n</summaries>", texts.iter().enumerate().map(|(i, t)| format!("[summary {}]\n{}", i + 1, quote::content(t))).collect::<Vec<_>>().join("\n\n"));
     SummarizeRequest {
         kind: "rollup".into(),
         system: system.to_string(),

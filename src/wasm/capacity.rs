@@ -62,16 +62,24 @@ impl ContextCompactor {
     }
 
     /// `boundRequest(state, transcript, { maxRequestBytes?, inputBudgetTokens?, tools?,
-    /// toolsBytes?, requestBytes?, compaction? })` -> `{ request, bounded: [{ callId,
+    /// toolsBytes?, requestBytes?, compaction?, onEvent? })` -> `{ request, bounded: [{ callId,
     /// name, offset, keptBytes, wholeBytes, mediaOmitted }], limit, before, after, fits,
     /// event, state }` (B-1..B-3). `request` is the request view to send; the stored
     /// transcript is not touched.
     #[wasm_bindgen(js_name = boundRequest)]
     pub fn bound_request(&self, state: JsValue, transcript: JsValue, opts: JsValue) -> Result<JsValue, JsValue> {
+        let opts_js = opts.clone();
         let state = state_of(&state)?;
         let t = decode_input(&self.config, self.format, &transcript)?;
         let opts: BoundOptions = options(&opts, "options")?;
         let out = bound_request(&t, &self.config, &state, &opts).map_err(|e| js_error(&e))?;
+        // J-4 / B-3: the bounding event reaches `opts.onEvent` (sync; a throw is ignored:
+        // the event is in the result too)
+        if let (Some(ev), Ok(f)) = (&out.event, super::get(&opts_js, "onEvent").dyn_into::<js_sys::Function>()) {
+            if let Ok(arg) = super::to_js(ev) {
+                let _ = f.call1(&JsValue::NULL, &arg);
+            }
+        }
         from_json(&out.to_json())
     }
 }

@@ -40,11 +40,15 @@ impl ContextCompactor {
 impl LiveTranscript {
     /// `append(rows)`: adds provider messages (an array of messages, one message
     /// object, or their JSON text); only these rows are decoded and measured. Atomic:
-    /// throws `invalid_transcript` (naming the offset) and appends nothing.
+    /// throws `invalid_transcript` (naming the offset) and appends nothing. `null` /
+    /// `undefined` (no rows) throws `invalid_transcript` too (issue 14: not a silent no-op).
     pub fn append(&self, rows: JsValue) -> Result<(), JsValue> {
+        if rows.is_null() || rows.is_undefined() {
+            return Err(js_error(&Error::new(ErrorCode::InvalidTranscript, format!("append(rows): rows must be a message, an array of messages or their JSON text, got {}", super::js_type(&rows)))));
+        }
         let rows = match to_json(&rows, "rows")? {
             Value::Array(items) => items,
-            Value::Null => Vec::new(),
+            Value::Null => return Err(js_error(&Error::new(ErrorCode::InvalidTranscript, "append(rows): rows must not be null"))),
             one => vec![one],
         };
         let mut cell = self.inner.borrow_mut();
@@ -89,15 +93,16 @@ impl LiveTranscript {
             let mut signals = parse_signals(&hooks)?;
             if let Err(e) = super::counted_async(&hooks, core.transcript(), &mut signals).await {
                 *inner.borrow_mut() = Some(core);
-                return Err(e);
+                return Err(super::session::with_state(e, &state));
             }
+            let state_in = state.clone();
             let mut job = super::start_job_with(config, state, core.take(), &hooks, signals)?;
             let (mut outcome, callback_error) = match drive_job(&mut job, &hooks).await {
                 Ok(done) => done,
                 Err(e) => {
                     core.restore(job.into_transcript());
                     *inner.borrow_mut() = Some(core);
-                    return Err(e);
+                    return Err(super::session::with_state(e, &state_in));
                 }
             };
             let out = match super::result_pieces(&outcome, &hooks) {

@@ -21,6 +21,7 @@ use crate::output::{MemoryRecords, ResultJson};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
+mod bounded;
 mod capacity;
 mod live;
 mod memory;
@@ -63,6 +64,9 @@ pub(crate) fn json_text(v: &JsValue, what: &str, code: ErrorCode) -> Result<Stri
         return Ok("null".into());
     }
     let text = match v.dyn_ref::<js_sys::JsString>() {
+        // issue 14: a lone surrogate in JSON text is refused as in an object (whose
+        // `JSON.stringify` escape serde refuses), never turned into U+FFFD
+        Some(s) if !s.is_valid_utf16() => return Err(js_error(&Error::new(code, format!("{what}: the JSON text holds a lone surrogate (unpaired UTF-16 code unit); it cannot be kept byte for byte")))),
         Some(s) => s.clone(),
         None => JSON::stringify(v).map_err(|_| js_error(&Error::new(code, format!("{what}: not JSON-serializable"))))?,
     };
@@ -190,9 +194,11 @@ impl ContextCompactor {
     /// `{ compact, reason, decidedBy, signals: [{ name, unit, value, threshold, crossed }], floor, ... }`.
     pub fn check(&self, state: JsValue, transcript: JsValue, signals: JsValue) -> Result<JsValue, JsValue> {
         let state = state_of(&state)?;
-        let t = decode_input(&self.config, self.format, &transcript)?;
+        let mut t = decode_input(&self.config, self.format, &transcript)?;
         // F-5: a transcript that breaks its provider's pairing rules is reported here too.
         formats::validate_pairing(&t).map_err(|e| js_error(&e))?;
+        // issue 14: the same trust boundary as compact (pins the state does not vouch for are not in the floor)
+        crate::trust::apply(&mut t, &state, self.config.max_pinned_bytes);
         let hooks = signals;
         let mut signals = parse_signals(&hooks)?;
         if let Some(answer) = call_count(&hooks, &t, &signals)? {
@@ -214,8 +220,10 @@ impl ContextCompactor {
         let fixed = self.format;
         wasm_bindgen_futures::future_to_promise(async move {
             let state = state_of(&state)?;
-            let t = decode_input(&config, fixed, &transcript)?;
+            let mut t = decode_input(&config, fixed, &transcript)?;
             formats::validate_pairing(&t).map_err(|e| js_error(&e))?;
+            // issue 14: the same trust boundary as check and compact
+            crate::trust::apply(&mut t, &state, config.max_pinned_bytes);
             let mut parsed = parse_signals(&signals)?;
             counted_async(&signals, &t, &mut parsed).await?;
             to_js(&decide(&t, &config, &state, &parsed))
@@ -240,7 +248,12 @@ impl ContextCompactor {
     pub fn compact(&self, state: JsValue, transcript: JsValue, hooks: JsValue) -> Promise {
         let config = self.config.clone();
         let fixed = self.format;
-        wasm_bindgen_futures::future_to_promise(async move { compact_impl(config, fixed, state, transcript, hooks).await })
+        wasm_bindgen_futures::future_to_promise(async move {
+            // every rejection carries `err.state` (issue 14): the state given, untouched,
+            // unless the failed outcome already set the one to persist
+            let state_in = state_of(&state).unwrap_or_default();
+            compact_impl(config, fixed, state, transcript, hooks).await.map_err(|e| session::with_state(e, &state_in))
+        })
     }
 
     /// `toRequest(transcript, state?, { cacheBreakpoints? })`: the request view of a stored
@@ -257,7 +270,11 @@ impl ContextCompactor {
         let request = crate::output::RequestJson { t: &t, findings: &state.findings };
         if get(&options, "cacheBreakpoints").as_bool() == Some(true) && t.format == Format::Anthropic {
             let mut v = serde_json::to_value(&request).map_err(|e| js_error(&Error::invalid(e.to_string())))?;
-            crate::cache::place_breakpoints(&mut v, crate::cache::summary_end_in_request(&t, !state.findings.is_empty()));
+            // issue 14: the summary block ends where the state vouches for it, not where
+            // an input row claims a summary mark
+            let mut marked = t.clone();
+            crate::trust::apply(&mut marked, &state, self.config.max_pinned_bytes);
+            crate::cache::place_breakpoints(&mut v, crate::cache::summary_end_in_request(&marked, !state.findings.is_empty()));
             return to_js(&v);
         }
         to_js(&request)
@@ -350,11 +367,11 @@ async fn compact_impl(config: Config, fixed: Option<Format>, state: JsValue, tra
     let state = state_of(&state)?;
     let t = decode_input(&config, fixed, &transcript)?;
     let mut job = start_job(config, state, t, &hooks).await?;
-    let (outcome, callback_error) = drive_job(&mut job, &hooks).await?;
+    let (outcome, side) = drive_job(&mut job, &hooks).await?;
     // the job holds the whole source transcript: free it before the result text is
     // written, so that text can reuse its memory (peak wasm memory)
     drop(job);
-    finish(&outcome, callback_error, &hooks).await
+    finish(&outcome, side, &hooks).await
 }
 
 /// A job over `t` with the signals of `hooks` and the host steps its hooks answer
@@ -392,49 +409,87 @@ pub(crate) fn start_job_with(config: Config, state: SessionState, t: crate::Tran
 
 /// Runs one job over the hooks. Returns the outcome and the callback's own error when a
 /// summarize / curator / memory callback threw.
-pub(crate) async fn drive(config: Config, state: SessionState, t: crate::Transcript, hooks: &JsValue) -> Result<(Box<Outcome>, Option<JsValue>), JsValue> {
+pub(crate) async fn drive(config: Config, state: SessionState, t: crate::Transcript, hooks: &JsValue) -> Result<(Box<Outcome>, Side), JsValue> {
     let mut job = start_job(config, state, t, hooks).await?;
     drive_job(&mut job, hooks).await
 }
 
-/// Drives a job to its outcome, awaiting the hooks for each step. Returns the outcome
-/// and the callback's own error, if it threw. A job error (e.g. F-5 pairing) is returned
-/// as a JS error; the job then still holds its untouched transcript.
-pub(crate) async fn drive_job(job: &mut Job, hooks: &JsValue) -> Result<(Box<Outcome>, Option<JsValue>), JsValue> {
+/// What a drive leaves beside the outcome: the callback's own error when a summarize /
+/// curator / memory callback threw (or timed out), how many of the job's events were
+/// already delivered to `onEvent` (J-4: as they happen), and the warnings of `onEvent`
+/// calls that failed (never a rejection, issue 14).
+#[derive(Default)]
+pub(crate) struct Side {
+    pub error: Option<JsValue>,
+    pub delivered: usize,
+    pub warnings: Vec<String>,
+}
+
+/// Sends `events` to `hooks.onEvent` (bounded, I-6); a throw, rejection or timeout is
+/// recorded in `side.warnings`, never propagated.
+async fn emit(events: &[crate::engine::Event], on_event: Option<&Function>, bounds: &bounded::Bounds, side: &mut Side) {
+    let Some(f) = on_event else { return };
+    for ev in events {
+        let Ok(arg) = to_js(ev) else { continue };
+        if let Err(e) = bounds.call("onEvent", f, &[&arg]).await {
+            let message = get(&e, "message").as_string().or_else(|| e.as_string()).unwrap_or_else(|| "onEvent failed".into());
+            side.warnings.push(format!("onEvent failed on a {} event: {message}", ev.kind));
+        }
+    }
+}
+
+/// Drives a job to its outcome, awaiting the hooks for each step, each bounded by the
+/// hooks' `timeoutMs` / `timeouts` / `signal` (I-6). The job's events reach `onEvent`
+/// before each host call (J-4). Returns the outcome and the [`Side`]. A job error (e.g.
+/// F-5 pairing), a timeout or an abort outside a summarize / memory step is returned as
+/// a JS error; the job then still holds its untouched transcript.
+pub(crate) async fn drive_job(job: &mut Job, hooks: &JsValue) -> Result<(Box<Outcome>, Side), JsValue> {
     let summarize = get(hooks, "summarize").dyn_into::<Function>().ok();
     let curator = get(hooks, "curator").dyn_into::<Function>().ok();
     let store = get(hooks, "storeArtifact").dyn_into::<Function>().ok();
+    let on_event = get(hooks, "onEvent").dyn_into::<Function>().ok();
     let memory_hooks = memory::MemoryHooks::from_hooks(hooks)?;
+    let bounds = bounded::Bounds::from_options(hooks)?;
+    let mut side = Side::default();
     let mut step = job.resume(None).map_err(|e| js_error(&e))?;
-    let mut callback_error: Option<JsValue> = None;
     let outcome = loop {
+        if !matches!(step, Step::Done(_)) {
+            let n = job.events().len();
+            if n > side.delivered {
+                let fresh = job.events().get(side.delivered..n).unwrap_or(&[]).to_vec();
+                emit(&fresh, on_event.as_ref(), &bounds, &mut side).await;
+                side.delivered = n;
+            }
+        }
         match step {
             Step::Done(o) => break o,
             Step::Summarize(req) => {
                 let hook = if req.kind == "curate" { curator.as_ref() } else { summarize.as_ref() };
+                let hook_name = if req.kind == "curate" { "curator" } else { "summarize" };
                 let Some(f) = hook else {
                     return Err(js_error(&Error::new(ErrorCode::ProtocolError, "summary requested without a summarize hook")));
                 };
                 let arg = to_js(&req)?;
-                let reply = match call_hook(f, &arg).await {
+                let reply = match bounds.call(hook_name, f, &[&arg]).await {
                     Ok(v) => {
                         if let Some(s) = v.as_string() {
                             Reply::Summary { text: s, usage: None }
+                        } else if !v.is_object() || v.is_function() {
+                            // Neither a string nor { text }: a typed failure (with the state), not "empty summary".
+                            let message = format!("the {hook_name} callback returned {} instead of a string or {{ text }}", js_type(&v));
+                            Reply::Failed { message, context_exceeded: false }
                         } else {
                             let text = get(&v, "text").as_string().unwrap_or_default();
-                            if text.is_empty() && !v.is_object() {
-                                // Neither a string nor { text }: say so rather than "empty summary".
-                                return Err(js_error(&Error::new(ErrorCode::SummaryFailed, format!("the {} callback returned neither a string nor {{ text }}", if req.kind == "curate" { "curator" } else { "summarize" }))));
-                            }
                             let usage = to_json(&get(&v, "usage"), "usage").ok().filter(|u| !u.is_null());
                             Reply::Summary { text, usage }
                         }
                     }
                     Err(e) => {
-                        // Y-6: never a fallback for a curator, whatever the error says.
-                        let context_exceeded = req.kind != "curate" && is_context_error(&e);
+                        // Y-6: never a fallback for a curator, whatever the error says;
+                        // nor for a timeout or an abort (I-6).
+                        let context_exceeded = req.kind != "curate" && !bounded::is_bound_error(&e) && is_context_error(&e);
                         let message = get(&e, "message").as_string().or_else(|| e.as_string()).unwrap_or_else(|| "summarize callback failed".into());
-                        callback_error = Some(e);
+                        side.error = Some(e);
                         Reply::Failed { message, context_exceeded }
                     }
                 };
@@ -444,11 +499,12 @@ pub(crate) async fn drive_job(job: &mut Job, hooks: &JsValue) -> Result<(Box<Out
             }
             Step::Project(batch) => {
                 // M-1 / W-3: the host's store or embedder must accept before the commit.
-                let reply = match memory_hooks.accept(&batch).await {
-                    Ok(()) => Reply::Accepted,
+                let accepted = bounds.bound("memory", async { memory_hooks.accept(&batch).await.map(|()| JsValue::UNDEFINED) }).await;
+                let reply = match accepted {
+                    Ok(_) => Reply::Accepted,
                     Err(e) => {
                         let message = get(&e, "message").as_string().or_else(|| e.as_string()).unwrap_or_else(|| "memory store failed".into());
-                        callback_error = Some(e);
+                        side.error = Some(e);
                         Reply::Failed { message, context_exceeded: false }
                     }
                 };
@@ -462,9 +518,11 @@ pub(crate) async fn drive_job(job: &mut Job, hooks: &JsValue) -> Result<(Box<Out
                         None => None,
                         Some(f) => {
                             let arg = to_js(item)?;
-                            match call_hook(f, &arg).await {
+                            match bounds.call("storeArtifact", f, &[&arg]).await {
                                 Ok(v) if v.is_undefined() || v.is_null() || v.as_bool() == Some(true) => Some(item.handle.clone()),
                                 Ok(v) => v.as_string().or_else(|| get(&v, "handle").as_string()),
+                                // I-6: a timed-out or aborted compaction commits nothing
+                                Err(e) if bounded::is_bound_error(&e) => return Err(e),
                                 Err(_) => None,
                             }
                         }
@@ -475,15 +533,15 @@ pub(crate) async fn drive_job(job: &mut Job, hooks: &JsValue) -> Result<(Box<Out
             }
         }
     };
-    Ok((outcome, callback_error))
+    Ok((outcome, side))
 }
 
 /// Emits the outcome's events to `onEvent`, then resolves to the result JSON, or throws
 /// for a failed outcome (W-3 / J-2: the callback's own error when it threw, else a typed
 /// engine error; both carry the new `state`).
-pub(crate) async fn finish(outcome: &Outcome, callback_error: Option<JsValue>, hooks: &JsValue) -> Result<JsValue, JsValue> {
+pub(crate) async fn finish(outcome: &Outcome, side: Side, hooks: &JsValue) -> Result<JsValue, JsValue> {
     let out = result_pieces(outcome, hooks)?;
-    deliver(outcome, out, callback_error, hooks).await
+    deliver(outcome, out, side, hooks).await
 }
 
 /// The `memoryRecords` option of `hooks` (issue 15): absent or `"ids"` -> the result's
@@ -504,28 +562,35 @@ pub(crate) fn result_pieces(outcome: &Outcome, hooks: &JsValue) -> Result<Vec<St
     Ok(ResultJson { outcome, records: memory_records(hooks)? }.to_pieces(RESULT_PIECE_BYTES))
 }
 
-/// Sends the outcome's events to `hooks.onEvent`, then returns the result object `out`
-/// (`out`: the outcome's JSON text in pieces, [`Outcome::to_json_pieces`]), or throws for
-/// a failed outcome (W-3 / J-2).
-pub(crate) async fn deliver(outcome: &Outcome, out: Vec<String>, callback_error: Option<JsValue>, hooks: &JsValue) -> Result<JsValue, JsValue> {
+/// Sends the outcome's events not yet delivered to `hooks.onEvent`, then returns the
+/// result object `out` (`out`: the outcome's JSON text in pieces,
+/// [`Outcome::to_json_pieces`]), or throws for a failed outcome (W-3 / J-2). An `onEvent`
+/// that throws, rejects or times out never turns the result into a rejection: it is
+/// reported as an `on_event_failed` warning event at the end of the result's `events`
+/// (issue 14).
+pub(crate) async fn deliver(outcome: &Outcome, out: Vec<String>, mut side: Side, hooks: &JsValue) -> Result<JsValue, JsValue> {
     let on_event = get(hooks, "onEvent").dyn_into::<Function>().ok();
-    if let Some(f) = on_event.as_ref() {
-        for ev in &outcome.events {
-            let arg = to_js(ev)?;
-            call_hook(f, &arg).await?;
-        }
-    }
+    // bad bounds were refused before the job ran; unbounded here if they could not be read
+    let bounds = bounded::Bounds::from_options(hooks).unwrap_or_default();
+    let rest = outcome.events.get(side.delivered..).unwrap_or(&[]);
+    emit(rest, on_event.as_ref(), &bounds, &mut side).await;
     if outcome.status == "failed" {
-        let err = match (callback_error, &outcome.error) {
+        let err = match (side.error, &outcome.error) {
             (Some(e), Some(inner)) if matches!(inner.code, ErrorCode::SummaryFailed | ErrorCode::MemoryFailed) => e,
             (_, Some(inner)) => js_error(inner),
             (_, None) => js_error(&Error::new(ErrorCode::SummaryFailed, outcome.reason.clone())),
         };
-        if err.is_object() {
-            drop(out);
-            let state = serde_json::to_string(&outcome.state).map_err(|e| js_error(&Error::invalid(e.to_string())))?;
-            let _ = Reflect::set(&err, &"state".into(), &JSON::parse(&state)?);
-        }
+        drop(out);
+        let state = serde_json::to_string(&outcome.state).map_err(|e| js_error(&Error::invalid(e.to_string())))?;
+        let err = if err.is_object() {
+            err
+        } else {
+            // a callback threw a non-object (a string, a number): wrap it so it can carry the state
+            let wrapped = js_error(&Error::new(ErrorCode::SummaryFailed, format!("summary_failed: {}", err.as_string().unwrap_or_else(|| js_type(&err)))));
+            let _ = Reflect::set(&wrapped, &"cause".into(), &err);
+            wrapped
+        };
+        let _ = Reflect::set(&err, &"state".into(), &JSON::parse(&state)?);
         return Err(err);
     }
     // One JS string cannot pass V8's longest string (2^29 - 24 UTF-16 units): a result
@@ -536,12 +601,36 @@ pub(crate) async fn deliver(outcome: &Outcome, out: Vec<String>, callback_error:
         drop(out);
         return Err(js_error(&Error::new(ErrorCode::TooLarge, "result: its JSON text is over 2^29 - 24 bytes, the longest JS string")));
     }
+    // issue 14: `resultText: true` also gives the exact JSON texts of `transcript` and
+    // `request` (`transcriptText`, `requestText`): integers past 2^53 survive (the CLI)
+    let exact: Vec<(&str, String)> = if get(hooks, "resultText").as_bool() == Some(true) {
+        let whole: String = out.concat();
+        match crate::raw::split_top(&whole) {
+            Ok(crate::raw::RawTop::Object(members)) => members.iter().filter(|(k, _)| k == "transcript" || k == "request").map(|(k, v)| (if k == "transcript" { "transcriptText" } else { "requestText" }, v.get().to_string())).collect(),
+            _ => Vec::new(),
+        }
+    } else {
+        Vec::new()
+    };
     // one JS string from the pieces, each freed in wasm memory once copied out
     let mut text = js_sys::JsString::from("");
     for piece in out {
         text = text.concat(&JsValue::from_str(&piece));
     }
-    parse_js_string(&text)
+    let result = parse_js_string(&text)?;
+    for (k, v) in exact {
+        let _ = Reflect::set(&result, &k.into(), &JsValue::from_str(&v));
+    }
+    if !side.warnings.is_empty() {
+        let events = get(&result, "events");
+        if let Some(arr) = events.dyn_ref::<js_sys::Array>() {
+            for message in side.warnings {
+                let ev = from_json(&serde_json::json!({ "type": "warning", "data": { "code": "on_event_failed", "message": message } }))?;
+                arr.push(&ev);
+            }
+        }
+    }
+    Ok(result)
 }
 
 #[wasm_bindgen]
@@ -561,6 +650,32 @@ pub(crate) const RESULT_PIECE_BYTES: usize = 1 << 12;
 /// Longest result text delivered as one JS string, UTF-8 bytes: V8's string length limit
 /// on 64-bit hosts (2^29 - 24 UTF-16 units), the smallest among the supported runtimes.
 pub(crate) const MAX_RESULT_TEXT_BYTES: usize = (1 << 29) - 24;
+
+/// `pin(state | null, messageId)` -> the new state with `messageId` in `state.pins`
+/// (Y-10, issue 14): the host confirms a pin. A row is pinned only when it carries
+/// `pinned: true` and the state lists its id; rows that mark themselves are not. Throws
+/// `invalid_state` for a blank id.
+#[wasm_bindgen]
+pub fn pin(state: JsValue, message_id: JsValue) -> Result<JsValue, JsValue> {
+    let id = str_arg(&message_id, "pin: messageId", ErrorCode::InvalidState)?;
+    let mut s = state_of(&state)?;
+    crate::trust::pin(&mut s, &id).map_err(|e| js_error(&e))?;
+    to_js(&s)
+}
+
+/// `trustProvenance(state | null, transcript, format?)` -> the new state vouching for the
+/// provenance of a transcript the host's own store kept (issue 14): its summary rows, pinned
+/// rows and artifact refs are listed in the state. For stored transcripts only, never for
+/// text a user, a tool or a model wrote. Throws `invalid_state`, `invalid_transcript`,
+/// `unknown_format`.
+#[wasm_bindgen(js_name = trustProvenance)]
+pub fn trust_provenance(state: JsValue, transcript: JsValue, format: JsValue) -> Result<JsValue, JsValue> {
+    let fixed = if format.is_undefined() || format.is_null() { None } else { Some(Format::parse(&str_arg(&format, "trustProvenance: format", ErrorCode::UnknownFormat)?).map_err(|e| js_error(&e))?) };
+    let s = state_of(&state)?;
+    // the default limits (maxTranscriptBytes) apply: trustProvenance takes no options
+    let t = decode_input(&Config::preset(crate::config::Profile::default()), fixed, &transcript)?;
+    to_js(&crate::trust::vouch(&s, &t))
+}
 
 /// `detectFormat(transcript)` -> the format name; throws `unknown_format` when the
 /// shape is ambiguous or unknown.

@@ -8,15 +8,15 @@
 //! still `expectedRevision`; it refuses a stale one by throwing an error whose `code` is
 //! `stale_revision` or by returning `{ ok: false, reason: "stale_revision" }`.
 
+use super::bounded::Bounds;
 use super::{to_js, drive, finish, from_json, get, js_error, str_arg, to_json, ContextCompactor};
 use crate::config::Config;
 use crate::error::{Error, ErrorCode};
 use crate::formats::{self, Format};
-use crate::session::{plan_save, record_finding as core_record_finding, SavePlan, SessionRecord};
+use crate::session::{plan_append, plan_finding, plan_save, record_finding as core_record_finding, SavePlan, SessionRecord};
 use js_sys::{Function, Promise, Reflect};
 use serde_json::{json, Value};
 use wasm_bindgen::prelude::*;
-use wasm_bindgen_futures::JsFuture;
 
 /// A compacted session kept in host storage.
 #[wasm_bindgen]
@@ -25,15 +25,6 @@ pub struct Session {
     format: Option<Format>,
     load: Function,
     save: Function,
-}
-
-async fn await_call(f: &Function, args: &[&JsValue]) -> Result<JsValue, JsValue> {
-    let r = match args {
-        [] => f.call0(&JsValue::NULL)?,
-        [a] => f.call1(&JsValue::NULL, a)?,
-        [a, b, ..] => f.call2(&JsValue::NULL, a, b)?,
-    };
-    JsFuture::from(Promise::resolve(&r)).await
 }
 
 fn stale(detail: &str) -> JsValue {
@@ -46,18 +37,27 @@ struct Store {
     save: Function,
 }
 
+/// How many times `append` / `recordFinding` reload and retry after a `stale_revision`
+/// refusal (nothing was written by the refused save, so a retry cannot duplicate rows).
+const WRITE_RETRIES: usize = 8;
+
 impl Store {
-    async fn load(&self) -> Result<SessionRecord, JsValue> {
-        let v = await_call(&self.load, &[]).await?;
+    /// The stored record; a store with nothing saved yet (`load` gives `null` /
+    /// `undefined`) is an empty session at revision 0 (its first write creates it).
+    async fn load(&self, bounds: &Bounds) -> Result<SessionRecord, JsValue> {
+        let v = bounds.call("load", &self.load, &[]).await?;
+        if v.is_null() || v.is_undefined() {
+            return Ok(SessionRecord::empty());
+        }
         SessionRecord::from_json(&to_json(&v, "load()")?).map_err(|e| js_error(&e))
     }
 
     /// One save call with compare-and-swap (W-5): a refused save rejects with
     /// `stale_revision`; any other throw reaches the caller unchanged.
-    async fn save(&self, plan: &SavePlan, patch: &Value) -> Result<(), JsValue> {
+    async fn save(&self, plan: &SavePlan, patch: &Value, bounds: &Bounds) -> Result<(), JsValue> {
         let record = to_js(&plan.record)?;
         let opts = from_json(&json!({ "expectedRevision": plan.expected_revision, "revision": plan.record.revision, "patch": patch }))?;
-        match await_call(&self.save, &[&record, &opts]).await {
+        match bounds.call("save", &self.save, &[&record, &opts]).await {
             Ok(v) => {
                 if get(&v, "ok").as_bool() == Some(false) {
                     let reason = get(&v, "reason").as_string().unwrap_or_default();
@@ -77,6 +77,21 @@ impl Store {
             }
         }
     }
+}
+
+fn is_stale(e: &JsValue) -> bool {
+    get(e, "code").as_string().as_deref() == Some("stale_revision")
+}
+
+/// Sets `err.state` (when the error is an object without one): every rejection of a
+/// session or compaction call carries the state to persist (issue 14).
+pub(crate) fn with_state(err: JsValue, state: &crate::state::SessionState) -> JsValue {
+    if err.is_object() && get(&err, "state").is_undefined() {
+        if let Ok(s) = to_js(state) {
+            let _ = Reflect::set(&err, &"state".into(), &s);
+        }
+    }
+    err
 }
 
 fn store_of(v: &JsValue) -> Result<Store, JsValue> {
@@ -102,31 +117,79 @@ impl Session {
     /// `compact(hooks?)` -> Promise of the `ContextCompactor.compact` result plus
     /// `saved: { revision, expectedRevision }`. Loads the record, compacts it with the
     /// same hooks as `ContextCompactor.compact`, then saves the new transcript and the
-    /// new state in ONE `save` call expected at the loaded revision (W-5, W-8). A skip
-    /// saves the new state at the same revision. Rejects with `stale_revision` when the
-    /// store refuses the save (nothing is written); a failed compaction saves nothing
-    /// and rejects as `compact` does.
+    /// new state in ONE `save` call at the next revision, expected at the loaded one
+    /// (W-5, W-8). A skip saves the new state the same way (every write advances the
+    /// revision, so a row appended meanwhile is never overwritten). Rejects with
+    /// `stale_revision` when the store refuses the save (nothing is written; load and try
+    /// again); a failed compaction saves nothing and rejects as `compact` does. `hooks`
+    /// also bound `load` / `save` (`timeoutMs`, `timeouts.load`, `timeouts.save`,
+    /// `signal`, I-6). Every rejection carries `err.state`.
     pub fn compact(&self, hooks: JsValue) -> Promise {
         let (config, format, store) = (self.config.clone(), self.format, self.store());
         wasm_bindgen_futures::future_to_promise(async move {
-            let loaded = store.load().await?;
-            let format = match format {
-                Some(f) => f,
-                None => formats::detect(&loaded.transcript).map_err(|e| js_error(&e))?,
+            let bounds = Bounds::from_options(&hooks)?;
+            let loaded = store.load(&bounds).await?;
+            let state_in = loaded.state.clone();
+            let run = async {
+                let format = match format {
+                    Some(f) => f,
+                    None => formats::detect(&loaded.transcript).map_err(|e| js_error(&e))?,
+                };
+                let t = formats::decode(format, loaded.transcript.clone()).map_err(|e| js_error(&e))?;
+                let (outcome, side) = drive(config, loaded.state.clone(), t, &hooks).await?;
+                let plan = plan_save(&loaded, &outcome);
+                if let Some(plan) = &plan {
+                    let patch = outcome.rewrite.as_ref().map(|r| serde_json::to_value(&r.patch).unwrap_or(Value::Null)).unwrap_or(Value::Array(vec![]));
+                    store.save(plan, &patch, &bounds).await?;
+                }
+                let out = finish(&outcome, side, &hooks).await?;
+                if let Some(plan) = plan {
+                    let saved = from_json(&json!({ "revision": plan.record.revision, "expectedRevision": plan.expected_revision }))?;
+                    let _ = Reflect::set(&out, &"saved".into(), &saved);
+                }
+                Ok(out)
             };
-            let t = formats::decode(format, loaded.transcript.clone()).map_err(|e| js_error(&e))?;
-            let (outcome, callback_error) = drive(config, loaded.state.clone(), t, &hooks).await?;
-            let plan = plan_save(&loaded, &outcome);
-            if let Some(plan) = &plan {
-                let patch = outcome.rewrite.as_ref().map(|r| serde_json::to_value(&r.patch).unwrap_or(Value::Null)).unwrap_or(Value::Array(vec![]));
-                store.save(plan, &patch).await?;
+            run.await.map_err(|e| with_state(e, &state_in))
+        })
+    }
+
+    /// `append(rows, options?)` -> Promise of `{ revision, expectedRevision, rows }`:
+    /// adds stored-view provider messages (one message, an array of them, or their JSON
+    /// text) at the end of the stored transcript in ONE `save` call at the next revision,
+    /// expected at the loaded one (W-5, issue 14), with the patch `[{ start, deleteCount:
+    /// 0, insert: rows }]`. A refused (stale) save wrote nothing: the record is loaded
+    /// again and the rows appended to it (up to 8 tries), so no row is lost and none is
+    /// written twice. A store with nothing saved yet gets its first record. `options`:
+    /// `{ timeoutMs?, timeouts?: { load?, save? }, signal? }` (I-6). Rejects with
+    /// `invalid_transcript` (or a pairing code) when the rows do not fit the format,
+    /// `stale_revision` when every try was refused.
+    pub fn append(&self, rows: JsValue, options: JsValue) -> Promise {
+        let (format, store) = (self.format, self.store());
+        wasm_bindgen_futures::future_to_promise(async move {
+            if rows.is_null() || rows.is_undefined() {
+                return Err(js_error(&Error::new(ErrorCode::InvalidTranscript, "append(rows): rows must be a message, an array of messages or their JSON text")));
             }
-            let out = finish(&outcome, callback_error, &hooks).await?;
-            if let Some(plan) = plan {
-                let saved = from_json(&json!({ "revision": plan.record.revision, "expectedRevision": plan.expected_revision }))?;
-                let _ = Reflect::set(&out, &"saved".into(), &saved);
+            let rows = match to_json(&rows, "rows")? {
+                Value::Array(a) => a,
+                one => vec![one],
+            };
+            let bounds = Bounds::from_options(&options)?;
+            let mut last = JsValue::UNDEFINED;
+            for _ in 0..WRITE_RETRIES {
+                let loaded = store.load(&bounds).await?;
+                let format = match format {
+                    Some(f) => f,
+                    None if loaded.transcript.as_array().is_some_and(Vec::is_empty) => formats::detect(&Value::Array(rows.clone())).map_err(|e| js_error(&e))?,
+                    None => formats::detect(&loaded.transcript).map_err(|e| js_error(&e))?,
+                };
+                let (plan, patch) = plan_append(&loaded, format, rows.clone()).map_err(|e| with_state(js_error(&e), &loaded.state))?;
+                match store.save(&plan, &patch, &bounds).await {
+                    Ok(()) => return from_json(&json!({ "revision": plan.record.revision, "expectedRevision": plan.expected_revision, "rows": rows.len() })),
+                    Err(e) if is_stale(&e) => last = e,
+                    Err(e) => return Err(with_state(e, &loaded.state)),
+                }
             }
-            Ok(out)
+            Err(last)
         })
     }
 
@@ -135,7 +198,7 @@ impl Session {
     pub fn load(&self) -> Promise {
         let store = self.store();
         wasm_bindgen_futures::future_to_promise(async move {
-            let mut r = store.load().await?;
+            let mut r = store.load(&Bounds::default()).await?;
             r.revision = Some(r.current_revision());
             to_js(&r)
         })
@@ -146,7 +209,7 @@ impl Session {
     pub fn request(&self) -> Promise {
         let (format, store) = (self.format, self.store());
         wasm_bindgen_futures::future_to_promise(async move {
-            let r = store.load().await?;
+            let r = store.load(&Bounds::default()).await?;
             let format = match format {
                 Some(f) => f,
                 None => formats::detect(&r.transcript).map_err(|e| js_error(&e))?,
@@ -156,22 +219,31 @@ impl Session {
         })
     }
 
-    /// `recordFinding(text)` -> Promise of the new state: loads, records the finding
-    /// (Y-10), saves with compare-and-swap at the same revision. Rejects with
-    /// `invalid_state` for a blank finding, `stale_revision` when refused.
+    /// `recordFinding(text, options?)` -> Promise of the new state: loads, records the
+    /// finding (Y-10), saves at the next revision expected at the loaded one (every write
+    /// advances the revision, W-5); a stale refusal reloads and retries (up to 8 tries),
+    /// so a finding recorded during a compaction is never overwritten by it nor
+    /// overwrites it. An exact repeat writes nothing. `options`: as `append` (I-6).
+    /// Rejects with `invalid_state` for a blank finding, `stale_revision` when every try
+    /// was refused.
     #[wasm_bindgen(js_name = recordFinding)]
-    pub fn record_finding(&self, text: JsValue) -> Promise {
+    pub fn record_finding(&self, text: JsValue, options: JsValue) -> Promise {
         let store = self.store();
         wasm_bindgen_futures::future_to_promise(async move {
             let text = str_arg(&text, "recordFinding: text", ErrorCode::InvalidState)?;
-            let loaded = store.load().await?;
-            let mut state = loaded.state.clone();
-            core_record_finding(&mut state, &text).map_err(|e| js_error(&e))?;
-            let rev = loaded.current_revision();
-            state.revision = rev;
-            let plan = SavePlan { record: SessionRecord { transcript: loaded.transcript.clone(), state: state.clone(), revision: Some(rev) }, expected_revision: rev };
-            store.save(&plan, &Value::Array(vec![])).await?;
-            to_js(&state)
+            let bounds = Bounds::from_options(&options)?;
+            let mut last = JsValue::UNDEFINED;
+            for _ in 0..WRITE_RETRIES {
+                let loaded = store.load(&bounds).await?;
+                let plan = plan_finding(&loaded, &text).map_err(|e| with_state(js_error(&e), &loaded.state))?;
+                let Some(plan) = plan else { return to_js(&loaded.state) };
+                match store.save(&plan, &Value::Array(vec![]), &bounds).await {
+                    Ok(()) => return to_js(&plan.record.state),
+                    Err(e) if is_stale(&e) => last = e,
+                    Err(e) => return Err(with_state(e, &loaded.state)),
+                }
+            }
+            Err(last)
         })
     }
 }

@@ -140,13 +140,16 @@ const allText = (records) => records.map((r) => r.content).join('\n')
 export function memoryCases(api) {
   const { ContextCompactor, MemoryIndex, recallToolDefinition, recallFromStore, enumerateStore, dropStoreScope } = api
   const compactor = () => new ContextCompactor(memoryCompactorOptions)
+  // the transcript stands for the host's stored one: its state vouches for the stored
+  // summary and artifact ref (issue 14 trust boundary)
+  const stored = () => api.trustProvenance(null, memoryTranscript(), 'openai-chat')
 
   return [
     {
       name: 'M-1 compaction projects discarded narrative and tool output; injected context and summaries are never indexed',
       async run() {
         const memory = new MemoryIndex()
-        const out = await compactor().compact(null, memoryTranscript(), { force: true, sessionId: 'sess-a', memory, memoryRecords: 'result' })
+        const out = await compactor().compact(stored(), memoryTranscript(), { force: true, sessionId: 'sess-a', memory, memoryRecords: 'result' })
         eq(out.status, 'compacted', 'status')
         ok(out.rewrite.discarded.includes(1) && out.rewrite.discarded.includes(3), 'summary (1) and injected row (3) were discarded')
         eq(out.memory.session, 'sess-a', 'batch session')
@@ -171,16 +174,16 @@ export function memoryCases(api) {
         eq(hit.handle, 'artifact#3', 'the hit names its artifact')
         eq(await memory.resolveHandle('sess-a', hit.handle, (h) => `stored ${h}`), 'stored artifact#3', 'handle resolves through the loader (sync loader)')
         // No memory hooks: the records are asked into the result, nothing else is asked.
-        const plain = await compactor().compact(null, memoryTranscript(), { force: true, memoryRecords: 'result' })
+        const plain = await compactor().compact(stored(), memoryTranscript(), { force: true, memoryRecords: 'result' })
         eq(plain.memory.session, 'default', 'default session id')
         eq(plain.memory.projected, recs.length, 'same projection without hooks')
         eq(plain.memory.ids, plain.memory.records.map((r) => r.id), 'the result names every projected id')
         // The default result names the records the index took, and does not copy them (issue 15).
-        const named = await compactor().compact(null, memoryTranscript(), { force: true, sessionId: 'sess-n', memory: new MemoryIndex() })
+        const named = await compactor().compact(stored(), memoryTranscript(), { force: true, sessionId: 'sess-n', memory: new MemoryIndex() })
         eq(named.memory.projected, recs.length, 'named count')
         eq(named.memory.records, undefined, 'records are not copied into the result by default')
         // Nothing takes them and nobody asked: none projected.
-        const bare = await compactor().compact(null, memoryTranscript(), { force: true })
+        const bare = await compactor().compact(stored(), memoryTranscript(), { force: true })
         eq(bare.memory, { session: 'default', projected: 0, ids: [] }, 'no consumer, no projection')
         eq(out.memory.ids, recs.map((r) => r.id), 'ids beside the records')
       },
@@ -191,28 +194,28 @@ export function memoryCases(api) {
         const boom = new Error('disk full')
         let seen = null
         const store = { put(records, vectors) { seen = { records, vectors }; throw boom } }
-        const err = await rejects(compactor().compact(null, memoryTranscript(), { force: true, store }), () => {}, 'sync throw')
+        const err = await rejects(compactor().compact(stored(), memoryTranscript(), { force: true, store }), () => {}, 'sync throw')
         ok(err === boom, 'the store error reaches the caller unchanged')
         ok(seen && seen.records.length > 0 && seen.vectors === null, 'put saw the batch (no embedder: vectors null)')
         eq(err.state.revision, 0, 'revision not advanced')
         // Async rejection, and a throwing embedder, behave the same.
         const later = new Error('quota exceeded')
-        const err2 = await rejects(compactor().compact(null, memoryTranscript(), { force: true, store: { put: async () => { throw later } } }), () => {}, 'async reject')
+        const err2 = await rejects(compactor().compact(stored(), memoryTranscript(), { force: true, store: { put: async () => { throw later } } }), () => {}, 'async reject')
         ok(err2 === later, 'async rejection reaches the caller')
         let puts = 0
         const embedErr = new Error('embedder down')
-        const err3 = await rejects(compactor().compact(null, memoryTranscript(), {
+        const err3 = await rejects(compactor().compact(stored(), memoryTranscript(), {
           force: true, embedDimension: 4, embed: async () => { throw embedErr }, store: { put() { puts++ } },
         }), () => {}, 'embedder throws')
         ok(err3 === embedErr && puts === 0, 'a failing embedder fails the compaction before put')
         // A malformed embedder answer is a typed memory_failed error.
-        await rejects(compactor().compact(null, memoryTranscript(), {
+        await rejects(compactor().compact(stored(), memoryTranscript(), {
           force: true, embedDimension: 4, embed: (texts) => texts.map(() => [1, 2, 3]), store: { put() { puts++ } },
         }), (e) => eq(e.code, 'memory_failed', 'wrong dimension code'), 'wrong dimension')
         eq(puts, 0, 'nothing put after a bad embedding')
         // A failed compaction leaves an embedded index untouched too.
         const memory = new MemoryIndex()
-        await rejects(compactor().compact(null, memoryTranscript(), { force: true, memory, embedDimension: 4, embed: () => { throw boom } }), () => {}, 'memory + failing embed')
+        await rejects(compactor().compact(stored(), memoryTranscript(), { force: true, memory, embedDimension: 4, embed: () => { throw boom } }), () => {}, 'memory + failing embed')
         eq(memory.size('default'), 0, 'nothing added')
       },
     },
@@ -221,7 +224,7 @@ export function memoryCases(api) {
       async run() {
         const puts = []
         const embed = async (texts) => texts.map((t) => [t.length, 1, (t.match(/7734/g) || []).length, 0.5])
-        const out = await compactor().compact(null, memoryTranscript(), {
+        const out = await compactor().compact(stored(), memoryTranscript(), {
           force: true, sessionId: 'host', embedDimension: 4, embed, store: { put: (records, vectors) => { puts.push({ records, vectors }) } },
         })
         eq(out.status, 'compacted', 'status')
@@ -232,12 +235,12 @@ export function memoryCases(api) {
         eq(puts[0].vectors[0][0], puts[0].records[0].content.length, 'vector i embeds record i')
         // embed into a host-vector MemoryIndex.
         const memory = new MemoryIndex({ dimension: 4 })
-        await compactor().compact(null, memoryTranscript(), { force: true, sessionId: 'hv', memory, embedDimension: 4, embed })
+        await compactor().compact(stored(), memoryTranscript(), { force: true, sessionId: 'hv', memory, embedDimension: 4, embed })
         eq(memory.embedder, 'host', 'host-vector index')
         eq(memory.size('hv'), out.memory.projected, 'vectors stored')
         const r = memory.recall('hv', 'anything', { vector: [100, 1, 1, 0.5], limit: 2 })
         eq(r.hits.length, 2, 'vector recall honours limit')
-        await rejects(async () => compactor().compact(null, memoryTranscript(), { force: true, embed, store: { put() {} } }),
+        await rejects(async () => compactor().compact(stored(), memoryTranscript(), { force: true, embed, store: { put() {} } }),
           (e) => eq(e.code, 'invalid_config', 'embed without embedDimension'), 'missing embedDimension')
       },
     },
@@ -332,7 +335,7 @@ export function memoryCases(api) {
         for (const async of [true, false]) {
           const store = memoryStore({ async })
           const embed = async ? async (texts) => hashEmbed(texts) : hashEmbed
-          const out = await compactor().compact(null, memoryTranscript(), { force: true, sessionId: 'store-a', embedDimension: HASH_DIM, embed, store, memoryRecords: 'result' })
+          const out = await compactor().compact(stored(), memoryTranscript(), { force: true, sessionId: 'store-a', embedDimension: HASH_DIM, embed, store, memoryRecords: 'result' })
           eq(out.status, 'compacted', 'status')
           eq(store.size('store-a'), out.memory.records.length, 'compact put the batch into the store')
           store.put([record('store-b', 1, 'the calibration constant is 1111 in session b')], hashEmbed(['the calibration constant is 1111 in session b']))

@@ -1,0 +1,209 @@
+//! The provenance trust boundary (issue 14 finding 3; T-2, Y-2, Y-10).
+//!
+//! Transcript rows are host input and may carry text or keys an attacker wrote (a tool's
+//! output, a pasted message). The engine honours what it can check:
+//! - **Artifact handles** ([`KnownHandles`]): a handle is listed in a summary's artifact
+//!   index only when the engine can vouch for it: stamped on a row (`artifact_ref`), stored
+//!   through the host's `storeArtifact` in this job, listed in the engine record of an
+//!   earlier summary, or issued by this session's numbering (`artifact#N` with
+//!   `1 <= N < state.nextArtifact`). `artifact#7` typed by a user or printed by a tool is
+//!   text, not a handle.
+//! - **Summaries** ([`apply`]): `summary_level` / `transcript_role: compaction_summary`
+//!   make a row a summary only when the state lists it (`state.summaries`: id and text
+//!   hash of every summary the engine wrote, recorded at each commit by [`record`]). A
+//!   stateless load (state `null`) vouches for none: such a row is read as an ordinary
+//!   row (its text quoted as data, folded, indexed in memory).
+//! - **Pinned rows** ([`apply`], [`pin`]): `pinned: true` protects a row only when the
+//!   host confirmed it (`pin(state, messageId)` lists the id in `state.pins`), and only up
+//!   to `maxPinnedBytes` of pinned text (oldest pins kept; a `pins_over_cap` warning
+//!   names the rest), so no row can make every compaction `cannot_fit`.
+//! - **Message ids**: a new summary's id never equals an id already in the transcript.
+
+use crate::state::{SessionState, SummaryMark};
+use crate::transcript::{Message, Transcript, TranscriptRole};
+use serde_json::{json, Value};
+use std::collections::BTreeSet;
+
+/// The artifact handles the engine can vouch for (see the module doc).
+#[derive(Debug, Clone, Default)]
+pub struct KnownHandles {
+    set: BTreeSet<String>,
+    /// `artifact#N` with `1 <= N < issued_below` were issued by this session.
+    issued_below: u64,
+}
+
+impl KnownHandles {
+    /// The handles known from `msgs` (stamped refs and earlier summaries' records),
+    /// `stored` (handles the host stored in this job) and `state.nextArtifact`.
+    pub fn of<'a>(msgs: &[Message], stored: impl IntoIterator<Item = &'a str>, state: &SessionState) -> KnownHandles {
+        let mut set: BTreeSet<String> = stored.into_iter().map(str::to_string).collect();
+        for m in msgs {
+            if let Some(r) = m.provenance.trusted_ref() {
+                set.insert(r.to_string());
+            }
+            if m.is_summary() {
+                set.extend(crate::quote::record_artifacts(&m.text()));
+            }
+        }
+        KnownHandles { set, issued_below: state.next_artifact }
+    }
+
+    /// Whether `handle` is one the engine can vouch for.
+    pub fn knows(&self, handle: &str) -> bool {
+        if self.set.contains(handle) {
+            return true;
+        }
+        handle.strip_prefix("artifact#").and_then(|n| n.parse::<u64>().ok()).is_some_and(|n| n >= 1 && n < self.issued_below)
+    }
+}
+
+/// The hash a [`SummaryMark`] records for a summary's text.
+pub fn summary_hash(m: &Message) -> String {
+    format!("{:016x}", crate::transcript::fnv1a(m.text().as_bytes()))
+}
+
+/// The trust pass (issue 14), run on the source transcript before a job (and before a
+/// `check`): marks on each row the provenance the state cannot vouch for, so it is not
+/// honoured (the keys stay in the stored row as given):
+/// - `summary_level` / `transcript_role: compaction_summary` on a row whose id and text
+///   hash are not in `state.summaries`: the row is not a summary ([`Provenance::summary_untrusted`]);
+/// - `pinned: true` on a row whose id is not in `state.pins`, or past `max_pinned_bytes`
+///   of pinned text (oldest pins kept): not pinned ([`Provenance::pin_untrusted`]);
+/// - an `artifact_ref` the state cannot vouch for ([`KnownHandles`] without the stamps):
+///   not a stored handle ([`Provenance::ref_untrusted`]).
+///
+/// Returns the warning payloads to emit (`{ code, message, ... }`): `untrusted_provenance`
+/// naming the rows whose keys were not honoured, `pins_over_cap` naming the confirmed pins
+/// past the cap.
+///
+/// [`Provenance::summary_untrusted`]: crate::transcript::Provenance::summary_untrusted
+/// [`Provenance::pin_untrusted`]: crate::transcript::Provenance::pin_untrusted
+/// [`Provenance::ref_untrusted`]: crate::transcript::Provenance::ref_untrusted
+pub fn apply(t: &mut Transcript, state: &SessionState, max_pinned_bytes: u64) -> Vec<Value> {
+    let issued = KnownHandles { set: state.handles.iter().cloned().collect(), issued_below: state.next_artifact };
+    let mut summaries: Vec<String> = Vec::new();
+    let mut pins: Vec<String> = Vec::new();
+    let mut refs: Vec<String> = Vec::new();
+    let mut over: Vec<String> = Vec::new();
+    let mut pinned_bytes: u64 = 0;
+    for m in t.messages.iter_mut() {
+        let p = &m.provenance;
+        let claims_summary = p.summary_level.is_some() || p.transcript_role == TranscriptRole::CompactionSummary;
+        if claims_summary {
+            let vouched = state.summaries.iter().any(|s| s.id == m.id) && state.summaries.iter().any(|s| s.id == m.id && s.hash == summary_hash(m));
+            m.provenance.summary_untrusted = !vouched;
+            if !vouched {
+                summaries.push(m.id.clone());
+            }
+        }
+        if m.provenance.pinned {
+            if !state.pins.contains(&m.id) {
+                m.provenance.pin_untrusted = true;
+                pins.push(m.id.clone());
+            } else {
+                let bytes = u64::try_from(m.text().len()).unwrap_or(u64::MAX);
+                if pinned_bytes.saturating_add(bytes) > max_pinned_bytes {
+                    m.provenance.pin_untrusted = true;
+                    over.push(m.id.clone());
+                } else {
+                    pinned_bytes = pinned_bytes.saturating_add(bytes);
+                }
+            }
+        }
+        if let Some(r) = m.provenance.artifact_ref.as_deref() {
+            if !issued.knows(r) {
+                m.provenance.ref_untrusted = true;
+                refs.push(m.id.clone());
+            }
+        }
+    }
+    let mut out = Vec::new();
+    if !summaries.is_empty() || !pins.is_empty() || !refs.is_empty() {
+        out.push(json!({
+            "code": "untrusted_provenance",
+            "message": format!(
+                "provenance keys the state does not vouch for were not honoured (issue 14): {} summary mark(s), {} pin(s), {} artifact ref(s); pin rows with pin(state, messageId)",
+                summaries.len(), pins.len(), refs.len()
+            ),
+            "summaries": summaries, "pins": pins, "artifactRefs": refs,
+        }));
+    }
+    if !over.is_empty() {
+        out.push(json!({
+            "code": "pins_over_cap",
+            "message": format!("{} pinned row(s) over maxPinnedBytes ({max_pinned_bytes} bytes) are not pinned", over.len()),
+            "rows": over, "maxPinnedBytes": max_pinned_bytes,
+        }));
+    }
+    out
+}
+
+/// Records in `state` what the engine vouches for after a commit (issue 14): the
+/// summaries of `t` that are trusted (those it wrote now and those it vouched for
+/// before), the pins still present, and the host-named handles stamped on `t`'s rows
+/// (newest 512).
+pub fn record(state: &mut SessionState, t: &Transcript, stored: impl IntoIterator<Item = String>) {
+    state.summaries = t.messages.iter().filter(|m| m.is_summary()).map(|m| SummaryMark { id: m.id.clone(), hash: summary_hash(m) }).collect();
+    let ids: std::collections::BTreeSet<&str> = t.messages.iter().map(|m| m.id.as_str()).collect();
+    state.pins.retain(|p| ids.contains(p.as_str()));
+    for h in stored {
+        let numbered = h.strip_prefix("artifact#").is_some_and(|n| n.parse::<u64>().is_ok());
+        if !numbered && !state.handles.contains(&h) {
+            state.handles.push(h);
+        }
+    }
+    let skip = state.handles.len().saturating_sub(512);
+    state.handles.drain(..skip);
+}
+
+/// `trustProvenance(state, transcript)` (issue 14): the host vouches for the provenance
+/// of a transcript its own store kept (one written before the state recorded
+/// summaries, or moved between stores): every summary row (id and text hash), every
+/// pinned row and every `artifact_ref` of `t` is listed in the returned state. Never for
+/// rows a user, a tool or a model could have written.
+pub fn vouch(state: &SessionState, t: &Transcript) -> SessionState {
+    let mut s = state.clone();
+    for m in &t.messages {
+        let p = &m.provenance;
+        if (p.summary_level.is_some() || p.transcript_role == TranscriptRole::CompactionSummary) && !s.summaries.iter().any(|x| x.id == m.id) {
+            s.summaries.push(SummaryMark { id: m.id.clone(), hash: summary_hash(m) });
+        }
+        if p.pinned && !s.pins.contains(&m.id) {
+            s.pins.push(m.id.clone());
+        }
+        if let Some(r) = &p.artifact_ref {
+            if !s.handles.contains(r) {
+                s.handles.push(r.clone());
+            }
+        }
+    }
+    s
+}
+
+/// `pin(state, messageId)` (Y-10, issue 14): the host confirms a pin. A row is pinned
+/// when it carries `pinned: true` and its id is in `state.pins`; rows marked in the input
+/// alone are not. Returns `false` when already listed. Errors: `invalid_state` for a
+/// blank id.
+pub fn pin(state: &mut SessionState, message_id: &str) -> crate::Result<bool> {
+    if message_id.trim().is_empty() {
+        return Err(crate::Error::new(crate::ErrorCode::InvalidState, "pin: messageId must not be blank"));
+    }
+    if state.pins.iter().any(|p| p == message_id) {
+        return Ok(false);
+    }
+    state.pins.push(message_id.to_string());
+    Ok(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn y2_issued_numbering_and_stamps_are_known_text_is_not() {
+        let state = SessionState { next_artifact: 5, ..SessionState::default() };
+        let k = KnownHandles::of(&[], ["host-handle-1"], &state);
+        assert!(k.knows("artifact#4") && k.knows("artifact#1") && k.knows("host-handle-1"));
+        assert!(!k.knows("artifact#5") && !k.knows("artifact#0") && !k.knows("artifact#7x"));
+    }
+}
