@@ -793,3 +793,44 @@ fn t4_imports_are_deterministic() {
     assert_eq!(imp(ImportKind::ClaudeCodeJsonl, &log), imp(ImportKind::ClaudeCodeJsonl, &log));
     let _ = formats::encode; // the module is used by the other tests
 }
+
+// ------------------------------------------------------------------ issue 12 fixes
+
+/// N-1/N-2 (issue 12): a string row opening with a `<system-reminder>` then the
+/// person's sentence is split: the reminder is injected context, the sentence stays
+/// conversational user text (so it is indexed and kept).
+#[test]
+fn n2_reminder_then_person_text_in_one_string_keeps_the_persons_text() {
+    let rows = vec![
+        user(json!("Rename foo")),
+        assistant("m1", json!([{ "type": "text", "text": "ok" }])),
+        user(json!("<system-reminder>The TodoWrite list is empty.</system-reminder>\nAlso: never run migrations against prod-db-7.")),
+        assistant("m2", json!([{ "type": "text", "text": "noted" }])),
+    ];
+    let r = imp(ImportKind::ClaudeCodeJsonl, &jsonl(&rows));
+    let m = msgs(&r.document);
+    let t = decode(Format::Anthropic, r.document.clone()).unwrap();
+    let roles: Vec<(String, TranscriptRole)> = t.messages.iter().zip(&m).map(|(x, v)| (text(v), x.provenance.transcript_role)).collect();
+    assert_eq!(roles[2], ("<system-reminder>The TodoWrite list is empty.</system-reminder>".into(), TranscriptRole::InjectedContext));
+    assert_eq!(roles[3], ("Also: never run migrations against prod-db-7.".into(), TranscriptRole::Conversational));
+    assert_eq!(roles.len(), 5);
+}
+
+/// N-1/N-2 (issue 12): a slash command's arguments are what the person typed; the
+/// command wrapper is injected context.
+#[test]
+fn n2_slash_command_args_are_the_persons_text() {
+    let rows = vec![
+        user(json!("<command-name>/review</command-name>\n<command-message>review</command-message>\n<command-args>Never touch prod</command-args>")),
+        assistant("m1", json!([{ "type": "text", "text": "ok" }])),
+        user(json!("<command-name>/clear</command-name>")),
+    ];
+    let r = imp(ImportKind::ClaudeCodeJsonl, &jsonl(&rows));
+    let m = msgs(&r.document);
+    let t = decode(Format::Anthropic, r.document.clone()).unwrap();
+    let roles: Vec<(String, TranscriptRole)> = t.messages.iter().zip(&m).map(|(x, v)| (text(v), x.provenance.transcript_role)).collect();
+    assert_eq!(roles[0].1, TranscriptRole::InjectedContext);
+    assert!(roles[0].0.starts_with("<command-name>/review</command-name>"), "{}", roles[0].0);
+    assert_eq!(roles[1], ("Never touch prod".into(), TranscriptRole::Conversational));
+    assert_eq!(roles.last().unwrap(), &("<command-name>/clear</command-name>".to_string(), TranscriptRole::InjectedContext), "no args: all injected");
+}

@@ -186,6 +186,40 @@ fn is_injected_text(b: &Value) -> bool {
         })
 }
 
+/// Splits a text that opens with harness tags (N-1/N-2, issue 12): the leading
+/// `<tag>...</tag>` segments are injected context, and what the person typed stays
+/// conversational: the text after the last leading segment, and the inner text of a
+/// `<command-args>` segment (the arguments of a slash command). Returns
+/// `(injected, typed)`; `None` when the text does not open with a tag or a leading tag
+/// is not closed (then the whole text is typed as before).
+fn split_injected(text: &str) -> Option<(String, Vec<String>)> {
+    let mut rest = text.trim_start();
+    INJECTED_TAGS.iter().find(|tag| rest.starts_with(**tag))?;
+    let mut injected = String::new();
+    let mut typed = Vec::new();
+    while let Some(tag) = INJECTED_TAGS.iter().find(|tag| rest.starts_with(**tag)) {
+        let name = tag.trim_start_matches('<').trim_end_matches('>');
+        let close = format!("</{name}>");
+        let end = rest.find(&close)?;
+        let whole = rest.get(..end + close.len())?;
+        if *tag == "<command-args>" {
+            let args = rest.get(tag.len()..end).unwrap_or("").trim();
+            if !args.is_empty() {
+                typed.push(args.to_string());
+            }
+        }
+        if !injected.is_empty() {
+            injected.push('\n');
+        }
+        injected.push_str(whole);
+        rest = rest.get(end + close.len()..).unwrap_or("").trim_start();
+    }
+    if !rest.trim().is_empty() {
+        typed.push(rest.trim_end().to_string());
+    }
+    Some((injected, typed))
+}
+
 /// Which thread a row belongs to: `None` = main thread, else the subagent key.
 fn subagent_key(row: &Value) -> Option<String> {
     if let Some(p) = row.get("parent_tool_use_id").and_then(Value::as_str) {
@@ -411,8 +445,17 @@ pub(super) fn import(text: &str, options: &ImportOptions, w: &mut Warnings) -> R
                 for b in blocks {
                     if b.get("type").and_then(Value::as_str) == Some("tool_result") {
                         results.push(b);
-                    } else if meta || is_injected_text(&b) {
+                    } else if meta {
                         thread.push_item(Item::Injected(vec![b]), no);
+                    } else if is_injected_text(&b) {
+                        match b.get("text").and_then(Value::as_str).and_then(split_injected) {
+                            Some((injected, typed)) if !typed.is_empty() => {
+                                thread.push_item(Item::Injected(vec![json!({ "type": "text", "text": injected })]), no);
+                                let typed: Vec<Value> = typed.into_iter().map(|t| json!({ "type": "text", "text": t })).collect();
+                                thread.push_item(Item::Conv(typed), no);
+                            }
+                            _ => thread.push_item(Item::Injected(vec![b]), no),
+                        }
                     } else {
                         thread.push_item(Item::Conv(vec![b]), no);
                     }
