@@ -834,3 +834,24 @@ fn n2_slash_command_args_are_the_persons_text() {
     assert_eq!(roles[1], ("Never touch prod".into(), TranscriptRole::Conversational));
     assert_eq!(roles.last().unwrap(), &("<command-name>/clear</command-name>".to_string(), TranscriptRole::InjectedContext), "no args: all injected");
 }
+
+/// N-2 (issue 12): the Agents SDK spelling `function_call_result` (`callId`, `output`
+/// object or string) is taken as the output of its call, normalised to
+/// `function_call_output` with a warning; before, import threw `unanswered_tool_call`.
+#[test]
+fn n2_codex_function_call_result_spelling_answers_its_call() {
+    for output in [json!("2 passed"), json!({ "type": "text", "text": "2 passed" })] {
+        let mut rows = codex_log(0);
+        rows.push(cx_msg("user", "input_text", "Run the tests"));
+        rows.push(cx("response_item", json!({ "type": "function_call", "name": "shell", "arguments": "{}", "call_id": "c1" })));
+        rows.push(cx("response_item", json!({ "type": "function_call_result", "name": "shell", "status": "completed", "callId": "c1", "output": output })));
+        rows.push(cx_msg("assistant", "output_text", "Tests pass."));
+        let r = imp(ImportKind::CodexRollout, &jsonl(&rows));
+        let items = msgs(&r.document);
+        let out = items.iter().find(|i| i["type"] == "function_call_output").expect("normalised output");
+        assert_eq!(out["call_id"], "c1");
+        assert_eq!(out["output"], "2 passed");
+        assert!(!codes(&r).contains(&"unanswered_call"), "{:?}", r.warnings);
+        assert!(codes(&r).contains(&"normalised_item"), "{:?}", r.warnings);
+    }
+}

@@ -202,7 +202,8 @@ pub struct ImportWarning {
     /// `bad_content`, `bad_block`, `duplicate_row`, `unknown_line_type`,
     /// `compact_boundary`, `attachment_not_imported`, `subagent_dropped`,
     /// `subagent_unattached`, `subagent_file`, `rewound_branch`, `orphan_result`, `unanswered_call`, `duplicate_call_id`,
-    /// `empty_message`, `orphan_observation`, `bad_turn`, `bad_entry`.
+    /// `empty_message`, `orphan_observation`, `bad_turn`, `bad_entry`, `normalised_item`,
+    /// `compact_boundary_without_summary`.
     pub code: &'static str,
     /// What was skipped or repaired, and why.
     pub message: String,
