@@ -855,3 +855,40 @@ fn n2_codex_function_call_result_spelling_answers_its_call() {
         assert!(codes(&r).contains(&"normalised_item"), "{:?}", r.warnings);
     }
 }
+
+/// Y-4 / N-2 (issue 12): a log ending at `compact_boundary` before its summary row
+/// keeps the rows before the boundary (with a warning) instead of importing
+/// `{messages: []}`; a boundary followed by its summary still drops them.
+#[test]
+fn n2_compact_boundary_without_summary_keeps_the_earlier_rows() {
+    let rows = vec![
+        user(json!("Migrate the users table, never on prod-db-7")),
+        assistant("m1", json!([{ "type": "text", "text": "Working on it." }])),
+        json!({ "type": "system", "subtype": "compact_boundary", "session_id": "s", "compact_metadata": { "trigger": "auto", "pre_tokens": 9 } }),
+    ];
+    let r = imp(ImportKind::ClaudeCodeJsonl, &jsonl(&rows));
+    let m = msgs(&r.document);
+    assert_eq!(m.len(), 2, "{m:?}");
+    assert_eq!(text(&m[0]), "Migrate the users table, never on prod-db-7");
+    let w = r.warnings.iter().find(|w| w.code == "compact_boundary_without_summary").expect("warning");
+    assert_eq!(w.line, Some(3));
+    assert!(!codes(&r).contains(&"compact_boundary"));
+    // a conversation row after the boundary, still no summary: all rows kept
+    let mut more = rows.clone();
+    more.push(user(json!("go on")));
+    let r = imp(ImportKind::ClaudeCodeJsonl, &jsonl(&more));
+    assert_eq!(msgs(&r.document).len(), 3);
+}
+
+/// N-2 (issue 12): an import that yields no message (here the only row is an orphan
+/// result the repair drops) fails `invalid_transcript`.
+#[test]
+fn n2_an_import_with_no_messages_is_invalid_transcript() {
+    let rows = vec![
+        json!({ "type": "system", "subtype": "init", "session_id": "s", "model": "m", "tools": [] }),
+        user(json!([tool_result("lost", "a result whose call is not in the log")])),
+        json!({ "type": "result", "subtype": "success", "session_id": "s" }),
+    ];
+    let e = import_with(ImportKind::ClaudeCodeJsonl, &jsonl(&rows), &ImportOptions::default()).expect_err("nothing to import");
+    assert_eq!(e.code, ErrorCode::InvalidTranscript, "{e}");
+}

@@ -68,6 +68,9 @@ struct Thread {
     /// Task tool results seen here: (`agentId` of toolUseResult, tool_use_id)
     agent_calls: Vec<(String, String)>,
     agent_id: Option<String>,
+    /// the thread as it was before a `compact_boundary` whose summary row has not come
+    /// yet: (line of the boundary, rows it would drop, the earlier thread)
+    before_boundary: Option<(usize, usize, Box<Thread>)>,
 }
 
 impl Thread {
@@ -149,11 +152,50 @@ impl Thread {
         self.last_assistant_id = id;
     }
 
-    fn reset(&mut self) -> usize {
+    /// A `compact_boundary` at `line`: a new thread starts, awaiting the log's summary;
+    /// the earlier one is kept until that summary comes (issue 12 item 3).
+    fn boundary(&mut self, line: usize) {
         let dropped = self.taken;
-        let agent_id = self.agent_id.take();
+        let agent_id = self.agent_id.clone();
+        let mut old = std::mem::take(self);
+        // a boundary right after another unsummarised one keeps the oldest rows
+        let earlier = old.before_boundary.take();
         *self = Thread { agent_id, awaiting_summary: true, ..Thread::default() };
-        dropped
+        self.before_boundary = Some(match earlier {
+            Some((_, n, mut first)) => {
+                first.rows.extend(std::mem::take(&mut old.rows));
+                first.group.extend(std::mem::take(&mut old.group));
+                first.taken += old.taken;
+                (line, n + dropped, first)
+            }
+            None => (line, dropped, Box::new(old)),
+        });
+    }
+
+    /// The log's summary came after the boundary: the earlier rows are dropped.
+    fn summarised(&mut self, w: &mut Warnings) {
+        if let Some((no, dropped, _)) = self.before_boundary.take() {
+            w.push(Some(no), "compact_boundary", format!("line {no}: Claude Code compacted the session here; the {dropped} earlier conversation row(s) are not imported and the transcript starts from its summary"));
+        }
+        self.awaiting_summary = false;
+    }
+
+    /// No summary row followed the boundary (a conversation row or the end of the log
+    /// came first): the earlier rows are kept, with a warning (issue 12 item 3).
+    fn unsummarised(&mut self, w: &mut Warnings) {
+        self.awaiting_summary = false;
+        let Some((no, dropped, earlier)) = self.before_boundary.take() else { return };
+        w.push(Some(no), "compact_boundary_without_summary", format!("line {no}: Claude Code compact_boundary with no summary row after it; the {dropped} earlier conversation row(s) are kept"));
+        let mut cur = std::mem::replace(self, *earlier);
+        self.rows.append(&mut cur.rows);
+        self.group.append(&mut cur.group);
+        self.taken += cur.taken;
+        self.usage.append(&mut cur.usage);
+        if cur.last_usage.is_some() {
+            self.last_usage = cur.last_usage;
+        }
+        self.agent_calls.append(&mut cur.agent_calls);
+        self.awaiting_summary = false;
     }
 
     fn usage(&self) -> Option<Usage> {
@@ -163,6 +205,7 @@ impl Thread {
     }
 
     fn finish(mut self, system: Option<&str>, w: &mut Warnings) -> Value {
+        self.unsummarised(w);
         self.flush();
         let messages = repair::anthropic(self.rows, w);
         let mut doc = Map::new();
@@ -423,24 +466,30 @@ pub(super) fn import(text: &str, options: &ImportOptions, w: &mut Warnings) -> R
                     conversation_rows += 1;
                 }
                 if ty == "assistant" {
+                    if thread.awaiting_summary {
+                        thread.unsummarised(w);
+                    }
                     thread.assistant(row, blocks, no);
                     continue;
                 }
                 let compact_summary = row.get("isCompactSummary").and_then(Value::as_bool) == Some(true)
                     || (thread.awaiting_summary && blocks.iter().any(|b| b.get("text").and_then(Value::as_str).is_some_and(|t| t.trim_start().starts_with(SUMMARY_OPENING))));
                 if compact_summary {
+                    thread.summarised(w);
                     thread.flush();
-                    thread.awaiting_summary = false;
                     thread.rows.push((json!({ "role": "user", "content": blocks, "summary_level": 1, "transcript_role": "compaction_summary" }), Some(no)));
                     continue;
                 }
-                thread.awaiting_summary = false;
+                let meta = row.get("isMeta").and_then(Value::as_bool) == Some(true) || row.get("isSynthetic").and_then(Value::as_bool) == Some(true);
+                // harness rows may sit between the boundary and its summary
+                if thread.awaiting_summary && !meta && !blocks.iter().all(is_injected_text) {
+                    thread.unsummarised(w);
+                }
                 if let Some(agent) = row.get("toolUseResult").or_else(|| row.get("tool_use_result")).and_then(|r| r.get("agentId")).and_then(Value::as_str) {
                     if let Some(call) = blocks.iter().find(|b| b.get("type").and_then(Value::as_str) == Some("tool_result")).and_then(|b| b.get("tool_use_id")).and_then(Value::as_str) {
                         thread.agent_calls.push((agent.to_string(), call.to_string()));
                     }
                 }
-                let meta = row.get("isMeta").and_then(Value::as_bool) == Some(true) || row.get("isSynthetic").and_then(Value::as_bool) == Some(true);
                 let mut results = Vec::new();
                 for b in blocks {
                     if b.get("type").and_then(Value::as_str) == Some("tool_result") {
@@ -466,14 +515,7 @@ pub(super) fn import(text: &str, options: &ImportOptions, w: &mut Warnings) -> R
             }
             "system" => match row.get("subtype").and_then(Value::as_str) {
                 Some("init") if key.is_none() && system.is_none() => system = Some(init_prompt(row)),
-                Some("compact_boundary") => {
-                    let dropped = thread.reset();
-                    w.push(
-                        Some(no),
-                        "compact_boundary",
-                        format!("line {no}: Claude Code compacted the session here; the {dropped} earlier conversation row(s) are not imported and the transcript starts from its summary"),
-                    );
-                }
+                Some("compact_boundary") => thread.boundary(no),
                 _ => {}
             },
             "attachment" => {
@@ -524,6 +566,7 @@ pub(super) fn import(text: &str, options: &ImportOptions, w: &mut Warnings) -> R
     if conversation_rows == 0 && main.rows.is_empty() && main.group.is_empty() {
         return Err(Error::invalid(format!("Claude Code log: no valid `user` or `assistant` rows in the main thread ({} JSON rows read)", lines.len())));
     }
+    main.unsummarised(w);
     let usage = main.usage();
     let agent_calls = std::mem::take(&mut main.agent_calls);
     let document = main.finish(system.as_deref(), w);

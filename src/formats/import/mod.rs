@@ -335,7 +335,7 @@ pub fn import(kind: ImportKind, text: &str) -> Result<(Format, Value)> {
 /// the recorded usage. The document passes [`super::validate_pairing`] in its format.
 ///
 /// Errors: `invalid_transcript` when nothing valid remains (no JSON at all, no
-/// conversation rows), naming what was found; the code of the pairing validator
+/// conversation rows, or no message left in the document), naming what was found; the code of the pairing validator
 /// (`unpaired_tool_result`, `unanswered_tool_call`, `duplicate_tool_call_id`) if a
 /// repair rule missed a case (a bug, never expected).
 pub fn import_with(kind: ImportKind, text: &str, options: &ImportOptions) -> Result<Imported> {
@@ -348,6 +348,10 @@ pub fn import_with(kind: ImportKind, text: &str, options: &ImportOptions) -> Res
         ImportKind::Glaive => glaive::import(text, &mut w)?,
     };
     let format = kind.format();
+    let empty = out.document.get("messages").or_else(|| out.document.get("input")).and_then(Value::as_array).is_some_and(|m| m.is_empty());
+    if empty {
+        return Err(Error::invalid(format!("{} log: the import yields no messages", kind.name())));
+    }
     check_valid(format, &out.document, "the imported document")?;
     for s in &out.subagents {
         check_valid(s.format, &s.document, "a subagent document")?;
