@@ -892,3 +892,23 @@ fn n2_an_import_with_no_messages_is_invalid_transcript() {
     let e = import_with(ImportKind::ClaudeCodeJsonl, &jsonl(&rows), &ImportOptions::default()).expect_err("nothing to import");
     assert_eq!(e.code, ErrorCode::InvalidTranscript, "{e}");
 }
+
+/// N-3 (issue 12): media parts are told apart by their keys, not their type name: an
+/// AI SDK image part (`image`) is not Anthropic, an OpenAI Chat file part (`file`
+/// object) is not AI SDK; a part that fits none is `unknown_format` with a hint.
+#[test]
+fn n3_media_parts_are_detected_by_their_keys() {
+    let text = json!({ "type": "text", "text": "hi" });
+    let doc = |part: Value| json!([{ "role": "user", "content": [text.clone(), part] }]);
+    assert_eq!(detect(&doc(json!({ "type": "image", "image": "AA" }))).unwrap(), Format::AiSdk);
+    assert_eq!(detect(&doc(json!({ "type": "image", "source": { "type": "base64", "media_type": "image/png", "data": "AA" } }))).unwrap(), Format::Anthropic);
+    assert_eq!(detect(&doc(json!({ "type": "file", "data": "AA", "mediaType": "application/pdf" }))).unwrap(), Format::AiSdk);
+    assert_eq!(detect(&doc(json!({ "type": "file", "file": { "file_id": "f" } }))).unwrap(), Format::OpenaiChat);
+    for part in [json!({ "type": "image", "url": "x" }), json!({ "type": "file", "name": "x" })] {
+        let d = doc(part);
+        let e = detect(&d).unwrap_err();
+        assert_eq!(e.code, ErrorCode::UnknownFormat);
+        assert!(e.message.contains("matches no format"), "{}", e.message);
+        assert_eq!(detect_text(&d.to_string()).unwrap_err().code, ErrorCode::UnknownFormat);
+    }
+}
