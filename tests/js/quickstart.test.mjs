@@ -120,7 +120,7 @@ test('j1_quickstart_bundler_browser_build_with_init', async () => {
 
 test('j1_readme_quick_start_snippets_are_the_tested_files', async () => {
   const readme = await readFile(join(root, 'README.md'), 'utf8')
-  for (const f of ['deno.mjs', 'worker.mjs']) {
+  for (const f of ['node.mjs', 'deno.mjs', 'worker.mjs']) {
     const body = (await readFile(join(root, 'examples/quickstart', f), 'utf8')).trim()
     assert.ok(readme.includes(body), `README shows examples/quickstart/${f} as it is`)
   }
