@@ -793,3 +793,122 @@ fn t4_imports_are_deterministic() {
     assert_eq!(imp(ImportKind::ClaudeCodeJsonl, &log), imp(ImportKind::ClaudeCodeJsonl, &log));
     let _ = formats::encode; // the module is used by the other tests
 }
+
+// ------------------------------------------------------------------ issue 12 fixes
+
+/// N-1/N-2 (issue 12): a string row opening with a `<system-reminder>` then the
+/// person's sentence is split: the reminder is injected context, the sentence stays
+/// conversational user text (so it is indexed and kept).
+#[test]
+fn n2_reminder_then_person_text_in_one_string_keeps_the_persons_text() {
+    let rows = vec![
+        user(json!("Rename foo")),
+        assistant("m1", json!([{ "type": "text", "text": "ok" }])),
+        user(json!("<system-reminder>The TodoWrite list is empty.</system-reminder>\nAlso: never run migrations against prod-db-7.")),
+        assistant("m2", json!([{ "type": "text", "text": "noted" }])),
+    ];
+    let r = imp(ImportKind::ClaudeCodeJsonl, &jsonl(&rows));
+    let m = msgs(&r.document);
+    let t = decode(Format::Anthropic, r.document.clone()).unwrap();
+    let roles: Vec<(String, TranscriptRole)> = t.messages.iter().zip(&m).map(|(x, v)| (text(v), x.provenance.transcript_role)).collect();
+    assert_eq!(roles[2], ("<system-reminder>The TodoWrite list is empty.</system-reminder>".into(), TranscriptRole::InjectedContext));
+    assert_eq!(roles[3], ("Also: never run migrations against prod-db-7.".into(), TranscriptRole::Conversational));
+    assert_eq!(roles.len(), 5);
+}
+
+/// N-1/N-2 (issue 12): a slash command's arguments are what the person typed; the
+/// command wrapper is injected context.
+#[test]
+fn n2_slash_command_args_are_the_persons_text() {
+    let rows = vec![
+        user(json!("<command-name>/review</command-name>\n<command-message>review</command-message>\n<command-args>Never touch prod</command-args>")),
+        assistant("m1", json!([{ "type": "text", "text": "ok" }])),
+        user(json!("<command-name>/clear</command-name>")),
+    ];
+    let r = imp(ImportKind::ClaudeCodeJsonl, &jsonl(&rows));
+    let m = msgs(&r.document);
+    let t = decode(Format::Anthropic, r.document.clone()).unwrap();
+    let roles: Vec<(String, TranscriptRole)> = t.messages.iter().zip(&m).map(|(x, v)| (text(v), x.provenance.transcript_role)).collect();
+    assert_eq!(roles[0].1, TranscriptRole::InjectedContext);
+    assert!(roles[0].0.starts_with("<command-name>/review</command-name>"), "{}", roles[0].0);
+    assert_eq!(roles[1], ("Never touch prod".into(), TranscriptRole::Conversational));
+    assert_eq!(roles.last().unwrap(), &("<command-name>/clear</command-name>".to_string(), TranscriptRole::InjectedContext), "no args: all injected");
+}
+
+/// N-2 (issue 12): the Agents SDK spelling `function_call_result` (`callId`, `output`
+/// object or string) is taken as the output of its call, normalised to
+/// `function_call_output` with a warning; before, import threw `unanswered_tool_call`.
+#[test]
+fn n2_codex_function_call_result_spelling_answers_its_call() {
+    for output in [json!("2 passed"), json!({ "type": "text", "text": "2 passed" })] {
+        let mut rows = codex_log(0);
+        rows.push(cx_msg("user", "input_text", "Run the tests"));
+        rows.push(cx("response_item", json!({ "type": "function_call", "name": "shell", "arguments": "{}", "call_id": "c1" })));
+        rows.push(cx("response_item", json!({ "type": "function_call_result", "name": "shell", "status": "completed", "callId": "c1", "output": output })));
+        rows.push(cx_msg("assistant", "output_text", "Tests pass."));
+        let r = imp(ImportKind::CodexRollout, &jsonl(&rows));
+        let items = msgs(&r.document);
+        let out = items.iter().find(|i| i["type"] == "function_call_output").expect("normalised output");
+        assert_eq!(out["call_id"], "c1");
+        assert_eq!(out["output"], "2 passed");
+        assert!(!codes(&r).contains(&"unanswered_call"), "{:?}", r.warnings);
+        assert!(codes(&r).contains(&"normalised_item"), "{:?}", r.warnings);
+    }
+}
+
+/// Y-4 / N-2 (issue 12): a log ending at `compact_boundary` before its summary row
+/// keeps the rows before the boundary (with a warning) instead of importing
+/// `{messages: []}`; a boundary followed by its summary still drops them.
+#[test]
+fn n2_compact_boundary_without_summary_keeps_the_earlier_rows() {
+    let rows = vec![
+        user(json!("Migrate the users table, never on prod-db-7")),
+        assistant("m1", json!([{ "type": "text", "text": "Working on it." }])),
+        json!({ "type": "system", "subtype": "compact_boundary", "session_id": "s", "compact_metadata": { "trigger": "auto", "pre_tokens": 9 } }),
+    ];
+    let r = imp(ImportKind::ClaudeCodeJsonl, &jsonl(&rows));
+    let m = msgs(&r.document);
+    assert_eq!(m.len(), 2, "{m:?}");
+    assert_eq!(text(&m[0]), "Migrate the users table, never on prod-db-7");
+    let w = r.warnings.iter().find(|w| w.code == "compact_boundary_without_summary").expect("warning");
+    assert_eq!(w.line, Some(3));
+    assert!(!codes(&r).contains(&"compact_boundary"));
+    // a conversation row after the boundary, still no summary: all rows kept
+    let mut more = rows.clone();
+    more.push(user(json!("go on")));
+    let r = imp(ImportKind::ClaudeCodeJsonl, &jsonl(&more));
+    assert_eq!(msgs(&r.document).len(), 3);
+}
+
+/// N-2 (issue 12): an import that yields no message (here the only row is an orphan
+/// result the repair drops) fails `invalid_transcript`.
+#[test]
+fn n2_an_import_with_no_messages_is_invalid_transcript() {
+    let rows = vec![
+        json!({ "type": "system", "subtype": "init", "session_id": "s", "model": "m", "tools": [] }),
+        user(json!([tool_result("lost", "a result whose call is not in the log")])),
+        json!({ "type": "result", "subtype": "success", "session_id": "s" }),
+    ];
+    let e = import_with(ImportKind::ClaudeCodeJsonl, &jsonl(&rows), &ImportOptions::default()).expect_err("nothing to import");
+    assert_eq!(e.code, ErrorCode::InvalidTranscript, "{e}");
+}
+
+/// N-3 (issue 12): media parts are told apart by their keys, not their type name: an
+/// AI SDK image part (`image`) is not Anthropic, an OpenAI Chat file part (`file`
+/// object) is not AI SDK; a part that fits none is `unknown_format` with a hint.
+#[test]
+fn n3_media_parts_are_detected_by_their_keys() {
+    let text = json!({ "type": "text", "text": "hi" });
+    let doc = |part: Value| json!([{ "role": "user", "content": [text.clone(), part] }]);
+    assert_eq!(detect(&doc(json!({ "type": "image", "image": "AA" }))).unwrap(), Format::AiSdk);
+    assert_eq!(detect(&doc(json!({ "type": "image", "source": { "type": "base64", "media_type": "image/png", "data": "AA" } }))).unwrap(), Format::Anthropic);
+    assert_eq!(detect(&doc(json!({ "type": "file", "data": "AA", "mediaType": "application/pdf" }))).unwrap(), Format::AiSdk);
+    assert_eq!(detect(&doc(json!({ "type": "file", "file": { "file_id": "f" } }))).unwrap(), Format::OpenaiChat);
+    for part in [json!({ "type": "image", "url": "x" }), json!({ "type": "file", "name": "x" })] {
+        let d = doc(part);
+        let e = detect(&d).unwrap_err();
+        assert_eq!(e.code, ErrorCode::UnknownFormat);
+        assert!(e.message.contains("matches no format"), "{}", e.message);
+        assert_eq!(detect_text(&d.to_string()).unwrap_err().code, ErrorCode::UnknownFormat);
+    }
+}

@@ -259,6 +259,7 @@ fn check_items<V: std::borrow::Borrow<Value>>(format: Format, items: impl Iterat
 /// The messages' votes (see [`detect`]).
 fn detect_items<V: std::borrow::Borrow<Value>>(items: impl Iterator<Item = Result<V>>) -> Result<Format> {
     let mut votes: Vec<Format> = Vec::new();
+    let mut unread: Option<String> = None;
     let mut fit = Fit::default();
     for (at, m) in items.enumerate() {
         let m = m?;
@@ -284,10 +285,22 @@ fn detect_items<V: std::borrow::Borrow<Value>>(items: impl Iterator<Item = Resul
                     match b.get("type").and_then(Value::as_str) {
                         Some("tool_call") if b.get("arguments").is_some() => votes.push(Format::Canonical),
                         Some("tool_result") if b.get("call_id").is_some() => votes.push(Format::Canonical),
-                        Some("tool_use" | "tool_result" | "thinking" | "redacted_thinking" | "image" | "document") if b.get("toolCallId").is_none() => votes.push(Format::Anthropic),
+                        // media parts share type names across formats: their keys tell
+                        // them apart (N-3, issue 12): Anthropic `source`, AI SDK
+                        // `image` / `data`, OpenAI Chat `file`
+                        Some(t @ ("image" | "document" | "file")) => match media_part_format(t, b) {
+                            Some(f) => votes.push(f),
+                            None => {
+                                if unread.is_none() {
+                                    let keys: Vec<&str> = b.as_object().map(|o| o.keys().map(String::as_str).collect()).unwrap_or_default();
+                                    unread = Some(format!("message {at}: a {t:?} content part with keys [{}] matches no format's {t:?} part (Anthropic: `source` object; AI SDK: `image` or `data`; OpenAI Chat file: `file` object); pass the format explicitly", keys.join(", ")));
+                                }
+                            }
+                        },
+                        Some("tool_use" | "tool_result" | "thinking" | "redacted_thinking") if b.get("toolCallId").is_none() => votes.push(Format::Anthropic),
                         Some("image_url" | "input_audio") => votes.push(Format::OpenaiChat),
                         Some("input_text" | "output_text" | "input_image") => votes.push(Format::OpenaiResponses),
-                        Some("tool-call" | "tool-result" | "tool-approval-request" | "tool-approval-response" | "reasoning" | "file") => votes.push(Format::AiSdk),
+                        Some("tool-call" | "tool-result" | "tool-approval-request" | "tool-approval-response" | "reasoning") => votes.push(Format::AiSdk),
                         _ => {}
                     }
                 }
@@ -298,9 +311,35 @@ fn detect_items<V: std::borrow::Borrow<Value>>(items: impl Iterator<Item = Resul
     }
     crate::sorted::sort_by(&mut votes, |a, b| a.name().cmp(b.name()));
     votes.dedup();
+    if let Some(why) = unread {
+        return Err(Error::new(ErrorCode::UnknownFormat, format!("unknown format: {why}")));
+    }
     match votes.as_slice() {
         [f] => fit.check(*f),
         [] => Err(Error::new(ErrorCode::UnknownFormat, "ambiguous format: plain text messages fit several formats; pass the format explicitly (e.g. openai-chat)")),
         many => Err(Error::new(ErrorCode::UnknownFormat, format!("ambiguous format: the messages mix shapes of {}; pass the format explicitly", many.iter().map(|f| f.name()).collect::<Vec<_>>().join(", ")))),
+    }
+}
+
+/// The format an `image` / `document` / `file` content part belongs to, by its keys
+/// (N-3, issue 12): Anthropic image/document blocks carry a `source` object; AI SDK
+/// image parts an `image` value and file parts `data`; an OpenAI Chat file part a
+/// `file` object. `None` when the keys fit none of them or more than one.
+fn media_part_format(ty: &str, b: &Value) -> Option<Format> {
+    if b.get("toolCallId").is_some() {
+        return None;
+    }
+    let source = b.get("source").is_some_and(Value::is_object);
+    let sdk = match ty {
+        "image" => b.get("image").is_some_and(|v| !v.is_null()),
+        "file" => b.get("data").is_some_and(|v| !v.is_null()),
+        _ => false,
+    };
+    let chat_file = ty == "file" && b.get("file").is_some_and(Value::is_object);
+    match (source && ty != "file", sdk, chat_file) {
+        (true, false, false) => Some(Format::Anthropic),
+        (false, true, false) => Some(Format::AiSdk),
+        (false, false, true) => Some(Format::OpenaiChat),
+        _ => None,
     }
 }

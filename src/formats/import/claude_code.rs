@@ -68,6 +68,9 @@ struct Thread {
     /// Task tool results seen here: (`agentId` of toolUseResult, tool_use_id)
     agent_calls: Vec<(String, String)>,
     agent_id: Option<String>,
+    /// the thread as it was before a `compact_boundary` whose summary row has not come
+    /// yet: (line of the boundary, rows it would drop, the earlier thread)
+    before_boundary: Option<(usize, usize, Box<Thread>)>,
 }
 
 impl Thread {
@@ -149,11 +152,50 @@ impl Thread {
         self.last_assistant_id = id;
     }
 
-    fn reset(&mut self) -> usize {
+    /// A `compact_boundary` at `line`: a new thread starts, awaiting the log's summary;
+    /// the earlier one is kept until that summary comes (issue 12 item 3).
+    fn boundary(&mut self, line: usize) {
         let dropped = self.taken;
-        let agent_id = self.agent_id.take();
+        let agent_id = self.agent_id.clone();
+        let mut old = std::mem::take(self);
+        // a boundary right after another unsummarised one keeps the oldest rows
+        let earlier = old.before_boundary.take();
         *self = Thread { agent_id, awaiting_summary: true, ..Thread::default() };
-        dropped
+        self.before_boundary = Some(match earlier {
+            Some((_, n, mut first)) => {
+                first.rows.extend(std::mem::take(&mut old.rows));
+                first.group.extend(std::mem::take(&mut old.group));
+                first.taken += old.taken;
+                (line, n + dropped, first)
+            }
+            None => (line, dropped, Box::new(old)),
+        });
+    }
+
+    /// The log's summary came after the boundary: the earlier rows are dropped.
+    fn summarised(&mut self, w: &mut Warnings) {
+        if let Some((no, dropped, _)) = self.before_boundary.take() {
+            w.push(Some(no), "compact_boundary", format!("line {no}: Claude Code compacted the session here; the {dropped} earlier conversation row(s) are not imported and the transcript starts from its summary"));
+        }
+        self.awaiting_summary = false;
+    }
+
+    /// No summary row followed the boundary (a conversation row or the end of the log
+    /// came first): the earlier rows are kept, with a warning (issue 12 item 3).
+    fn unsummarised(&mut self, w: &mut Warnings) {
+        self.awaiting_summary = false;
+        let Some((no, dropped, earlier)) = self.before_boundary.take() else { return };
+        w.push(Some(no), "compact_boundary_without_summary", format!("line {no}: Claude Code compact_boundary with no summary row after it; the {dropped} earlier conversation row(s) are kept"));
+        let mut cur = std::mem::replace(self, *earlier);
+        self.rows.append(&mut cur.rows);
+        self.group.append(&mut cur.group);
+        self.taken += cur.taken;
+        self.usage.append(&mut cur.usage);
+        if cur.last_usage.is_some() {
+            self.last_usage = cur.last_usage;
+        }
+        self.agent_calls.append(&mut cur.agent_calls);
+        self.awaiting_summary = false;
     }
 
     fn usage(&self) -> Option<Usage> {
@@ -163,6 +205,7 @@ impl Thread {
     }
 
     fn finish(mut self, system: Option<&str>, w: &mut Warnings) -> Value {
+        self.unsummarised(w);
         self.flush();
         let messages = repair::anthropic(self.rows, w);
         let mut doc = Map::new();
@@ -184,6 +227,40 @@ fn is_injected_text(b: &Value) -> bool {
             let t = t.trim_start();
             INJECTED_TAGS.iter().any(|tag| t.starts_with(tag))
         })
+}
+
+/// Splits a text that opens with harness tags (N-1/N-2, issue 12): the leading
+/// `<tag>...</tag>` segments are injected context, and what the person typed stays
+/// conversational: the text after the last leading segment, and the inner text of a
+/// `<command-args>` segment (the arguments of a slash command). Returns
+/// `(injected, typed)`; `None` when the text does not open with a tag or a leading tag
+/// is not closed (then the whole text is typed as before).
+fn split_injected(text: &str) -> Option<(String, Vec<String>)> {
+    let mut rest = text.trim_start();
+    INJECTED_TAGS.iter().find(|tag| rest.starts_with(**tag))?;
+    let mut injected = String::new();
+    let mut typed = Vec::new();
+    while let Some(tag) = INJECTED_TAGS.iter().find(|tag| rest.starts_with(**tag)) {
+        let name = tag.trim_start_matches('<').trim_end_matches('>');
+        let close = format!("</{name}>");
+        let end = rest.find(&close)?;
+        let whole = rest.get(..end + close.len())?;
+        if *tag == "<command-args>" {
+            let args = rest.get(tag.len()..end).unwrap_or("").trim();
+            if !args.is_empty() {
+                typed.push(args.to_string());
+            }
+        }
+        if !injected.is_empty() {
+            injected.push('\n');
+        }
+        injected.push_str(whole);
+        rest = rest.get(end + close.len()..).unwrap_or("").trim_start();
+    }
+    if !rest.trim().is_empty() {
+        typed.push(rest.trim_end().to_string());
+    }
+    Some((injected, typed))
 }
 
 /// Which thread a row belongs to: `None` = main thread, else the subagent key.
@@ -389,30 +466,45 @@ pub(super) fn import(text: &str, options: &ImportOptions, w: &mut Warnings) -> R
                     conversation_rows += 1;
                 }
                 if ty == "assistant" {
+                    if thread.awaiting_summary {
+                        thread.unsummarised(w);
+                    }
                     thread.assistant(row, blocks, no);
                     continue;
                 }
                 let compact_summary = row.get("isCompactSummary").and_then(Value::as_bool) == Some(true)
                     || (thread.awaiting_summary && blocks.iter().any(|b| b.get("text").and_then(Value::as_str).is_some_and(|t| t.trim_start().starts_with(SUMMARY_OPENING))));
                 if compact_summary {
+                    thread.summarised(w);
                     thread.flush();
-                    thread.awaiting_summary = false;
                     thread.rows.push((json!({ "role": "user", "content": blocks, "summary_level": 1, "transcript_role": "compaction_summary" }), Some(no)));
                     continue;
                 }
-                thread.awaiting_summary = false;
+                let meta = row.get("isMeta").and_then(Value::as_bool) == Some(true) || row.get("isSynthetic").and_then(Value::as_bool) == Some(true);
+                // harness rows may sit between the boundary and its summary
+                if thread.awaiting_summary && !meta && !blocks.iter().all(is_injected_text) {
+                    thread.unsummarised(w);
+                }
                 if let Some(agent) = row.get("toolUseResult").or_else(|| row.get("tool_use_result")).and_then(|r| r.get("agentId")).and_then(Value::as_str) {
                     if let Some(call) = blocks.iter().find(|b| b.get("type").and_then(Value::as_str) == Some("tool_result")).and_then(|b| b.get("tool_use_id")).and_then(Value::as_str) {
                         thread.agent_calls.push((agent.to_string(), call.to_string()));
                     }
                 }
-                let meta = row.get("isMeta").and_then(Value::as_bool) == Some(true) || row.get("isSynthetic").and_then(Value::as_bool) == Some(true);
                 let mut results = Vec::new();
                 for b in blocks {
                     if b.get("type").and_then(Value::as_str) == Some("tool_result") {
                         results.push(b);
-                    } else if meta || is_injected_text(&b) {
+                    } else if meta {
                         thread.push_item(Item::Injected(vec![b]), no);
+                    } else if is_injected_text(&b) {
+                        match b.get("text").and_then(Value::as_str).and_then(split_injected) {
+                            Some((injected, typed)) if !typed.is_empty() => {
+                                thread.push_item(Item::Injected(vec![json!({ "type": "text", "text": injected })]), no);
+                                let typed: Vec<Value> = typed.into_iter().map(|t| json!({ "type": "text", "text": t })).collect();
+                                thread.push_item(Item::Conv(typed), no);
+                            }
+                            _ => thread.push_item(Item::Injected(vec![b]), no),
+                        }
                     } else {
                         thread.push_item(Item::Conv(vec![b]), no);
                     }
@@ -423,14 +515,7 @@ pub(super) fn import(text: &str, options: &ImportOptions, w: &mut Warnings) -> R
             }
             "system" => match row.get("subtype").and_then(Value::as_str) {
                 Some("init") if key.is_none() && system.is_none() => system = Some(init_prompt(row)),
-                Some("compact_boundary") => {
-                    let dropped = thread.reset();
-                    w.push(
-                        Some(no),
-                        "compact_boundary",
-                        format!("line {no}: Claude Code compacted the session here; the {dropped} earlier conversation row(s) are not imported and the transcript starts from its summary"),
-                    );
-                }
+                Some("compact_boundary") => thread.boundary(no),
                 _ => {}
             },
             "attachment" => {
@@ -481,6 +566,7 @@ pub(super) fn import(text: &str, options: &ImportOptions, w: &mut Warnings) -> R
     if conversation_rows == 0 && main.rows.is_empty() && main.group.is_empty() {
         return Err(Error::invalid(format!("Claude Code log: no valid `user` or `assistant` rows in the main thread ({} JSON rows read)", lines.len())));
     }
+    main.unsummarised(w);
     let usage = main.usage();
     let agent_calls = std::mem::take(&mut main.agent_calls);
     let document = main.finish(system.as_deref(), w);

@@ -16,6 +16,7 @@ pub(super) fn is_item_type(t: &str) -> bool {
             | "reasoning"
             | "function_call"
             | "function_call_output"
+            | "function_call_result"
             | "custom_tool_call"
             | "custom_tool_call_output"
             | "local_shell_call"
@@ -144,6 +145,20 @@ pub(super) fn import(text: &str, w: &mut Warnings) -> Result<Output> {
                     w.push(Some(no), "bad_content", format!("line {no}: response_item payload is not an object, skipped"));
                     continue;
                 }
+                let payload = if t == "function_call_result" {
+                    match normalise_call_result(&payload) {
+                        Some(item) => {
+                            w.push(Some(no), "normalised_item", format!("line {no}: `function_call_result` (Agents SDK spelling) read as the `function_call_output` of its call"));
+                            item
+                        }
+                        None => {
+                            w.push(Some(no), "bad_content", format!("line {no}: function_call_result item without a string `call_id`/`callId`, skipped"));
+                            continue;
+                        }
+                    }
+                } else {
+                    payload
+                };
                 if let Err(why) = check_item(&payload) {
                     w.push(Some(no), "bad_content", format!("line {no}: {why}, skipped"));
                     continue;
@@ -226,4 +241,23 @@ pub(super) fn import(text: &str, w: &mut Warnings) -> Result<Output> {
 
 fn summary_item(summary: &str) -> Value {
     json!({ "type": "message", "role": "user", "content": [{ "type": "input_text", "text": summary }], "summary_level": 1, "transcript_role": "compaction_summary" })
+}
+
+/// The Agents SDK spelling of a tool output (LOG-FORMATS 3: `function_call_result`
+/// {name, status, output, callId/call_id}) as a Responses `function_call_output`
+/// (N-2, issue 12): `output` kept when a string, the text of an `{type:"text", text}`
+/// object or a list of such parts, else its JSON text. `None` without a call id.
+fn normalise_call_result(item: &Value) -> Option<Value> {
+    let id = item.get("call_id").or_else(|| item.get("callId")).and_then(Value::as_str)?;
+    let output = match item.get("output") {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Null) | None => String::new(),
+        Some(o @ Value::Object(_)) => o.get("text").and_then(Value::as_str).map(str::to_string).unwrap_or_else(|| o.to_string()),
+        Some(Value::Array(parts)) => {
+            let texts: Vec<&str> = parts.iter().filter_map(|p| p.get("text").and_then(Value::as_str)).collect();
+            if texts.len() == parts.len() { texts.join("\n") } else { Value::Array(parts.clone()).to_string() }
+        }
+        Some(other) => other.to_string(),
+    };
+    Some(json!({ "type": "function_call_output", "call_id": id, "output": output }))
 }

@@ -202,7 +202,8 @@ pub struct ImportWarning {
     /// `bad_content`, `bad_block`, `duplicate_row`, `unknown_line_type`,
     /// `compact_boundary`, `attachment_not_imported`, `subagent_dropped`,
     /// `subagent_unattached`, `subagent_file`, `rewound_branch`, `orphan_result`, `unanswered_call`, `duplicate_call_id`,
-    /// `empty_message`, `orphan_observation`, `bad_turn`, `bad_entry`.
+    /// `empty_message`, `orphan_observation`, `bad_turn`, `bad_entry`, `normalised_item`,
+    /// `compact_boundary_without_summary`.
     pub code: &'static str,
     /// What was skipped or repaired, and why.
     pub message: String,
@@ -334,7 +335,7 @@ pub fn import(kind: ImportKind, text: &str) -> Result<(Format, Value)> {
 /// the recorded usage. The document passes [`super::validate_pairing`] in its format.
 ///
 /// Errors: `invalid_transcript` when nothing valid remains (no JSON at all, no
-/// conversation rows), naming what was found; the code of the pairing validator
+/// conversation rows, or no message left in the document), naming what was found; the code of the pairing validator
 /// (`unpaired_tool_result`, `unanswered_tool_call`, `duplicate_tool_call_id`) if a
 /// repair rule missed a case (a bug, never expected).
 pub fn import_with(kind: ImportKind, text: &str, options: &ImportOptions) -> Result<Imported> {
@@ -347,6 +348,10 @@ pub fn import_with(kind: ImportKind, text: &str, options: &ImportOptions) -> Res
         ImportKind::Glaive => glaive::import(text, &mut w)?,
     };
     let format = kind.format();
+    let empty = out.document.get("messages").or_else(|| out.document.get("input")).and_then(Value::as_array).is_some_and(|m| m.is_empty());
+    if empty {
+        return Err(Error::invalid(format!("{} log: the import yields no messages", kind.name())));
+    }
     check_valid(format, &out.document, "the imported document")?;
     for s in &out.subagents {
         check_valid(s.format, &s.document, "a subagent document")?;
