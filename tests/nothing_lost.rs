@@ -674,3 +674,29 @@ fn s5_a_selection_failure_warns_once() {
     }
 }
 
+
+#[test]
+fn n1_projection_off_says_which_user_texts_are_kept_whole_nowhere() {
+    // 30 long user messages at a small window: the floor clips or only names most of them
+    let mut doc = vec![json!({ "role": "system", "content": "sys" })];
+    for i in 0..30 {
+        doc.push(json!({ "role": "user", "content": format!("Message {i} start. {} Tail {i} secret TAILSECRET{i}.", "lorem ipsum dolor ".repeat(60)) }));
+        doc.push(json!({ "role": "assistant", "content": "ok" }));
+    }
+    let doc = Value::Array(doc);
+    let warned = |o: &Outcome| o.events.iter().find(|e| e.kind == "warning" && e.data["code"] == "user_text_not_kept").map(|e| e.data.clone());
+    let off = Config::from_options(&json!({ "profile": "default", "contextWindow": 8000, "projectMemory": false })).unwrap();
+    let o = run(Format::OpenaiChat, &doc, off, SessionState::default(), true);
+    assert_eq!(o.status, "compacted", "{}", o.reason);
+    let w = warned(&o).expect("a user_text_not_kept warning when projection is off");
+    let ids = w["messageIds"].as_array().expect("messageIds");
+    assert!(!ids.is_empty());
+    let src = source(Format::OpenaiChat, &doc);
+    for id in ids {
+        assert!(src.messages.iter().any(|m| m.id == id.as_str().unwrap_or("")), "names a source message: {id}");
+    }
+    // with projection on, those texts are whole in memory: no warning
+    let o = run(Format::OpenaiChat, &doc, opts("default", 8000), SessionState::default(), true);
+    assert_eq!(o.status, "compacted", "{}", o.reason);
+    assert!(warned(&o).is_none());
+}

@@ -100,6 +100,15 @@ impl Job {
                 self.memory = None;
                 return self.done("failed", format!("invalid_rewrite: {}", e.message), Some(e));
             }
+        } else if !clipped.is_empty() {
+            // N-1 with `projectMemory: false`: no records keep whole what the summary clipped
+            // or only named, so the loss is said, never silent
+            let ids: Vec<&str> = clipped.iter().map(|c| c.message_id.as_str()).collect();
+            let message = format!(
+                "{} user text blocks were clipped or only named in the summary and, with projectMemory off, are kept whole nowhere",
+                ids.len()
+            );
+            self.events.push(event("warning", json!({ "code": "user_text_not_kept", "message": message, "messageIds": ids })));
         }
         if self.confirm_memory && !self.memory_accepted {
             self.phase = Phase::AwaitProject;
