@@ -3,7 +3,7 @@
 //! target, or its own trigger decided: no summary call) or go on to summarize with the
 //! cleared rows kept (E-1 order: clear, then summarize, then roll up).
 
-use super::{ArtifactItem, Job, Outcome, Phase, Rewrite, Step};
+use super::{ArtifactItem, Job, Phase, Rewrite, Step};
 use crate::clear::{apply, candidates, plan, Cleared};
 use crate::editing::CLEAR_TRIGGER;
 use crate::error::Result;
@@ -89,15 +89,7 @@ impl Job {
     /// The store's answer for the clearing's bodies (E-6): a body not stored is cleared
     /// all the same, its placeholder saying it is not recoverable (memory keeps it, M-1).
     pub(super) fn on_clear_artifacts(&mut self, items: Vec<ArtifactItem>, keys: Vec<(usize, usize)>, handles: Vec<Option<String>>) -> Result<Step> {
-        let mut failed = Vec::new();
-        for (k, (item, key)) in items.iter().zip(keys).enumerate() {
-            match handles.get(k).cloned().flatten().filter(|h| !h.trim().is_empty()) {
-                Some(h) => {
-                    self.stored.insert(key, h);
-                }
-                None => failed.push(item.call_id.clone()),
-            }
-        }
+        let failed = self.record_stored(&items, keys, handles);
         if !failed.is_empty() {
             self.events.push(event("warning", json!({ "code": "artifact_store_failed", "message": "some tool results could not be stored; their placeholders say they are not recoverable (memory records keep them)", "callIds": failed })));
         }
@@ -220,23 +212,7 @@ impl Job {
             "compaction_completed",
             json!({ "summarySource": null, "stage": Stage::Clear, "cleared": rewrite.cleared.len(), "discarded": rewrite.discarded.len(), "before": before, "after": after, "revision": self.state.revision }),
         ));
-        let decision = self.decision.clone().unwrap_or_else(|| crate::trigger::decide(&self.source, &self.config, &self.state, &self.opts.signals));
-        drop(self.take_source());
-        Ok(Step::Done(Box::new(Outcome {
-            status: "compacted",
-            reason: decision.reason.clone(),
-            decision,
-            transcript: new_t,
-            rewrite: Some(rewrite),
-            before,
-            after,
-            checks: vec!["retained_in_order", "protected_rows_kept", "system_rows_kept", "provider_pairing", "smaller"],
-            state: self.state.clone(),
-            events: std::mem::take(&mut self.events),
-            evicted_bodies: clearing.bodies,
-            memory: self.memory.take().map(|b| std::sync::Arc::try_unwrap(b).unwrap_or_else(|shared| (*shared).clone())),
-            error: None,
-            over_window,
-        })))
+        let checks = vec!["retained_in_order", "protected_rows_kept", "system_rows_kept", "provider_pairing", "smaller"];
+        self.committed(new_t, rewrite, before, after, checks, clearing.bodies, over_window)
     }
 }

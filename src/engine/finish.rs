@@ -135,6 +135,23 @@ impl Job {
             "compaction_completed",
             json!({ "summarySource": summary.source, "stage": sel.stage, "discarded": rewrite.discarded.len(), "before": before, "after": after, "revision": self.state.revision }),
         ));
+        let bodies = std::mem::take(&mut self.bodies);
+        self.committed(new_t, rewrite, before, after, checks, bodies, over_window)
+    }
+
+    /// The `compacted` outcome of a committed rewrite (a summary fold or a clearing):
+    /// the decision, the new state and events, the evicted bodies and the memory batch.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn committed(
+        &mut self,
+        new_t: Transcript,
+        rewrite: Rewrite,
+        before: crate::measure::Size,
+        after: crate::measure::Size,
+        checks: Vec<&'static str>,
+        evicted_bodies: Vec<crate::evict::EvictedBody>,
+        over_window: Option<OverWindow>,
+    ) -> Result<Step> {
         let decision = self.decision.clone().unwrap_or_else(|| decide(&self.source, &self.config, &self.state, &self.opts.signals));
         // committed: the source is spent (its discarded rows may have been handed on)
         drop(self.take_source());
@@ -149,7 +166,7 @@ impl Job {
             checks,
             state: self.state.clone(),
             events: std::mem::take(&mut self.events),
-            evicted_bodies: std::mem::take(&mut self.bodies),
+            evicted_bodies,
             // the host has let go of the step's handle by now: no copy
             memory: self.memory.take().map(|b| std::sync::Arc::try_unwrap(b).unwrap_or_else(|shared| (*shared).clone())),
             error: None,

@@ -363,7 +363,9 @@ impl Job {
         (items, keys)
     }
 
-    pub(super) fn on_artifacts(&mut self, items: Vec<ArtifactItem>, keys: Vec<(usize, usize)>, handles: Vec<Option<String>>) -> Result<Step> {
+    /// Records the handles the artifact store answered for `items` (keyed by `keys`);
+    /// returns the call ids of the items it did not store (an empty or missing handle).
+    pub(super) fn record_stored(&mut self, items: &[ArtifactItem], keys: Vec<(usize, usize)>, handles: Vec<Option<String>>) -> Vec<String> {
         let mut failed = Vec::new();
         for (k, (item, key)) in items.iter().zip(keys).enumerate() {
             match handles.get(k).cloned().flatten().filter(|h| !h.trim().is_empty()) {
@@ -373,6 +375,11 @@ impl Job {
                 None => failed.push(item.call_id.clone()),
             }
         }
+        failed
+    }
+
+    pub(super) fn on_artifacts(&mut self, items: Vec<ArtifactItem>, keys: Vec<(usize, usize)>, handles: Vec<Option<String>>) -> Result<Step> {
+        let failed = self.record_stored(&items, keys, handles);
         if !failed.is_empty() {
             self.events.push(event("warning", json!({ "code": "artifact_store_failed", "message": "some tool results could not be stored; their eviction clips them", "callIds": failed })));
         }
