@@ -8,10 +8,11 @@
 // Cargo release profile (opt-level "z", lto, codegen-units 1, panic abort); no
 // name/producers sections. wasm-opt (binaryen) is not run: it made the brotli transfer
 // larger in every mode measured.
-// Usage: node scripts/build.mjs [--only full|lite] [--out DIR] [--config KEY=VALUE ...]
+// Usage: node scripts/build.mjs [--only full|lite] [--out DIR] [--config KEY=VALUE ...] [--names]
 //   --only    build one of the two (default both)
 //   --out     write DIR/pkg/... instead of ./pkg/... (profile candidates, bench/profiles.mjs)
 //   --config  passed to cargo as `--config KEY=VALUE` (e.g. 'profile.release.opt-level="s"')
+//   --names   keep the name section (for bench/size-breakdown.mjs; not for shipping)
 import { spawnSync } from 'node:child_process'
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, isAbsolute, join, resolve } from 'node:path'
@@ -24,6 +25,7 @@ const wasmTarget = 'wasm32-unknown-unknown'
 const argv = process.argv.slice(2)
 const only = argv.includes('--only') ? argv[argv.indexOf('--only') + 1] : null
 const outRoot = argv.includes('--out') ? resolve(argv[argv.indexOf('--out') + 1]) : root
+const names = argv.includes('--names')
 const configs = argv.flatMap((a, i) => (argv[i - 1] === '--config' ? ['--config', a] : []))
 if (only && only !== 'full' && only !== 'lite') {
   console.error('build: --only takes full or lite')
@@ -56,7 +58,7 @@ for (const b of builds) {
     rmSync(out, { recursive: true, force: true })
     mkdirSync(out, { recursive: true })
     // Names and producers sections are debug metadata (~400 KB of names); not shipped.
-    run('wasm-bindgen', [wasm, '--target', target, '--out-dir', out, '--remove-name-section', '--remove-producers-section'])
+    run('wasm-bindgen', [wasm, '--target', target, '--out-dir', out, ...(names ? [] : ['--remove-name-section']), '--remove-producers-section'])
     // The package is "type": "module"; the nodejs output is CommonJS, so mark its folder.
     if (target === 'nodejs') writeFileSync(join(out, 'package.json'), '{ "type": "commonjs" }\n')
   }
