@@ -3,6 +3,7 @@
 // two keep their names and throw a ContextCompactorError with `code: "not_in_lite"`
 // whose message names what is missing and the entry that has it (issue 15).
 export * from './web.js'
+export { default } from './web.js'
 import type { ContextCompactorError } from './index.js'
 
 /** Not in the lite build: always throws `not_in_lite` ({@link ContextCompactorError}).

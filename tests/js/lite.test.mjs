@@ -89,3 +89,17 @@ test('issue15_lite_web_entry_guards_before_init_and_compacts_after_init_sync', a
   assert.equal(got.sha256, expected.sha256)
   assert.throws(() => web.importTranscript('auto', '{}'), (err) => err.code === 'not_in_lite')
 })
+
+test('issue15_lite_every_runtime_export_is_typed_and_the_same_names_as_the_full_entry', async () => {
+  const dts = ['js/lite.d.ts', 'js/web.d.ts', 'js/index.d.ts']
+  const text = (await Promise.all(dts.map((f) => readFile(join(root, f), 'utf8')))).join('\n')
+  const names = (m) => Object.keys(m).filter((n) => n !== 'default').sort()
+  assert.deepEqual(names(lite), names(full), 'the lite entry has the names of the full one')
+  for (const name of names(lite)) {
+    assert.match(text, new RegExp(`export (declare )?(function|class|const) ${name}\\b`), `${name} is declared`)
+  }
+  // the two left-out calls are typed as throwing in lite.d.ts
+  const liteDts = await readFile(join(root, 'js/lite.d.ts'), 'utf8')
+  assert.match(liteDts, /export function importTranscript\([^)]*\): never/)
+  assert.match(liteDts, /export class MemoryIndex \{/)
+})
