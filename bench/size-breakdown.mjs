@@ -8,13 +8,15 @@
 // which is what leaving the group out would save over the wire. Near-duplicate
 // instantiations compress to almost nothing, so the marginal column, not the raw one,
 // says what a cut would gain. Also prints the data section (string constants) alone.
-// Usage: node bench/size-breakdown.mjs DIR/pkg/web/context_compactor_bg.wasm [--min 8000]
+// Usage: node bench/size-breakdown.mjs DIR/pkg/web/context_compactor_bg.wasm [--min 8000] [--depth 1]
+//   --depth  path segments that name a library group (2: core::fmt, core::slice, ...)
 import { readFileSync } from 'node:fs'
 import { brotliCompressSync, constants } from 'node:zlib'
 
 const argv = process.argv.slice(2)
 const file = argv.find((a) => a.endsWith('.wasm'))
 const min = argv.includes('--min') ? Number(argv[argv.indexOf('--min') + 1]) : 8000
+const depth = argv.includes('--depth') ? Number(argv[argv.indexOf('--depth') + 1]) : 1
 if (!file) {
   console.error('usage: node bench/size-breakdown.mjs MODULE_WITH_NAMES.wasm [--min BYTES]')
   process.exit(2)
@@ -93,7 +95,7 @@ const groupOf = (name) => {
   const n = name.replace(/::h[0-9a-f]{16}$/, '').replace(/\[[0-9a-f]+\]/g, '')
   const path = /^<?(?:&mut |&|\[)?([A-Za-z_][\w]*(?:::[a-z_][\w]*)*)/.exec(n)?.[1] ?? 'other'
   const parts = path.split('::')
-  if (parts[0] !== 'context_compactor') return parts[0]
+  if (parts[0] !== 'context_compactor') return parts.slice(0, depth).join('::')
   // our crate: module, and the submodule for the folders
   return parts.slice(0, ['formats', 'memory', 'summarize', 'engine', 'wasm'].includes(parts[1]) ? 3 : 2).join('::')
 }
