@@ -223,34 +223,33 @@ export class SessionView {
 
   /**
    * How many of the host's rows (`texts`: their JSON) the stored rows already hold, and
-   * the next `message_id` number: the host's history is either the request view of the
-   * stored rows (it fed back what an earlier call returned) or its own rows, of which
-   * the newest one the store holds is found by its `message_id`.
+   * the next `message_id` number. The host's history is either the request view of the
+   * stored rows (it fed back what an earlier call returned, maybe with the findings
+   * rendered in) or its own rows, where a row stamped `<tag>:<n>` is row n. The newest
+   * stamped row that is unchanged in the stored view is looked up in the history: at its
+   * number first, then near its stored place, then anywhere (newest first); the rows the
+   * history has after it are new. Rows another writer appended (not stamped) are not
+   * the host's and are skipped.
    */
   held(stored, texts) {
-    let next = 0
-    let newest = -1
-    for (let i = stored.length - 1; i >= 0; i--) {
+    if (stored.length === 0) return { held: 0, next: 0, same: true }
+    const tagged = []
+    for (let i = 0; i < stored.length; i++) {
       const id = stored[i]?.message_id
-      if (typeof id === 'string' && id.startsWith(this.tag)) {
-        const n = Number(id.slice(this.tag.length))
-        if (Number.isSafeInteger(n) && n >= next) { next = n + 1; if (newest < 0) newest = i }
-      }
+      if (typeof id !== 'string' || !id.startsWith(this.tag)) continue
+      const n = Number(id.slice(this.tag.length))
+      if (Number.isSafeInteger(n) && n >= 0) tagged.push({ i, n })
     }
-    if (stored.length === 0) return { held: 0, next, same: true }
+    const next = tagged.reduce((m, t) => Math.max(m, t.n + 1), 0)
     if (texts.length >= stored.length && stored.every((r, i) => text(requestRow(r)) === texts[i])) {
       return { held: stored.length, next, same: true }
     }
-    const n = next - 1
-    if (newest >= 0 && n < texts.length) {
-      if (text(requestRow(stored[newest])) === texts[n]) return { held: n + 1, next, same: false }
-      // the newest held row was rewritten (a cleared result): an earlier one vouches for the count
-      for (let i = newest - 1; i >= 0; i--) {
-        const id = stored[i]?.message_id
-        if (typeof id !== 'string' || !id.startsWith(this.tag)) continue
-        const k = Number(id.slice(this.tag.length))
-        if (k < texts.length && text(requestRow(stored[i])) === texts[k]) return { held: n + 1, next, same: false }
-      }
+    for (let t = tagged.length - 1; t >= 0; t--) {
+      const { i, n } = tagged[t]
+      const row = text(requestRow(stored[i]))
+      const after = tagged.length - 1 - t // stamped rows after this one
+      const at = [n, i, i + 1, i + 2, i + 3].find((j) => j < texts.length && texts[j] === row) ?? texts.lastIndexOf(row)
+      if (at >= 0 && at + 1 + after <= texts.length) return { held: at + 1 + after, next, same: false }
     }
     throw historyMismatch(`${stored.length} stored rows, ${texts.length} given`)
   }
@@ -292,7 +291,8 @@ export class SessionView {
       stored = listOf(rec.transcript)
     }
     this.state = rec.state
-    const same = h.same && stored.length === incoming.length
+    // the findings ledger (Y-10) is rendered into the request view: then it is not the host's rows
+    const same = h.same && stored.length === incoming.length && !(rec.state?.findings?.length > 0)
     const doc = rec.transcript
     const decision = typeof hooks.countTokens === 'function'
       ? await this.compactor.checkAsync(rec.state, doc, hooks)

@@ -236,6 +236,14 @@ test('i1_w5_a_new_instance_over_the_same_store_appends_only_the_new_rows', async
   rows = rowsOf(JSON.parse(store.record).transcript)
   assert.ok(once(rows, 'and now the tests') && once(rows, 'the tests pass'))
   assert.equal(rows.at(-1).content, 'the tests pass')
+  // a finding (Y-10) rendered into what is sent, fed back: still only the new row is appended
+  await p3.view.session.recordFinding('the test server listens on port 8080')
+  const sent = await p3({ steps: [], stepNumber: 0, messages: carried })
+  assert.ok(JSON.stringify(sent.messages).includes('port 8080'), 'the findings ledger is in the request')
+  await p3({ steps: [], stepNumber: 0, messages: [...sent.messages, { role: 'user', content: 'ship it' }] })
+  rows = rowsOf(JSON.parse(store.record).transcript)
+  assert.ok(once(rows, 'the tests pass') && once(rows, 'ship it'), 'no row written twice')
+  assert.ok(!rows.some((m) => JSON.stringify(m.content).includes('port 8080')), 'the finding stays in the state, not in the rows')
   // another conversation's history is refused, nothing written
   const before = store.record
   await assert.rejects(p3({ steps: [], stepNumber: 0, messages: [{ role: 'user', content: 'something else' }, { role: 'assistant', content: 'ok' }] }), (e) => e.code === 'invalid_transcript')
