@@ -146,10 +146,6 @@ function listOf(transcript) {
   return Array.isArray(transcript?.messages) ? transcript.messages : []
 }
 
-function withList(transcript, rows) {
-  return Array.isArray(transcript) || transcript == null ? rows : { ...transcript, messages: rows }
-}
-
 /** The call bounds of `hooks` (`timeoutMs`, `timeouts`, `signal`, I-6), for `Session.append`. */
 function bounds(hooks) {
   const out = {}
@@ -165,7 +161,7 @@ function historyMismatch(detail) {
  * One conversation's compaction loop over a `Session` on a host session store.
  * `compactor`: a ContextCompactor; `store`: `{ load, save }` (compare-and-swap, W-5);
  * `hooks`: the compact hooks; `options.tag`: the `message_id` prefix of appended rows;
- * `options.envelope`: document-level fields (`system`) of a session's first record.
+ * `options.Session`: the engine's `Session` class of the build in use.
  * Same surface as `StoredView` (`prepare`, `observe`, `state`, `compactions`,
  * `lastDecision`), plus `session` (the `Session`, for `request()`, `load()`,
  * `recordFinding()`).
