@@ -169,7 +169,8 @@ function historyMismatch(detail) {
 export class SessionView {
   constructor(compactor, store, hooks = {}, { tag = 'host', Session } = {}) {
     if (store == null || typeof store.load !== 'function' || typeof store.save !== 'function') {
-      throw Object.assign(new Error('session must be a session store: { load(), save(record, info) } (e.g. sqliteStore(db, id) from context-compactor/stores)'), { name: 'ContextCompactorError', code: 'invalid_config' })
+      const what = store != null && typeof store.append === 'function' ? 'a Session (pass the store you gave it: the helper builds its own Session over it)' : typeof store
+      throw Object.assign(new Error(`session must be a session store { load(), save(record, info) }, e.g. sqliteStore(db, id) from context-compactor/stores; got ${what}`), { name: 'ContextCompactorError', code: 'invalid_config' })
     }
     this.compactor = compactor
     this.hooks = hooks

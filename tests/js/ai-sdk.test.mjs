@@ -244,6 +244,9 @@ test('i1_w5_a_new_instance_over_the_same_store_appends_only_the_new_rows', async
   rows = rowsOf(JSON.parse(store.record).transcript)
   assert.ok(once(rows, 'the tests pass') && once(rows, 'ship it'), 'no row written twice')
   assert.ok(!rows.some((m) => JSON.stringify(m.content).includes('port 8080')), 'the finding stays in the state, not in the rows')
+  // a Session itself is not a store: the error says what to pass
+  const { Session, ContextCompactor } = await import('context-compactor')
+  assert.throws(() => prepareStepCompaction({ session: new Session(new ContextCompactor({ format: 'ai-sdk' }), store) }), (e) => e.code === 'invalid_config' && /pass the store/.test(e.message))
   // another conversation's history is refused, nothing written
   const before = store.record
   await assert.rejects(p3({ steps: [], stepNumber: 0, messages: [{ role: 'user', content: 'something else' }, { role: 'assistant', content: 'ok' }] }), (e) => e.code === 'invalid_transcript')
