@@ -5,12 +5,14 @@
 // `not_in_lite` naming what is missing; the projection to host memory hooks stays (M-1).
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { readFile } from 'node:fs/promises'
+import { copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import * as lite from 'context-compactor/lite'
 import * as full from 'context-compactor'
-import { GOLDEN_OPTIONS, goldenSummarize, runGolden } from '../runtime/golden.mjs'
+import { GOLDEN_OPTIONS, goldenSummarize, runGolden, sha256Hex } from '../runtime/golden.mjs'
+import { bundleLikeWrangler, singleWorkerConfig, startWorkerd } from './launch.mjs'
 
 const root = fileURLToPath(new URL('../../', import.meta.url))
 const expected = JSON.parse(await readFile(join(root, 'tests/fixtures/golden.expected.json'), 'utf8'))
@@ -102,4 +104,29 @@ test('issue15_lite_every_runtime_export_is_typed_and_the_same_names_as_the_full_
   const liteDts = await readFile(join(root, 'js/lite.d.ts'), 'utf8')
   assert.match(liteDts, /export function importTranscript\([^)]*\): never/)
   assert.match(liteDts, /export class MemoryIndex \{/)
+})
+
+test('issue15_lite_in_workerd_compacts_to_the_golden_bytes_and_says_not_in_lite', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'cc-lite-workerd-'))
+  let w
+  try {
+    await bundleLikeWrangler(join(root, 'tests/workerd/lite-worker.mjs'), join(dir, 'worker.js'))
+    // the helper copies the full module beside the bundle; this worker's is the lite one
+    await copyFile(join(root, 'pkg/lite/web/context_compactor_bg.wasm'), join(dir, 'context_compactor_bg.wasm'))
+    await writeFile(join(dir, 'config.capnp'), singleWorkerConfig())
+    const bundle = await readFile(join(dir, 'worker.js'), 'utf8')
+    assert.match(bundle, /pkg\/lite\/web\/context_compactor\.js/, 'the bundle takes the lite glue (workerd condition)')
+    assert.doesNotMatch(bundle, /pkg\/web\/context_compactor\.js/, 'and not the full one')
+    w = await startWorkerd(dir)
+    const res = await fetch(`${w.url}/`, { method: 'POST', body: JSON.stringify(golden), headers: { 'content-type': 'application/json' } })
+    const text = await res.text()
+    assert.equal(res.status, 200, text)
+    assert.equal(await sha256Hex(text), expected.sha256, 'lite in workerd: the golden bytes (J-5)')
+    const imp = await (await fetch(`${w.url}/import`)).json()
+    assert.equal(imp.error.code, 'not_in_lite')
+    assert.match(imp.error.message, /log importers/)
+  } finally {
+    await w?.stop()
+    await rm(dir, { recursive: true, force: true })
+  }
 })
