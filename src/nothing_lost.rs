@@ -318,6 +318,9 @@ impl<'s> Haystack<'s> {
     /// False only when `needle` cannot occur in the text (one of its windows is absent).
     fn may_contain(&self, needle: &str) -> bool {
         let b = needle.as_bytes();
+        if b.len() > self.text.len() {
+            return false;
+        }
         if self.bits.is_empty() || b.len() < 4 {
             return true;
         }
