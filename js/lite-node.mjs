@@ -2,6 +2,11 @@
 // index; `importTranscript` and `new MemoryIndex()` throw `not_in_lite`), the wasm-bindgen
 // `nodejs` output, instantiated on import. `init` / `initSync` are no-ops, as in js/node.mjs.
 export * from '../pkg/lite/node/context_compactor.js'
+import * as raw from '../pkg/lite/node/context_compactor.js'
+import { typedApi } from './typed.mjs'
+
+// typed errors for freed objects and a Session over a non-compactor (issue 16)
+export const { Session } = typedApi(raw)
 export default async function init() {}
 export { init }
 export function initSync() {}

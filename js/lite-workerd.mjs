@@ -7,4 +7,9 @@ import { initSync } from '../pkg/lite/web/context_compactor.js'
 initSync({ module: wasm })
 
 export * from '../pkg/lite/web/context_compactor.js'
+import * as raw from '../pkg/lite/web/context_compactor.js'
+import { typedApi } from './typed.mjs'
+
+// typed errors for freed objects and a Session over a non-compactor (issue 16)
+export const { Session } = typedApi(raw)
 export { default, default as init } from '../pkg/lite/web/context_compactor.js'

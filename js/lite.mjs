@@ -4,10 +4,12 @@
 // before that throws an Error with `code: "not_initialized"` saying so (J-2).
 import * as raw from '../pkg/lite/web/context_compactor.js'
 import { guardedApi } from './guard.mjs'
+import { typedApi } from './typed.mjs'
 
 export * from '../pkg/lite/web/context_compactor.js'
 
-const api = guardedApi(raw,
+// typed errors for freed objects and a Session over a non-compactor (issue 16)
+const api = guardedApi({ ...raw, ...typedApi(raw) },
   ['ContextCompactor', 'LiveTranscript', 'MemoryIndex', 'Session'],
   ['detectFormat', 'dropStoreScope', 'enumerateStore', 'importTranscript', 'recallFromStore', 'recallToolDefinition', 'recordFinding', 'version'])
 

@@ -22,6 +22,21 @@ function startsWith(rows, prefix) {
 }
 
 /**
+ * Tells the host (J-4, issue 16) that the request goes out over its budget with nothing
+ * to fold (the check's `cannot_fit`, C-8): `onEvent({ type: 'warning', data: { code:
+ * 'cannot_fit', message, floor, forecastTokens, thresholdTokens, contextWindow } })`
+ * (tokens), the shape the engine's own `cannot_fit` warning has. The rows are sent as
+ * they are; nothing throws.
+ */
+function warnCannotFit(decision, hooks) {
+  if (decision?.reason !== 'cannot_fit' || typeof hooks.onEvent !== 'function') return
+  const fl = decision.floor ?? {}
+  const forecast = decision.signals?.find((s) => s.name === 'forecast_request_tokens')?.value ?? null
+  const message = `cannot_fit: the request (${forecast ?? '?'} tokens forecast, context window ${decision.contextWindow}) is over budget and nothing can be folded: the floor (${fl.totalTokens} tokens: system ${fl.systemTokens}, tools ${fl.toolsTokens}, protected request ${fl.protectedTokens}, output reserve ${fl.outputReserveTokens}) is over the budget of ${fl.budgetTokens} tokens; the prompt goes out unchanged`
+  hooks.onEvent({ type: 'warning', data: { code: 'cannot_fit', message, floor: fl, forecastTokens: forecast, thresholdTokens: decision.thresholdTokens, contextWindow: decision.contextWindow } })
+}
+
+/**
  * One conversation's compaction loop over a host that re-sends its history.
  * `compactor`: a ContextCompactor; `hooks`: the compact hooks (summarize, onEvent,
  * countTokens, storeArtifact, memory hooks ...) passed through unchanged.
@@ -91,6 +106,7 @@ export class StoredView {
       ? await this.compactor.checkAsync(this.state, doc, hooks)
       : this.compactor.check(this.state, doc, hooks)
     this.lastDecision = decision
+    warnCannotFit(decision, hooks)
     if (!decision.compact) {
       this.lastSent = doc
       return { rows: m.request, changed: !m.same, decision }
@@ -153,6 +169,45 @@ function bounds(hooks) {
   return out
 }
 
+const LEDGER_HEAD = 'Findings recorded during this session (pinned; kept outside compaction):'
+
+/** The text parts of a row's content, in order. */
+function textParts(row) {
+  const c = row?.content
+  if (typeof c === 'string') return [c]
+  return Array.isArray(c) ? c.filter((p) => p?.type === 'text').map((p) => p.text) : []
+}
+
+/** The findings ledger the request view renders in (Y-10): a user row that opens with its heading. */
+function isLedger(row) {
+  return row?.role === 'user' && textParts(row)[0]?.startsWith(LEDGER_HEAD) === true
+}
+
+/** Tool-call ids a row carries (its calls, or the results it answers). */
+function callIds(row) {
+  const c = row?.content
+  return Array.isArray(c) ? c.filter((p) => p?.type === 'tool-call' || p?.type === 'tool-result').map((p) => p.toolCallId) : []
+}
+
+/**
+ * Whether `host` is `stored` as the engine may have changed it in the stored view: a tool
+ * row with the same tool calls (results cleared or evicted behind a handle), an assistant
+ * row with the same text and tool calls (reasoning or call inputs cleared). User and
+ * system rows, and an assistant's text, are never changed by the engine: an edit there
+ * is the host's.
+ */
+function engineChanged(stored, host) {
+  if (stored == null || host == null || stored.role !== host.role) return false
+  if (stored.role !== 'tool' && stored.role !== 'assistant') return false
+  const a = callIds(stored)
+  const b = callIds(host)
+  if (a.length !== b.length || a.some((id, i) => id !== b[i])) return false
+  if (stored.role === 'tool') return a.length > 0
+  const ta = textParts(stored)
+  const tb = textParts(host)
+  return ta.length === tb.length && ta.every((t, i) => t === tb[i])
+}
+
 function historyMismatch(detail) {
   return Object.assign(new Error(`the history does not continue the conversation the session store holds (${detail}): give each conversation a store of its own`), { name: 'ContextCompactorError', code: 'invalid_transcript' })
 }
@@ -208,7 +263,13 @@ export class SessionView {
         return r
       },
     }
-    this.session = new Session(compactor, this.store)
+    try {
+      this.session = new Session(compactor, this.store)
+    } catch (err) {
+      if (err?.code !== 'invalid_config') throw err
+      // issue 16: e.g. a context-compactor/lite compactor, whose Session is not this build's
+      throw Object.assign(new Error(`session: the helper runs over the Session of the full entry, so \`compactor\` must be a ContextCompactor from 'context-compactor' (or leave it out and pass the options); ${err.message}`), { name: 'ContextCompactorError', code: 'invalid_config' })
+    }
   }
 
   /** Records the usage of the last request (C-3, I-3); saved with the next write. */
@@ -219,36 +280,83 @@ export class SessionView {
   }
 
   /**
-   * How many of the host's rows (`texts`: their JSON) the stored rows already hold, and
-   * the next `message_id` number. The host's history is either the request view of the
-   * stored rows (it fed back what an earlier call returned, maybe with the findings
-   * rendered in) or its own rows, where a row stamped `<tag>:<n>` is row n. The newest
-   * stamped row that is unchanged in the stored view is looked up in the history: at its
-   * number first, then near its stored place, then anywhere (newest first); the rows the
-   * history has after it are new. Rows another writer appended (not stamped) are not
-   * the host's and are skipped.
+   * How many of the host's rows (`texts`: their JSON; `incoming`: the rows) the stored
+   * rows already hold, and the next `message_id` number. The stored rows are walked in
+   * order against the history, and every one must be accounted for (issue 16: never
+   * equal text found somewhere else): a row stamped `<tag>:<n>` must be the history's row
+   * at that point (or the same row as the engine changed it: a cleared tool result,
+   * cleared reasoning); the engine's summaries and the rows another writer appended are
+   * either in the history at that point (the host fed back the request view, the findings
+   * ledger maybe rendered in) or not (the host sent its own rows: then the history holds,
+   * in place of a summary, the rows it folded, as many as the stamp numbers around it
+   * say). The rows the history has after the walk are new. A history that diverges (an
+   * edited or regenerated earlier row, a shorter history) rejects with
+   * `invalid_transcript`.
    */
-  held(stored, texts) {
+  held(stored, texts, incoming = []) {
     if (stored.length === 0) return { held: 0, next: 0, same: true }
-    const tagged = []
-    for (let i = 0; i < stored.length; i++) {
-      const id = stored[i]?.message_id
-      if (typeof id !== 'string' || !id.startsWith(this.tag)) continue
+    const nums = stored.map((r) => {
+      const id = r?.message_id
+      if (typeof id !== 'string' || !id.startsWith(this.tag)) return null
       const n = Number(id.slice(this.tag.length))
-      if (Number.isSafeInteger(n) && n >= 0) tagged.push({ i, n })
-    }
-    const next = tagged.reduce((m, t) => Math.max(m, t.n + 1), 0)
-    if (texts.length >= stored.length && stored.every((r, i) => text(requestRow(r)) === texts[i])) {
+      return Number.isSafeInteger(n) && n >= 0 ? n : null
+    })
+    const next = nums.reduce((m, n) => (n == null ? m : Math.max(m, n + 1)), 0)
+    const req = stored.map((r) => text(requestRow(r)))
+    if (texts.length >= stored.length && req.every((t, i) => t === texts[i])) {
       return { held: stored.length, next, same: true }
     }
-    for (let t = tagged.length - 1; t >= 0; t--) {
-      const { i, n } = tagged[t]
-      const row = text(requestRow(stored[i]))
-      const after = tagged.length - 1 - t // stamped rows after this one
-      const at = [n, i, i + 1, i + 2, i + 3].find((j) => j < texts.length && texts[j] === row) ?? texts.lastIndexOf(row)
-      if (at >= 0 && at + 1 + after <= texts.length) return { held: at + 1 + after, next, same: false }
+    let deepest = { i: -1, j: -1 }
+    const fail = (i, j) => { if (i > deepest.i) deepest = { i, j }; return -1 }
+    const ledger = (j) => isLedger(incoming[j])
+    // walks stored[i..] against texts[j..]; prev: the stamp number of the last stamped row; returns held or -1
+    const walk = (i, j, prev) => {
+      while (i < stored.length) {
+        const n = nums[i]
+        if (n != null) {
+          if (j < texts.length && (texts[j] === req[i] || engineChanged(stored[i], incoming[j]))) { prev = n; i++; j++; continue }
+          if (j < texts.length && ledger(j)) { j++; continue }
+          // rows the engine dropped without a summary: the host's own history still holds them
+          if (n > prev + 1 && j + (n - prev - 1) < texts.length) return walk(i, j + (n - prev - 1), prev)
+          return fail(i, j)
+        }
+        // a run of rows the host did not stamp: summaries, other writers' rows
+        let k = i
+        while (k < stored.length && nums[k] == null) k++
+        // (B) the host fed back the request view: the rows are there, the ledger maybe before them
+        let jb = j
+        let ok = true
+        for (let x = i; x < k; x++) {
+          while (jb < texts.length && texts[jb] !== req[x] && ledger(jb)) jb++
+          if (jb < texts.length && texts[jb] === req[x]) jb++
+          else { ok = false; break }
+        }
+        if (ok) {
+          const r = walk(k, jb, prev)
+          if (r >= 0) return r
+        }
+        // (A) the host's own rows: the rows the summaries folded stand in their place
+        if (k === stored.length) return j
+        const folded = nums[k] - prev - 1
+        if (folded >= 0) {
+          const r = walk(k, j + folded, prev)
+          if (r >= 0) return r
+        }
+        // neither: the next stamped row where the whole rest of the walk holds, if exactly one place does
+        const found = new Set()
+        for (let q = j; q < texts.length && found.size < 2; q++) {
+          if (texts[q] !== req[k]) continue
+          const r = walk(k, q, prev)
+          if (r >= 0) found.add(r)
+        }
+        return found.size === 1 ? [...found][0] : fail(k, j)
+      }
+      return j
     }
-    throw historyMismatch(`${stored.length} stored rows, ${texts.length} given`)
+    const held = walk(0, 0, -1)
+    if (held >= 0) return { held, next, same: false }
+    const at = deepest.i >= 0 && deepest.i < stored.length ? `; stored row ${deepest.i} (${stored[deepest.i]?.message_id ?? 'unstamped'}) is not the history's row ${deepest.j}` : ''
+    throw historyMismatch(`${stored.length} stored rows, ${texts.length} given${at}; an edited or regenerated history is not taken: give it a new store`)
   }
 
   /** `Session.compact`, checked once more on the fresh record when the save was refused
@@ -280,7 +388,7 @@ export class SessionView {
     const hooks = { ...this.hooks, ...signals }
     let rec = await this.store.load()
     let stored = listOf(rec.transcript)
-    const h = this.held(stored, texts)
+    const h = this.held(stored, texts, incoming)
     if (h.held < incoming.length) {
       const fresh = incoming.slice(h.held).map((row, i) => ({ ...row, message_id: `${this.tag}${h.next + i}` }))
       await this.session.append(fresh, bounds(hooks))
@@ -295,6 +403,7 @@ export class SessionView {
       ? await this.compactor.checkAsync(rec.state, doc, hooks)
       : this.compactor.check(rec.state, doc, hooks)
     this.lastDecision = decision
+    warnCannotFit(decision, hooks)
     this.lastSent = doc
     const unchanged = async () => {
       if (same) return { rows: incoming, changed: false, decision }

@@ -8,4 +8,9 @@ import { initSync } from '../pkg/web/context_compactor.js'
 initSync({ module: wasm })
 
 export * from '../pkg/web/context_compactor.js'
+import * as raw from '../pkg/web/context_compactor.js'
+import { typedApi } from './typed.mjs'
+
+// typed errors for freed objects and a Session over a non-compactor (issue 16)
+export const { Session } = typedApi(raw)
 export { default, default as init } from '../pkg/web/context_compactor.js'

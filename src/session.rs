@@ -135,6 +135,40 @@ impl SessionRecord {
     }
 }
 
+/// The rows of `rows` that `loaded` does not hold yet (W-5, issue 14: an append is
+/// idempotent on `message_id`). A row whose string `message_id` is already on a stored row
+/// with the same JSON is left out (an append retried after another writer saved the same
+/// rows, or a repeat); a row without a `message_id` is always kept. Errors:
+/// `invalid_transcript` when a stored row has that `message_id` with other content (two
+/// writers appended different rows under one id: nothing is planned then).
+pub fn unsaved_rows(loaded: &SessionRecord, rows: Vec<Value>) -> Result<Vec<Value>> {
+    let held: &[Value] = match &loaded.transcript {
+        Value::Array(a) => a,
+        Value::Object(map) => ["messages", "contents", "input"].into_iter().find_map(|k| map.get(k).and_then(Value::as_array)).map(Vec::as_slice).unwrap_or(&[]),
+        _ => &[],
+    };
+    let id_of = |row: &Value| row.get("message_id").and_then(Value::as_str).map(str::to_string);
+    let mut by_id: std::collections::HashMap<String, &Value> = std::collections::HashMap::new();
+    for row in held {
+        if let Some(id) = id_of(row) {
+            by_id.entry(id).or_insert(row);
+        }
+    }
+    let mut out = Vec::with_capacity(rows.len());
+    for row in rows {
+        match id_of(&row).and_then(|id| by_id.get(&id).map(|held| (id, *held))) {
+            Some((_, held)) if *held == row => {}
+            Some((id, _)) => {
+                return Err(Error::invalid(format!(
+                    "append: the store already holds a different row with message_id {id:?} (another writer appended first, or the history was edited): load the record and compare before appending"
+                )))
+            }
+            None => out.push(row),
+        }
+    }
+    Ok(out)
+}
+
 /// The save that appends `rows` (stored-view provider messages of the session's format)
 /// to `loaded` (W-5, issue 14): the transcript with the rows added at the end, the state
 /// unchanged, the next revision, expected at the loaded one; and the patch

@@ -13,7 +13,7 @@ use super::{to_js, drive, finish, from_json, get, js_error, str_arg, to_json, Co
 use crate::config::Config;
 use crate::error::{Error, ErrorCode};
 use crate::formats::{self, Format};
-use crate::session::{plan_append, plan_finding, plan_save, record_finding as core_record_finding, SavePlan, SessionRecord};
+use crate::session::{plan_append, plan_finding, plan_save, record_finding as core_record_finding, unsaved_rows, SavePlan, SessionRecord};
 use js_sys::{Function, Promise, Reflect};
 use serde_json::{json, Value};
 use wasm_bindgen::prelude::*;
@@ -159,10 +159,14 @@ impl Session {
     /// expected at the loaded one (W-5, issue 14), with the patch `[{ start, deleteCount:
     /// 0, insert: rows }]`. A refused (stale) save wrote nothing: the record is loaded
     /// again and the rows appended to it (up to 8 tries), so no row is lost and none is
-    /// written twice. A store with nothing saved yet gets its first record. `options`:
+    /// written twice. Idempotent on `message_id` (issue 16): a row whose `message_id` a
+    /// stored row already has with the same JSON is not written again (another writer
+    /// appended it first), and when every row is held nothing is saved (`rows: 0`, the
+    /// loaded revision); `rows` counts the rows written. A store with nothing saved yet gets its first record. `options`:
     /// `{ timeoutMs?, timeouts?: { load?, save? }, signal? }` (I-6). Rejects with
-    /// `invalid_transcript` (or a pairing code) when the rows do not fit the format,
-    /// `stale_revision` when every try was refused.
+    /// `invalid_transcript` (or a pairing code) when the rows do not fit the format or a
+    /// stored row has one's `message_id` with other content, `stale_revision` when every
+    /// try was refused.
     pub fn append(&self, rows: JsValue, options: JsValue) -> Promise {
         let (format, store) = (self.format, self.store());
         wasm_bindgen_futures::future_to_promise(async move {
@@ -182,9 +186,16 @@ impl Session {
                     None if loaded.transcript.as_array().is_some_and(Vec::is_empty) => formats::detect(&Value::Array(rows.clone())).map_err(|e| js_error(&e))?,
                     None => formats::detect(&loaded.transcript).map_err(|e| js_error(&e))?,
                 };
-                let (plan, patch) = plan_append(&loaded, format, rows.clone()).map_err(|e| with_state(js_error(&e), &loaded.state))?;
+                // idempotent on message_id: rows another writer (or an earlier try) saved are not written twice
+                let fresh = unsaved_rows(&loaded, rows.clone()).map_err(|e| with_state(js_error(&e), &loaded.state))?;
+                if fresh.is_empty() && !rows.is_empty() {
+                    let at = loaded.current_revision();
+                    return from_json(&json!({ "revision": at, "expectedRevision": at, "rows": 0 }));
+                }
+                let count = fresh.len();
+                let (plan, patch) = plan_append(&loaded, format, fresh).map_err(|e| with_state(js_error(&e), &loaded.state))?;
                 match store.save(&plan, &patch, &bounds).await {
-                    Ok(()) => return from_json(&json!({ "revision": plan.record.revision, "expectedRevision": plan.expected_revision, "rows": rows.len() })),
+                    Ok(()) => return from_json(&json!({ "revision": plan.record.revision, "expectedRevision": plan.expected_revision, "rows": count })),
                     Err(e) if is_stale(&e) => last = e,
                     Err(e) => return Err(with_state(e, &loaded.state)),
                 }

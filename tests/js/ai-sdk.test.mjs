@@ -345,3 +345,159 @@ test('i1_rows_a_compaction_keeps_are_the_sdks_own_objects', async () => {
   // and no provenance key reaches the model
   for (const m of r.messages) for (const k of ['summary_level', 'transcript_role', 'message_id', 'artifact_ref']) assert.ok(!(k in m), k)
 })
+
+// ---------------------------------------------------------------------------------
+// issue 16 (adversarial findings): the session mode maps the history onto the store
+// exactly, never by equal text alone; appends are idempotent on message_id; an
+// over-window request with nothing to fold is reported; misuse gets typed errors.
+
+/** A compare-and-swap store whose saves take `delay` ms (so two helpers interleave). */
+function slowStore(delay) {
+  const s = {
+    record: null,
+    load() { return s.record === null ? null : JSON.parse(s.record) },
+    async save(record, { expectedRevision }) {
+      await new Promise((r) => setTimeout(r, delay))
+      const current = s.record === null ? 0 : JSON.parse(s.record).revision
+      if (current !== expectedRevision) return { ok: false, reason: 'stale_revision' }
+      s.record = JSON.stringify(record)
+      return { ok: true }
+    },
+  }
+  return s
+}
+const uRow = (t) => ({ role: 'user', content: t })
+const aRow = (t) => ({ role: 'assistant', content: [{ type: 'text', text: t }] })
+const storedOf = (s) => rowsOf(JSON.parse(s.record).transcript)
+const step = (messages) => ({ messages, steps: [], stepNumber: 0 })
+
+test('i1_w5_an_edited_earlier_row_rejects_with_invalid_transcript_and_the_store_keeps_its_rows', async () => {
+  const store = slowStore(0)
+  const o = { contextWindow: 100_000, session: store }
+  await prepareStepCompaction(o)(step([uRow('hi'), aRow('hello'), uRow('what is 2+2'), aRow('5')]))
+  const before = store.record
+  // the host corrected the answer, then asked on
+  const edited = [uRow('hi'), aRow('hello'), uRow('what is 2+2'), aRow('4 (corrected)'), uRow('thanks')]
+  await assert.rejects(prepareStepCompaction(o)(step(edited)), (e) => e.code === 'invalid_transcript' && /stored row 3 \(ai-sdk:3\)/.test(e.message) && /edited or regenerated/.test(e.message))
+  // a regenerated answer (the old one dropped) is a divergence too
+  await assert.rejects(prepareStepCompaction(o)(step([uRow('hi'), aRow('hello'), uRow('what is 2+2')])), (e) => e.code === 'invalid_transcript')
+  // an edited user row
+  await assert.rejects(prepareStepCompaction(o)(step([uRow('hi'), aRow('hello'), uRow('what is 3+3'), aRow('5'), uRow('ok')])), (e) => e.code === 'invalid_transcript')
+  assert.equal(store.record, before, 'nothing was written for a diverging history')
+  // the history that does continue the store appends its new row
+  const r = await prepareStepCompaction(o)(step([uRow('hi'), aRow('hello'), uRow('what is 2+2'), aRow('5'), uRow('thanks')]))
+  assert.deepEqual(r, {})
+  assert.deepEqual(storedOf(store).map((m) => m.message_id), ['ai-sdk:0', 'ai-sdk:1', 'ai-sdk:2', 'ai-sdk:3', 'ai-sdk:4'])
+})
+
+test('i1_y10_a_repeated_short_text_with_the_findings_ledger_appends_every_new_row', async () => {
+  const store = slowStore(0)
+  const o = { contextWindow: 3000, preserveRecentTurns: 1, preserveRecentBytes: 600, outputReserveTokens: 100, session: store }
+  const big = (i) => `turn ${i}: ` + 'lorem ipsum dolor sit amet '.repeat(40)
+  const own = []
+  for (let i = 0; i < 12; i++) own.push(uRow(big(i)), aRow('ok'))
+  own.push(uRow('continue')) // row 24
+  const first = prepareStepCompaction(o)
+  const r = await first(step(own))
+  assert.ok(r.messages, 'the first call compacted')
+  await first.view.session.recordFinding('The build uses cargo 1.80.')
+  const sent = (await prepareStepCompaction(o)(step(r.messages))).messages
+  assert.ok(sent[0].content[0].text.startsWith('Findings recorded'), 'the request view carries the ledger')
+  // the host feeds back what it was sent, then 24 rows that repeat "ok" / "continue" (one of them at index 24)
+  const fresh = []
+  while (sent.length + fresh.length < 27) fresh.push(fresh.length % 2 ? uRow('continue') : aRow('ok'))
+  fresh[1] = uRow('IMPORTANT: use staging not prod')
+  fresh.push(uRow('LAST'))
+  const h2 = [...sent, ...fresh]
+  assert.deepEqual(h2[24], uRow('continue'))
+  const before = storedOf(store).length
+  await prepareStepCompaction({ ...o, contextWindow: 100_000 })(step(h2))
+  const after = storedOf(store)
+  assert.equal(after.length - before, fresh.length, 'every new row was appended')
+  assert.deepEqual(after.slice(before).map((m) => m.content), fresh.map((m) => m.content))
+  // the host's own rows (not the request view) with the same repeats: the new rows start at 25
+  const store2 = slowStore(0)
+  const o2 = { ...o, session: store2 }
+  const r2 = await prepareStepCompaction(o2)(step(own))
+  assert.ok(r2.messages)
+  const more = [aRow('ok'), uRow('continue'), aRow('ok'), uRow('IMPORTANT 2'), aRow('ok'), uRow('continue')]
+  const b2 = storedOf(store2).length
+  await prepareStepCompaction({ ...o2, contextWindow: 100_000 })(step([...own, ...more]))
+  const st2 = storedOf(store2)
+  assert.deepEqual(st2.slice(b2).map((m) => [m.message_id, m.content]), more.map((m, i) => [`ai-sdk:${25 + i}`, m.content]))
+})
+
+test('i1_k1_a_cleared_tool_result_in_the_store_still_matches_the_hosts_own_row', async () => {
+  const store = slowStore(0)
+  const o = { contextWindow: 6000, preserveRecentTurns: 1, session: store, clearToolUses: {}, summarize: async () => 'SUMMARY' }
+  const call = (i) => ({ role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'c' + i, toolName: 'read', input: { i } }] })
+  const res = (i) => ({ role: 'tool', content: [{ type: 'tool-result', toolCallId: 'c' + i, toolName: 'read', output: { type: 'text', value: ('result ' + i + ' ').repeat(300) } }] })
+  const h = [uRow('task: read files')]
+  for (let i = 0; i < 6; i++) h.push(call(i), res(i))
+  h.push(aRow('done'), uRow('next'))
+  await prepareStepCompaction(o)(step(h))
+  assert.match(JSON.stringify(storedOf(store)[2]), /cleared by context editing/, 'the store holds a cleared result')
+  const n = storedOf(store).length
+  await prepareStepCompaction({ ...o, contextWindow: 100_000 })(step([...h, aRow('reading on')]))
+  assert.deepEqual(storedOf(store).slice(n).map((m) => [m.message_id, m.content[0].text]), [['ai-sdk:15', 'reading on']])
+})
+
+test('i1_w5_two_helpers_racing_on_one_history_write_each_row_once', async () => {
+  const store = slowStore(5)
+  const o = { contextWindow: 100_000, session: store }
+  const h = [uRow('hi'), aRow('hello')]
+  await prepareStepCompaction(o)(step(h))
+  const h2 = [...h, uRow('q2'), aRow('a2')]
+  await Promise.all([prepareStepCompaction(o)(step(h2)), prepareStepCompaction(o)(step(h2))])
+  assert.deepEqual(storedOf(store).map((m) => m.message_id), ['ai-sdk:0', 'ai-sdk:1', 'ai-sdk:2', 'ai-sdk:3'])
+  // a tool exchange and a longer history at once: the shared rows once, the extra row after them
+  const call = { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'x', input: {} }] }
+  const res = { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'c1', toolName: 'x', output: { type: 'text', value: 'r' } }] }
+  const h3 = [...h2, call, res]
+  await Promise.all([prepareStepCompaction(o)(step(h3)), prepareStepCompaction(o)(step([...h3, aRow('done')]))])
+  assert.deepEqual(storedOf(store).map((m) => m.message_id), ['ai-sdk:0', 'ai-sdk:1', 'ai-sdk:2', 'ai-sdk:3', 'ai-sdk:4', 'ai-sdk:5', 'ai-sdk:6'])
+  await prepareStepCompaction(o)(step([...h3, aRow('done'), uRow('next')]))
+  assert.equal(storedOf(store).length, 8)
+  // two different rows under one id: the later append is refused, typed
+  const { Session, ContextCompactor } = await import('context-compactor')
+  const s = new Session(new ContextCompactor({ format: 'ai-sdk' }), store)
+  assert.deepEqual((await s.append({ ...uRow('next'), message_id: 'ai-sdk:7' })).rows, 0, 'a repeat writes nothing')
+  await assert.rejects(s.append({ ...uRow('other'), message_id: 'ai-sdk:7' }), (e) => e.code === 'invalid_transcript' && /message_id "ai-sdk:7"/.test(e.message))
+  assert.equal(storedOf(store).length, 8)
+})
+
+test('i1_c8_over_the_window_with_nothing_to_fold_warns_cannot_fit_with_figures', async () => {
+  for (const session of [undefined, slowStore(0)]) {
+    const events = []
+    const ps = prepareStepCompaction({ contextWindow: 2000, session, onEvent: (e) => events.push(e) })
+    const r = await ps(step([uRow('task'), aRow('ok'), uRow('x'.repeat(20000))]))
+    assert.deepEqual(r, {}, 'the prompt goes out as it is')
+    const w = events.filter((e) => e.type === 'warning' && e.data.code === 'cannot_fit')
+    assert.equal(w.length, 1, `${session ? 'session' : 'instance'}: one cannot_fit warning`)
+    assert.equal(w[0].data.contextWindow, 2000)
+    assert.ok(w[0].data.forecastTokens > 5000 && w[0].data.floor.totalTokens > w[0].data.floor.budgetTokens)
+    assert.match(w[0].data.message, /over budget and nothing can be folded/)
+  }
+})
+
+test('i1_typed_errors_for_a_lite_compactor_over_a_session_a_non_compactor_and_freed_objects', async () => {
+  const lite = await import('context-compactor/lite')
+  const m = await import('context-compactor')
+  const compactor = new lite.ContextCompactor({ format: 'ai-sdk', contextWindow: 8000 })
+  assert.throws(() => prepareStepCompaction({ compactor, session: slowStore(0) }), (e) => e.code === 'invalid_config' && /from 'context-compactor'/.test(e.message) && /another build/.test(e.message))
+  const store = { load() {}, save() {} }
+  assert.throws(() => new m.Session({}, store), (e) => e.code === 'invalid_config' && /must be a ContextCompactor/.test(e.message))
+  assert.throws(() => new m.Session(compactor, store), (e) => e.code === 'invalid_config' && /another build/.test(e.message))
+  assert.throws(() => new lite.Session(new m.ContextCompactor({ format: 'ai-sdk' }), store), (e) => e.code === 'invalid_config')
+  assert.ok(new lite.Session(compactor, store) instanceof lite.Session, 'a lite compactor takes the lite Session')
+  assert.ok(new m.Session(new m.ContextCompactor({ format: 'ai-sdk' }), store) instanceof m.Session)
+  assert.throws(() => new m.LiveTranscript().length, (e) => e.code === 'invalid_state' && /compactor\.open\(transcript\)/.test(e.message))
+  assert.throws(() => new m.LiveTranscript().append([]), (e) => e.code === 'invalid_state')
+  const freed = new m.ContextCompactor({ format: 'openai-chat' })
+  freed.free()
+  assert.throws(() => freed.check(null, []), (e) => e.code === 'invalid_state' && /free\(\) was called/.test(e.message))
+  assert.throws(() => new m.Session(freed, store), (e) => e.code === 'invalid_state')
+  const lf = new lite.ContextCompactor({ format: 'openai-chat' })
+  lf.free()
+  assert.throws(() => lf.check(null, []), (e) => e.code === 'invalid_state')
+})
