@@ -85,8 +85,12 @@ function schemaJson(schema) {
  * stale save is checked once more on the fresh record); the usage of each answer is
  * saved with the next write. Without `session` one middleware instance follows one
  * conversation (a prompt that does not continue the last one starts over); with it, a
- * prompt that continues neither the store's rows nor what was sent rejects with
- * `invalid_transcript`. The prompt's system rows and `params.tools` are counted; the
+ * prompt that continues neither the store's rows nor what was sent, or an edited one (an
+ * earlier row changed or dropped), rejects with `invalid_transcript` (the prompt is
+ * matched row by row, never by equal text found elsewhere). A prompt over the budget
+ * with nothing to fold (`cannot_fit`) is passed on and `onEvent` gets a `warning` with
+ * `data.code: "cannot_fit"` and the figures (tokens). The prompt's system rows and
+ * `params.tools` are counted; the
  * usage of each answer (generate and stream) is read.
  * The prompt is passed on unchanged (the same object) when nothing was compacted.
  */
@@ -133,7 +137,8 @@ export function compactionMiddleware(options = {}) {
  * `streamText` and `ToolLoopAgent` (I-1). Before each step it reads the usage of the
  * step before, checks the history it is given (plus `system` / `instructions` and
  * `tools` from the options, or the step's `instructions`) and, when the engine says so,
- * returns `{ messages }` compacted; otherwise `{}` (the SDK sends its own messages).
+ * returns `{ messages }` compacted; otherwise `{}` (the SDK sends its own messages;
+ * over the budget with nothing to fold, `onEvent` gets the `cannot_fit` warning).
  * Options as `compactionMiddleware`, plus `tools` (the tool set, counted) and `system`.
  * With `session`, the system prompt of the first step goes into the session's first
  * record (`{ system, messages }`), and the steps' messages are appended to it.

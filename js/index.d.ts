@@ -1007,7 +1007,10 @@ export interface SessionCompactResult<out F extends ProviderFormat | 'auto' = Pr
  * compare-and-swap `save` call. */
 export class Session<F extends ProviderFormat | 'auto' = 'auto'> {
   /** The compactor's options apply to every call.
-   * @throws {ContextCompactorError} `invalid_config` when `load` or `save` is not a function. */
+   * @throws {ContextCompactorError} `invalid_config` when `load` or `save` is not a
+   * function, or `compactor` is not a ContextCompactor of this entry's build (a
+   * `context-compactor/lite` compactor takes the lite `Session`); `invalid_state` when
+   * `compactor` was freed. */
   constructor(compactor: ContextCompactor<F>, store: SessionStore)
   /** Loads, compacts with the same hooks as `ContextCompactor.compact`, saves transcript
    * and state together at the next revision, expected at the loaded one (a skip is a
@@ -1019,9 +1022,12 @@ export class Session<F extends ProviderFormat | 'auto' = 'auto'> {
   /** Appends stored-view messages (one, an array, or their JSON text) in ONE
    * compare-and-swap `save` at the next revision, with the patch `[{ start, deleteCount:
    * 0, insert }]`. A stale refusal reloads and retries (up to 8 tries): no row is lost or
-   * written twice. A store with nothing saved yet (`load` gives null) gets its first record.
-   * Rejects with `invalid_transcript` (or a pairing code), `stale_revision`, `timeout`,
-   * `aborted`. */
+   * written twice. Idempotent on `message_id`: a row whose `message_id` a stored row has
+   * with the same JSON is not written again (when all are held nothing is saved and
+   * `rows` is 0; `rows` counts the rows written). A store with nothing saved yet (`load`
+   * gives null) gets its first record. Rejects with `invalid_transcript` (or a pairing
+   * code; also when a stored row has one's `message_id` with other content),
+   * `stale_revision`, `timeout`, `aborted`. */
   append(rows: object | object[] | string, options?: CallBounds | null): Promise<{ revision: number; expectedRevision: number; rows: number }>
   /** The stored record, normalised (`state` complete, `revision` set). */
   load(): Promise<SessionRecord<F>>

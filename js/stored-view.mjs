@@ -209,7 +209,7 @@ function engineChanged(stored, host) {
 }
 
 function historyMismatch(detail) {
-  return Object.assign(new Error(`the history does not continue the conversation the session store holds (${detail}): give each conversation a store of its own`), { name: 'ContextCompactorError', code: 'invalid_transcript' })
+  return Object.assign(new Error(`the history does not continue the conversation the session store holds (${detail}): an edited or regenerated history, or another conversation, is not taken; give it a store of its own`), { name: 'ContextCompactorError', code: 'invalid_transcript' })
 }
 
 /**
@@ -356,7 +356,7 @@ export class SessionView {
     const held = walk(0, 0, -1)
     if (held >= 0) return { held, next, same: false }
     const at = deepest.i >= 0 && deepest.i < stored.length ? `; stored row ${deepest.i} (${stored[deepest.i]?.message_id ?? 'unstamped'}) is not the history's row ${deepest.j}` : ''
-    throw historyMismatch(`${stored.length} stored rows, ${texts.length} given${at}; an edited or regenerated history is not taken: give it a new store`)
+    throw historyMismatch(`${stored.length} stored rows, ${texts.length} given${at}`)
   }
 
   /** `Session.compact`, checked once more on the fresh record when the save was refused
