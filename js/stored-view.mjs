@@ -310,8 +310,12 @@ export class SessionView {
     const fail = (i, j) => { if (i > deepest.i) deepest = { i, j }; return -1 }
     const ledger = (j) => isLedger(incoming[j])
     // walks stored[i..] against texts[j..]; prev: the stamp number of the last stamped row; returns held or -1
+    // the walk backtracks only at summaries and unstamped rows; a bound keeps a
+    // diverging history with many of them from costing more than a linear pass would
+    let budget = 64 * (stored.length + texts.length) + 4096
     const walk = (i, j, prev) => {
       while (i < stored.length) {
+        if (--budget < 0) return fail(i, j)
         const n = nums[i]
         if (n != null) {
           if (j < texts.length && (texts[j] === req[i] || engineChanged(stored[i], incoming[j]))) { prev = n; i++; j++; continue }
