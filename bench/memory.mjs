@@ -152,7 +152,7 @@ function miniSearch(records) {
 }
 
 // ---------- 1. probes and compaction -----------------------------------------------------
-let probes = JSON.parse(readFileSync(join(root, 'bench', 'memory-probes.json'), 'utf8')).probes.map((p, i) => ({ ...p, n: i, half: i % 2 === 0 ? 'A' : 'B' }))
+let probes = JSON.parse(readFileSync(join(root, 'bench', 'memory-probes.json'), 'utf8')).probes.map((p, i) => ({ ...p, n: i, half: p.half ?? (i % 2 === 0 ? 'A' : 'B') }))
 if (smoke) {
   const keep = new Set(['swe-agent/BabyEncryption.traj', 'claude-code/econ-detrending-correlation.jsonl'])
   probes = probes.filter((p) => keep.has(p.t))
@@ -231,6 +231,7 @@ table('Recall by kind of fact (counted probes)', valid, [
   ['Chinese (glaive)', byFamily('glaive/')],
   ['half A (may tune)', (r) => r.half === 'A'],
   ['half B (held out)', (r) => r.half === 'B'],
+  ['  of which the later probes (all held out)', (r) => r.set === 'new'],
   ['all', () => true],
 ])
 table('Recall by transcript family', valid, ['claude-code/', 'swe-agent/', 'glaive/', 'tau-bench/'].map((f) => [f.slice(0, -1), byFamily(f)]))
