@@ -10,6 +10,9 @@ use crate::sorted::{SortedMap, SortedSet};
 /// boundaries, preferably after a newline or a space in the second half of the window.
 pub const CHUNK_BYTES: usize = 1_000;
 
+/// Most UTF-8 bytes of a record's [`MemoryRecord::context`] (cut on a char boundary).
+pub const CONTEXT_BYTES: usize = 300;
+
 /// A tool-output body the compaction evicted (replaced by a handle or a clip).
 ///
 /// JSON shape (camelCase): `{ offset, callId, toolName?, handle?, body }`.
@@ -110,6 +113,8 @@ struct Source<'a> {
     /// Mentions the record inherits from its context: a tool output lists the paths and
     /// identifiers of the call it answers (after its own).
     context_mentions: &'a [String],
+    /// What led to the record ([`MemoryRecord::context`]).
+    context: Option<&'a str>,
 }
 
 /// What a tool call tells the records of its result: the tool name and the mentions of
@@ -117,6 +122,8 @@ struct Source<'a> {
 struct CallInfo {
     name: String,
     mentions: Vec<String>,
+    /// The argument values, one a line, at most [`CONTEXT_BYTES`] (None when blank).
+    arguments: Option<String>,
 }
 
 /// Call id -> tool name and argument mentions, from every tool call of the transcript
@@ -127,15 +134,60 @@ fn tool_names(messages: &[Message]) -> SortedMap<String, CallInfo> {
         for b in &m.blocks {
             if let Block::ToolCall { id, name, arguments } = b {
                 if names.get(id.as_str()).is_none() {
+                    let rendered = render_arguments(arguments);
                     names.get_or_insert_with(id.clone(), || CallInfo {
                         name: name.clone(),
-                        mentions: super::mentions(&render_arguments(arguments)),
+                        mentions: super::mentions(&rendered),
+                        arguments: clip_context(&argument_values(arguments)),
                     });
                 }
             }
         }
     }
     names
+}
+
+/// What a call's arguments say, for its result's context: the values of a JSON object
+/// one a line (strings as written, others as compact JSON; the key names are the
+/// tool's vocabulary, not what was asked), anything else as written.
+fn argument_values(arguments: &str) -> String {
+    match serde_json::from_str::<serde_json::Value>(arguments) {
+        Ok(serde_json::Value::Object(map)) => map
+            .into_iter()
+            .map(|(_, v)| match v {
+                serde_json::Value::String(s) => s,
+                other => other.to_string(),
+            })
+            .collect::<Vec<_>>()
+            .join("\n"),
+        _ => arguments.to_string(),
+    }
+}
+
+/// `text` trimmed and cut to at most [`CONTEXT_BYTES`] on a char boundary; None when
+/// blank.
+fn clip_context(text: &str) -> Option<String> {
+    let t = text.trim();
+    if t.is_empty() {
+        return None;
+    }
+    let cut = floor_boundary(t, CONTEXT_BYTES);
+    t.get(..cut).map(|c| c.trim_end().to_string()).filter(|c| !c.is_empty())
+}
+
+/// Offset and clipped text of every user row holding text the person may have written
+/// (not injected context, not a summary), in offset order.
+fn user_texts(messages: &[Message]) -> Vec<(usize, String)> {
+    let mut out = Vec::new();
+    for (i, m) in messages.iter().enumerate() {
+        if m.role != Role::User || excluded(m) {
+            continue;
+        }
+        if let Some(t) = clip_context(&m.text()) {
+            out.push((i, t));
+        }
+    }
+    out
 }
 
 /// The narrative text of a discarded row with each media part named on its own line
@@ -168,6 +220,8 @@ struct Context<'a> {
     session: &'a str,
     names: SortedMap<String, CallInfo>,
     evicted_calls: SortedSet<&'a str>,
+    /// [`user_texts`] of the transcript.
+    users: Vec<(usize, String)>,
 }
 
 impl Context<'_> {
@@ -179,6 +233,16 @@ impl Context<'_> {
         self.names.get(call_id).map_or(&[], |c| c.mentions.as_slice())
     }
 
+    fn call_arguments(&self, call_id: &str) -> Option<&str> {
+        self.names.get(call_id).and_then(|c| c.arguments.as_deref())
+    }
+
+    /// The newest user text on a row before `offset`.
+    fn user_before(&self, offset: usize) -> Option<&str> {
+        let i = self.users.partition_point(|(o, _)| *o < offset);
+        i.checked_sub(1).and_then(|j| self.users.get(j)).map(|(_, t)| t.as_str())
+    }
+
     /// The records of discarded row `m` at `offset`: its narrative text, and its tool
     /// results that no evicted body covers.
     fn row(&self, out: &mut Vec<MemoryRecord>, m: &Message, offset: usize) {
@@ -187,7 +251,9 @@ impl Context<'_> {
         }
         if matches!(m.role, Role::User | Role::Assistant) {
             let text = with_media_names(m);
-            let src = Source { session: self.session, message: m, offset, kind: RecordKind::Narrative, tool_name: None, call_id: None, handle: None, context_mentions: &[] };
+            // assistant text: the request it answers
+            let context = if m.role == Role::Assistant { self.user_before(offset) } else { None };
+            let src = Source { session: self.session, message: m, offset, kind: RecordKind::Narrative, tool_name: None, call_id: None, handle: None, context_mentions: &[], context };
             push_chunks(out, &src, &text);
         }
         for b in &m.blocks {
@@ -201,6 +267,8 @@ impl Context<'_> {
                     call_id: Some(id.clone()),
                     handle: None,
                     context_mentions: &[],
+                    // a call: the request that led to it
+                    context: self.user_before(offset),
                 };
                 push_chunks(out, &src, &render_arguments(arguments));
             }
@@ -218,6 +286,8 @@ impl Context<'_> {
                     // issue 14: only a handle the trust pass vouched for
                     handle: m.provenance.trusted_ref().map(str::to_string),
                     context_mentions: self.call_mentions(call_id),
+                    // a result: the call it answers
+                    context: self.call_arguments(call_id),
                 };
                 push_chunks(out, &src, text);
             }
@@ -238,6 +308,7 @@ impl Context<'_> {
             call_id: Some(b.call_id.clone()),
             handle: b.handle.clone(),
             context_mentions: self.call_mentions(&b.call_id),
+            context: self.call_arguments(&b.call_id),
         };
         push_chunks(out, &src, &b.body);
     }
@@ -253,7 +324,12 @@ impl Context<'_> {
 }
 
 fn context<'a>(session: &'a str, messages: &[Message], evicted_bodies: &'a [EvictedBody]) -> Context<'a> {
-    Context { session, names: tool_names(messages), evicted_calls: evicted_bodies.iter().map(|b| b.call_id.as_str()).collect() }
+    Context {
+        session,
+        names: tool_names(messages),
+        evicted_calls: evicted_bodies.iter().map(|b| b.call_id.as_str()).collect(),
+        users: user_texts(messages),
+    }
 }
 
 fn build(session: &str, messages: &[Message], discarded: &[usize], evicted_bodies: &[EvictedBody]) -> MemoryBatch {
@@ -349,6 +425,7 @@ fn push_chunks(out: &mut Vec<MemoryRecord>, src: &Source<'_>, text: &str) {
             call_id: src.call_id.clone(),
             handle: src.handle.clone(),
             mentions: with_context(super::mentions(content), src.context_mentions),
+            context: src.context.map(str::to_string),
             content: content.to_string(),
         });
     }
