@@ -5,7 +5,7 @@
 
 use context_compactor::error::ErrorCode;
 use context_compactor::memory::{
-    mentions, project, recall, render_arguments, Index, MemoryRecord, Ranking, RecordKind, CONTEXT_BYTES, CONTEXT_WEIGHT, SNAPSHOT_VERSION, SYNONYM_WEIGHT, VECTOR_WEIGHT,
+    mentions, project, recall, render_arguments, Index, MemoryRecord, Ranking, RecordKind, CONTEXT_BYTES, CONTEXT_PART_BYTES, CONTEXT_WEIGHT, SNAPSHOT_VERSION, SYNONYM_WEIGHT, VECTOR_WEIGHT,
 };
 use context_compactor::transcript::{Block, Message, Role};
 use serde_json::{json, Value};
@@ -355,13 +355,19 @@ fn m1_records_carry_what_led_to_them_as_context() {
     let user = of(RecordKind::Narrative, Role::User).unwrap_or_else(|| rec("x", 0, ""));
     assert_eq!(user.context, None, "the person's own text has no context");
     let output = of(RecordKind::ToolOutput, Role::Tool).unwrap_or_else(|| rec("x", 0, ""));
-    assert_eq!(output.context.as_deref(), Some("pytest tests/test_upload.py\nRun the upload tests"), "a result: its call's argument values");
+    assert_eq!(
+        output.context.as_deref(),
+        Some("Looking at the uploader.\npytest tests/test_upload.py\nRun the upload tests"),
+        "a result: what the agent said on the call's row, then the call's argument values"
+    );
     let input = of(RecordKind::ToolInput, Role::Assistant).unwrap_or_else(|| rec("x", 0, ""));
     let asked = input.context.clone().unwrap_or_default();
-    assert!(asked.starts_with("Please fix the flaky upload test"), "a call: the request before it");
-    assert!(asked.len() <= CONTEXT_BYTES && long_request.len() > CONTEXT_BYTES, "clipped to {CONTEXT_BYTES} bytes");
+    assert!(asked.starts_with("Looking at the uploader.\nPlease fix the flaky upload test"), "a call: its row's text, then the request before it: {asked}");
+    let request_part = asked.split_once('\n').map_or("", |(_, r)| r);
+    assert!(request_part.len() <= CONTEXT_PART_BYTES && long_request.len() > CONTEXT_PART_BYTES, "each part clipped to {CONTEXT_PART_BYTES} bytes");
+    assert!(asked.len() <= CONTEXT_BYTES);
     let answer = of(RecordKind::Narrative, Role::Assistant).unwrap_or_else(|| rec("x", 0, ""));
-    assert_eq!(answer.context, input.context, "assistant text: the request it answers");
+    assert_eq!(answer.context.as_deref(), Some(request_part), "assistant text: the request it answers");
     // the JSON shape names it `context` and omits it when absent
     let json = serde_json::to_value(&output).unwrap_or(Value::Null);
     assert!(json["context"].as_str().is_some_and(|c| c.contains("Run the upload tests")));

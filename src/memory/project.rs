@@ -10,8 +10,11 @@ use crate::sorted::{SortedMap, SortedSet};
 /// boundaries, preferably after a newline or a space in the second half of the window.
 pub const CHUNK_BYTES: usize = 1_000;
 
-/// Most UTF-8 bytes of a record's [`MemoryRecord::context`] (cut on a char boundary).
-pub const CONTEXT_BYTES: usize = 300;
+/// Most UTF-8 bytes of a record's [`MemoryRecord::context`]: two parts of at most
+/// [`CONTEXT_PART_BYTES`] each and the newline between them.
+pub const CONTEXT_BYTES: usize = 2 * CONTEXT_PART_BYTES + 1;
+/// Most UTF-8 bytes of one part of a context (cut on a char boundary).
+pub const CONTEXT_PART_BYTES: usize = 300;
 
 /// A tool-output body the compaction evicted (replaced by a handle or a clip).
 ///
@@ -114,7 +117,7 @@ struct Source<'a> {
     /// identifiers of the call it answers (after its own).
     context_mentions: &'a [String],
     /// What led to the record ([`MemoryRecord::context`]).
-    context: Option<&'a str>,
+    context: Option<String>,
 }
 
 /// What a tool call tells the records of its result: the tool name and the mentions of
@@ -122,8 +125,11 @@ struct Source<'a> {
 struct CallInfo {
     name: String,
     mentions: Vec<String>,
-    /// The argument values, one a line, at most [`CONTEXT_BYTES`] (None when blank).
+    /// The argument values, one a line, at most [`CONTEXT_PART_BYTES`] (None when blank).
     arguments: Option<String>,
+    /// The text of the row that made the call (what the agent said it was doing), at
+    /// most [`CONTEXT_PART_BYTES`] (None when blank).
+    intent: Option<String>,
 }
 
 /// Call id -> tool name and argument mentions, from every tool call of the transcript
@@ -131,14 +137,17 @@ struct CallInfo {
 fn tool_names(messages: &[Message]) -> SortedMap<String, CallInfo> {
     let mut names: SortedMap<String, CallInfo> = SortedMap::new();
     for m in messages {
+        let mut intent: Option<Option<String>> = None;
         for b in &m.blocks {
             if let Block::ToolCall { id, name, arguments } = b {
                 if names.get(id.as_str()).is_none() {
                     let rendered = render_arguments(arguments);
+                    let intent = intent.get_or_insert_with(|| clip_context(&m.text())).clone();
                     names.get_or_insert_with(id.clone(), || CallInfo {
                         name: name.clone(),
                         mentions: super::mentions(&rendered),
                         arguments: clip_context(&argument_values(arguments)),
+                        intent,
                     });
                 }
             }
@@ -164,15 +173,24 @@ fn argument_values(arguments: &str) -> String {
     }
 }
 
-/// `text` trimmed and cut to at most [`CONTEXT_BYTES`] on a char boundary; None when
-/// blank.
+/// `text` trimmed and cut to at most [`CONTEXT_PART_BYTES`] on a char boundary; None
+/// when blank.
 fn clip_context(text: &str) -> Option<String> {
     let t = text.trim();
     if t.is_empty() {
         return None;
     }
-    let cut = floor_boundary(t, CONTEXT_BYTES);
+    let cut = floor_boundary(t, CONTEXT_PART_BYTES);
     t.get(..cut).map(|c| c.trim_end().to_string()).filter(|c| !c.is_empty())
+}
+
+/// Two context parts joined by a newline; either alone when the other is absent.
+fn join_context(first: Option<&str>, second: Option<&str>) -> Option<String> {
+    match (first, second) {
+        (Some(a), Some(b)) => Some(format!("{a}\n{b}")),
+        (Some(a), None) | (None, Some(a)) => Some(a.to_string()),
+        (None, None) => None,
+    }
 }
 
 /// Offset and clipped text of every user row holding text the person may have written
@@ -233,8 +251,11 @@ impl Context<'_> {
         self.names.get(call_id).map_or(&[], |c| c.mentions.as_slice())
     }
 
-    fn call_arguments(&self, call_id: &str) -> Option<&str> {
-        self.names.get(call_id).and_then(|c| c.arguments.as_deref())
+    /// A result's context: what the agent said on the row of its call, then the call's
+    /// argument values.
+    fn result_context(&self, call_id: &str) -> Option<String> {
+        let c = self.names.get(call_id)?;
+        join_context(c.intent.as_deref(), c.arguments.as_deref())
     }
 
     /// The newest user text on a row before `offset`.
@@ -252,7 +273,7 @@ impl Context<'_> {
         if matches!(m.role, Role::User | Role::Assistant) {
             let text = with_media_names(m);
             // assistant text: the request it answers
-            let context = if m.role == Role::Assistant { self.user_before(offset) } else { None };
+            let context = if m.role == Role::Assistant { self.user_before(offset).map(str::to_string) } else { None };
             let src = Source { session: self.session, message: m, offset, kind: RecordKind::Narrative, tool_name: None, call_id: None, handle: None, context_mentions: &[], context };
             push_chunks(out, &src, &text);
         }
@@ -267,8 +288,8 @@ impl Context<'_> {
                     call_id: Some(id.clone()),
                     handle: None,
                     context_mentions: &[],
-                    // a call: the request that led to it
-                    context: self.user_before(offset),
+                    // a call: what the agent said on its row, then the request that led to it
+                    context: join_context(self.names.get(id.as_str()).and_then(|c| c.intent.as_deref()), self.user_before(offset)),
                 };
                 push_chunks(out, &src, &render_arguments(arguments));
             }
@@ -287,7 +308,7 @@ impl Context<'_> {
                     handle: m.provenance.trusted_ref().map(str::to_string),
                     context_mentions: self.call_mentions(call_id),
                     // a result: the call it answers
-                    context: self.call_arguments(call_id),
+                    context: self.result_context(call_id),
                 };
                 push_chunks(out, &src, text);
             }
@@ -308,7 +329,7 @@ impl Context<'_> {
             call_id: Some(b.call_id.clone()),
             handle: b.handle.clone(),
             context_mentions: self.call_mentions(&b.call_id),
-            context: self.call_arguments(&b.call_id),
+            context: self.result_context(&b.call_id),
         };
         push_chunks(out, &src, &b.body);
     }
@@ -425,7 +446,7 @@ fn push_chunks(out: &mut Vec<MemoryRecord>, src: &Source<'_>, text: &str) {
             call_id: src.call_id.clone(),
             handle: src.handle.clone(),
             mentions: with_context(super::mentions(content), src.context_mentions),
-            context: src.context.map(str::to_string),
+            context: src.context.clone(),
             content: content.to_string(),
         });
     }
