@@ -760,6 +760,11 @@ export interface MemoryRecord {
   /** File paths, URLs and identifiers the content names (a tool output also lists its
    * call's); at most 32; absent when none. */
   mentions?: string[]
+  /** What led to the record, at most 300 UTF-8 bytes, indexed at a quarter of a
+   * content word's weight and never returned as the passage: a tool output's call's
+   * argument values (one a line); for a tool call's arguments and assistant text, the
+   * newest user text before the row. Absent otherwise (and in older records). */
+  context?: string
   /** The chunk text, at most 1,000 UTF-8 bytes. */
   content: string
 }

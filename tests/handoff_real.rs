@@ -212,18 +212,29 @@ fn y6_n1_n5_handoff_summary_on_real_transcripts_keeps_paths_constraints_request_
     assert_eq!(tally.over_budget, 0, "within the summary budget");
 }
 
-/// Prints the summaries for the docs (run with `--ignored --nocapture`).
+/// Prints the summaries for the docs (run with `--ignored --nocapture`): the two the
+/// README and docs/summaries.md show, or the transcript named by `HANDOFF_FILE`
+/// (a path under ../shared/transcripts).
 #[test]
 #[ignore]
 fn print_handoff_summaries() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let which = std::env::var("HANDOFF_FILE").unwrap_or_default();
-    let path = root.join("../shared/transcripts").join(which);
-    let text = std::fs::read_to_string(&path).unwrap();
-    let kind = sniff(&text).unwrap();
-    let (format, doc) = import(kind, &text).unwrap();
-    let mut config = Config::preset(Profile::Default);
-    config.context_window = 16_000;
-    let out = compact_document(format, doc, config, SessionState::default(), Signals { force: true, ..Signals::default() }, None).unwrap();
-    println!("{}", out.rewrite.map(|r| r.summary.map(|s| s.text).unwrap_or_default()).unwrap_or_default());
+    let files: Vec<String> = match std::env::var("HANDOFF_FILE") {
+        Ok(f) if !f.is_empty() => vec![f],
+        _ => vec![
+            "claude-code/citation-check.jsonl".to_string(),
+            "swe-agent/replay__marshmallow-code__marshmallow-1867__function_calling__install-1/marshmallow-code__marshmallow-1867.traj".to_string(),
+        ],
+    };
+    for which in files {
+        let path = root.join("../shared/transcripts").join(&which);
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let kind = sniff(&text).unwrap();
+        let (format, doc) = import(kind, &text).unwrap();
+        let mut config = Config::preset(Profile::Default);
+        config.context_window = 16_000;
+        let out = compact_document(format, doc, config, SessionState::default(), Signals { force: true, ..Signals::default() }, None).unwrap();
+        println!("===== {which}");
+        println!("{}", out.rewrite.map(|r| r.summary.map(|s| s.text).unwrap_or_default()).unwrap_or_default());
+    }
 }

@@ -5,50 +5,12 @@ use context_compactor::memory::{
     project, recall, recall_from_arguments, recall_from_hits, recall_tool_definition, try_project, EvictedBody,
     Hit, Index, MemoryRecord, RecordKind, CHUNK_BYTES,
 };
-use context_compactor::transcript::{Block, Message, Provenance, Role, TranscriptRole};
+use context_compactor::transcript::{Message, Role, TranscriptRole};
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
 
-fn msg(id: &str, role: Role, blocks: Vec<Block>) -> Message {
-    Message { id: id.to_string(), role, provenance: Provenance::default(), blocks, raw: context_compactor::transcript::RawJson::from_value(&Value::Null), bytes: 0 }
-}
-
-fn text(t: &str) -> Block {
-    Block::Text { text: t.to_string() }
-}
-
-fn result_block(call_id: &str, body: &str) -> Block {
-    Block::ToolResult {
-        call_id: call_id.to_string(),
-        name: None,
-        text: body.to_string(),
-        is_error: false,
-        media: Vec::new(),
-        media_bytes: 0,
-    }
-}
-
-fn call_block(id: &str, name: &str) -> Block {
-    Block::ToolCall { id: id.to_string(), name: name.to_string(), arguments: "{}".to_string() }
-}
-
-/// A record with the given content in `session`, id `<session>-<n>`.
-fn rec(session: &str, n: usize, content: &str) -> MemoryRecord {
-    MemoryRecord {
-        id: format!("{session}-{n}"),
-        session: session.to_string(),
-        message_id: format!("msg-{n}"),
-        role: Role::Assistant,
-        source_range: [n, n],
-        byte_range: [0, content.len()],
-        kind: RecordKind::Narrative,
-        tool_name: None,
-        call_id: None,
-        handle: None,
-        mentions: Vec::new(),
-        content: content.to_string(),
-    }
-}
+mod memory_common;
+use memory_common::{call, msg, rec, result, text};
 
 fn long_body() -> String {
     let mut s = String::new();
@@ -65,17 +27,17 @@ fn sample() -> (Vec<Message>, Vec<usize>, Vec<EvictedBody>) {
     typed_summary.provenance.transcript_role = TranscriptRole::CompactionSummary;
     let mut leveled = msg("m6", Role::User, vec![text("rolled up summary about walrus")]);
     leveled.provenance.summary_level = Some(2);
-    let mut c2_result = msg("m8", Role::Tool, vec![result_block("c2", "grep found needle in haystack.rs")]);
+    let mut c2_result = msg("m8", Role::Tool, vec![result("c2", "grep found needle in haystack.rs")]);
     c2_result.provenance.artifact_ref = Some("artifact#7".to_string());
     let messages = vec![
         msg("m0", Role::System, vec![text("You are a helpful system prompt")]),
         msg("m1", Role::User, vec![text("Please analyse the quarterly revenue numbers")]),
         injected,
         typed_summary,
-        msg("m4", Role::Assistant, vec![text("I will read the build log"), call_block("c1", "read_file")]),
-        msg("m5", Role::Tool, vec![result_block("c1", "[evicted: artifact#1]")]),
+        msg("m4", Role::Assistant, vec![text("I will read the build log"), call("c1", "read_file", "{}")]),
+        msg("m5", Role::Tool, vec![result("c1", "[evicted: artifact#1]")]),
         leveled,
-        msg("m7", Role::Assistant, vec![call_block("c2", "grep")]),
+        msg("m7", Role::Assistant, vec![call("c2", "grep", "{}")]),
         c2_result,
         msg("m9", Role::User, vec![text("Kept message, not discarded")]),
     ];
@@ -271,16 +233,16 @@ fn m3_snapshot_round_trip_gives_identical_search_results() {
         assert_eq!(before, restored.search(session, q, 10), "{q}");
     }
     let head: Value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
-    assert_eq!(head["version"], json!(2));
+    assert_eq!(head["version"], json!(3));
     assert_eq!(head["format"], json!("context-compactor/memory-index"));
 
     assert_eq!(Index::restore(b"not json").err().map(|e| e.code), Some(ErrorCode::MemoryFailed));
     let mut future = head.clone();
-    future["version"] = json!(3);
+    future["version"] = json!(4);
     let future = serde_json::to_vec(&future).unwrap_or_default();
     let err = Index::restore(&future).err();
     assert_eq!(err.as_ref().map(|e| e.code), Some(ErrorCode::MemoryFailed));
-    assert!(err.is_some_and(|e| e.message.contains("version 3")), "the error names the version");
+    assert!(err.is_some_and(|e| e.message.contains("version 4")), "the error names the version");
 }
 
 #[test]

@@ -5,47 +5,13 @@
 
 use context_compactor::error::ErrorCode;
 use context_compactor::memory::{
-    mentions, project, recall, render_arguments, Index, MemoryRecord, Ranking, RecordKind, SNAPSHOT_VERSION, VECTOR_WEIGHT,
+    mentions, project, recall, render_arguments, Index, MemoryRecord, Ranking, RecordKind, CONTEXT_BYTES, CONTEXT_PART_BYTES, CONTEXT_WEIGHT, SNAPSHOT_VERSION, SYNONYM_WEIGHT, VECTOR_WEIGHT,
 };
-use context_compactor::transcript::{Block, Message, Provenance, Role};
+use context_compactor::transcript::{Block, Message, Role};
 use serde_json::{json, Value};
 
-fn msg(id: &str, role: Role, blocks: Vec<Block>) -> Message {
-    Message { id: id.to_string(), role, provenance: Provenance::default(), blocks, raw: context_compactor::transcript::RawJson::from_value(&Value::Null), bytes: 0 }
-}
-
-fn text(t: &str) -> Block {
-    Block::Text { text: t.to_string() }
-}
-
-fn call(id: &str, name: &str, arguments: &str) -> Block {
-    Block::ToolCall { id: id.to_string(), name: name.to_string(), arguments: arguments.to_string() }
-}
-
-fn result(call_id: &str, body: &str) -> Block {
-    Block::ToolResult { call_id: call_id.to_string(), name: None, text: body.to_string(), is_error: false, media: Vec::new(), media_bytes: 0 }
-}
-
-fn rec(session: &str, n: usize, content: &str) -> MemoryRecord {
-    MemoryRecord {
-        id: format!("{session}-{n}"),
-        session: session.to_string(),
-        message_id: format!("msg-{n}"),
-        role: Role::Assistant,
-        source_range: [n, n],
-        byte_range: [0, content.len()],
-        kind: RecordKind::Narrative,
-        tool_name: None,
-        call_id: None,
-        handle: None,
-        mentions: Vec::new(),
-        content: content.to_string(),
-    }
-}
-
-fn ids(hits: &[context_compactor::memory::Hit]) -> Vec<String> {
-    hits.iter().map(|h| h.record.id.clone()).collect()
-}
+mod memory_common;
+use memory_common::{call, ids, msg, rec, result, text};
 
 fn edit_session() -> Vec<Message> {
     vec![
@@ -179,14 +145,15 @@ fn m3_fused_ranking_is_reciprocal_rank_fusion_of_bm25_and_the_vectors() {
     // BM25 prefers short records; the cosine of the IDF-weighted vectors prefers records
     // whose other words are common (they weigh little in the norm). Records with a few
     // rare words and records with many common ones disagree.
-    let common = "c1 c2 c3 c4 c5 c6 c7 c8 c9 c10";
+    let common = "c1 c2 c3 c4 c5 c6 c7 c8 c9 c10 c11 c12 c13 c14 c15 c16 c17 c18 c19 c20";
     let mut texts: Vec<String> = Vec::new();
-    for i in 0..6 {
+    // enough records that a weak vector weight still moves one past a neighbour
+    for i in 0..14 {
         let rare: Vec<String> = (0..i + 1).map(|k| format!("rare{i}x{k}")).collect();
         texts.push(format!("alpha {}", rare.join(" ")));
         texts.push(format!("alpha {}", common.split(' ').take(4 + i).collect::<Vec<_>>().join(" ")));
     }
-    for _ in 0..6 {
+    for _ in 0..14 {
         texts.push(common.to_string());
     }
     texts.push("unrelated words only".to_string());
@@ -196,10 +163,10 @@ fn m3_fused_ranking_is_reciprocal_rank_fusion_of_bm25_and_the_vectors() {
     }
     assert!(index.add(records).is_ok());
     let q = "alpha";
-    let lexical = ids(&index.search_ranked("s", q, 20, Ranking::Lexical));
-    let vector = ids(&index.search_ranked("s", q, 20, Ranking::Vector));
-    let fused = index.search_ranked("s", q, 20, Ranking::Fused);
-    assert_eq!(lexical.len(), 12);
+    let lexical = ids(&index.search_ranked("s", q, 50, Ranking::Lexical));
+    let vector = ids(&index.search_ranked("s", q, 50, Ranking::Vector));
+    let fused = index.search_ranked("s", q, 50, Ranking::Fused);
+    assert_eq!(lexical.len(), 28, "every record holding alpha");
     assert_ne!(lexical, vector, "the two rankings disagree on this corpus (else the test proves nothing)");
     let rank = |list: &[String], id: &str| list.iter().position(|x| x == id).map(|p| 1.0 / (60.0 + p as f64 + 1.0)).unwrap_or(0.0);
     let mut expected: Vec<(f64, usize, String)> =
@@ -214,7 +181,7 @@ fn m3_fused_ranking_is_reciprocal_rank_fusion_of_bm25_and_the_vectors() {
         assert!(h.score > 0.0 && h.score <= 1.0);
     }
     // default search is the fused ranking
-    assert_eq!(ids(&index.search("s", q, 20)), expected_ids);
+    assert_eq!(ids(&index.search("s", q, 50)), expected_ids);
 }
 
 #[test]
@@ -250,17 +217,17 @@ fn m3_replacing_and_dropping_keep_the_postings_exact() {
 }
 
 #[test]
-fn m3_snapshot_v2_carries_the_inverted_index() {
+fn m3_snapshot_v3_carries_the_inverted_index() {
     let index = segments_index();
     let bytes = index.snapshot();
     let v: Value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
     assert_eq!(v["version"], json!(SNAPSHOT_VERSION));
-    assert_eq!(SNAPSHOT_VERSION, 2);
+    assert_eq!(SNAPSHOT_VERSION, 3);
     let lexical = &v["lexical"][0];
     assert_eq!(lexical["session"], json!("s"));
     let terms = lexical["terms"].as_array().cloned().unwrap_or_default();
     let bar_baz = terms.iter().find(|t| t[0] == json!("bar_baz.py")).cloned().unwrap_or(Value::Null);
-    assert_eq!(bar_baz[1], json!([0, 1]), "position 0 (first record in scope order), count 1");
+    assert_eq!(bar_baz[1], json!([0, 4]), "position 0 (first record in scope order), count 1 (4 quarters)");
     let words: Vec<&str> = terms.iter().filter_map(|t| t[0].as_str()).collect();
     let mut sorted = words.clone();
     sorted.sort_unstable();
@@ -302,13 +269,13 @@ fn m3_version_1_snapshots_still_restore() {
     assert_eq!(index.len("s"), 2);
     assert_eq!(ids(&index.search("s", "bar_baz.py", 1)), vec!["s-0"]);
     let again: Value = serde_json::from_slice(&index.snapshot()).unwrap_or(Value::Null);
-    assert_eq!(again["version"], json!(2), "a migrated index writes the current version");
+    assert_eq!(again["version"], json!(3), "a migrated index writes the current version");
     // a version this build does not know is a typed error naming it
     let mut v9 = v1.clone();
     v9["version"] = json!(9);
     let err = Index::restore(&serde_json::to_vec(&v9).unwrap_or_default()).err();
     assert_eq!(err.as_ref().map(|e| e.code), Some(ErrorCode::MemoryFailed));
-    assert!(err.is_some_and(|e| e.message.contains("version 9") && e.message.contains("1 and 2")));
+    assert!(err.is_some_and(|e| e.message.contains("version 9") && e.message.contains("1 to 3")));
 }
 
 #[test]
@@ -345,4 +312,100 @@ fn m1_media_of_a_folded_user_row_are_named_in_memory() {
     let batch = project("s", &only, &[0], &[]);
     assert_eq!(batch.records.len(), 1);
     assert_eq!(batch.records[0].content, "[image attached: 9 bytes, by reference]");
+}
+
+#[test]
+fn m3_version_2_snapshots_restore_by_indexing_their_records_again() {
+    // Version 2 counted every term once (no quarters, no context terms). Its postings
+    // are not loaded as written: the records are indexed again, to the index this build
+    // makes of them.
+    let index = segments_index();
+    let v3: Value = serde_json::from_slice(&index.snapshot()).unwrap_or(Value::Null);
+    let mut v2 = v3.clone();
+    v2["version"] = json!(2);
+    if let Some(terms) = v2["lexical"][0]["terms"].as_array_mut() {
+        for t in terms.iter_mut() {
+            let flat: Vec<Value> = t[1]
+                .as_array()
+                .cloned()
+                .unwrap_or_default()
+                .chunks(2)
+                .flat_map(|p| [p[0].clone(), json!((p[1].as_u64().unwrap_or(4) / 4).max(1))])
+                .collect();
+            t[1] = Value::Array(flat);
+        }
+    }
+    let restored = Index::restore(&serde_json::to_vec(&v2).unwrap_or_default()).unwrap_or_else(|e| panic!("v2 restore: {e}"));
+    assert_eq!(restored.snapshot(), index.snapshot(), "a v2 snapshot becomes this build's index of the same records");
+    for q in ["bar_baz.py", "user details", "release guide"] {
+        assert_eq!(ids(&restored.search("s", q, 5)), ids(&index.search("s", q, 5)), "{q}");
+    }
+}
+
+#[test]
+fn m1_records_carry_what_led_to_them_as_context() {
+    let long_request = format!("Please fix the flaky upload test {}", "and keep the retry logic ".repeat(30));
+    let messages = vec![
+        msg("u0", Role::User, vec![text(&long_request)]),
+        msg("a1", Role::Assistant, vec![text("Looking at the uploader."), call("toolu_9", "Bash", r#"{"command":"pytest tests/test_upload.py","description":"Run the upload tests"}"#)]),
+        msg("t2", Role::Tool, vec![result("toolu_9", "1 failed, 12 passed")]),
+    ];
+    let batch = project("s", &messages, &[0, 1, 2], &[]);
+    let of = |kind: RecordKind, role: Role| batch.records.iter().find(|r| r.kind == kind && r.role == role).cloned();
+    let user = of(RecordKind::Narrative, Role::User).unwrap_or_else(|| rec("x", 0, ""));
+    assert_eq!(user.context, None, "the person's own text has no context");
+    let output = of(RecordKind::ToolOutput, Role::Tool).unwrap_or_else(|| rec("x", 0, ""));
+    assert_eq!(
+        output.context.as_deref(),
+        Some("Looking at the uploader.\npytest tests/test_upload.py\nRun the upload tests"),
+        "a result: what the agent said on the call's row, then the call's argument values"
+    );
+    let input = of(RecordKind::ToolInput, Role::Assistant).unwrap_or_else(|| rec("x", 0, ""));
+    let asked = input.context.clone().unwrap_or_default();
+    assert!(asked.starts_with("Looking at the uploader.\nPlease fix the flaky upload test"), "a call: its row's text, then the request before it: {asked}");
+    let request_part = asked.split_once('\n').map_or("", |(_, r)| r);
+    assert!(request_part.len() <= CONTEXT_PART_BYTES && long_request.len() > CONTEXT_PART_BYTES, "each part clipped to {CONTEXT_PART_BYTES} bytes");
+    assert!(asked.len() <= CONTEXT_BYTES);
+    let answer = of(RecordKind::Narrative, Role::Assistant).unwrap_or_else(|| rec("x", 0, ""));
+    assert_eq!(answer.context.as_deref(), Some(request_part), "assistant text: the request it answers");
+    // the JSON shape names it `context` and omits it when absent
+    let json = serde_json::to_value(&output).unwrap_or(Value::Null);
+    assert!(json["context"].as_str().is_some_and(|c| c.contains("Run the upload tests")));
+    assert!(serde_json::to_value(&user).unwrap_or(Value::Null).get("context").is_none());
+}
+
+#[test]
+fn m3_context_terms_are_found_at_a_quarter_weight() {
+    assert!((CONTEXT_WEIGHT - 0.25).abs() < 1e-12);
+    let mut answered = rec("s", 0, "Exit code 1 externally managed environment");
+    answered.context = Some("command: pip install casadi".to_string());
+    let named = rec("s", 1, "casadi is a solver for nonlinear optimisation problems in python");
+    let other = rec("s", 2, "wrote the report to disk");
+    let mut index = Index::new();
+    index.add(vec![answered, named, other]).unwrap_or_default();
+    // the result is found by what its call said, below a record holding the word itself
+    assert_eq!(ids(&index.search_ranked("s", "casadi", 5, Ranking::Lexical)), vec!["s-1", "s-0"]);
+    // context is indexed, never returned as the passage
+    let hits = index.search("s", "pip install", 5);
+    assert_eq!(ids(&hits), vec!["s-0"]);
+    assert_eq!(hits.first().map(|h| h.record.content.as_str()), Some("Exit code 1 externally managed environment"));
+}
+
+#[test]
+fn m3_query_synonyms_bridge_general_words_at_half_weight() {
+    assert!((SYNONYM_WEIGHT - 0.5).abs() < 1e-12);
+    let mut index = Index::new();
+    index
+        .add(vec![
+            rec("s", 0, "command: mkdir -p /root/workspace"),
+            rec("s", 1, "listed the folder contents"),
+            rec("s", 2, "the dob field reads 1950-06-24"),
+            rec("s", 3, "unrelated note about the weather"),
+        ])
+        .unwrap_or_default();
+    // "folder" also looks for directory / dir / mkdir, below the word itself
+    assert_eq!(ids(&index.search_ranked("s", "which folder did we make?", 5, Ranking::Lexical)), vec!["s-1", "s-0"]);
+    assert_eq!(ids(&index.search("s", "when was she born?", 5)), vec!["s-2"]);
+    // the vector ranking alone takes the query as written (no synonyms)
+    assert!(index.search_ranked("s", "born", 5, Ranking::Vector).is_empty());
 }

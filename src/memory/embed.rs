@@ -194,7 +194,7 @@ pub(crate) fn vectorize(
 /// buckets, signs and weights as [`vectorize`], so the dot product of two of these is
 /// the cosine of the dense vectors. `None` when there are no terms, `dim` is 0 or the
 /// vector is zero.
-pub(crate) fn sparse_vector(terms: &[(u64, u32, u32)], dim: usize, docs: u32) -> Option<Vec<(u32, f64)>> {
+pub(crate) fn sparse_vector(terms: &[(u64, f64, u32)], dim: usize, docs: u32) -> Option<Vec<(u32, f64)>> {
     if terms.is_empty() || dim == 0 {
         return None;
     }
@@ -204,7 +204,7 @@ pub(crate) fn sparse_vector(terms: &[(u64, u32, u32)], dim: usize, docs: u32) ->
             let h = mix(term);
             let bucket = (h % dim as u64) as u32;
             let sign = if h >> 63 == 1 { -1.0 } else { 1.0 };
-            (bucket, sign * (1.0 + f64::from(tf.max(1)).ln()) * idf(docs, df))
+            (bucket, sign * tf_weight(tf) * idf(docs, df))
         })
         .collect();
     v.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)));
@@ -224,6 +224,16 @@ pub(crate) fn sparse_vector(terms: &[(u64, u32, u32)], dim: usize, docs: u32) ->
         *x /= norm;
     }
     Some(merged)
+}
+
+/// Sublinear term-frequency weight: `1 + ln tf` from one occurrence up, `tf` itself
+/// below one (a fractional count: a context term, a query synonym).
+pub(crate) fn tf_weight(tf: f64) -> f64 {
+    if tf >= 1.0 {
+        1.0 + tf.ln()
+    } else {
+        tf.max(0.0)
+    }
 }
 
 /// Dot product of two sparse vectors in bucket order.

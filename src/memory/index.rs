@@ -6,10 +6,15 @@
 //! frequencies, so scores in one session never depend on another session's records,
 //! and no operation but [`Index::snapshot`] ever reads across scopes.
 //!
+//! A record's terms are its content's, its mentions' and its tool name's (whole
+//! weight) and its `context`'s ([`CONTEXT_WEIGHT`]: what led to it, e.g. the call a
+//! tool output answers).
+//!
 //! Ranking ([`Ranking::Fused`], the default): the query's terms ([`index_terms`], with
-//! English and Chinese function words dropped while other terms remain) are looked up
-//! in the scope's postings and every record holding one is scored by BM25 (k1 1.2,
-//! b 0.75). The best [`CANDIDATES`] of them are ranked a second time by the cosine of
+//! English and Chinese function words dropped while other terms remain, plus the
+//! synonyms of a small general table at [`SYNONYM_WEIGHT`]) are looked up in the
+//! scope's postings and every record holding one is scored by BM25 (k1 1.2, b 0.75,
+//! each term's part scaled by its query weight). The best [`CANDIDATES`] of them are ranked a second time by the cosine of
 //! their embedded vectors (the hashed, IDF-weighted bag of words of [`super::embed`])
 //! with the query's, and the two ranks are fused by weighted reciprocal rank fusion
 //! (k 60; `1 / (k + bm25 rank) + VECTOR_WEIGHT / (k + vector rank)`). A
@@ -40,16 +45,19 @@ const B: f64 = 0.75;
 const RRF_K: f64 = 60.0;
 /// Weight of the vector rank against the BM25 rank (1) in the fusion. Chosen on the
 /// tuning half of the memory benchmark's probes (docs/memory.md): BM25 alone found more
-/// than the vectors alone, and 0.25 did better there than 0.5 or an equal weight.
-pub const VECTOR_WEIGHT: f64 = 0.25;
+/// than the vectors alone; with context terms and synonyms, 0.1 did better there than
+/// 0.25 (the earlier choice), 0.5 or an equal weight.
+pub const VECTOR_WEIGHT: f64 = 0.1;
 /// How many of the best BM25 records the vector ranking re-ranks (fused ranking).
 pub const CANDIDATES: usize = 100;
 
 /// Snapshot `format` tag.
 const SNAPSHOT_FORMAT: &str = "context-compactor/memory-index";
-/// Version [`Index::snapshot`] writes. Version 1 (records only, no postings) is still
-/// read; it is migrated by indexing its records again.
-pub const SNAPSHOT_VERSION: u32 = 2;
+/// Version [`Index::snapshot`] writes (3: posting counts in [`TF_UNIT`]ths, records
+/// with `context`). Versions 1 (records only) and 2 (postings of whole counts, made
+/// before context terms) are still read; they are migrated by indexing their records
+/// again, so their rankings are this version's.
+pub const SNAPSHOT_VERSION: u32 = 3;
 const HOST_EMBEDDER_ID: &str = "host";
 
 /// Who embeds the records of an index.
@@ -197,12 +205,22 @@ struct Scope {
     total_len: u64,
 }
 
-/// The index terms of a record, counted: its content's [`index_terms`] plus those of
-/// each of its `mentions` its content does not hold and of its tool name, and its BM25
-/// length: the number of its content's plain
-/// tokens (the whole-name terms of paths and identifiers, and the tool name, add
+/// A term's count in a posting is kept in [`TF_UNIT`]ths: a content term adds
+/// [`TF_UNIT`], a context term [`CONTEXT_QUARTERS`].
+pub(crate) const TF_UNIT: u32 = 4;
+/// Weight of a context term against a content term, in [`TF_UNIT`]ths.
+const CONTEXT_QUARTERS: u32 = 1;
+/// Weight of a [`super::MemoryRecord::context`] term against a content term (0.25):
+/// what led to a record is evidence for it, but less than its own words.
+pub const CONTEXT_WEIGHT: f64 = CONTEXT_QUARTERS as f64 / TF_UNIT as f64;
+
+/// The index terms of a record, counted in [`TF_UNIT`]ths: its content's
+/// [`index_terms`] plus those of each of its `mentions` its content does not hold and of
+/// its tool name (each a whole count), and the terms of its `context` (each
+/// [`CONTEXT_WEIGHT`]); and its BM25 length: the number of its content's plain tokens
+/// (the whole-name terms of paths and identifiers, the tool name and the context add
 /// evidence but do not make a record "longer"). Empty when the content has no tokens
-/// (the record is then not stored, whatever its tool name).
+/// (the record is then not stored, whatever its tool name or context).
 fn doc_terms(record: &MemoryRecord) -> (Vec<(String, u32)>, u32) {
     let (mut terms, plain) = index_terms_counted(&record.content);
     let len = u32::try_from(plain).unwrap_or(u32::MAX);
@@ -223,23 +241,27 @@ fn doc_terms(record: &MemoryRecord) -> (Vec<(String, u32)>, u32) {
             terms.push(lower);
         }
     }
-    (count_unordered(terms), len)
+    let mut counted: Vec<(String, u32)> = terms.into_iter().map(|t| (t, TF_UNIT)).collect();
+    if let Some(cx) = &record.context {
+        counted.extend(index_terms(cx).into_iter().map(|t| (t, CONTEXT_QUARTERS)));
+    }
+    (count_unordered(counted), len)
 }
 
-/// Counts terms in first-seen order (document side: the order is not observable).
-fn count_unordered(terms: Vec<String>) -> Vec<(String, u32)> {
+/// Sums weighted terms in first-seen order (document side: the order is not observable).
+fn count_unordered(terms: Vec<(String, u32)>) -> Vec<(String, u32)> {
     let mut at: FnvMap<String, usize> = FnvMap::default();
     let mut out: Vec<(String, u32)> = Vec::with_capacity(terms.len());
-    for t in terms {
+    for (t, w) in terms {
         match at.get(&t) {
             Some(&i) => {
                 if let Some((_, c)) = out.get_mut(i) {
-                    *c = c.saturating_add(1);
+                    *c = c.saturating_add(w);
                 }
             }
             None => {
                 at.insert(t.clone(), out.len());
-                out.push((t, 1));
+                out.push((t, w));
             }
         }
     }
@@ -280,15 +302,77 @@ fn is_stop(term: &str) -> bool {
     STOP_WORDS.iter().any(|w| *w == term || embed::stem(w) == term)
 }
 
-/// The counted query terms: [`index_terms`] of the query, function words dropped unless
-/// nothing else is left (`keep_stop` keeps them all).
-fn query_terms(query: &str, keep_stop: bool) -> Vec<(String, u32)> {
+/// Weight of a query term's synonym ([`SYNONYMS`]) against the term itself.
+pub const SYNONYM_WEIGHT: f64 = 0.5;
+
+/// Groups of words that name the same thing in agent sessions (files and shells,
+/// errors, people's records, bookings and payments, Chinese paraphrases); a query term
+/// in a group also looks for the group's other words at [`SYNONYM_WEIGHT`]. Written from
+/// general usage, not from any probe's answer; words are stemmed as the tokenizer does.
+const SYNONYMS: &[&[&str]] = &[
+    &["folder", "directory", "dir", "mkdir"],
+    &["delete", "remove", "rm", "unlink"],
+    &["error", "fail", "failure", "exception", "traceback", "crash"],
+    &["born", "birth", "birthday", "dob"],
+    &["address", "street"],
+    &["size", "big", "large", "bytes", "length"],
+    &["password", "passwd"],
+    &["url", "link", "http", "https"],
+    &["run", "execute", "exec", "launch"],
+    &["price", "cost", "fare", "amount", "paid", "charge"],
+    &["cheap", "cheapest", "lowest"],
+    &["leave", "depart", "departure"],
+    &["arrive", "arrival"],
+    &["booking", "reservation", "reserve"],
+    &["change", "modify", "update", "edit", "replace"],
+    &["create", "make", "mkdir", "touch"],
+    &["print", "output", "echo", "stdout"],
+    &["换成", "转换", "兑换"],
+    &["距离", "多远"],
+    &["评分", "评级"],
+    &["时间", "几点"],
+];
+
+/// The synonyms of a (stemmed) query term: the other words of its [`SYNONYMS`] groups,
+/// stemmed.
+fn synonyms_of(term: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for group in SYNONYMS {
+        if group.iter().any(|w| embed::stem(w) == term) {
+            for w in group.iter() {
+                let s = embed::stem(w);
+                if s != term && !out.contains(&s) {
+                    out.push(s);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The query's terms with their weights: [`index_terms`] of the query, function words
+/// dropped unless nothing else is left (`keep_stop` keeps them all), each with its count
+/// as weight; then (unless `keep_stop`) the synonyms of each term the query does not
+/// already hold, at [`SYNONYM_WEIGHT`]. Sorted by term.
+fn query_terms(query: &str, keep_stop: bool) -> Vec<(String, f64)> {
     let all = index_terms(query);
     if keep_stop {
-        return count(all);
+        return count(all).into_iter().map(|(t, c)| (t, f64::from(c))).collect();
     }
     let content: Vec<String> = all.iter().filter(|t| !is_stop(t)).cloned().collect();
-    count(if content.is_empty() { all } else { content })
+    let mut out: Vec<(String, f64)> =
+        count(if content.is_empty() { all } else { content }).into_iter().map(|(t, c)| (t, f64::from(c))).collect();
+    let mut extra: Vec<(String, f64)> = Vec::new();
+    for (t, _) in &out {
+        for s in synonyms_of(t) {
+            if !out.iter().any(|(o, _)| *o == s) && !extra.iter().any(|(o, _)| *o == s) {
+                extra.push((s, SYNONYM_WEIGHT));
+            }
+        }
+    }
+    out.extend(extra);
+    crate::sorted::sort_by(&mut out, |a, b| a.0.cmp(&b.0));
+    out
 }
 
 impl Scope {
@@ -372,15 +456,15 @@ impl Scope {
 
     /// The embedded vector (sparse) of counted terms `(term index, count)` of this scope.
     fn doc_vector(&self, terms: &[(u32, u32)], dim: usize) -> Option<Vec<(u32, f64)>> {
-        let t: Vec<(u64, u32, u32)> =
-            terms.iter().filter_map(|&(ix, tf)| self.terms.get(ix as usize).map(|t| (t.hash, tf, self.df(ix)))).collect();
+        let t: Vec<(u64, f64, u32)> =
+            terms.iter().filter_map(|&(ix, tf)| self.terms.get(ix as usize).map(|t| (t.hash, f64::from(tf) / f64::from(TF_UNIT), self.df(ix)))).collect();
         embed::sparse_vector(&t, dim, self.live())
     }
 
     /// The embedded vector (sparse) of a query's counted terms (terms unknown to the
     /// scope count with document frequency 0).
-    fn query_vector(&self, terms: &[(String, u32)], dim: usize) -> Option<Vec<(u32, f64)>> {
-        let t: Vec<(u64, u32, u32)> = terms
+    fn query_vector(&self, terms: &[(String, f64)], dim: usize) -> Option<Vec<(u32, f64)>> {
+        let t: Vec<(u64, f64, u32)> = terms
             .iter()
             .map(|(text, tf)| (fnv1a(text.as_bytes()), *tf, self.vocab.get(text).map_or(0, |&ix| self.df(ix))))
             .collect();
@@ -388,7 +472,7 @@ impl Scope {
     }
 
     /// BM25 of every record holding one of `terms`: `(slot, score)`, unordered.
-    fn bm25(&self, terms: &[(String, u32)]) -> Vec<(u32, f64)> {
+    fn bm25(&self, terms: &[(String, f64)]) -> Vec<(u32, f64)> {
         let n = f64::from(self.live());
         if n == 0.0 {
             return Vec::new();
@@ -396,17 +480,18 @@ impl Scope {
         let avgdl = (self.total_len as f64 / n).max(1.0);
         let mut acc = vec![0f64; self.docs.len()];
         let mut touched: Vec<u32> = Vec::new();
-        for (text, _) in terms {
+        for (text, weight) in terms {
+            let qw = weight.min(1.0);
             let Some(&ix) = self.vocab.get(text) else { continue };
             let Some(term) = self.terms.get(ix as usize) else { continue };
             let df = term.postings.len() as f64;
             if df == 0.0 {
                 continue;
             }
-            let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
+            let idf = qw * (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
             for &(slot, tf) in &term.postings {
                 let dl = f64::from(self.lens.get(slot as usize).copied().unwrap_or(0));
-                let tf = f64::from(tf);
+                let tf = f64::from(tf) / f64::from(TF_UNIT);
                 let s = idf * tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * dl / avgdl));
                 if let Some(a) = acc.get_mut(slot as usize) {
                     if *a == 0.0 {
@@ -740,16 +825,17 @@ impl Index {
     }
 
     /// Serializes the whole index as versioned JSON bytes (version
-    /// [`SNAPSHOT_VERSION`], 2):
+    /// [`SNAPSHOT_VERSION`], 3):
     ///
-    /// `{ format: "context-compactor/memory-index", version: 2, embedder: "hash-idf-v1" |
+    /// `{ format: "context-compactor/memory-index", version: 3, embedder: "hash-idf-v1" |
     ///    "host", dimension, records: [{ record, vector? }], lexical?: [{ session,
     ///    lengths: [n...], terms: [[term, [position, count, position, count, ...]], ...] }] }`
     ///
     /// Sessions in byte order, each session's records in scope order. `lexical` (the
     /// embedded index only) holds each session's inverted index: every term with the
-    /// positions (0-based, among that session's records in `records`) and counts of the
-    /// records holding it, terms in byte order, positions ascending, and each record's
+    /// positions (0-based, among that session's records in `records`) and counts (in
+    /// quarters: 4 per content term, 1 per context term) of the records holding it,
+    /// terms in byte order, positions ascending, and each record's
     /// BM25 length (its content's plain token count) by position. Host vectors are
     /// stored as the bit patterns of their f32 components. Same index, same bytes.
     pub fn snapshot(&self) -> Vec<u8> {
@@ -799,10 +885,10 @@ impl Index {
         serde_json::to_vec(&snap).unwrap_or_default()
     }
 
-    /// Rebuilds an index from [`Index::snapshot`] bytes of version 2, or of version 1
-    /// (records only; their terms are indexed again, giving the index a version-2
-    /// snapshot of the same records describes). A version-2 embedded snapshot's inverted
-    /// index is loaded as written (checked for shape: known sessions, positions in
+    /// Rebuilds an index from [`Index::snapshot`] bytes of version 3, or of version 1
+    /// (records only) or 2 (postings counted before context terms): their records are
+    /// indexed again, giving the index a version-3 snapshot of the same records
+    /// describes. A version-3 embedded snapshot's inverted index is loaded as written (checked for shape: known sessions, positions in
     /// range and ascending, counts >= 1, one length >= 1 per record, every record
     /// holding a term); a session it
     /// lists no terms for is indexed again from its records. Fails with `memory_failed`
@@ -818,9 +904,9 @@ impl Index {
         if head.format != SNAPSHOT_FORMAT {
             return Err(fail(format!("memory snapshot format {:?} is not {SNAPSHOT_FORMAT:?}", head.format)));
         }
-        if head.version != 1 && head.version != SNAPSHOT_VERSION {
+        if !(1..=SNAPSHOT_VERSION).contains(&head.version) {
             return Err(fail(format!(
-                "memory snapshot version {} is not supported (this build reads versions 1 and {SNAPSHOT_VERSION})",
+                "memory snapshot version {} is not supported (this build reads versions 1 to {SNAPSHOT_VERSION})",
                 head.version
             )));
         }
@@ -829,7 +915,8 @@ impl Index {
         check_dimension(snap.dimension)?;
         if snap.embedder == EMBEDDER_ID {
             let mut index = Index { dim: snap.dimension, embedder: EmbedderKind::Embedded, scopes: SortedMap::new() };
-            let lexical = if snap.version >= 2 { snap.lexical.unwrap_or_default() } else { Vec::new() };
+            // an older inverted index counts terms another way: index the records again
+            let lexical = if snap.version == SNAPSHOT_VERSION { snap.lexical.unwrap_or_default() } else { Vec::new() };
             index.load_embedded(snap.records.into_iter().map(|e| e.record).collect(), lexical)?;
             Ok(index)
         } else if snap.embedder == HOST_EMBEDDER_ID {

@@ -21,9 +21,9 @@ pub mod project;
 pub mod recall;
 
 pub use embed::{tokenize, DEFAULT_DIMENSION};
-pub use index::{AddReport, EmbedderKind, Hit, Index, Page, Ranking, MAX_DIMENSION, SNAPSHOT_VERSION, VECTOR_WEIGHT};
+pub use index::{AddReport, EmbedderKind, Hit, Index, Page, Ranking, CONTEXT_WEIGHT, MAX_DIMENSION, SNAPSHOT_VERSION, SYNONYM_WEIGHT, VECTOR_WEIGHT};
 pub use mentions::{index_terms, mentions, MAX_MENTIONS};
-pub use project::{project, render_arguments, try_project, try_project_consuming, EvictedBody, CHUNK_BYTES};
+pub use project::{project, render_arguments, try_project, try_project_consuming, EvictedBody, CHUNK_BYTES, CONTEXT_BYTES, CONTEXT_PART_BYTES};
 pub use recall::{
     effective_limit, recall, recall_from_arguments, recall_from_hits, recall_ranked, recall_tool_definition, recall_with_vector, RecallHit,
     RecallResult, DEFAULT_LIMIT, MAX_LIMIT, RECALL_TOOL_NAME,
@@ -87,6 +87,16 @@ pub struct MemoryRecord {
     /// first, at most [`MAX_MENTIONS`]; omitted from JSON when empty.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub mentions: Vec<String>,
+    /// What led to the record, at most [`CONTEXT_BYTES`] UTF-8 bytes, indexed at
+    /// [`CONTEXT_WEIGHT`] of a content term (M-3) and never returned as the passage:
+    /// for a tool output, the text of the row that made its call (what the agent said
+    /// it was doing) and the call's argument values (one a line); for a tool call's
+    /// arguments, the text of its row and the newest user text before it; for
+    /// assistant text, the newest user text before it. Each part at most
+    /// [`project::CONTEXT_PART_BYTES`] bytes, joined by a newline. Omitted from JSON
+    /// when absent (records of earlier versions have none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context: Option<String>,
     /// The chunk text (at most [`CHUNK_BYTES`] UTF-8 bytes, trimmed of outer
     /// whitespace).
     pub content: String,

@@ -10,6 +10,12 @@ use crate::sorted::{SortedMap, SortedSet};
 /// boundaries, preferably after a newline or a space in the second half of the window.
 pub const CHUNK_BYTES: usize = 1_000;
 
+/// Most UTF-8 bytes of a record's [`MemoryRecord::context`]: two parts of at most
+/// [`CONTEXT_PART_BYTES`] each and the newline between them.
+pub const CONTEXT_BYTES: usize = 2 * CONTEXT_PART_BYTES + 1;
+/// Most UTF-8 bytes of one part of a context (cut on a char boundary).
+pub const CONTEXT_PART_BYTES: usize = 300;
+
 /// A tool-output body the compaction evicted (replaced by a handle or a clip).
 ///
 /// JSON shape (camelCase): `{ offset, callId, toolName?, handle?, body }`.
@@ -110,6 +116,8 @@ struct Source<'a> {
     /// Mentions the record inherits from its context: a tool output lists the paths and
     /// identifiers of the call it answers (after its own).
     context_mentions: &'a [String],
+    /// What led to the record ([`MemoryRecord::context`]).
+    context: Option<String>,
 }
 
 /// What a tool call tells the records of its result: the tool name and the mentions of
@@ -117,6 +125,11 @@ struct Source<'a> {
 struct CallInfo {
     name: String,
     mentions: Vec<String>,
+    /// The argument values, one a line, at most [`CONTEXT_PART_BYTES`] (None when blank).
+    arguments: Option<String>,
+    /// The text of the row that made the call (what the agent said it was doing), at
+    /// most [`CONTEXT_PART_BYTES`] (None when blank).
+    intent: Option<String>,
 }
 
 /// Call id -> tool name and argument mentions, from every tool call of the transcript
@@ -124,18 +137,75 @@ struct CallInfo {
 fn tool_names(messages: &[Message]) -> SortedMap<String, CallInfo> {
     let mut names: SortedMap<String, CallInfo> = SortedMap::new();
     for m in messages {
+        let mut intent: Option<Option<String>> = None;
         for b in &m.blocks {
             if let Block::ToolCall { id, name, arguments } = b {
                 if names.get(id.as_str()).is_none() {
+                    let rendered = render_arguments(arguments);
+                    let intent = intent.get_or_insert_with(|| clip_context(&m.text())).clone();
                     names.get_or_insert_with(id.clone(), || CallInfo {
                         name: name.clone(),
-                        mentions: super::mentions(&render_arguments(arguments)),
+                        mentions: super::mentions(&rendered),
+                        arguments: clip_context(&argument_values(arguments)),
+                        intent,
                     });
                 }
             }
         }
     }
     names
+}
+
+/// What a call's arguments say, for its result's context: the values of a JSON object
+/// one a line (strings as written, others as compact JSON; the key names are the
+/// tool's vocabulary, not what was asked), anything else as written.
+fn argument_values(arguments: &str) -> String {
+    match serde_json::from_str::<serde_json::Value>(arguments) {
+        Ok(serde_json::Value::Object(map)) => map
+            .into_iter()
+            .map(|(_, v)| match v {
+                serde_json::Value::String(s) => s,
+                other => other.to_string(),
+            })
+            .collect::<Vec<_>>()
+            .join("\n"),
+        _ => arguments.to_string(),
+    }
+}
+
+/// `text` trimmed and cut to at most [`CONTEXT_PART_BYTES`] on a char boundary; None
+/// when blank.
+fn clip_context(text: &str) -> Option<String> {
+    let t = text.trim();
+    if t.is_empty() {
+        return None;
+    }
+    let cut = floor_boundary(t, CONTEXT_PART_BYTES);
+    t.get(..cut).map(|c| c.trim_end().to_string()).filter(|c| !c.is_empty())
+}
+
+/// Two context parts joined by a newline; either alone when the other is absent.
+fn join_context(first: Option<&str>, second: Option<&str>) -> Option<String> {
+    match (first, second) {
+        (Some(a), Some(b)) => Some(format!("{a}\n{b}")),
+        (Some(a), None) | (None, Some(a)) => Some(a.to_string()),
+        (None, None) => None,
+    }
+}
+
+/// Offset and clipped text of every user row holding text the person may have written
+/// (not injected context, not a summary), in offset order.
+fn user_texts(messages: &[Message]) -> Vec<(usize, String)> {
+    let mut out = Vec::new();
+    for (i, m) in messages.iter().enumerate() {
+        if m.role != Role::User || excluded(m) {
+            continue;
+        }
+        if let Some(t) = clip_context(&m.text()) {
+            out.push((i, t));
+        }
+    }
+    out
 }
 
 /// The narrative text of a discarded row with each media part named on its own line
@@ -168,6 +238,8 @@ struct Context<'a> {
     session: &'a str,
     names: SortedMap<String, CallInfo>,
     evicted_calls: SortedSet<&'a str>,
+    /// [`user_texts`] of the transcript.
+    users: Vec<(usize, String)>,
 }
 
 impl Context<'_> {
@@ -179,6 +251,19 @@ impl Context<'_> {
         self.names.get(call_id).map_or(&[], |c| c.mentions.as_slice())
     }
 
+    /// A result's context: what the agent said on the row of its call, then the call's
+    /// argument values.
+    fn result_context(&self, call_id: &str) -> Option<String> {
+        let c = self.names.get(call_id)?;
+        join_context(c.intent.as_deref(), c.arguments.as_deref())
+    }
+
+    /// The newest user text on a row before `offset`.
+    fn user_before(&self, offset: usize) -> Option<&str> {
+        let i = self.users.partition_point(|(o, _)| *o < offset);
+        i.checked_sub(1).and_then(|j| self.users.get(j)).map(|(_, t)| t.as_str())
+    }
+
     /// The records of discarded row `m` at `offset`: its narrative text, and its tool
     /// results that no evicted body covers.
     fn row(&self, out: &mut Vec<MemoryRecord>, m: &Message, offset: usize) {
@@ -187,7 +272,9 @@ impl Context<'_> {
         }
         if matches!(m.role, Role::User | Role::Assistant) {
             let text = with_media_names(m);
-            let src = Source { session: self.session, message: m, offset, kind: RecordKind::Narrative, tool_name: None, call_id: None, handle: None, context_mentions: &[] };
+            // assistant text: the request it answers
+            let context = if m.role == Role::Assistant { self.user_before(offset).map(str::to_string) } else { None };
+            let src = Source { session: self.session, message: m, offset, kind: RecordKind::Narrative, tool_name: None, call_id: None, handle: None, context_mentions: &[], context };
             push_chunks(out, &src, &text);
         }
         for b in &m.blocks {
@@ -201,6 +288,8 @@ impl Context<'_> {
                     call_id: Some(id.clone()),
                     handle: None,
                     context_mentions: &[],
+                    // a call: what the agent said on its row, then the request that led to it
+                    context: join_context(self.names.get(id.as_str()).and_then(|c| c.intent.as_deref()), self.user_before(offset)),
                 };
                 push_chunks(out, &src, &render_arguments(arguments));
             }
@@ -218,6 +307,8 @@ impl Context<'_> {
                     // issue 14: only a handle the trust pass vouched for
                     handle: m.provenance.trusted_ref().map(str::to_string),
                     context_mentions: self.call_mentions(call_id),
+                    // a result: the call it answers
+                    context: self.result_context(call_id),
                 };
                 push_chunks(out, &src, text);
             }
@@ -238,6 +329,7 @@ impl Context<'_> {
             call_id: Some(b.call_id.clone()),
             handle: b.handle.clone(),
             context_mentions: self.call_mentions(&b.call_id),
+            context: self.result_context(&b.call_id),
         };
         push_chunks(out, &src, &b.body);
     }
@@ -253,7 +345,12 @@ impl Context<'_> {
 }
 
 fn context<'a>(session: &'a str, messages: &[Message], evicted_bodies: &'a [EvictedBody]) -> Context<'a> {
-    Context { session, names: tool_names(messages), evicted_calls: evicted_bodies.iter().map(|b| b.call_id.as_str()).collect() }
+    Context {
+        session,
+        names: tool_names(messages),
+        evicted_calls: evicted_bodies.iter().map(|b| b.call_id.as_str()).collect(),
+        users: user_texts(messages),
+    }
 }
 
 fn build(session: &str, messages: &[Message], discarded: &[usize], evicted_bodies: &[EvictedBody]) -> MemoryBatch {
@@ -349,6 +446,7 @@ fn push_chunks(out: &mut Vec<MemoryRecord>, src: &Source<'_>, text: &str) {
             call_id: src.call_id.clone(),
             handle: src.handle.clone(),
             mentions: with_context(super::mentions(content), src.context_mentions),
+            context: src.context.clone(),
             content: content.to_string(),
         });
     }
