@@ -233,7 +233,7 @@ export interface ResolvedConfig extends Required<Omit<CompactorOptions,
 }
 
 /** What the host knows about the next request, all optional (C-2, C-3, C-6). */
-export interface Signals {
+export interface Signals extends CallBounds {
   /** Provider usage of the last completion, in the provider's own field names. */
   usage?: Record<string, unknown>
   /** Tool definitions sent with each request (any JSON); counted in the forecast and floor. */
@@ -258,7 +258,9 @@ export interface Signals {
    * the 4-bytes-a-token estimate in `estimated_transcript_tokens`,
    * `projected_input_tokens` and `forecast_request_tokens`. `check` and the live
    * `check` need a synchronous answer (a Promise throws `invalid_config`: use
-   * `checkAsync`); `compact` awaits it. */
+   * `checkAsync`); `compact` awaits it, within `timeoutMs` / `timeouts.countTokens` /
+   * `signal` (a synchronous call is not interrupted; an already fired `signal` rejects
+   * with `aborted` before it). */
   countTokens?: (texts: string[]) => MaybePromise<number[]>
 }
 
@@ -399,7 +401,7 @@ export interface CallBounds {
   /** Milliseconds any one callback may take to settle (every hook, `load`, `save`). */
   timeoutMs?: number
   /** Per hook, overriding `timeoutMs`; `memory` bounds `embed` + `store` / `memory` together. */
-  timeouts?: Partial<Record<'summarize' | 'curator' | 'storeArtifact' | 'memory' | 'onEvent' | 'load' | 'save', number>>
+  timeouts?: Partial<Record<'summarize' | 'curator' | 'storeArtifact' | 'memory' | 'onEvent' | 'load' | 'save' | 'countTokens', number>>
   /** An `AbortSignal`: stops waiting when it fires; checked before each callback too. */
   signal?: AbortSignalLike
 }

@@ -87,6 +87,11 @@ pub fn apply(t: &mut Transcript, state: &SessionState, max_pinned_bytes: u64) ->
     let mut over: Vec<String> = Vec::new();
     let mut pinned_bytes: u64 = 0;
     for m in t.messages.iter_mut() {
+        // idempotent: a row judged before (a live transcript, a restored one) is judged
+        // again with this state alone
+        m.provenance.summary_untrusted = false;
+        m.provenance.pin_untrusted = false;
+        m.provenance.ref_untrusted = false;
         let p = &m.provenance;
         let claims_summary = p.summary_level.is_some() || p.transcript_role == TranscriptRole::CompactionSummary;
         if claims_summary {
