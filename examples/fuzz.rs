@@ -8,7 +8,7 @@
 //! with a summarizer that echoes its input, and must hold:
 //! - the job returns a result (no error but a typed input refusal), never panics;
 //! - a rewrite passes its format's pairing rules, and every retained row is byte for byte
-//!   its source row (an id pinned on a twin, T-4, is the one allowed edit);
+//!   its source row (no key added, none dropped or reordered, numbers and escapes as given);
 //! - every summarize request has exactly the engine's fence and no content line the engine
 //!   could have written;
 //! - the summary's engine record lists no handle the engine did not record, and no forged
@@ -17,7 +17,10 @@
 //! Prints one line per format: transcripts checked, failures, rate. Exits 1 on a failure
 //! (with the seed of the first one).
 //!
-//! Usage: `cargo run --release --no-default-features --example fuzz -- --seconds 60 [--seed S]`
+//! Usage: `npm run fuzz -- [--per-format N] [--seconds S] [--threads T] [--seed S] [--replay SEED]`
+//! (defaults: 1,000,000 transcripts per format, at most 3,600 s overall, one worker per
+//! core). Transcripts are small (2 to 5 turns, tool outputs up to 60 lines) so a run
+//! reaches the count; the checks per case stay the ones above.
 
 use context_compactor::config::Config;
 use context_compactor::engine::{run_sync, Job, JobOptions, Reply};
@@ -42,7 +45,7 @@ const PAYLOADS: [&str; 9] = [
     "line one\nline two",
 ];
 
-const EXTRAS: [&str; 11] = [
+const EXTRAS: [&str; 12] = [
     r#""pinned":false"#,
     r#""summary_level":null"#,
     r#""artifact_ref":null"#,
@@ -54,6 +57,7 @@ const EXTRAS: [&str; 11] = [
     r#""message_id":"summary-r1-1""#,
     r#""transcript_role":"conversational""#,
     r#""observation_source":null"#,
+    r#""note":"\ud800 lone""#,
 ];
 
 struct Rng(u64);
@@ -138,18 +142,19 @@ fn pick_extras(rng: &mut Rng) -> Vec<&'static str> {
 /// One generated transcript checked; `Err` names the broken property.
 fn one(format: Format, rng: &mut Rng, config: &Config) -> Result<(), String> {
     let mut rows = Vec::new();
-    let turns = 3 + rng.below(6);
+    let turns = 2 + rng.below(4);
     for t in 0..turns {
         let p = PAYLOADS[rng.below(PAYLOADS.len())];
-        let user = if rng.below(5) == 0 { "same request again".to_string() } else { format!("request {t}: {p} {}", "detail ".repeat(rng.below(40))) };
+        let user = if rng.below(5) == 0 { "same request again".to_string() } else { format!("request {t}: {p} {}", "detail ".repeat(rng.below(12))) };
         let first = rng.below(2) == 0;
         rows.push(text_row(format, "user", &user, &pick_extras(rng), first));
         for c in 0..rng.below(3) {
-            let out = format!("{}{}", "output line\n".repeat(rng.below(200)), PAYLOADS[rng.below(PAYLOADS.len())]);
+            let out = if rng.below(4) == 0 { "same output\n".repeat(30) } else { format!("{}{}", "output line\n".repeat(rng.below(60)), PAYLOADS[rng.below(PAYLOADS.len())]) };
             rows.extend(tool_rows(format, &format!("c{t}_{c}"), &out, &pick_extras(rng)));
         }
         let p = PAYLOADS[rng.below(PAYLOADS.len())];
-        rows.push(text_row(format, "assistant", &format!("answer {t}. {p}"), &pick_extras(rng), rng.below(2) == 0));
+        let answer = if rng.below(4) == 0 { "done.".to_string() } else { format!("answer {t}. {p}") };
+        rows.push(text_row(format, "assistant", &answer, &pick_extras(rng), rng.below(2) == 0));
     }
     rows.push(text_row(format, "user", "final request", &[], false));
     let text = document(format, &rows);
@@ -175,7 +180,7 @@ fn one(format: Format, rng: &mut Rng, config: &Config) -> Result<(), String> {
             bad_request = Some(format!("{} request fence or header forged at {at:?}", req.kind));
         }
         // echo the input: a model that repeats hostile text back
-        Reply::Summary { text: format!("Summary. {}", body.chars().take(2_000).collect::<String>()), usage: None }
+        Reply::Summary { text: format!("Summary. {}", body.chars().take(400).collect::<String>()), usage: None }
     });
     if let Some(e) = bad_request {
         return Err(e);
@@ -191,7 +196,7 @@ fn one(format: Format, rng: &mut Rng, config: &Config) -> Result<(), String> {
         let m = out.transcript.messages.get(r.offset).ok_or("retained offset out of range")?;
         let got = serde_json::to_string(&MessageJson { m, view: View::Stored }).map_err(|e| e.to_string())?;
         let want = source_rows.get(r.source).ok_or("retained source out of range")?;
-        if &got != want && !(got.contains("\"message_id\":\"") && !want.contains("\"message_id\":\"")) {
+        if &got != want {
             return Err(format!("retained row {} changed:\n  {want}\n  {got}", r.source));
         }
     }
@@ -209,42 +214,94 @@ fn one(format: Format, rng: &mut Rng, config: &Config) -> Result<(), String> {
     Ok(())
 }
 
+/// One format's run: `threads` workers take case numbers `k, k + threads, ...` until
+/// `target` transcripts are checked or `budget` runs out. Returns (checked, failures,
+/// first failure, seconds).
+fn run_format(k: usize, format: Format, seed: u64, config: &Config, target: u64, budget: Duration, threads: usize) -> (u64, u64, Option<(u64, String)>, f64) {
+    let start = Instant::now();
+    let results: Vec<(u64, u64, Option<(u64, String)>)> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads as u64)
+            .map(|w| {
+                let config = config.clone();
+                scope.spawn(move || {
+                    let (mut n, mut bad) = (0u64, 0u64);
+                    let mut first: Option<(u64, String)> = None;
+                    let mut case = w;
+                    'run: while case < target {
+                        if start.elapsed() >= budget {
+                            break 'run;
+                        }
+                        for _ in 0..256 {
+                            if case >= target {
+                                break 'run;
+                            }
+                            let case_seed = (seed ^ ((k as u64) << 56) ^ case.wrapping_mul(0x2545_f491_4f6c_dd1d)) | 1;
+                            let mut rng = Rng(case_seed);
+                            if let Err(e) = one(format, &mut rng, &config) {
+                                bad += 1;
+                                first.get_or_insert((case_seed, e));
+                            }
+                            n += 1;
+                            case += threads as u64;
+                        }
+                    }
+                    (n, bad, first)
+                })
+            })
+            .collect();
+        workers.into_iter().map(|h| h.join().unwrap_or((0, 1, Some((0, "worker panicked".into()))))).collect()
+    });
+    let secs = start.elapsed().as_secs_f64();
+    let n = results.iter().map(|r| r.0).sum();
+    let bad = results.iter().map(|r| r.1).sum();
+    let first = results.into_iter().find_map(|r| r.2);
+    (n, bad, first, secs)
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let arg = |name: &str| args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)).and_then(|v| v.parse::<u64>().ok());
-    let seconds = arg("--seconds").unwrap_or(10);
+    let seconds = arg("--seconds").unwrap_or(3_600);
+    let target = arg("--per-format").unwrap_or(1_000_000);
     let seed = arg("--seed").unwrap_or(0x9e37_79b9_7f4a_7c15);
-    let config = match Config::from_options(&serde_json::json!({ "profile": "default", "contextWindow": 6000, "preserveRecentTurns": 3 })) {
+    let threads = arg("--threads").map(|t| t.max(1) as usize).unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1));
+    if let Some(s) = arg("--replay") {
+        // one case again, by the seed a failure printed
+        let config = fuzz_config();
+        for format in FORMATS {
+            let mut rng = Rng(s);
+            println!("{:<17} {:?}", format.name(), one(format, &mut rng, &config));
+        }
+        return;
+    }
+    let config = fuzz_config();
+    let per_format = Duration::from_secs(seconds) / FORMATS.len() as u32;
+    let mut failed = false;
+    println!("fuzz: up to {target} transcripts per format, {seconds} s at most ({} s a format), {threads} threads, seed {seed:#x}", per_format.as_secs());
+    let all = Instant::now();
+    let mut total = 0u64;
+    for (k, format) in FORMATS.into_iter().enumerate() {
+        let (n, bad, first, secs) = run_format(k, format, seed, &config, target, per_format, threads);
+        total += n;
+        println!("{:<17} {n:>10} transcripts, {bad} failures, {secs:>7.1} s, {:>8.0} transcripts/s", format.name(), n as f64 / secs.max(1e-9));
+        if let Some((s, e)) = first {
+            println!("  first failure (replay with --replay {s}): {e}");
+            failed = true;
+        }
+        if n < target {
+            println!("  under the target of {target}: the time ran out");
+        }
+    }
+    println!("total             {total:>10} transcripts in {:.1} s", all.elapsed().as_secs_f64());
+    std::process::exit(i32::from(failed));
+}
+
+fn fuzz_config() -> Config {
+    match Config::from_options(&serde_json::json!({ "profile": "default", "contextWindow": 4000, "preserveRecentTurns": 2 })) {
         Ok(c) => c,
         Err(e) => {
             eprintln!("config: {e}");
             std::process::exit(2);
         }
-    };
-    let per_format = Duration::from_secs(seconds) / FORMATS.len() as u32;
-    let mut failed = false;
-    println!("fuzz: {seconds} s over {} formats, seed {seed:#x}", FORMATS.len());
-    for (k, format) in FORMATS.into_iter().enumerate() {
-        let start = Instant::now();
-        let (mut n, mut bad) = (0u64, 0u64);
-        let mut first: Option<(u64, String)> = None;
-        while start.elapsed() < per_format {
-            for _ in 0..64 {
-                let case_seed = seed ^ ((k as u64) << 56) ^ n.wrapping_mul(0x2545_f491_4f6c_dd1d) | 1;
-                let mut rng = Rng(case_seed);
-                if let Err(e) = one(format, &mut rng, &config) {
-                    bad += 1;
-                    first.get_or_insert((case_seed, e));
-                }
-                n += 1;
-            }
-        }
-        let secs = start.elapsed().as_secs_f64();
-        println!("{:<17} {n:>10} transcripts, {bad} failures, {:>8.0} transcripts/s", format.name(), n as f64 / secs);
-        if let Some((s, e)) = first {
-            println!("  first failure (seed {s:#x}): {e}");
-            failed = true;
-        }
     }
-    std::process::exit(i32::from(failed));
 }

@@ -94,6 +94,9 @@ pub struct LiveTranscript {
     /// The fingerprint of the state the trust pass last ran with ([`trust_key`]), `None`
     /// when a held row claims provenance the pass has not judged yet (issue 14).
     trusted_for: Option<u64>,
+    /// The twin table of the state last seen (T-4, issue 14): appended rows get their
+    /// ids through it, as the trust pass would give them.
+    twins: Vec<crate::state::TwinIds>,
 }
 
 /// What the trust pass reads from a state (its summaries, pins, handles and artifact
@@ -113,6 +116,13 @@ fn trust_key(state: &SessionState, config: &Config) -> u64 {
     mix(b"\0handles");
     for x in &state.handles {
         mix(x.as_bytes());
+    }
+    mix(b"\0twins");
+    for t in &state.twins {
+        mix(t.hash.as_bytes());
+        for c in &t.counters {
+            mix(&c.to_le_bytes());
+        }
     }
     h
 }
@@ -135,7 +145,7 @@ impl LiveTranscript {
         let transcript = formats::decode_with_ids(format, doc, &mut ids)?;
         formats::validate_pairing(&transcript)?;
         let measures = Measures::new(&transcript, &config, SessionState::default().calibration());
-        Ok(LiveTranscript { config, transcript, ids, measures, trusted_for: None })
+        Ok(LiveTranscript { config, transcript, ids, measures, trusted_for: None, twins: Vec::new() })
     }
 
     /// [`LiveTranscript::open`] from the document's JSON text ([`formats::decode_text`]:
@@ -148,7 +158,7 @@ impl LiveTranscript {
         let transcript = formats::decode_text_with_ids(format, text, &mut ids)?;
         formats::validate_pairing(&transcript)?;
         let measures = Measures::new(&transcript, &config, SessionState::default().calibration());
-        Ok(LiveTranscript { config, transcript, ids, measures, trusted_for: None })
+        Ok(LiveTranscript { config, transcript, ids, measures, trusted_for: None, twins: Vec::new() })
     }
 
     /// Holds a decoded transcript: ids as a fresh [`formats::decode`] of its stored view
@@ -160,7 +170,7 @@ impl LiveTranscript {
             m.id = ids.id_of(m);
         }
         let measures = Measures::new(&transcript, &config, calibration);
-        LiveTranscript { config, transcript, ids, measures, trusted_for: None }
+        LiveTranscript { config, transcript, ids, measures, trusted_for: None, twins: Vec::new() }
     }
 
     /// The held transcript (what [`formats::decode`] of its stored view gives).
@@ -210,6 +220,9 @@ impl LiveTranscript {
         for m in new.iter_mut() {
             if m.provenance.message_id.is_none() {
                 m.id = self.ids.id_of(m);
+                if let Some(id) = crate::trust::remap_fresh_id(&m.id, &self.twins) {
+                    m.id = id;
+                }
             }
         }
         self.transcript.messages.extend(new);
@@ -248,6 +261,7 @@ impl LiveTranscript {
         if self.trusted_for != Some(key) {
             crate::trust::apply(&mut self.transcript, state, self.config.max_pinned_bytes);
             self.trusted_for = Some(key);
+            self.twins = state.twins.clone();
             self.measures = Measures::new(&self.transcript, &self.config, cal);
         } else if cal.to_bits() != self.measures.calibration.to_bits() {
             self.measures = Measures::new(&self.transcript, &self.config, cal);
@@ -283,6 +297,9 @@ impl LiveTranscript {
         let t = std::mem::replace(&mut outcome.transcript, empty(self.transcript.format));
         if outcome.rewrite.is_some() {
             self.replace(t);
+            // T-4: retained twins keep their ids through the committed state's table
+            crate::trust::remap_twins(&mut self.transcript, &outcome.state.twins);
+            self.twins = outcome.state.twins.clone();
         } else {
             self.restore(t);
         }

@@ -19,7 +19,7 @@
 //!   names the rest), so no row can make every compaction `cannot_fit`.
 //! - **Message ids**: a new summary's id never equals an id already in the transcript.
 
-use crate::state::{SessionState, SummaryMark};
+use crate::state::{SessionState, SummaryMark, TwinIds};
 use crate::transcript::{Message, Transcript, TranscriptRole};
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
@@ -79,7 +79,10 @@ pub fn summary_hash(m: &Message) -> String {
 /// [`Provenance::summary_untrusted`]: crate::transcript::Provenance::summary_untrusted
 /// [`Provenance::pin_untrusted`]: crate::transcript::Provenance::pin_untrusted
 /// [`Provenance::ref_untrusted`]: crate::transcript::Provenance::ref_untrusted
+///
+/// It first gives repeated rows the ids the state keeps for them ([`remap_twins`], T-4).
 pub fn apply(t: &mut Transcript, state: &SessionState, max_pinned_bytes: u64) -> Vec<Value> {
+    remap_twins(t, &state.twins);
     let issued = KnownHandles { set: state.handles.iter().cloned().collect(), issued_below: state.next_artifact };
     let mut summaries: Vec<String> = Vec::new();
     let mut pins: Vec<String> = Vec::new();
@@ -147,7 +150,10 @@ pub fn apply(t: &mut Transcript, state: &SessionState, max_pinned_bytes: u64) ->
 /// summaries of `t` that are trusted (those it wrote now and those it vouched for
 /// before), the pins still present, and the host-named handles stamped on `t`'s rows
 /// (newest 512).
+///
+/// It also writes the twin table of `t` ([`twins_of`], T-4).
 pub fn record(state: &mut SessionState, t: &Transcript, stored: impl IntoIterator<Item = String>) {
+    state.twins = twins_of(t);
     state.summaries = t.messages.iter().filter(|m| m.is_summary()).map(|m| SummaryMark { id: m.id.clone(), hash: summary_hash(m) }).collect();
     let ids: std::collections::BTreeSet<&str> = t.messages.iter().map(|m| m.id.as_str()).collect();
     state.pins.retain(|p| ids.contains(p.as_str()));
@@ -159,6 +165,104 @@ pub fn record(state: &mut SessionState, t: &Transcript, stored: impl IntoIterato
     }
     let skip = state.handles.len().saturating_sub(512);
     state.handles.drain(..skip);
+}
+
+/// The (hash, count) of a content id `m<16 hex>` (count 1) or `m<16 hex>-<n>`; `None`
+/// for any other id (a stored `message_id`, an engine-made one).
+pub fn content_id_parts(id: &str) -> Option<(&str, u32)> {
+    let rest = id.strip_prefix('m')?;
+    let hash = rest.get(..16)?;
+    if !hash.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)) {
+        return None;
+    }
+    match rest.get(16..)? {
+        "" => Some((hash, 1)),
+        n => n.strip_prefix('-')?.parse::<u32>().ok().filter(|n| *n >= 2).map(|n| (hash, n)),
+    }
+}
+
+/// The content id of the `occurrence`-th row (from 1) with content hash `hash` under
+/// `table` ([`SessionState::twins`]).
+fn twin_id(hash: &str, occurrence: u32, table: &[TwinIds]) -> String {
+    let n = match table.iter().find(|t| t.hash == hash) {
+        Some(t) => match t.counters.get(occurrence.saturating_sub(1) as usize) {
+            Some(c) => *c,
+            None => t.counters.last().copied().unwrap_or(0).saturating_add(occurrence.saturating_sub(u32::try_from(t.counters.len()).unwrap_or(u32::MAX))),
+        },
+        None => occurrence,
+    };
+    if n <= 1 {
+        format!("m{hash}")
+    } else {
+        format!("m{hash}-{n}")
+    }
+}
+
+/// T-4 (issue 14): gives every row without a stored `message_id` the content id the
+/// state's twin table keeps for it (see [`SessionState::twins`]). Idempotent: the
+/// occurrence of each content is counted afresh. Nothing to do with an empty table.
+pub fn remap_twins(t: &mut Transcript, table: &[TwinIds]) {
+    if table.is_empty() {
+        return;
+    }
+    let mut seen: std::collections::HashMap<String, u32> = std::collections::HashMap::new();
+    for m in t.messages.iter_mut() {
+        if m.provenance.message_id.is_some() {
+            continue;
+        }
+        let Some((hash, _)) = content_id_parts(&m.id) else { continue };
+        let hash = hash.to_string();
+        let j = seen.entry(hash.clone()).or_insert(0);
+        *j += 1;
+        if table.iter().any(|x| x.hash == hash) {
+            m.id = twin_id(&hash, *j, table);
+        }
+    }
+}
+
+/// The id a live append gives a new row (issue 14): its fresh content id (counted as a
+/// decode of the whole list counts it) mapped through the twin table.
+pub fn remap_fresh_id(id: &str, table: &[TwinIds]) -> Option<String> {
+    let (hash, occurrence) = content_id_parts(id)?;
+    table.iter().any(|x| x.hash == hash).then(|| twin_id(hash, occurrence, table))
+}
+
+/// T-4 (issue 14) before a commit: a kept row whose content no longer matches its
+/// content id (an edited row: a cleared result) gets its id written as `message_id`, so
+/// a fresh decode gives it the same id. Retained rows are left as they are: their ids
+/// are kept through [`twins_of`] in the state.
+pub fn pin_edited_ids(messages: &mut [Message]) {
+    for m in messages.iter_mut() {
+        if m.provenance.message_id.is_some() {
+            continue;
+        }
+        let same = content_id_parts(&m.id).is_some_and(|(hash, _)| hash == format!("{:016x}", crate::transcript::fnv1a(m.raw.get().as_bytes())));
+        if !same {
+            m.provenance.message_id = Some(m.id.clone());
+        }
+    }
+}
+
+/// The twin table of a transcript about to be committed: for each content whose rows'
+/// counts are not `1, 2, 3, ...` (an earlier twin was folded), those counts.
+pub fn twins_of(t: &Transcript) -> Vec<TwinIds> {
+    let mut order: Vec<TwinIds> = Vec::new();
+    let mut at: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    for m in &t.messages {
+        if m.provenance.message_id.is_some() {
+            continue;
+        }
+        let Some((hash, n)) = content_id_parts(&m.id) else { continue };
+        let k = *at.entry(hash).or_insert_with(|| {
+            order.push(TwinIds { hash: hash.to_string(), counters: Vec::new() });
+            order.len() - 1
+        });
+        if let Some(e) = order.get_mut(k) {
+            e.counters.push(n);
+        }
+    }
+    order.retain(|e| e.counters.iter().enumerate().any(|(i, c)| u32::try_from(i + 1).ok() != Some(*c)));
+    order
 }
 
 /// `trustProvenance(state, transcript)` (issue 14): the host vouches for the provenance

@@ -160,7 +160,7 @@ impl Job {
         let rows = apply(&self.source.messages, &clearing);
         let origins: Vec<Origin> = rows.iter().map(|(i, _)| Origin::Source(*i)).collect();
         let mut kept: Vec<Message> = rows.into_iter().map(|(_, m)| m).collect();
-        formats::pin_unstable_ids(&mut kept);
+        crate::trust::pin_edited_ids(&mut kept);
         let new_t = Transcript { format: self.source.format, messages: kept, envelope: self.source.envelope.clone() };
         if let Err(e) = formats::validate_pairing(&new_t) {
             return self.done("failed", format!("invalid_rewrite: the clearing broke pairing: {}", e.message), Some(e));
