@@ -297,7 +297,7 @@ fn main() {
 }
 
 fn fuzz_config() -> Config {
-    match Config::from_options(&serde_json::json!({ "profile": "default", "contextWindow": 4000, "preserveRecentTurns": 2 })) {
+    match Config::from_options(&serde_json::json!({ "profile": "default", "contextWindow": 4000, "preserveRecentTurns": 2, "projectMemory": false })) {
         Ok(c) => c,
         Err(e) => {
             eprintln!("config: {e}");

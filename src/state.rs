@@ -11,8 +11,17 @@ use serde::{Deserialize, Serialize};
 pub struct SessionState {
     /// Revision of the stored transcript this state belongs to; +1 per committed rewrite (W-5).
     pub revision: u64,
-    /// Number of the next artifact handle (`artifact#N`) the engine stamps (E-6).
+    /// Number of the next artifact handle the engine stamps (E-6): handles are
+    /// `artifact#<tag>-N` (issue 14), `artifact#N` in states written before the tag.
     pub next_artifact: u64,
+    /// The session's tag in its artifact handles (issue 14: `artifact#<tag>-N`, 8
+    /// lowercase letters), so sessions sharing one artifact store never propose the same
+    /// handle. Set at the first handle the engine proposes, from the session id and the
+    /// transcript's content ids (deterministic given the inputs); a host may set its own
+    /// (1 to 16 lowercase ASCII letters, e.g. derived from its own session key). Omitted
+    /// when empty.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub artifact_tag: String,
     /// Cadence (C-4, C-5, C-6): boundaries, last attempt, refusal, projection anchor.
     pub cadence: Cadence,
     /// Calls folded by stage-2 compactions of the open run (Y-5), oldest first.
@@ -224,6 +233,9 @@ impl SessionState {
             return Ok(SessionState::default());
         }
         let s: SessionState = serde_json::from_value(v.clone()).map_err(|e| crate::Error::new(crate::ErrorCode::InvalidState, format!("state: {e}")))?;
+        if !s.artifact_tag.is_empty() && !crate::trust::valid_tag(&s.artifact_tag) {
+            return Err(crate::Error::new(crate::ErrorCode::InvalidState, format!("state.artifactTag: {:?} must be 1 to 16 lowercase ASCII letters", s.artifact_tag)));
+        }
         if let Some(t) = s.twins.iter().find(|t| t.hash.len() != 16 || !t.hash.bytes().all(|b| b.is_ascii_hexdigit()) || t.counters.first() == Some(&0) || t.counters.windows(2).any(|w| w[0] >= w[1])) {
             return Err(crate::Error::new(crate::ErrorCode::InvalidState, format!("state.twins: entry {:?} must have a 16-hex-digit hash and strictly increasing counters from 1", t.hash)));
         }

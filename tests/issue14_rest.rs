@@ -127,3 +127,94 @@ fn i14_invalid_config_names_the_option() {
         assert!(e.message.contains(&format!("options.{field}:")), "{e}");
     }
 }
+
+/// A forced compaction of `doc` with a summarizer that records every request.
+fn compact_recording(doc: Value, opts: Value) -> (context_compactor::engine::Outcome, Vec<context_compactor::summarize::SummarizeRequest>) {
+    use context_compactor::engine::{run_sync, Job, JobOptions, Reply};
+    let config = Config::from_options(&opts).expect("config");
+    let t = formats::decode(Format::OpenaiChat, doc).expect("decode");
+    let mut job = Job::start(config, SessionState::default(), t, JobOptions { signals: Signals { force: true, ..Signals::default() }, has_summarizer: true });
+    let mut seen = Vec::new();
+    let out = run_sync(&mut job, |req| {
+        seen.push(req.clone());
+        Reply::Summary { text: "Summary.".into(), usage: None }
+    })
+    .expect("job");
+    (out, seen)
+}
+
+fn long_doc() -> Value {
+    let mut rows = vec![json!({ "role": "system", "content": "You are a careful agent." })];
+    for i in 0..8 {
+        rows.push(json!({ "role": "user", "content": format!("task {i}") }));
+        rows.push(json!({ "role": "assistant", "content": format!("answer {i}: {}", "words ".repeat(150)) }));
+    }
+    rows.push(json!({ "role": "user", "content": "final" }));
+    Value::Array(rows)
+}
+
+#[test]
+fn y8_i14_a_window_too_small_for_any_row_never_calls_the_summarizer() {
+    // summaryMaxOutputTokens (2,048) is over the 1,500-token window: the request would hold no row
+    let (out, seen) = compact_recording(long_doc(), json!({ "profile": "default", "contextWindow": 1500, "preserveRecentTurns": 1 }));
+    assert!(seen.is_empty(), "no request with nothing to summarize: {:?}", seen.iter().map(|r| &r.messages[0].content).collect::<Vec<_>>());
+    let codes: Vec<String> = out.events.iter().filter_map(|e| e.data.get("code").and_then(Value::as_str).map(str::to_string)).collect();
+    assert!(codes.iter().any(|c| c == "summarizer_window_too_small"), "{codes:?}");
+    assert_eq!(out.status, "compacted", "the deterministic handoff instead: {}", out.reason);
+}
+
+#[test]
+fn y8_i14_max_output_tokens_never_exceeds_what_the_window_leaves() {
+    for window in [3_000u64, 4_000, 6_000, 200_000] {
+        let (out, seen) = compact_recording(long_doc(), json!({ "profile": "default", "contextWindow": window, "preserveRecentTurns": 1, "summaryMaxOutputTokens": 2_800 }));
+        for r in &seen {
+            assert!(!r.messages[0].content.trim().eq("<transcript>\n\n</transcript>"), "never empty");
+            assert!(r.max_output_tokens + r.estimated_input_tokens <= window, "window {window}: {} + {}", r.max_output_tokens, r.estimated_input_tokens);
+        }
+        let clamped = out.events.iter().any(|e| e.data.get("code").and_then(Value::as_str) == Some("max_output_tokens_clamped"));
+        assert_eq!(clamped, seen.iter().any(|r| r.max_output_tokens < 2_800), "window {window}: a clamp is said");
+    }
+}
+
+#[test]
+fn e6_i14_handles_of_two_sessions_over_one_store_never_collide() {
+    use context_compactor::engine::{run_sync_full, Job, JobOptions, Reply};
+    let doc = |who: &str| {
+        let mut rows = vec![json!({ "role": "system", "content": "You are a careful agent." })];
+        for i in 0..5 {
+            rows.push(json!({ "role": "user", "content": format!("task {i}") }));
+            rows.push(json!({ "role": "assistant", "content": null, "tool_calls": [{ "id": format!("c{i}"), "type": "function", "function": { "name": "read", "arguments": "{}" } }] }));
+            rows.push(json!({ "role": "tool", "tool_call_id": format!("c{i}"), "content": format!("{who} body {i} {}", "line\n".repeat(300)) }));
+            rows.push(json!({ "role": "assistant", "content": format!("ok {i}") }));
+        }
+        rows.push(json!({ "role": "user", "content": "report" }));
+        Value::Array(rows)
+    };
+    let config = Config::from_options(&json!({ "profile": "default", "contextWindow": 4000 })).unwrap();
+    let mut store: std::collections::BTreeMap<String, String> = Default::default();
+    let mut collisions = Vec::new();
+    // the same session id twice too ("default"), with different transcripts, and each session twice
+    for (session, who) in [("alpha", "a"), ("beta", "b"), ("default", "c"), ("default", "d")] {
+        let mut state = SessionState::default();
+        for _round in 0..2 {
+            let t = formats::decode(Format::OpenaiChat, doc(who)).unwrap();
+            let mut job = Job::start(config.clone(), state.clone(), t, JobOptions { signals: Signals { force: true, ..Signals::default() }, has_summarizer: true }).with_artifact_store(true).with_memory(session, false);
+            let out = run_sync_full(&mut job, |_| Reply::Summary { text: "S.".into(), usage: None }, |item| {
+                if store.insert(item.handle.clone(), item.body.clone()).is_some() {
+                    collisions.push(item.handle.clone());
+                }
+                Some(item.handle.clone())
+            }, |_| Reply::Accepted)
+            .unwrap();
+            assert_eq!(out.status, "compacted", "{}", out.reason);
+            state = out.state.clone();
+            assert!(!state.artifact_tag.is_empty());
+        }
+    }
+    assert!(collisions.is_empty(), "collisions: {collisions:?}");
+    assert!(store.len() >= 8, "{}", store.len());
+    for (h, body) in &store {
+        assert!(context_compactor::trust::handle_parts(h).is_some_and(|(tag, n)| tag.len() == 8 && n >= 1), "{h}");
+        assert!(body.contains(" body "), "{h}");
+    }
+}

@@ -46,6 +46,7 @@ impl Job {
         let probe = plan(self.format(), &self.source.messages, self.config.clear_tool_uses.as_ref(), self.config.clear_thinking.as_ref(), &self.stored, &self.config, cal)?;
         if self.artifact_store && !probe.is_empty() {
             if let Some(cfg) = self.config.clear_tool_uses.clone() {
+                self.ensure_artifact_tag();
                 let mut items = Vec::new();
                 let mut keys = Vec::new();
                 for c in candidates(&self.source.messages, &cfg) {
@@ -64,10 +65,9 @@ impl Job {
                         .nth(c.nth)
                         .cloned()
                         .unwrap_or_default();
-                    let n = self.state.next_artifact.max(1);
-                    self.state.next_artifact = n.saturating_add(1);
+                    let handle = super::next_handle(&mut self.state);
                     items.push(ArtifactItem {
-                        handle: format!("artifact#{n}"),
+                        handle,
                         offset: c.offset,
                         message_id: m.id.clone(),
                         call_id: c.call_id.clone(),

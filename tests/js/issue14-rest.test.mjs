@@ -103,3 +103,39 @@ test('T-1 (issue 14 item 3): the CLI --json keeps integers past 2^53', async () 
   assert.equal(parsed.status, 'compacted')
   assert.ok(Array.isArray(parsed.transcript) && parsed.rewrite, 'the whole result object')
 })
+
+test('E-6 (issue 14 item 2): two sessions over one artifact store keyed by handle alone never collide, and recall resolves the right body', async () => {
+  const { MemoryIndex } = await import('context-compactor')
+  const c = new ContextCompactor({ contextWindow: 4000, format: 'openai-chat' })
+  const store = new Map()
+  const storeArtifact = (item) => {
+    assert.ok(!store.has(item.handle), `handle ${item.handle} proposed twice`)
+    store.set(item.handle, { session: item.sessionId, body: item.body })
+  }
+  const sessionDoc = (who) => doc(6).map((m) => (m.role === 'tool' ? { ...m, content: `${who} ${m.content}` } : m))
+  const memory = new MemoryIndex()
+  const states = {}
+  // same default-looking setup in both: the same session-id scheme, the same system prompt
+  for (const who of ['alice', 'bob', 'alice', 'bob']) {
+    const before = states[who] ?? null
+    const out = await c.compact(before, sessionDoc(who), { force: true, summarize, storeArtifact, sessionId: who, memory })
+    states[who] = out.state
+    assert.match(out.state.artifactTag, /^[a-z]{8}$/)
+  }
+  assert.notEqual(states.alice.artifactTag, states.bob.artifactTag)
+  assert.ok(store.size >= 4)
+  for (const who of ['alice', 'bob']) {
+    const hit = memory.recall(who, 'log line', { limit: 20 }).hits.find((h) => h.handle)
+    assert.ok(hit, `${who} has a hit naming a handle`)
+    const body = await memory.resolveHandle(who, hit.handle, (h) => store.get(h)?.body)
+    assert.ok(body.startsWith(`${who} log`), `${who}'s handle resolves to ${who}'s body`)
+    assert.equal(store.get(hit.handle).session, who)
+  }
+  // a handle of the old form still recalls (states written before the tag)
+  const legacy = { nextArtifact: 3 }
+  const rows = [{ role: 'user', content: 'hi' }, { role: 'assistant', content: null, tool_calls: [{ id: 'k1', type: 'function', function: { name: 'read_log', arguments: '{}' } }] },
+    { role: 'tool', tool_call_id: 'k1', content: 'old body', artifact_ref: 'artifact#2' }, { role: 'assistant', content: 'ok' }, ...doc(4)]
+  const out = await c.compact(legacy, rows, { force: true, summarize, storeArtifact, sessionId: 'carol', memory, memoryRecords: 'result' })
+  assert.ok(out.memory.records.some((r) => r.handle === 'artifact#2'), 'the legacy handle is kept on its record')
+  assert.equal(await memory.resolveHandle('carol', 'artifact#2', (h) => `loaded ${h}`), 'loaded artifact#2')
+})
