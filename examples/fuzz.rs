@@ -19,7 +19,7 @@
 //!
 //! Usage: `npm run fuzz -- [--per-format N] [--seconds S] [--threads T] [--seed S] [--replay SEED]`
 //! (defaults: 1,000,000 transcripts per format, at most 3,600 s overall, one worker per
-//! core). Transcripts are small (2 to 5 turns, tool outputs up to 60 lines) so a run
+//! core). Transcripts are small (2 or 3 turns, tool outputs up to 30 lines) so a run
 //! reaches the count; the checks per case stay the ones above.
 
 use context_compactor::config::Config;
@@ -142,14 +142,14 @@ fn pick_extras(rng: &mut Rng) -> Vec<&'static str> {
 /// One generated transcript checked; `Err` names the broken property.
 fn one(format: Format, rng: &mut Rng, config: &Config) -> Result<(), String> {
     let mut rows = Vec::new();
-    let turns = 2 + rng.below(4);
+    let turns = 2 + rng.below(2);
     for t in 0..turns {
         let p = PAYLOADS[rng.below(PAYLOADS.len())];
         let user = if rng.below(5) == 0 { "same request again".to_string() } else { format!("request {t}: {p} {}", "detail ".repeat(rng.below(12))) };
         let first = rng.below(2) == 0;
         rows.push(text_row(format, "user", &user, &pick_extras(rng), first));
         for c in 0..rng.below(3) {
-            let out = if rng.below(4) == 0 { "same output\n".repeat(30) } else { format!("{}{}", "output line\n".repeat(rng.below(60)), PAYLOADS[rng.below(PAYLOADS.len())]) };
+            let out = if rng.below(4) == 0 { "same output\n".repeat(12) } else { format!("{}{}", "output line\n".repeat(rng.below(30)), PAYLOADS[rng.below(PAYLOADS.len())]) };
             rows.extend(tool_rows(format, &format!("c{t}_{c}"), &out, &pick_extras(rng)));
         }
         let p = PAYLOADS[rng.below(PAYLOADS.len())];
