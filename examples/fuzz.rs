@@ -17,7 +17,7 @@
 //! Prints one line per format: transcripts checked, failures, rate. Exits 1 on a failure
 //! (with the seed of the first one).
 //!
-//! Usage: `npm run fuzz -- [--per-format N] [--seconds S] [--threads T] [--seed S] [--replay SEED]`
+//! Usage: `npm run fuzz -- [--per-format N] [--seconds S] [--threads T] [--seed S] [--formats a,b] [--replay SEED]`
 //! (defaults: 1,000,000 transcripts per format, at most 3,600 s overall, one worker per
 //! core). Transcripts are small (2 or 3 turns, tool outputs up to 30 lines) so a run
 //! reaches the count; the checks per case stay the ones above.
@@ -275,12 +275,15 @@ fn main() {
         return;
     }
     let config = fuzz_config();
-    let per_format = Duration::from_secs(seconds) / FORMATS.len() as u32;
+    // `--formats a,b`: only these (a run resumed for the formats a first run left short)
+    let only: Option<Vec<String>> = args.iter().position(|a| a == "--formats").and_then(|i| args.get(i + 1)).map(|v| v.split(',').map(str::to_string).collect());
+    let chosen: Vec<(usize, Format)> = FORMATS.into_iter().enumerate().filter(|(_, f)| only.as_ref().is_none_or(|o| o.iter().any(|n| n == f.name()))).collect();
+    let per_format = Duration::from_secs(seconds) / chosen.len().max(1) as u32;
     let mut failed = false;
     println!("fuzz: up to {target} transcripts per format, {seconds} s at most ({} s a format), {threads} threads, seed {seed:#x}", per_format.as_secs());
     let all = Instant::now();
     let mut total = 0u64;
-    for (k, format) in FORMATS.into_iter().enumerate() {
+    for (k, format) in chosen {
         let (n, bad, first, secs) = run_format(k, format, seed, &config, target, per_format, threads);
         total += n;
         println!("{:<17} {n:>10} transcripts, {bad} failures, {secs:>7.1} s, {:>8.0} transcripts/s", format.name(), n as f64 / secs.max(1e-9));
