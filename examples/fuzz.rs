@@ -140,7 +140,18 @@ fn pick_extras(rng: &mut Rng) -> Vec<&'static str> {
 }
 
 /// One generated transcript checked; `Err` names the broken property.
-fn one(format: Format, rng: &mut Rng, config: &Config) -> Result<(), String> {
+/// What one generated transcript came to (all three pass; counted per format).
+#[derive(Debug, Clone, Copy)]
+enum Seen {
+    /// The input was refused with a typed error (e.g. a lone surrogate).
+    Refused,
+    /// The job ended without a rewrite (skipped, cannot fit, a typed failure).
+    NoRewrite,
+    /// A rewrite was committed and checked row by row.
+    Rewritten,
+}
+
+fn one(format: Format, rng: &mut Rng, config: &Config) -> Result<Seen, String> {
     let mut rows = Vec::new();
     let turns = 2 + rng.below(2);
     for t in 0..turns {
@@ -160,7 +171,7 @@ fn one(format: Format, rng: &mut Rng, config: &Config) -> Result<(), String> {
     let text = document(format, &rows);
     let t = match formats::decode_text(format, &text) {
         Ok(t) => t,
-        Err(_) => return Ok(()), // a typed refusal of the input is an allowed outcome
+        Err(_) => return Ok(Seen::Refused), // a typed refusal of the input is an allowed outcome
     };
     let mut job = Job::start(config.clone(), SessionState::default(), t, JobOptions { signals: Signals { force: true, ..Signals::default() }, has_summarizer: true });
     let mut bad_request: Option<String> = None;
@@ -187,9 +198,9 @@ fn one(format: Format, rng: &mut Rng, config: &Config) -> Result<(), String> {
     }
     let out = match out {
         Ok(o) => o,
-        Err(e) => return if e.code.as_str() == "protocol_error" { Err(format!("protocol error: {e}")) } else { Ok(()) },
+        Err(e) => return if e.code.as_str() == "protocol_error" { Err(format!("protocol error: {e}")) } else { Ok(Seen::NoRewrite) },
     };
-    let Some(rw) = out.rewrite.as_ref() else { return Ok(()) };
+    let Some(rw) = out.rewrite.as_ref() else { return Ok(Seen::NoRewrite) };
     formats::validate_pairing(&out.transcript).map_err(|e| format!("pairing: {e}"))?;
     let source_rows: Vec<String> = rows;
     for r in &rw.retained {
@@ -211,21 +222,30 @@ fn one(format: Format, rng: &mut Rng, config: &Config) -> Result<(), String> {
         }
     }
     let _ = formats::encode(&out.transcript, View::Request);
-    Ok(())
+    Ok(Seen::Rewritten)
+}
+
+/// Counts of one format's run.
+#[derive(Default)]
+struct Tally {
+    checked: u64,
+    failures: u64,
+    refused: u64,
+    no_rewrite: u64,
+    rewritten: u64,
+    first: Option<(u64, String)>,
 }
 
 /// One format's run: `threads` workers take case numbers `k, k + threads, ...` until
-/// `target` transcripts are checked or `budget` runs out. Returns (checked, failures,
-/// first failure, seconds).
-fn run_format(k: usize, format: Format, seed: u64, config: &Config, target: u64, budget: Duration, threads: usize) -> (u64, u64, Option<(u64, String)>, f64) {
+/// `target` transcripts are checked or `budget` runs out. Returns the tally and seconds.
+fn run_format(k: usize, format: Format, seed: u64, config: &Config, target: u64, budget: Duration, threads: usize) -> (Tally, f64) {
     let start = Instant::now();
-    let results: Vec<(u64, u64, Option<(u64, String)>)> = std::thread::scope(|scope| {
+    let results: Vec<Tally> = std::thread::scope(|scope| {
         let workers: Vec<_> = (0..threads as u64)
             .map(|w| {
                 let config = config.clone();
                 scope.spawn(move || {
-                    let (mut n, mut bad) = (0u64, 0u64);
-                    let mut first: Option<(u64, String)> = None;
+                    let mut t = Tally::default();
                     let mut case = w;
                     'run: while case < target {
                         if start.elapsed() >= budget {
@@ -237,25 +257,38 @@ fn run_format(k: usize, format: Format, seed: u64, config: &Config, target: u64,
                             }
                             let case_seed = (seed ^ ((k as u64) << 56) ^ case.wrapping_mul(0x2545_f491_4f6c_dd1d)) | 1;
                             let mut rng = Rng(case_seed);
-                            if let Err(e) = one(format, &mut rng, &config) {
-                                bad += 1;
-                                first.get_or_insert((case_seed, e));
+                            match one(format, &mut rng, &config) {
+                                Ok(Seen::Refused) => t.refused += 1,
+                                Ok(Seen::NoRewrite) => t.no_rewrite += 1,
+                                Ok(Seen::Rewritten) => t.rewritten += 1,
+                                Err(e) => {
+                                    t.failures += 1;
+                                    t.first.get_or_insert((case_seed, e));
+                                }
                             }
-                            n += 1;
+                            t.checked += 1;
                             case += threads as u64;
                         }
                     }
-                    (n, bad, first)
+                    t
                 })
             })
             .collect();
-        workers.into_iter().map(|h| h.join().unwrap_or((0, 1, Some((0, "worker panicked".into()))))).collect()
+        workers.into_iter().map(|h| h.join().unwrap_or_else(|_| Tally { failures: 1, first: Some((0, "worker panicked".into())), ..Tally::default() })).collect()
     });
     let secs = start.elapsed().as_secs_f64();
-    let n = results.iter().map(|r| r.0).sum();
-    let bad = results.iter().map(|r| r.1).sum();
-    let first = results.into_iter().find_map(|r| r.2);
-    (n, bad, first, secs)
+    let mut all = Tally::default();
+    for r in results {
+        all.checked += r.checked;
+        all.failures += r.failures;
+        all.refused += r.refused;
+        all.no_rewrite += r.no_rewrite;
+        all.rewritten += r.rewritten;
+        if all.first.is_none() {
+            all.first = r.first;
+        }
+    }
+    (all, secs)
 }
 
 fn main() {
@@ -284,10 +317,14 @@ fn main() {
     let all = Instant::now();
     let mut total = 0u64;
     for (k, format) in chosen {
-        let (n, bad, first, secs) = run_format(k, format, seed, &config, target, per_format, threads);
+        let (t, secs) = run_format(k, format, seed, &config, target, per_format, threads);
+        let n = t.checked;
         total += n;
-        println!("{:<17} {n:>10} transcripts, {bad} failures, {secs:>7.1} s, {:>8.0} transcripts/s", format.name(), n as f64 / secs.max(1e-9));
-        if let Some((s, e)) = first {
+        println!(
+            "{:<17} {n:>10} transcripts, {} failures, {secs:>7.1} s, {:>8.0} transcripts/s ({} rewritten and checked row by row, {} without a rewrite, {} refused as input)",
+            format.name(), t.failures, n as f64 / secs.max(1e-9), t.rewritten, t.no_rewrite, t.refused
+        );
+        if let Some((s, e)) = t.first {
             println!("  first failure (replay with --replay {s}): {e}");
             failed = true;
         }
