@@ -153,6 +153,9 @@ async function benchSize(mb, sourcesWasm, sources) {
   const resultText = JSON.stringify(first)
   const resultParse = await timeRuns(runs, () => JSON.parse(resultText))
   const toRequest = await timeRuns(runs, () => compactor.toRequest(sessionText))
+  // what toRequest's result costs JS alone: JSON.parse of the request text it hands over
+  const requestText = JSON.stringify(compactor.toRequest(sessionText))
+  const requestParse = await timeRuns(runs, () => JSON.parse(requestText))
   const freshCheck = await timeRuns(runs, () => compactor.check(null, sessionText, {}))
   let liveCheck = NaN
   if (typeof compactor.open === 'function') {
@@ -181,7 +184,11 @@ async function benchSize(mb, sourcesWasm, sources) {
     prune = await timeRuns(runs, () => pruneMessages({ messages: modelMessages, reasoning: 'all', toolCalls: 'before-last-message', emptyMessages: 'remove' }))
   }
   compactor.free()
-  return { mb, bytes, messages: obj.messages.length, runs, memInitial, roundTrip, compactText, compactObject, compactMemory, compactRecords, resultParse, resultBytes: Buffer.byteLength(resultText), toRequest, freshCheck, liveCheck, trim, prune, memCompact, memLive }
+  // the decode's own peak: one check on a fresh instance (wasm memory never shrinks)
+  const probe = await freshInstance(`${mb}-check`)
+  new probe.mod.ContextCompactor({ format: 'openai-chat' }).check(null, sessionText, {})
+  const memCheck = probe.memory.buffer.byteLength
+  return { mb, bytes, messages: obj.messages.length, runs, memInitial, memCheck, requestParse, roundTrip, compactText, compactObject, compactMemory, compactRecords, resultParse, resultBytes: Buffer.byteLength(resultText), toRequest, freshCheck, liveCheck, trim, prune, memCompact, memLive }
 }
 
 // ---- opt-in: a generated 100 MB transcript (--large) ----------------------------------
@@ -321,7 +328,7 @@ for (const r of results) {
 }
 for (const r of results.filter((x) => x.mb === 10 || results.length === 1)) {
   t.push([`check <= 1.0x the round trip at ${r.mb} MB`, r.freshCheck / r.roundTrip <= 1.0, `${r2(r.freshCheck / r.roundTrip)}x (decode of every row: a typed view per row plus its content hash)`])
-  t.push([`toRequest <= 1.2x the round trip at ${r.mb} MB`, r.toRequest / r.roundTrip <= 1.2, `${r2(r.toRequest / r.roundTrip)}x (decode, then the request text and its JSON.parse in JS)`])
+  t.push([`toRequest <= 1.2x the round trip at ${r.mb} MB`, r.toRequest / r.roundTrip <= 1.2, `${r2(r.toRequest / r.roundTrip)}x (key filter over the rows, then JSON.parse of the request text in JS: that parse alone ${r2(r.requestParse / r.roundTrip)}x)`])
 }
 const lives = results.filter((r) => Number.isFinite(r.liveCheck))
 if (lives.length > 1) {
@@ -342,9 +349,15 @@ if (r1 && r50) {
   t.push(['ratios at 50 MB within 1.2x of those at 1 MB (compactions, fresh check)', worst <= 1.2, `worst 50 MB / 1 MB: ${r2(worst)}`])
 }
 const speedups = results.filter((r) => Number.isFinite(r.trim)).map((r) => r.trim / r.compactText)
-if (speedups.length) t.push(['>= 5x faster than trimMessages', Math.min(...speedups) >= 5, `compaction (text) is ${speedups.map((s) => `${r2(s)}x`).join(' / ')} faster`])
+if (speedups.length) {
+  const trimmed = results.filter((r) => Number.isFinite(r.trim))
+  const slowest = trimmed.reduce((a, r) => (r.trim / r.compactText < a.trim / a.compactText ? r : a), trimmed[0])
+  const ok = Math.min(...speedups) >= 5
+  t.push(['>= 5x faster than trimMessages', ok, `compaction (text) is ${speedups.map((s) => `${r2(s)}x`).join(' / ')} faster${ok ? '' : `; at ${slowest.mb} MB trimMessages takes ${slowest.trim.toFixed(0)} ms, the compaction ${slowest.compactText.toFixed(0)} ms, ${cause(slowest)}`}`])
+}
 const mem = Math.max(...results.map((r) => r.memCompact / r.bytes))
-t.push(['peak wasm memory <= 3x the transcript bytes', mem <= 3, `worst ${r2(mem)}x (compaction)`])
+const worstMem = results.reduce((a, r) => (r.memCompact / r.bytes > a.memCompact / a.bytes ? r : a), results[0])
+t.push(['peak wasm memory <= 3x the transcript bytes', mem <= 3, `worst ${r2(mem)}x (compaction, ${worstMem.mb} MB)${mem <= 3 ? '' : `; a check alone on a fresh instance peaks at ${r2(worstMem.memCheck / worstMem.bytes)}x (the input text beside the held rows, each row's compact text and readable text), the module's initial memory is ${r2(worstMem.memInitial / worstMem.bytes)}x`}`])
 const shares = share.filter((s) => s.share != null).map((s) => s.share)
 if (shares.length) t.push(['summarize request <= 30% of the folded range tokens', Math.max(...shares) <= 0.3, `max ${pct(Math.max(...shares))}`])
 t.push(['_bg.wasm <= 205 KB brotli', brotli <= 205 * 1024, `${(brotli / 1024).toFixed(1)} KB`])

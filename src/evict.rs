@@ -7,7 +7,7 @@
 
 use crate::config::Config;
 use crate::error::Result;
-use crate::formats::{set_result_body, Format};
+use crate::formats::{set_result_body, with_result_body, Format};
 use crate::transcript::{Block, Message};
 use serde::Serialize;
 use std::collections::HashMap;
@@ -187,7 +187,10 @@ pub fn evict_sparse(format: Format, messages: &[Message], offsets: &[usize], con
                 Some(h) => h.clone(),
                 None => evict_clip(text, config.clip_head_bytes, config.clip_tail_bytes),
             };
-            set_result_body(format, copy.get_or_insert_with(|| src.clone()), nth, &replacement)?;
+            match copy.as_mut() {
+                Some(c) => set_result_body(format, c, nth, &replacement)?,
+                None => copy = Some(with_result_body(format, src, nth, &replacement)?),
+            }
             out.evicted.push(Evicted {
                 offset: off,
                 message_id: src.id.clone(),

@@ -220,6 +220,7 @@ fn lost(offset: usize, what: &str) -> Error {
 /// names the source offset and what is missing.
 pub fn check(source: &[Message], kept: &[bool], summary: &str) -> Result<Vec<Clipped>> {
     let (first, newest) = first_and_newest(source);
+    let mut hay = Haystack::new(summary);
     let mut clipped = Vec::new();
     // tier-4 runs named by their first and last message ids (ids of this source only:
     // a line carried from an older summary names ids no longer here)
@@ -240,7 +241,7 @@ pub fn check(source: &[Message], kept: &[bool], summary: &str) -> Result<Vec<Cli
         for t in m.user_texts() {
             // quoted verbatim: as the floor writes it (quoted as data), or as is
             let qt = quote::content(t);
-            if summary.contains(&*qt) || summary.contains(t) {
+            if hay.contains(&qt) || hay.contains(t) {
                 continue;
             }
             if Some(o) == first {
@@ -250,7 +251,7 @@ pub fn check(source: &[Message], kept: &[bool], summary: &str) -> Result<Vec<Cli
                 return Err(lost(o, "the newest request is neither kept nor quoted verbatim in the summary"));
             }
             let marker = format!("{CLIPPED_PREFIX}{}, offset {o}): ", quote::content(&m.id));
-            let Some(at) = summary.find(&marker) else {
+            let Some(at) = hay.find(&marker) else {
                 if unquoted.iter().any(|&(x, y)| x <= o && o <= y) {
                     clipped.push(clipped_of(o, m, t)?);
                     continue;
@@ -262,7 +263,7 @@ pub fn check(source: &[Message], kept: &[bool], summary: &str) -> Result<Vec<Cli
             if !qt.starts_with(head) {
                 return Err(lost(o, "the clipped quote of a user text block is not its head"));
             }
-            if let Some(s) = constraint_sentences(t).into_iter().find(|s| !summary.contains(&*quote::content(s)) && !summary.contains(s)) {
+            if let Some(s) = constraint_sentences(t).into_iter().find(|s| !hay.contains(&quote::content(s)) && !hay.contains(s)) {
                 let n = s.len().min(60);
                 return Err(lost(o, &format!("the user constraint sentence {:?} is not quoted verbatim", s.get(..floor_boundary(s, n)).unwrap_or(""))));
             }
@@ -270,6 +271,90 @@ pub fn check(source: &[Message], kept: &[bool], summary: &str) -> Result<Vec<Cli
         }
     }
     Ok(clipped)
+}
+
+/// Substring search in one summary text, answering exactly as `str::contains` /
+/// `str::find` do, at a cost that stays linear over the many needles of one check
+/// (issue 15: with one full scan per needle, and three for a text the summary only
+/// names, the N-1 check was a quarter of a 10 MB compaction):
+/// - a needle absent from the text is usually told so without a scan: a bitset holds a
+///   hash of every 4-byte window of the text, and a needle with a window whose bit is
+///   clear cannot occur in it;
+/// - the floor quotes texts in source order, the order they are checked in, so a search
+///   starts where the previous hit ended, and scans the whole text only on a miss there.
+struct Haystack<'s> {
+    text: &'s str,
+    /// Bit `h(w)` set for every 4-byte window `w` of `text`; empty for a short text.
+    bits: Vec<u64>,
+    /// log2 of the number of bits.
+    order: u32,
+    /// Where the last hit ended.
+    cursor: usize,
+}
+
+impl<'s> Haystack<'s> {
+    fn new(text: &'s str) -> Haystack<'s> {
+        let n = text.len();
+        if n < 4096 {
+            return Haystack { text, bits: Vec::new(), order: 0, cursor: 0 };
+        }
+        // about 8 bits per window: few collisions, so most absent needles are caught
+        let order = (n.saturating_mul(8)).next_power_of_two().trailing_zeros().clamp(16, 27);
+        let mut bits = vec![0u64; 1usize << (order - 6)];
+        for w in text.as_bytes().windows(4) {
+            let h = Self::hash(w, order);
+            if let Some(word) = bits.get_mut(h >> 6) {
+                *word |= 1 << (h & 63);
+            }
+        }
+        Haystack { text, bits, order, cursor: 0 }
+    }
+
+    fn hash(w: &[u8], order: u32) -> usize {
+        let x = w.iter().take(4).fold(0u32, |acc, &b| (acc << 8) | u32::from(b));
+        (u64::from(x).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - order)) as usize
+    }
+
+    /// False only when `needle` cannot occur in the text (one of its windows is absent).
+    fn may_contain(&self, needle: &str) -> bool {
+        let b = needle.as_bytes();
+        if b.len() > self.text.len() {
+            return false;
+        }
+        if self.bits.is_empty() || b.len() < 4 {
+            return true;
+        }
+        let last = b.len() - 4;
+        // up to 16 windows spread over the needle
+        let step = (last / 15).max(1);
+        (0..=last).step_by(step).chain(std::iter::once(last)).all(|i| {
+            let h = Self::hash(b.get(i..i + 4).unwrap_or(&[]), self.order);
+            self.bits.get(h >> 6).is_some_and(|word| word & (1 << (h & 63)) != 0)
+        })
+    }
+
+    /// `self.text.find(needle)` (the first occurrence: the whole text is searched).
+    fn find(&self, needle: &str) -> Option<usize> {
+        if !self.may_contain(needle) {
+            return None;
+        }
+        self.text.find(needle)
+    }
+
+    /// `self.text.contains(needle)`.
+    fn contains(&mut self, needle: &str) -> bool {
+        if !self.may_contain(needle) {
+            return false;
+        }
+        let from = self.cursor.min(self.text.len());
+        match self.text.get(from..).and_then(|tail| tail.find(needle)) {
+            Some(p) => {
+                self.cursor = from + p + needle.len();
+                true
+            }
+            None => self.text.contains(needle),
+        }
+    }
 }
 
 fn clipped_of(o: usize, m: &Message, t: &str) -> Result<Clipped> {
@@ -303,6 +388,26 @@ pub fn check_memory(clipped: &[Clipped], batch: &MemoryBatch) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn n1_haystack_answers_as_str_contains_and_find() {
+        // a text long enough for the window filter, with quotes in order and repeats
+        let mut text = String::new();
+        for i in 0..400 {
+            text.push_str(&format!("User request (verbatim): row {i} asks for the report é{i}\n"));
+        }
+        let needles: Vec<String> = (0..400)
+            .flat_map(|i| [format!("row {i} asks"), format!("row {} asks", 399 - i), format!("absent {i}"), format!("é{i}\n"), "ab".into(), String::new()])
+            .collect();
+        let mut hay = Haystack::new(&text);
+        assert!(!hay.bits.is_empty());
+        for n in &needles {
+            assert_eq!(hay.contains(n), text.contains(n.as_str()), "{n:?}");
+            assert_eq!(hay.find(n), text.find(n.as_str()), "{n:?}");
+        }
+        let short = Haystack::new("tiny");
+        assert_eq!(short.find("in"), Some(1));
+    }
 
     #[test]
     fn n1_constraint_sentences_found_on_word_boundaries() {

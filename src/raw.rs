@@ -45,6 +45,20 @@ impl RawJson {
         is_canonical(text.get()).then(|| RawJson(text.to_owned()))
     }
 
+    /// `text` itself (no copy) when it is canonical compact JSON ([`is_canonical`]) and
+    /// one JSON value, else `None`.
+    pub fn from_canonical_string(text: String) -> Option<RawJson> {
+        if !is_canonical(&text) {
+            return None;
+        }
+        RawValue::from_string(text).ok().map(RawJson)
+    }
+
+    /// The JSON `null`.
+    pub fn null() -> RawJson {
+        RawJson(RawValue::NULL.to_owned())
+    }
+
     /// The JSON text.
     pub fn get(&self) -> &str {
         self.0.get()
@@ -255,6 +269,103 @@ pub fn is_canonical(text: &str) -> bool {
     true
 }
 
+/// The text of a JSON object with its top-level member `key` set to `value` (JSON
+/// text), written without a `Value` tree: the member's value is replaced in place, or
+/// `"key":value` is appended when the object has none (where `serde_json::Map::insert`
+/// puts it). `None` (the caller takes the `Value` path) unless the result is exactly what
+/// editing the parsed value and writing it back ([`RawJson::from_value`]) gives: `text`
+/// must be canonical ([`is_canonical`]), an object with no repeated top-level key, and
+/// every member other than `key` must be a scalar or a string (a nested object could
+/// repeat a key, which the `Value` path would collapse). Used by eviction and clearing
+/// (E-2) on OpenAI Chat tool messages (issue 15: no `Value` round trip per evicted row).
+pub(crate) fn with_member(text: &str, key: &str, value: &str) -> Option<String> {
+    if !is_canonical(text) {
+        return None;
+    }
+    let members = top_members(text)?;
+    let mut at = None;
+    for (k, (name, range)) in members.iter().enumerate() {
+        if members.iter().take(k).any(|(n, _)| n == name) {
+            return None;
+        }
+        if name == key {
+            at = Some(range.clone());
+        } else if matches!(text.as_bytes().get(range.start), Some(b'{' | b'[')) {
+            return None;
+        }
+    }
+    let mut out = String::with_capacity(text.len() + value.len() + key.len() + 4);
+    match at {
+        Some(r) => {
+            out.push_str(text.get(..r.start)?);
+            out.push_str(value);
+            out.push_str(text.get(r.end..)?);
+        }
+        None => {
+            let body = text.strip_suffix('}')?;
+            out.push_str(body);
+            if !members.is_empty() {
+                out.push(',');
+            }
+            out.push_str(&serde_json::to_string(key).ok()?);
+            out.push(':');
+            out.push_str(value);
+            out.push('}');
+        }
+    }
+    Some(out)
+}
+
+/// The top-level members of a JSON object: each key (unescaped) and the byte range of
+/// its value in `text`. `None` when `text` is not an object.
+fn top_members(text: &str) -> Option<Vec<(String, std::ops::Range<usize>)>> {
+    struct Members;
+    impl<'de> Visitor<'de> for Members {
+        type Value = Vec<(std::borrow::Cow<'de, str>, &'de RawValue)>;
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a JSON object")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+            let mut out = Vec::new();
+            while let Some(k) = map.next_key::<KeyCow<'de>>()? {
+                out.push((k.0, map.next_value::<&'de RawValue>()?));
+            }
+            Ok(out)
+        }
+    }
+    /// A key borrowed from the text when it has no escapes.
+    struct KeyCow<'a>(std::borrow::Cow<'a, str>);
+    impl<'de> serde::Deserialize<'de> for KeyCow<'de> {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            struct V;
+            impl<'de> Visitor<'de> for V {
+                type Value = KeyCow<'de>;
+                fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                    f.write_str("a key")
+                }
+                fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<KeyCow<'de>, E> {
+                    Ok(KeyCow(std::borrow::Cow::Borrowed(v)))
+                }
+                fn visit_str<E: de::Error>(self, v: &str) -> Result<KeyCow<'de>, E> {
+                    Ok(KeyCow(std::borrow::Cow::Owned(v.to_string())))
+                }
+            }
+            d.deserialize_str(V)
+        }
+    }
+    let mut de = serde_json::Deserializer::from_str(text);
+    let members = de.deserialize_map(Members).ok()?;
+    de.end().ok()?;
+    let base = text.as_ptr() as usize;
+    members
+        .into_iter()
+        .map(|(k, v)| {
+            let start = (v.get().as_ptr() as usize).checked_sub(base)?;
+            Some((k.into_owned(), start..start + v.get().len()))
+        })
+        .collect()
+}
+
 /// A host document split at the top level without parsing the messages: a bare array
 /// of messages, or an object whose `key` member is that array (other members parsed).
 pub(crate) struct RawDoc<'a> {
@@ -441,6 +552,33 @@ mod tests {
         let e = RawJson::from_value(&serde_json::json!({}));
         assert_eq!(e.with_members(r#""pinned":true"#), r#"{"pinned":true}"#);
         assert_eq!(r.with_members(""), r#"{"role":"user"}"#);
+    }
+
+    #[test]
+    fn e2_with_member_is_the_value_edit_written_back() {
+        let cases = [
+            (r#"{"role":"tool","tool_call_id":"c1","content":"long body"}"#, Some(r#"{"role":"tool","tool_call_id":"c1","content":"x\"y"}"#)),
+            (r#"{"role":"tool","content":[{"type":"text","text":"a"}],"tool_call_id":"c1"}"#, Some(r#"{"role":"tool","content":"x\"y","tool_call_id":"c1"}"#)),
+            (r#"{"role":"tool","tool_call_id":"c1"}"#, Some(r#"{"role":"tool","tool_call_id":"c1","content":"x\"y"}"#)),
+            (r#"{}"#, Some(r#"{"content":"x\"y"}"#)),
+            (r#"{"c\u0001ontent":1,"content":null}"#, Some(r#"{"c\u0001ontent":1,"content":"x\"y"}"#)),
+            // the Value path would collapse a repeated key, or re-spell a float / a nested object
+            (r#"{"content":"a","content":"b"}"#, None),
+            (r#"{"role":"tool","content":"a","x":1.5}"#, None),
+            (r#"{"role":"tool","content":"a","x":{"k":1,"k":2}}"#, None),
+            (r#"{"role": "tool","content":"a"}"#, None),
+            (r#"[1]"#, None),
+        ];
+        let value = serde_json::to_string("x\"y").unwrap();
+        for (text, want) in cases {
+            let got = with_member(text, "content", &value);
+            assert_eq!(got.as_deref(), want, "{text}");
+            if let Some(got) = got {
+                let mut v: Value = serde_json::from_str(text).unwrap();
+                v.as_object_mut().unwrap().insert("content".into(), Value::String("x\"y".into()));
+                assert_eq!(RawJson::from_value(&v).get(), got, "{text}");
+            }
+        }
     }
 
     #[test]

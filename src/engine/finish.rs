@@ -5,7 +5,7 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::events::event;
 use crate::measure::transcript_size;
 use crate::memory::{try_project, try_project_consuming, MemoryBatch};
-use crate::rewrite::{provenance, summary_text, validate, Expectations, Origin, Retained};
+use crate::rewrite::{provenance, validate_clipped, Expectations, Origin};
 use crate::transcript::{Message, Transcript};
 use crate::trigger::decide;
 use serde_json::json;
@@ -40,7 +40,7 @@ impl Job {
             protected.extend((t..msgs.len()).take_while(|&i| msgs.get(i).is_some_and(|m| m.role == crate::Role::Assistant)));
         }
         let refs: Vec<(Origin, &Message)> = origins.into_iter().zip(new_t.messages.iter()).collect();
-        let checks = match validate(&Expectations { source: &self.source, rows: &refs, protected: &protected, summary_at: summary.offset, new_transcript: &new_t }) {
+        let (checks, clipped) = match validate_clipped(&Expectations { source: &self.source, rows: &refs, protected: &protected, summary_at: summary.offset, new_transcript: &new_t }) {
             Ok(c) => c,
             Err(e) if e.message.starts_with("no reduction") => {
                 // The fold was too small to shrink the transcript: an expected outcome, not
@@ -58,7 +58,6 @@ impl Job {
         };
         let (retained, discarded, patch) = provenance(&refs, msgs);
         let first_changed_offset = super::clearing::first_changed(&refs, msgs);
-        let msgs_len = msgs.len();
         // K-1: the full bodies the clearing replaced in kept rows reach memory too
         self.take_clearing_bodies(&discarded);
         // M-1: project what leaves the transcript; a failed projection, or a host that
@@ -74,12 +73,8 @@ impl Job {
         if self.decision.is_none() {
             self.decision = Some(decide(&self.source, &self.config, &self.state, &self.opts.signals));
         }
-        // N-1: what the summary clipped must be whole in memory (found before the
-        // projection may hand the source rows on).
-        let clipped = match crate::nothing_lost::check(&self.source.messages, &kept_mask(&retained, msgs_len), &summary_text(&refs)) {
-            Ok(c) => c,
-            Err(e) => return self.done("failed", format!("invalid_rewrite: {}", e.message), Some(e)),
-        };
+        // N-1: what the summary clipped (found by `validate_clipped` above, on the same
+        // rows and summary) must be whole in memory.
         if self.memory.is_none() {
             let batch = if self.confirm_memory {
                 try_project(&self.session, &self.source.messages, &discarded, &self.bodies)
@@ -255,15 +250,4 @@ impl Job {
             Reply::Summary { .. } | Reply::Artifacts { .. } => Err(Error::new(ErrorCode::ProtocolError, "a memory answer was asked for")),
         }
     }
-}
-
-/// Which source rows a rewrite keeps, by offset (`retained` from [`provenance`]).
-fn kept_mask(retained: &[Retained], n: usize) -> Vec<bool> {
-    let mut kept = vec![false; n];
-    for r in retained {
-        if let Some(k) = kept.get_mut(r.source) {
-            *k = true;
-        }
-    }
-    kept
 }

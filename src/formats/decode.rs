@@ -228,3 +228,60 @@ pub fn message_from_raw(format: Format, raw: Value, provenance: Provenance, id: 
     let bytes = raw.len();
     Ok(Message { id, role, provenance, blocks, raw, bytes })
 }
+
+/// The request view (F-4) of an OpenAI Chat document given as JSON text, written as a
+/// key filter over its rows (issue 15: no decode into the canonical view, no copy of a
+/// row): every row is its own slice of `text`, read only for what pairing (F-2) needs —
+/// its role, its calls' ids, its result's call id ([`openai_chat::pairing_view`]). A row
+/// carrying a provenance key or in a form the typed decode would not keep verbatim
+/// ([`crate::raw::is_canonical`]) sends the whole document the full way: `None`, and the
+/// caller decodes it ([`decode_text`]) and writes the request view of the transcript.
+/// The text returned is byte for byte what that full way writes when it has no findings
+/// ledger to insert: the rows as given, an envelope's other members (read as values,
+/// written compact) before the messages key.
+///
+/// Errors: pairing errors as [`super::validate_pairing`] reports them for the decoded
+/// transcript.
+pub fn request_text(format: Format, text: &str) -> Option<Result<String>> {
+    if format != Format::OpenaiChat {
+        return None;
+    }
+    let key = messages_key(format);
+    let doc = crate::raw::split_document(text, key)?;
+    let mut lite = Vec::with_capacity(doc.items.len());
+    for item in &doc.items {
+        if !crate::raw::is_canonical(item.get()) {
+            return None;
+        }
+        let (role, blocks) = openai_chat::pairing_view(item.get())?;
+        lite.push(Message { id: String::new(), role, provenance: Provenance::default(), blocks, raw: RawJson::null(), bytes: 0 });
+    }
+    let t = Transcript { format, messages: lite, envelope: Envelope::default() };
+    if let Err(e) = super::validate_pairing(&t) {
+        return Some(Err(e));
+    }
+    drop(t);
+    struct Doc<'a> {
+        items: &'a [&'a serde_json::value::RawValue],
+        fields: Option<&'a Map<String, Value>>,
+        key: &'a str,
+    }
+    impl serde::Serialize for Doc<'_> {
+        fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+            use serde::ser::SerializeMap;
+            match self.fields {
+                None => s.collect_seq(self.items),
+                Some(fields) => {
+                    let mut map = s.serialize_map(Some(fields.len() + 1))?;
+                    for (k, v) in fields {
+                        map.serialize_entry(k, v)?;
+                    }
+                    map.serialize_entry(self.key, self.items)?;
+                    map.end()
+                }
+            }
+        }
+    }
+    let out = Doc { items: &doc.items, fields: doc.fields.as_ref(), key };
+    Some(serde_json::to_string(&out).map_err(|e| Error::invalid(e.to_string())))
+}

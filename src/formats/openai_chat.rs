@@ -242,3 +242,71 @@ pub(crate) fn view_text(text: &str) -> Option<(Role, Vec<Block>)> {
     Some((role, blocks))
 }
 
+
+/// What pairing (F-2) reads of a Chat Completions message, borrowed from its JSON text:
+/// role, the calls' ids, the result's call id; the content is skipped, not copied. The
+/// same fields and refusals as [`Row`] (a provenance key, the legacy `function_call`,
+/// a wrong type: `None`, and the caller takes the full decode), except that content
+/// parts are taken (they carry no ids).
+#[derive(serde::Deserialize)]
+#[allow(dead_code)] // the `refuse` fields are never read: their presence is the point
+struct IdsRow<'a> {
+    #[serde(borrow)]
+    role: Cow<'a, str>,
+    #[serde(borrow, default)]
+    tool_calls: Option<Vec<IdsCall<'a>>>,
+    #[serde(borrow, default)]
+    tool_call_id: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    name: Option<Cow<'a, str>>,
+    #[serde(default, deserialize_with = "refuse")]
+    function_call: (),
+    #[serde(default, deserialize_with = "refuse")]
+    summary_level: (),
+    #[serde(default, deserialize_with = "refuse")]
+    artifact_ref: (),
+    #[serde(default, deserialize_with = "refuse")]
+    transcript_role: (),
+    #[serde(default, deserialize_with = "refuse")]
+    message_id: (),
+    #[serde(default, deserialize_with = "refuse")]
+    observation_source: (),
+    #[serde(default, deserialize_with = "refuse")]
+    pinned: (),
+}
+
+#[derive(serde::Deserialize)]
+struct IdsCall<'a> {
+    #[serde(borrow)]
+    id: Cow<'a, str>,
+}
+
+/// The role and the id-carrying blocks of one message (tool calls with empty name and
+/// arguments, the tool result with an empty body), as [`view_text`] would give them
+/// minus the text; `None` when the message needs the full decode (see [`IdsRow`]).
+pub(crate) fn pairing_view(text: &str) -> Option<(Role, Vec<Block>)> {
+    let row: IdsRow = serde_json::from_str(text).ok()?;
+    let role = match row.role.as_ref() {
+        "system" | "developer" => Role::System,
+        "user" => Role::User,
+        "assistant" => Role::Assistant,
+        "tool" | "function" => Role::Tool,
+        _ => return None,
+    };
+    if role == Role::Tool {
+        let call_id = match (row.tool_call_id, row.role.as_ref()) {
+            (Some(id), _) => id.into_owned(),
+            (None, "function") => format!("function:{}", row.name.as_deref().unwrap_or("")),
+            (None, _) => return None,
+        };
+        let result = Block::ToolResult { call_id, name: None, text: String::new(), is_error: false, media: Vec::new(), media_bytes: 0 };
+        return Some((role, vec![result]));
+    }
+    let blocks = row
+        .tool_calls
+        .unwrap_or_default()
+        .into_iter()
+        .map(|c| Block::ToolCall { id: c.id.into_owned(), name: String::new(), arguments: String::new() })
+        .collect();
+    Some((role, blocks))
+}

@@ -57,6 +57,12 @@ pub fn encode(t: &Transcript, view: View) -> Value {
 /// body; Gemini's positional links from [`super::decode`] stay).
 /// Errors: `invalid_transcript` when the adapter refuses the edit; `m` is then untouched.
 pub fn set_result_body(format: Format, m: &mut Message, nth: usize, text: &str) -> Result<()> {
+    if let Some((raw, blocks)) = spliced_result_body(format, m, nth, text) {
+        m.blocks = keep_result_ids(m, blocks);
+        m.bytes = raw.len();
+        m.raw = raw;
+        return Ok(());
+    }
     let mut raw = m.raw.value();
     match format {
         Format::OpenaiChat => openai_chat::OpenaiChat::set_result_body(&mut raw, nth, text)?,
@@ -66,24 +72,66 @@ pub fn set_result_body(format: Format, m: &mut Message, nth: usize, text: &str) 
         Format::AiSdk => ai_sdk::AiSdk::set_result_body(&mut raw, nth, text)?,
         Format::Canonical => canonical::Canonical::set_result_body(&mut raw, nth, text)?,
     }
-    let old_ids: Vec<String> = m.result_ids().map(str::to_string).collect();
-    let (role, mut blocks) = dispatch_view(format, &raw, 0)?;
+    let (role, blocks) = dispatch_view(format, &raw, 0)?;
+    m.blocks = keep_result_ids(m, blocks);
+    m.role = role;
+    m.raw = RawJson::from_value(&raw);
+    m.bytes = m.raw.len();
+    Ok(())
+}
+
+/// `m` with the body of its `nth` tool result replaced ([`set_result_body`]), built
+/// without copying `m`'s old text and blocks first (issue 15: eviction copied each
+/// evicted row whole, its body included, then replaced that body).
+/// Errors: as [`set_result_body`].
+pub fn with_result_body(format: Format, m: &Message, nth: usize, text: &str) -> Result<Message> {
+    if let Some((raw, blocks)) = spliced_result_body(format, m, nth, text) {
+        let blocks = keep_result_ids(m, blocks);
+        let bytes = raw.len();
+        return Ok(Message { id: m.id.clone(), role: m.role, provenance: m.provenance.clone(), blocks, raw, bytes });
+    }
+    let mut copy = m.clone();
+    set_result_body(format, &mut copy, nth, text)?;
+    Ok(copy)
+}
+
+/// The fast path of [`set_result_body`]: an OpenAI Chat message's `content` replaced in
+/// its text ([`crate::raw::with_member`]) and its view read by the typed parse, when
+/// both give exactly what the `Value` path gives (same role, else `None`).
+fn spliced_result_body(format: Format, m: &Message, nth: usize, text: &str) -> Option<(RawJson, Vec<Block>)> {
+    if format != Format::OpenaiChat || nth != 0 {
+        return None;
+    }
+    let body = serde_json::to_string(text).ok()?;
+    let new = crate::raw::with_member(m.raw.get(), "content", &body)?;
+    let (role, mut blocks) = openai_chat::view_text(&new)?;
+    if role != m.role {
+        return None;
+    }
+    blocks.shrink_to_fit();
+    let raw = RawJson::from_canonical_string(new)?;
+    Some((raw, blocks))
+}
+
+/// `blocks` (a re-read view of `m` after an edit) with the tool results' call ids `m`
+/// had, when the count matches: the ids never change with the body (Gemini's positional
+/// links from [`super::decode`] stay).
+fn keep_result_ids(m: &Message, mut blocks: Vec<Block>) -> Vec<Block> {
+    let old_ids: Vec<&str> = m.result_ids().collect();
     let new_count = blocks.iter().filter(|b| matches!(b, Block::ToolResult { .. })).count();
     if new_count == old_ids.len() {
         let mut ids = old_ids.into_iter();
         for b in blocks.iter_mut() {
             if let Block::ToolResult { call_id, .. } = b {
                 if let Some(id) = ids.next() {
-                    *call_id = id;
+                    if call_id != id {
+                        *call_id = id.to_string();
+                    }
                 }
             }
         }
     }
-    m.role = role;
-    m.blocks = blocks;
-    m.raw = RawJson::from_value(&raw);
-    m.bytes = m.raw.len();
-    Ok(())
+    blocks
 }
 
 /// A new user-role text message in the format (used for summaries).

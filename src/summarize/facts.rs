@@ -239,10 +239,12 @@ pub fn is_instruction(m: &Message) -> bool {
     m.provenance.transcript_role == TranscriptRole::InjectedContext || INSTRUCTION_PREFIXES.iter().any(|p| t.trim_start().starts_with(p))
 }
 
+/// One phrase on word edges, by repeated search: the definition [`lower_has_any`] is
+/// tested against.
+#[cfg(test)]
 fn lower_has_word(lower: &str, word: &str) -> bool {
     let mut from = 0;
-    while let Some(p) = lower.get(from..).and_then(|s| s.find(word)) {
-        let at = from + p;
+    while let Some(at) = find_short(lower, word, from) {
         let before = lower.get(..at).and_then(|s| s.chars().next_back());
         let after = lower.get(at + word.len()..).and_then(|s| s.chars().next());
         let edge = |c: Option<char>| c.is_none_or(|c| !c.is_alphanumeric());
@@ -252,6 +254,72 @@ fn lower_has_word(lower: &str, word: &str) -> bool {
         from = at + word.len().max(1);
     }
     false
+}
+
+/// For each byte, the bit set of the words in `words` that start with it.
+const fn first_bytes<const N: usize>(words: &[&str; N]) -> [u32; 256] {
+    let mut table = [0u32; 256];
+    let mut k = 0;
+    while k < N && k < 32 {
+        let b = words[k].as_bytes();
+        if !b.is_empty() {
+            table[b[0] as usize] |= 1 << k;
+        }
+        k += 1;
+    }
+    table
+}
+
+const CONSTRAINT_FIRST: [u32; 256] = first_bytes(&CONSTRAINT_WORDS);
+const DECISION_FIRST: [u32; 256] = first_bytes(&DECISION_WORDS);
+
+/// `words.iter().any(|w| lower_has_word(lower, w))` in one pass over `lower` (issue
+/// 15: one search per phrase per sentence was most of [`Facts::read`]): at each byte
+/// that starts a phrase (`first`, from [`first_bytes`]), those phrases are compared in
+/// place, on word edges. The same answer as the per-phrase search: that search skips
+/// occurrences overlapping an earlier one, and no phrase of these lists can overlap
+/// itself after a non-alphanumeric byte, the only way a skipped occurrence could start
+/// on a word edge (`t4_phrase_lists_cannot_overlap_themselves_on_an_edge`).
+fn lower_has_any(lower: &str, words: &[&str], first: &[u32; 256]) -> bool {
+    let b = lower.as_bytes();
+    for (i, &c) in b.iter().enumerate() {
+        let mut set = first[usize::from(c)];
+        while set != 0 {
+            let k = set.trailing_zeros() as usize;
+            set &= set - 1;
+            let Some(w) = words.get(k) else { continue };
+            if b.get(i..).is_some_and(|t| t.starts_with(w.as_bytes())) {
+                let before = lower.get(..i).and_then(|s| s.chars().next_back());
+                let after = lower.get(i + w.len()..).and_then(|s| s.chars().next());
+                let edge = |c: Option<char>| c.is_none_or(|c| !c.is_alphanumeric());
+                if edge(before) && edge(after) {
+                    return true;
+                }
+            }
+        }
+    }
+    false
+}
+
+/// The first occurrence of `word` in `hay` at or after byte `from` (`str::find` on
+/// `hay[from..]`, offset into `hay`): a byte scan for its first byte and a prefix compare,
+/// which for the few-byte phrases above costs less than setting up `str::find`'s
+/// two-way searcher for every (sentence, phrase) pair (issue 15: that set-up was about a
+/// fifth of a 10 MB compaction's profile).
+#[cfg(test)]
+fn find_short(hay: &str, word: &str, from: usize) -> Option<usize> {
+    let (h, w) = (hay.as_bytes(), word.as_bytes());
+    let Some(&first) = w.first() else { return (from <= h.len()).then_some(from) };
+    let mut i = from;
+    while let Some(rest) = h.get(i..) {
+        let p = rest.iter().position(|&b| b == first)?;
+        let at = i + p;
+        if h.get(at..).is_some_and(|t| t.starts_with(w)) {
+            return Some(at);
+        }
+        i = at + 1;
+    }
+    None
 }
 
 /// The sentences of a text: split after `.`, `!`, `?` followed by whitespace, and at
@@ -298,7 +366,7 @@ pub fn constraint_sentences(text: &str) -> Vec<&str> {
         .into_iter()
         .filter(|s| {
             let l = s.to_lowercase().replace('\u{2019}', "'");
-            CONSTRAINT_WORDS.iter().any(|w| lower_has_word(&l, w))
+            lower_has_any(&l, &CONSTRAINT_WORDS, &CONSTRAINT_FIRST)
         })
         .collect()
 }
@@ -308,7 +376,7 @@ fn decision_sentences(text: &str) -> Vec<&str> {
         .into_iter()
         .filter(|s| {
             let l = s.to_lowercase().replace('\u{2019}', "'");
-            DECISION_WORDS.iter().any(|w| lower_has_word(&l, w))
+            lower_has_any(&l, &DECISION_WORDS, &DECISION_FIRST)
         })
         .collect()
 }
@@ -717,4 +785,42 @@ pub fn describe_uses(u: &FileUse) -> String {
         })
         .collect::<Vec<_>>()
         .join("; ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn t4_phrase_lists_cannot_overlap_themselves_on_an_edge() {
+        for w in CONSTRAINT_WORDS.iter().chain(DECISION_WORDS.iter()) {
+            let b = w.as_bytes();
+            for shift in 1..b.len() {
+                let edge_inside = b.get(shift - 1).is_some_and(|c| !c.is_ascii_alphanumeric());
+                let overlaps = b.get(shift..).is_some_and(|tail| b.starts_with(tail));
+                assert!(!(edge_inside && overlaps), "{w:?} overlaps itself at {shift}");
+            }
+        }
+        assert!(CONSTRAINT_WORDS.len() <= 32 && DECISION_WORDS.len() <= 32);
+    }
+
+    #[test]
+    fn n1_one_pass_phrase_match_answers_as_the_per_phrase_search() {
+        let texts = [
+            "you must keep it",
+            "mustard is fine",
+            "i'll do it; we should, because... the fix",
+            "never", "nevermind", "xnever", "don't-stop", "do not", "do notx", "make sure!", "makesure",
+            "é must é", "émust", "the issue isn't", "the issue is", "we need to", "weneed to", "i will", "confirmedly confirmed",
+            "", "m", "ensure\nensured", "a root cause.", "it seems", "itseems", "prefer avoid required",
+        ];
+        for t in texts {
+            for (words, first) in [(&CONSTRAINT_WORDS[..], &CONSTRAINT_FIRST), (&DECISION_WORDS[..], &DECISION_FIRST)] {
+                let want = words.iter().any(|w| lower_has_word(t, w));
+                assert_eq!(lower_has_any(t, words, first), want, "{t:?}");
+            }
+        }
+        assert!(lower_has_any("you must", &CONSTRAINT_WORDS, &CONSTRAINT_FIRST));
+        assert!(!lower_has_any("mustard", &CONSTRAINT_WORDS, &CONSTRAINT_FIRST));
+    }
 }

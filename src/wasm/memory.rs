@@ -28,7 +28,7 @@ fn session_name(v: &JsValue, what: &str, code: ErrorCode) -> Result<String, JsVa
     let s = v
         .dyn_ref::<js_sys::JsString>()
         .ok_or_else(|| js_error(&Error::new(code, format!("{what} must be a string, got {}", js_type(v)))))?;
-    if !s.is_valid_utf16() {
+    if !super::well_formed(s) {
         return Err(js_error(&Error::new(code, format!("{what} holds a lone surrogate (not well-formed UTF-16)"))));
     }
     Ok(s.as_string().unwrap_or_default())

@@ -66,7 +66,7 @@ pub(crate) fn json_text(v: &JsValue, what: &str, code: ErrorCode) -> Result<Stri
     let text = match v.dyn_ref::<js_sys::JsString>() {
         // issue 14: a lone surrogate in JSON text is refused as in an object (whose
         // `JSON.stringify` escape serde refuses), never turned into U+FFFD
-        Some(s) if !s.is_valid_utf16() => return Err(js_error(&Error::new(code, format!("{what}: the JSON text holds a lone surrogate (unpaired UTF-16 code unit); it cannot be kept byte for byte")))),
+        Some(s) if !well_formed(s) => return Err(js_error(&Error::new(code, format!("{what}: the JSON text holds a lone surrogate (unpaired UTF-16 code unit); it cannot be kept byte for byte")))),
         Some(s) => s.clone(),
         None => JSON::stringify(v).map_err(|_| js_error(&Error::new(code, format!("{what}: not JSON-serializable"))))?,
     };
@@ -285,11 +285,25 @@ impl ContextCompactor {
     /// prompt, the end of the summary block and the last message (K-4).
     #[wasm_bindgen(js_name = toRequest)]
     pub fn to_request(&self, transcript: JsValue, state: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
-        let t = decode_input(&self.config, self.format, &transcript)?;
+        let breakpoints = get(&options, "cacheBreakpoints").as_bool() == Some(true);
+        let (format, text) = input_text(&self.config, self.format, &transcript)?;
+        // issue 15: with no ledger to insert and no breakpoints, a key filter over the rows
+        if !breakpoints {
+            if let Ok(st) = state_of(&state) {
+                if st.findings.is_empty() {
+                    if let Some(out) = formats::request_text(format, &text) {
+                        drop(text);
+                        return JSON::parse(&out.map_err(|e| js_error(&e))?);
+                    }
+                }
+            }
+        }
+        let t = formats::decode_text(format, &text).map_err(|e| js_error(&e))?;
+        drop(text);
         formats::validate_pairing(&t).map_err(|e| js_error(&e))?;
         let state = state_of(&state)?;
         let request = crate::output::RequestJson { t: &t, findings: &state.findings };
-        if get(&options, "cacheBreakpoints").as_bool() == Some(true) && t.format == Format::Anthropic {
+        if breakpoints && t.format == Format::Anthropic {
             let mut v = serde_json::to_value(&request).map_err(|e| js_error(&Error::invalid(e.to_string())))?;
             // issue 14: the summary block ends where the state vouches for it, not where
             // an input row claims a summary mark
@@ -300,6 +314,31 @@ impl ContextCompactor {
         }
         to_js(&request)
     }
+}
+
+/// A summarize request as the JS object its JSON text parses to (same keys, same order),
+/// built member by member: its rendered rows (up to a quarter of the folded range) reach
+/// JS as one string each, not as JSON text the host's `JSON.parse` reads again (issue 15).
+pub(crate) fn request_to_js(req: &crate::summarize::SummarizeRequest) -> Result<JsValue, JsValue> {
+    let obj = js_sys::Object::new();
+    let set = |o: &js_sys::Object, k: &str, v: &JsValue| Reflect::set(o, &JsValue::from_str(k), v).map(|_| ());
+    set(&obj, "kind", &JsValue::from_str(&req.kind))?;
+    set(&obj, "system", &JsValue::from_str(&req.system))?;
+    let messages = js_sys::Array::new();
+    for m in &req.messages {
+        let o = js_sys::Object::new();
+        set(&o, "role", &JsValue::from_str(&m.role))?;
+        set(&o, "content", &JsValue::from_str(&m.content))?;
+        messages.push(&o);
+    }
+    set(&obj, "messages", &messages)?;
+    set(&obj, "maxOutputTokens", &JsValue::from_f64(req.max_output_tokens as f64))?;
+    set(&obj, "estimatedInputTokens", &JsValue::from_f64(req.estimated_input_tokens as f64))?;
+    set(&obj, "coverage", &JsValue::from_str(&req.coverage))?;
+    if !req.rows.is_empty() {
+        set(&obj, "rows", &to_js(&req.rows)?)?;
+    }
+    Ok(obj.into())
 }
 
 /// Is `v` a Promise or a thenable (an object with a `then` function)?
@@ -502,7 +541,7 @@ pub(crate) async fn drive_job(job: &mut Job, hooks: &JsValue) -> Result<(Box<Out
                 let Some(f) = hook else {
                     return Err(js_error(&Error::new(ErrorCode::ProtocolError, "summary requested without a summarize hook")));
                 };
-                let arg = to_js(&req)?;
+                let arg = request_to_js(&req)?;
                 let reply = match bounds.call(hook_name, f, &[&arg]).await {
                     Ok(v) => {
                         if let Some(s) = v.as_string() {
@@ -669,8 +708,24 @@ pub(crate) async fn deliver(outcome: &Outcome, out: Vec<String>, mut side: Side,
     Ok(result)
 }
 
+/// Is `s` well-formed UTF-16 (no lone surrogate)? `String.prototype.isWellFormed` where
+/// the runtime has it (Node 20, Deno, workerd, current browsers): one native scan. Else
+/// js-sys's `is_valid_utf16`, which reads the string one code unit per boundary call
+/// (issue 15: that was 2/3 of a 10 MB `check`).
+pub(crate) fn well_formed(s: &js_sys::JsString) -> bool {
+    match is_well_formed_call(s) {
+        Ok(v) => v.as_bool().unwrap_or_else(|| s.is_valid_utf16()),
+        Err(_) => s.is_valid_utf16(),
+    }
+}
+
 #[wasm_bindgen]
 extern "C" {
+    /// `String.prototype.isWellFormed.call(s)` (ES2024); throws (caught) where the
+    /// runtime lacks it.
+    #[wasm_bindgen(js_namespace = ["String", "prototype", "isWellFormed"], js_name = call, catch)]
+    fn is_well_formed_call(s: &js_sys::JsString) -> Result<JsValue, JsValue>;
+
     /// `JSON.parse` of a JS string (js-sys's binding takes a Rust `&str`, which would copy
     /// the text back into wasm memory).
     #[wasm_bindgen(js_namespace = JSON, js_name = parse, catch)]
