@@ -60,7 +60,8 @@ impl Job {
                 return Ok(Step::Summarize(request));
             }
             // Y-8 (issue 14): never a request with nothing to summarize; the deterministic
-            // handoff needs no model window
+            // handoff needs no model window (as the Y-6 fallback after a context error)
+            self.opts.has_summarizer = false;
             return self.commit_summary(String::new(), SummarySource { writer: "mechanical".into(), coverage: "whole".into() });
         }
         drop(rows);
@@ -135,7 +136,8 @@ impl Job {
                 if context_exceeded && !spoken {
                     // Y-6: deterministic handoff summary sheds old rows.
                     self.events.push(event("warning", json!({ "code": "mechanical_fallback", "message": message })));
-                    return self.commit_summary(String::new(), SummarySource { writer: "mechanical".into(), coverage: "requests_only".into() });
+                    self.opts.has_summarizer = false;
+            return self.commit_summary(String::new(), SummarySource { writer: "mechanical".into(), coverage: "whole".into() });
                 }
                 let why = if context_exceeded { "the range holds SpokenUnmeasured observations, so no mechanical fallback" } else { "the summarize callback failed" };
                 self.done("failed", format!("summary_failed: {why}: {message}"), Some(Error::new(ErrorCode::SummaryFailed, message)))
