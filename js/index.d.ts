@@ -41,6 +41,9 @@ export type ErrorCode =
   /** The transcript is over `maxTranscriptBytes`, or the result would not fit one JS
    * string (issue 15). */
   | 'too_large'
+  /** The call needs a part the `context-compactor/lite` build leaves out (the log
+   * importers, the embedded `MemoryIndex`); the message names it (issue 15). */
+  | 'not_in_lite'
 
 /** The errors the package throws: a JS `Error` with a stable `code` (J-2). A hook's own
  * error (summarize, curator, memory, store) reaches the caller unchanged instead. */

@@ -1,19 +1,36 @@
 #!/usr/bin/env node
-// Build the wasm module and the two wasm-bindgen outputs the package ships:
-//   pkg/node  (--target nodejs, CommonJS; loads the .wasm synchronously with fs)
-//   pkg/web   (--target web, ESM; `init()` / `initSync()` instantiate the .wasm)
-// Size settings (README "Runtimes and size"): Cargo release profile opt-level "z", lto,
-// codegen-units 1, panic abort; no name/producers sections. wasm-opt (binaryen) was
-// measured and not adopted: smaller raw, but larger gzip/brotli and slower.
-// Usage: node scripts/build.mjs   (or: npm run build)
+// Build the wasm modules and the wasm-bindgen outputs the package ships:
+//   pkg/node       full build, --target nodejs (CommonJS; loads the .wasm synchronously with fs)
+//   pkg/web        full build, --target web (ESM; `init()` / `initSync()` instantiate the .wasm)
+//   pkg/lite/node  `lite` build (Cargo feature `lite`: no log importers, no embedded
+//   pkg/lite/web   memory index), the same two targets; the `context-compactor/lite` entry
+// Size settings (chosen by measurement, README "Performance", docs/performance.md): the
+// Cargo release profile (opt-level "z", lto, codegen-units 1, panic abort); no
+// name/producers sections. wasm-opt (binaryen) is not run: it made the brotli transfer
+// larger in every mode measured.
+// Usage: node scripts/build.mjs [--only full|lite] [--out DIR] [--config KEY=VALUE ...] [--names]
+//   --only    build one of the two (default both)
+//   --out     write DIR/pkg/... instead of ./pkg/... (profile candidates, bench/profiles.mjs)
+//   --config  passed to cargo as `--config KEY=VALUE` (e.g. 'profile.release.opt-level="s"')
+//   --names   keep the name section (for bench/size-breakdown.mjs; not for shipping)
 import { spawnSync } from 'node:child_process'
-import { rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, isAbsolute, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 const crate = 'context_compactor'
 const wasmTarget = 'wasm32-unknown-unknown'
+
+const argv = process.argv.slice(2)
+const only = argv.includes('--only') ? argv[argv.indexOf('--only') + 1] : null
+const outRoot = argv.includes('--out') ? resolve(argv[argv.indexOf('--out') + 1]) : root
+const names = argv.includes('--names')
+const configs = argv.flatMap((a, i) => (argv[i - 1] === '--config' ? ['--config', a] : []))
+if (only && only !== 'full' && only !== 'lite') {
+  console.error('build: --only takes full or lite')
+  process.exit(2)
+}
 
 function run(cmd, args) {
   console.log(`$ ${cmd} ${args.join(' ')}`)
@@ -22,18 +39,27 @@ function run(cmd, args) {
   if (r.status !== 0) process.exit(r.status ?? 1)
 }
 
-run('cargo', ['build', '--release', '--target', wasmTarget, '--lib'])
-
 // cargo honours CARGO_TARGET_DIR; the default is the repo's own target/.
 const targetDir = process.env.CARGO_TARGET_DIR || 'target'
 const wasm = join(isAbsolute(targetDir) ? targetDir : join(root, targetDir),
   wasmTarget, 'release', `${crate}.wasm`)
 
-for (const [target, outDir] of [['nodejs', 'pkg/node'], ['web', 'pkg/web']]) {
-  rmSync(join(root, outDir), { recursive: true, force: true })
-  // Names and producers sections are debug metadata (~150 KB of names); not shipped.
-  run('wasm-bindgen', [wasm, '--target', target, '--out-dir', outDir, '--remove-name-section', '--remove-producers-section'])
-}
+const builds = [
+  { name: 'full', features: [], outs: [['nodejs', 'pkg/node'], ['web', 'pkg/web']] },
+  { name: 'lite', features: ['--features', 'lite'], outs: [['nodejs', 'pkg/lite/node'], ['web', 'pkg/lite/web']] },
+].filter((b) => !only || b.name === only)
 
-// The package is "type": "module"; the nodejs output is CommonJS, so mark its folder.
-writeFileSync(join(root, 'pkg/node/package.json'), '{ "type": "commonjs" }\n')
+// One after the other in the same target dir: both write target/.../context_compactor.wasm,
+// so each build's wasm-bindgen runs before the next cargo build (dependencies are shared).
+for (const b of builds) {
+  run('cargo', ['build', '--release', '--target', wasmTarget, '--lib', ...b.features, ...configs])
+  for (const [target, outDir] of b.outs) {
+    const out = join(outRoot, outDir)
+    rmSync(out, { recursive: true, force: true })
+    mkdirSync(out, { recursive: true })
+    // Names and producers sections are debug metadata (~400 KB of names); not shipped.
+    run('wasm-bindgen', [wasm, '--target', target, '--out-dir', out, ...(names ? [] : ['--remove-name-section']), '--remove-producers-section'])
+    // The package is "type": "module"; the nodejs output is CommonJS, so mark its folder.
+    if (target === 'nodejs') writeFileSync(join(out, 'package.json'), '{ "type": "commonjs" }\n')
+  }
+}

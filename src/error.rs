@@ -43,6 +43,9 @@ pub enum ErrorCode {
     /// The transcript is over `maxTranscriptBytes` UTF-8 bytes, or a result would be over
     /// what one JS string can hold (issue 15: a typed error, never a crash).
     TooLarge,
+    /// The call needs a part the `lite` build leaves out (the log importers, the embedded
+    /// memory index); the message names the part and the entry that has it (issue 15).
+    NotInLite,
 }
 
 impl ErrorCode {
@@ -65,6 +68,7 @@ impl ErrorCode {
             ErrorCode::Timeout => "timeout",
             ErrorCode::Aborted => "aborted",
             ErrorCode::TooLarge => "too_large",
+            ErrorCode::NotInLite => "not_in_lite",
         }
     }
 

@@ -16,6 +16,8 @@ pub mod canonical;
 mod decode;
 mod detect;
 pub mod gemini;
+/// Log importers (N-3); left out of the `lite` build (issue 15).
+#[cfg(not(feature = "lite"))]
 pub mod import;
 pub mod openai_chat;
 pub mod openai_responses;

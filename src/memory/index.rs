@@ -810,8 +810,11 @@ impl Index {
     /// versions this build reads) or embedder, a bad dimension, a duplicate record id in
     /// a session, a malformed inverted index, or a host record without a valid vector.
     pub fn restore(bytes: &[u8]) -> Result<Index> {
+        // Read as text: serde_json's `str` reader is the one the rest of the crate uses,
+        // so the wasm carries one JSON reader instead of two (issue 15, size).
+        let text = std::str::from_utf8(bytes).map_err(|e| fail(format!("memory snapshot is not valid: not UTF-8 ({e})")))?;
         let head: SnapshotHead =
-            serde_json::from_slice(bytes).map_err(|e| fail(format!("memory snapshot is not valid: {e}")))?;
+            serde_json::from_str(text).map_err(|e| fail(format!("memory snapshot is not valid: {e}")))?;
         if head.format != SNAPSHOT_FORMAT {
             return Err(fail(format!("memory snapshot format {:?} is not {SNAPSHOT_FORMAT:?}", head.format)));
         }
@@ -822,7 +825,7 @@ impl Index {
             )));
         }
         let snap: Snapshot =
-            serde_json::from_slice(bytes).map_err(|e| fail(format!("memory snapshot is not valid: {e}")))?;
+            serde_json::from_str(text).map_err(|e| fail(format!("memory snapshot is not valid: {e}")))?;
         check_dimension(snap.dimension)?;
         if snap.embedder == EMBEDDER_ID {
             let mut index = Index { dim: snap.dimension, embedder: EmbedderKind::Embedded, scopes: SortedMap::new() };

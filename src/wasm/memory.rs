@@ -4,11 +4,16 @@
 //! that keep records in their own store (IndexedDB, a Durable Object, a vector DB).
 //!
 //! Records and results cross as plain JSON (camelCase, see [`crate::memory`]); a
-//! snapshot crosses as a `Uint8Array`.
+//! snapshot crosses as a `Uint8Array`. The `lite` build leaves `MemoryIndex` out
+//! (`super::lite` has a stand-in that throws `not_in_lite`); the hooks and the host-store
+//! path stay.
+#![cfg_attr(feature = "lite", allow(dead_code, unused_imports))]
 
 use super::{to_js, call_hook, from_json, get, js_error, js_type, json_text, str_arg};
 use crate::error::{Error, ErrorCode};
-use crate::memory::{self, Index, MemoryBatch, MemoryRecord, MAX_DIMENSION, MAX_LIMIT};
+#[cfg(not(feature = "lite"))]
+use crate::memory::Index;
+use crate::memory::{self, MemoryBatch, MemoryRecord, MAX_DIMENSION, MAX_LIMIT};
 use js_sys::{Array, Function, Promise, JSON};
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
@@ -121,11 +126,13 @@ fn json_out(v: &memory::RecallResult) -> Result<JsValue, JsValue> {
 /// of that many components instead (fill it with `addWithVectors`, query with
 /// `recall(session, query, { vector })`). Every read names one session and never
 /// sees another session's records.
+#[cfg(not(feature = "lite"))]
 #[wasm_bindgen]
 pub struct MemoryIndex {
     inner: Index,
 }
 
+#[cfg(not(feature = "lite"))]
 #[wasm_bindgen]
 impl MemoryIndex {
     /// `new MemoryIndex(options?)`, `options: { dimension? }`. Throws `memory_failed`
@@ -287,6 +294,7 @@ impl MemoryIndex {
     }
 }
 
+#[cfg(not(feature = "lite"))]
 impl MemoryIndex {
     fn holds_handle(&self, session: &str, handle: &str) -> Result<bool, JsValue> {
         let mut token: Option<String> = None;

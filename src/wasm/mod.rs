@@ -24,6 +24,8 @@ use wasm_bindgen_futures::JsFuture;
 mod bounded;
 mod capacity;
 mod live;
+#[cfg(feature = "lite")]
+mod lite;
 mod memory;
 mod session;
 
@@ -788,6 +790,7 @@ pub fn detect_format(transcript: JsValue) -> Result<String, JsValue> {
 /// `usage`: `{ input_tokens, output_tokens, total_tokens }` of the log's last model call.
 /// Errors: `invalid_transcript` when nothing valid remains; `unknown_format` (with a
 /// hint naming the likely source); `invalid_config` for bad options.
+#[cfg(not(feature = "lite"))]
 #[wasm_bindgen(js_name = importTranscript)]
 pub fn import_transcript(kind: JsValue, text: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
     let kind = str_arg(&kind, "importTranscript: kind", ErrorCode::UnknownFormat)?;
