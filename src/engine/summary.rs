@@ -62,7 +62,7 @@ impl Job {
             // Y-8 (issue 14): never a request with nothing to summarize; the deterministic
             // handoff needs no model window (as the Y-6 fallback after a context error)
             self.opts.has_summarizer = false;
-            return self.commit_summary(String::new(), SummarySource { writer: "mechanical".into(), coverage: "whole".into() });
+            return self.commit_summary(String::new(), SummarySource { writer: "mechanical".into(), coverage: "requests_only".into() });
         }
         drop(rows);
         // Y-6: the deterministic handoff is written in build_rows, from the folded rows' facts
@@ -137,7 +137,7 @@ impl Job {
                     // Y-6: deterministic handoff summary sheds old rows.
                     self.events.push(event("warning", json!({ "code": "mechanical_fallback", "message": message })));
                     self.opts.has_summarizer = false;
-            return self.commit_summary(String::new(), SummarySource { writer: "mechanical".into(), coverage: "whole".into() });
+            return self.commit_summary(String::new(), SummarySource { writer: "mechanical".into(), coverage: "requests_only".into() });
                 }
                 let why = if context_exceeded { "the range holds SpokenUnmeasured observations, so no mechanical fallback" } else { "the summarize callback failed" };
                 self.done("failed", format!("summary_failed: {why}: {message}"), Some(Error::new(ErrorCode::SummaryFailed, message)))
