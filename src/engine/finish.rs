@@ -3,7 +3,6 @@
 use super::{Job, Outcome, OverWindow, Phase, Reply, Rewrite, Step};
 use crate::error::{Error, ErrorCode, Result};
 use crate::events::event;
-use crate::formats;
 use crate::measure::transcript_size;
 use crate::memory::{try_project, try_project_consuming, MemoryBatch};
 use crate::rewrite::{provenance, validate_clipped, Expectations, Origin};
@@ -25,7 +24,7 @@ impl Job {
         // T-4: ids survive storage even when a twin of a kept row was folded. The rows
         // are cloned, not moved: a memory step may come back here (Step::Project).
         let mut kept: Vec<Message> = self.rows.iter().map(|(_, m)| m.clone()).collect();
-        formats::pin_unstable_ids(&mut kept);
+        crate::trust::pin_edited_ids(&mut kept);
         let origins: Vec<Origin> = self.rows.iter().map(|(o, _)| o.clone()).collect();
         let new_t = Transcript { format: self.source.format, messages: kept, envelope: self.source.envelope.clone() };
         let msgs = &self.source.messages;

@@ -564,7 +564,8 @@ fn inline_handles(text: &str, out: &mut Vec<String>) {
     let mut rest = text;
     while let Some(p) = rest.find("artifact#") {
         let after = rest.get(p + 9..).unwrap_or("");
-        let digits = after.bytes().take_while(u8::is_ascii_digit).count();
+        // `artifact#N` or `artifact#<tag>-N` (issue 14)
+        let digits = crate::trust::handle_body_len(after);
         if digits > 0 {
             let h = format!("artifact#{}", after.get(..digits).unwrap_or(""));
             if !out.contains(&h) {
