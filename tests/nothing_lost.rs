@@ -157,6 +157,10 @@ fn assert_nothing_lost(o: &Outcome, src: &Transcript, what: &str) {
                 }
             };
             assert!(summary.contains(t) || summary.contains(&clipped) || in_memory(), "{what}: user text of row {d} lost: {t:?}");
+            // S-9: every constraint sentence verbatim, whatever tier its text took
+            for c in nothing_lost::constraint_sentences(t) {
+                assert!(summary.contains(c), "{what}: constraint sentence of row {d} not verbatim: {c:?}");
+            }
         }
     }
 }
@@ -289,7 +293,21 @@ fn n1_over_budget_text_is_clipped_with_marker_constraints_verbatim_and_whole_in_
                 assert!(text.contains(&format!("You must keep invoice ids stable {t}.")), "{}: constraint {t} verbatim", format.name());
             }
         }
-        assert!(clipped_notes >= 2 && text.contains(CONSTRAINT_PREFIX), "{}: {clipped_notes} clipped", format.name());
+        assert!(clipped_notes >= 2, "{}: {clipped_notes} clipped", format.name());
+        // S-9: the notes past both budgets keep their constraint verbatim too, each once,
+        // one a line in the floor's constraints item
+        let discarded = &o.rewrite.as_ref().unwrap().discarded;
+        let mut folded_notes = 0;
+        for t in 0..14 {
+            let Some(d) = src.messages.iter().position(|m| m.text().starts_with(&format!("Note {t}:"))) else { continue };
+            if discarded.contains(&d) {
+                folded_notes += 1;
+                let c = format!("You must keep invoice ids stable {t}.");
+                assert_eq!(text.matches(&c).count(), 1, "{}: constraint {t} verbatim once", format.name());
+            }
+        }
+        assert!(folded_notes >= 8, "{}: {folded_notes} notes folded", format.name());
+        assert!(text.contains("[carried constraints, "), "{}", format.name());
         // the oldest notes are past both budgets: named by one run line
         assert!(text.contains(UNQUOTED_PREFIX), "{}: {text}", format.name());
         // the clipped ones are whole in the memory records; an empty batch fails N-1
@@ -676,27 +694,45 @@ fn s5_a_selection_failure_warns_once() {
 
 
 #[test]
-fn n1_projection_off_says_which_user_texts_are_kept_whole_nowhere() {
-    // 30 long user messages at a small window: the floor clips or only names most of them
+fn n1_projection_off_quotes_every_folded_user_text_whole_or_cannot_fit_names_the_floor() {
+    // 30 long user messages: with memory on the floor clips or only names most of them
+    // (they are whole in memory); with projectMemory off no memory keeps them, so each
+    // is quoted whole in the summary, never clipped nor only named (N-1)
     let mut doc = vec![json!({ "role": "system", "content": "sys" })];
     for i in 0..30 {
-        doc.push(json!({ "role": "user", "content": format!("Message {i} start. {} Tail {i} secret TAILSECRET{i}.", "lorem ipsum dolor ".repeat(60)) }));
+        doc.push(json!({ "role": "user", "content": format!("Message {i} start. {} Tail {i} secret TAILSECRET{i}.", "lorem ipsum dolor ".repeat(20)) }));
         doc.push(json!({ "role": "assistant", "content": "ok" }));
     }
     let doc = Value::Array(doc);
-    let warned = |o: &Outcome| o.events.iter().find(|e| e.kind == "warning" && e.data["code"] == "user_text_not_kept").map(|e| e.data.clone());
-    let off = Config::from_options(&json!({ "profile": "default", "contextWindow": 8000, "projectMemory": false })).unwrap();
+    let src = source(Format::OpenaiChat, &doc);
+    let on = run(Format::OpenaiChat, &doc, opts("default", 16_000), SessionState::default(), true);
+    assert_eq!(on.status, "compacted", "{}", on.reason);
+    let on_text = &on.rewrite.as_ref().unwrap().summary.as_ref().unwrap().text;
+    assert!(on_text.contains(CLIPPED_PREFIX) || on_text.contains(UNQUOTED_PREFIX), "memory on: some texts are only clipped or named");
+    let off = Config::from_options(&json!({ "profile": "default", "contextWindow": 16_000, "projectMemory": false })).unwrap();
     let o = run(Format::OpenaiChat, &doc, off, SessionState::default(), true);
     assert_eq!(o.status, "compacted", "{}", o.reason);
-    let w = warned(&o).expect("a user_text_not_kept warning when projection is off");
-    let ids = w["messageIds"].as_array().expect("messageIds");
-    assert!(!ids.is_empty());
-    let src = source(Format::OpenaiChat, &doc);
-    for id in ids {
-        assert!(src.messages.iter().any(|m| m.id == id.as_str().unwrap_or("")), "names a source message: {id}");
+    let rw = o.rewrite.as_ref().unwrap();
+    let text = &rw.summary.as_ref().unwrap().text;
+    assert!(!text.contains(CLIPPED_PREFIX) && !text.contains(UNQUOTED_PREFIX), "memory off: nothing clipped or only named");
+    let mut folded = 0;
+    for &d in &rw.discarded {
+        for t in src.messages[d].user_texts() {
+            folded += 1;
+            assert!(text.contains(t), "row {d}: the whole text is in the summary: {t:?}");
+        }
     }
-    // with projection on, those texts are whole in memory: no warning
-    let o = run(Format::OpenaiChat, &doc, opts("default", 8000), SessionState::default(), true);
-    assert_eq!(o.status, "compacted", "{}", o.reason);
-    assert!(warned(&o).is_none());
+    assert!(folded >= 20, "{folded} user texts folded");
+    // where even that floor cannot fit the window, the outcome is cannot_fit and says so
+    let mut long = vec![json!({ "role": "system", "content": "sys" })];
+    for i in 0..30 {
+        long.push(json!({ "role": "user", "content": format!("Message {i} start. {} Tail {i}.", "lorem ipsum dolor ".repeat(80)) }));
+        long.push(json!({ "role": "assistant", "content": "ok" }));
+    }
+    let long = Value::Array(long);
+    let small = Config::from_options(&json!({ "profile": "default", "contextWindow": 6_000, "projectMemory": false })).unwrap();
+    let o = run(Format::OpenaiChat, &long, small, SessionState::default(), true);
+    assert_eq!(o.status, "cannot_fit", "{} {:?} {:?}", o.reason, o.after, o.over_window);
+    assert!(o.reason.contains("the summary's user text") && o.reason.contains("projectMemory is off"), "{}", o.reason);
+    assert!(o.rewrite.is_none());
 }

@@ -62,11 +62,13 @@ impl Job {
 
     /// UTF-8 bytes of folded user text quoted whole beyond the first task and the newest
     /// request (N-1): half the summary budget, at most a sixteenth of the context window (each of
-    /// the whole and the clipped quotes). The same with memory projection off (M-1): the
-    /// host then keeps no records, and the clipped text is in none.
+    /// the whole and the clipped quotes). With memory projection off (M-1) no records
+    /// keep clipped text whole, so every folded user text block is quoted whole
+    /// (`usize::MAX`; the engine answers `cannot_fit` when that floor is over the window).
     pub(super) fn user_floor_budget(&self) -> usize {
-        // with `projectMemory: false` the host keeps no records: clipped text is then in
-        // no memory of ours (the host turned it off), but the summary stays bounded
+        if !self.config.project_memory {
+            return usize::MAX;
+        }
         let window = usize::try_from(self.config.context_window.saturating_mul(self.config.bytes_per_token) / 16).unwrap_or(usize::MAX);
         (self.summary_bytes() / 2).min(window)
     }
@@ -145,6 +147,11 @@ impl Job {
         // N-6: instruction documents and the latest plan state, re-attached verbatim
         let rehydrated = rehydration(&facts, &facts.carried, self.config.rehydrate_bytes.min(window_bytes / 8));
         let user_lines = self.user_floor(sel, msgs);
+        {
+            let (first_task, newest) = first_and_newest(msgs);
+            let rows: Vec<(usize, &Message)> = sel.fold.iter().filter_map(|&o| msgs.get(o).map(|m| (o, m))).collect();
+            self.summary_floor = crate::nothing_lost::required_bytes(&rows, first_task, newest, !self.config.project_memory);
+        }
         // N-5: what must not be lost, appended verbatim where the summary left it out
         let compose = |narrative: &str| {
             let floor_bytes = budget.saturating_sub(narrative.len() + fixed).max(if mechanical { 0 } else { budget / 4 });
