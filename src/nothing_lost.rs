@@ -106,6 +106,7 @@ pub fn user_text_floor(rows: &[(usize, &Message)], first_task: Option<usize>, ne
     }
     // texts quoted whole: their constraint sentences are in the quote already
     let whole: std::collections::HashSet<&str> = blocks.iter().filter(|b| b.3 <= 2).map(|b| b.2).collect();
+    let in_whole: std::collections::HashSet<&str> = whole.iter().flat_map(|t| constraint_sentences(t)).collect();
     let mut lines: Vec<String> = Vec::new();
     let mut quoted: std::collections::HashSet<&str> = std::collections::HashSet::new();
     let mut constraints: Vec<String> = Vec::new();
@@ -121,7 +122,7 @@ pub fn user_text_floor(rows: &[(usize, &Message)], first_task: Option<usize>, ne
         if tier >= 3 && !whole.contains(text) {
             // S-9, N-5: every constraint sentence of a text not quoted whole, once
             for s in constraint_sentences(text) {
-                if constraint_seen.insert(s) {
+                if !in_whole.contains(s) && constraint_seen.insert(s) {
                     constraints.push(format!("{CONSTRAINT_PREFIX}{}", quote::content(s)));
                 }
             }
@@ -313,6 +314,8 @@ impl<'a> SummaryIndex<'a> {
             match n.and_then(|n| head.get(le + 1..le + 1 + n).map(|t| (n, t))) {
                 Some((n, text)) => {
                     pieces.insert(text);
+                    // a constraint sentence inside a whole quote is quoted verbatim too
+                    pieces.extend(constraint_sentences(text));
                     rest = head.get(le + 1 + n..).unwrap_or("");
                 }
                 None => rest = head.get(le..).unwrap_or(""),

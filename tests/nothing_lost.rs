@@ -736,3 +736,74 @@ fn n1_projection_off_quotes_every_folded_user_text_whole_or_cannot_fit_names_the
     assert!(o.reason.contains("the summary's user text") && o.reason.contains("projectMemory is off"), "{}", o.reason);
     assert!(o.rewrite.is_none());
 }
+
+/// A transcript of about `bytes` UTF-8 bytes whose user rows are nothing but constraint
+/// sentences (`distinct`: each one different; else 50 distinct, repeated).
+fn constraint_flood(bytes: usize, distinct: bool) -> Value {
+    let words = ["You must keep", "Never touch", "Always run", "Do not rename", "Make sure to test", "You should document"];
+    let mut messages = vec![json!({ "role": "system", "content": "You are a coding agent." })];
+    let (mut total, mut k) = (0usize, 0usize);
+    while total < bytes {
+        let mut text = String::new();
+        while text.len() < 1_000 {
+            let n = if distinct { k } else { k % 50 };
+            text.push_str(&format!("{} module_{n}/file_{n}.rs as it is. ", words[n % words.len()]));
+            k += 1;
+        }
+        total += text.len();
+        messages.push(json!({ "role": "user", "content": text }));
+        messages.push(json!({ "role": "assistant", "content": "Understood." }));
+    }
+    messages.push(json!({ "role": "user", "content": "Now fix the parser." }));
+    Value::Array(messages)
+}
+
+#[test]
+fn n1_s9_n5_a_flood_of_constraint_sentences_is_quoted_once_each_and_counted_truly() {
+    // 1 MB and 2 MB of 50 distinct constraint sentences repeated: each sentence is in the
+    // summary exactly once, and the summary is the same size whatever the input's size
+    // (de-duplication, no per-row repetition of headers)
+    let mut sizes = Vec::new();
+    for mb in [1usize, 2] {
+        let doc = constraint_flood(mb * 1_000_000, false);
+        let o = run(Format::OpenaiChat, &doc, opts("default", 200_000), SessionState::default(), false);
+        assert_eq!(o.status, "compacted", "{mb} MB: {}", o.reason);
+        let text = &o.rewrite.as_ref().unwrap().summary.as_ref().unwrap().text;
+        for n in 0..50 {
+            let words = ["You must keep", "Never touch", "Always run", "Do not rename", "Make sure to test", "You should document"];
+            let s = format!("{} module_{n}/file_{n}.rs as it is.", words[n % words.len()]);
+            assert!(text.contains(s.as_str()), "{mb} MB: {s:?} verbatim");
+        }
+        // the constraints item lists a sentence once, and none a whole quote holds
+        let (_, body) = context_compactor::summarize::split_summary(text);
+        let items = context_compactor::summarize::ledger::read_items(body.unwrap_or(""));
+        let listed: Vec<&str> = items.iter().filter(|(k, _)| k == "carried constraints").flat_map(|(_, t)| t.lines()).collect();
+        let unique: std::collections::HashSet<&str> = listed.iter().copied().collect();
+        assert_eq!(unique.len(), listed.len(), "{mb} MB: each sentence once in the constraints item");
+        assert!(listed.len() < 50, "{mb} MB: {} listed", listed.len());
+        for (k, t) in items.iter().filter(|(k, _)| k != "carried constraints") {
+            for l in &listed {
+                assert!(!t.contains(l), "{mb} MB: {l:?} also in the whole quote {k}");
+            }
+        }
+        sizes.push(text.len());
+    }
+    assert!(sizes[1].abs_diff(sizes[0]) < 64, "the summary does not grow with the repeats: {sizes:?}");
+    // 1 MB of distinct sentences: the floor alone is over a 100,000-token window, and the
+    // cannot_fit names exactly how many distinct sentences it had to carry
+    let doc = constraint_flood(1_000_000, true);
+    let src = source(Format::OpenaiChat, &doc);
+    let n_user = src.messages.len() - 2;
+    let distinct: std::collections::HashSet<&str> = src.messages[1..n_user].iter().flat_map(|m| m.user_texts()).flat_map(nothing_lost::constraint_sentences).collect();
+    let o = run(Format::OpenaiChat, &doc, opts("default", 100_000), SessionState::default(), false);
+    assert_eq!(o.status, "cannot_fit", "{}", o.reason);
+    // the first task's own sentences are counted in it, the rest one by one: at most
+    // every other distinct sentence of the source, at least those of the folded rows
+    // (all but the few rows of the recent window)
+    let first: std::collections::HashSet<&str> = src.messages[1].user_texts().flat_map(nothing_lost::constraint_sentences).collect();
+    let at = o.reason.find("the first task and ").expect("names the floor") + "the first task and ".len();
+    let counted: usize = o.reason[at..].split(' ').next().unwrap().parse().unwrap();
+    let most = distinct.len() - first.len();
+    assert!(counted <= most && counted >= most - most / 100, "{counted} of {most}: {}", o.reason);
+    assert!(o.reason.contains("user constraint sentences verbatim") && o.reason.contains("over the context window of 100000 tokens"), "{}", o.reason);
+}

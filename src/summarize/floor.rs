@@ -111,7 +111,7 @@ pub fn floor_items(narrative: &str, facts: &Facts, earlier: &[(String, String)],
         }
         if let Some(c) = line.strip_prefix(CONSTRAINT_PREFIX) {
             // already quoted as data by user_text_floor
-            if !narrative_lines.contains(c) && constraint_seen.insert(c.to_string()) {
+            if !in_whole.contains(c) && !narrative_lines.contains(c) && constraint_seen.insert(c.to_string()) {
                 constraints.push(c.to_string());
             }
             continue;
