@@ -220,37 +220,9 @@ pub fn required_bytes(rows: &[(usize, &Message)], first_task: Option<usize>, new
 const MAX_ATTACHMENT_LINES: usize = 20;
 
 /// Starts of the plain one-line user-text lines [`user_text_floor`] writes (a whole quote
-/// is written as a length-prefixed item instead), carried by later summaries.
+/// and the constraint sentences are written as length-prefixed items instead), carried by
+/// later summaries and rollups ([`crate::summarize::ledger::carried_items`]).
 pub const FLOOR_LINE_PREFIXES: [&str; 4] = [CLIPPED_PREFIX, CONSTRAINT_PREFIX, ATTACHMENT_PREFIX, UNQUOTED_PREFIX];
-
-/// Where the next line of the deterministic tail starts, for every prefix the tail
-/// writes (user lines, the ledger, the artifact index).
-const TAIL_PREFIXES: [&str; 7] = [VERBATIM_PREFIX, CLIPPED_PREFIX, CONSTRAINT_PREFIX, ATTACHMENT_PREFIX, UNQUOTED_PREFIX, "Calls already run", "Artifacts: "];
-
-/// The user-text lines of an existing summary's deterministic tail (those written by
-/// [`user_text_floor`], carried by later summaries and rollups), in order. `marker` is
-/// the tail's start marker; a summary without it has none.
-pub fn floor_lines_of(summary: &str, marker: &str) -> Vec<String> {
-    let Some(p) = summary.find(marker) else { return Vec::new() };
-    let tail = summary.get(p + marker.len()..).unwrap_or("");
-    // cut before every "\n<prefix>"
-    let mut cuts: Vec<usize> = Vec::new();
-    for (i, _) in tail.match_indices('\n') {
-        let rest = tail.get(i + 1..).unwrap_or("");
-        if TAIL_PREFIXES.iter().any(|x| rest.starts_with(x)) {
-            cuts.push(i);
-        }
-    }
-    let mut out = Vec::new();
-    for (k, &c) in cuts.iter().enumerate() {
-        let end = cuts.get(k + 1).copied().unwrap_or(tail.len());
-        let line = tail.get(c + 1..end).unwrap_or("");
-        if [VERBATIM_PREFIX, CLIPPED_PREFIX, CONSTRAINT_PREFIX, ATTACHMENT_PREFIX, UNQUOTED_PREFIX].iter().any(|x| line.starts_with(x)) {
-            out.push(line.to_string());
-        }
-    }
-    out
-}
 
 /// A user text block the summary clipped, which the memory records must hold whole.
 #[derive(Debug, Clone, PartialEq, Eq)]

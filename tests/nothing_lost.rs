@@ -12,7 +12,7 @@ use context_compactor::config::Config;
 use context_compactor::engine::{run_sync, Job, JobOptions, Outcome, Reply};
 use context_compactor::formats::{self, Format};
 use context_compactor::memory::MemoryBatch;
-use context_compactor::nothing_lost::{self, ATTACHMENT_PREFIX, CLIPPED_PREFIX, CONSTRAINT_PREFIX, UNQUOTED_PREFIX};
+use context_compactor::nothing_lost::{self, ATTACHMENT_PREFIX, CLIPPED_PREFIX, UNQUOTED_PREFIX};
 use context_compactor::rewrite::{validate, Expectations, Origin};
 use context_compactor::state::SessionState;
 use context_compactor::transcript::{Message, Role, Transcript};
@@ -806,4 +806,69 @@ fn n1_s9_n5_a_flood_of_constraint_sentences_is_quoted_once_each_and_counted_trul
     let most = distinct.len() - first.len();
     assert!(counted <= most && counted >= most - most / 100, "{counted} of {most}: {}", o.reason);
     assert!(o.reason.contains("user constraint sentences verbatim") && o.reason.contains("over the context window of 100000 tokens"), "{}", o.reason);
+}
+
+#[test]
+fn n1_user_text_in_a_text_document_or_a_text_inline_part_is_the_users_text() {
+    // Anthropic `document` with a text source, Gemini `inlineData` of text/plain (base64):
+    // the person's text, folded, is quoted in the summary (its constraint verbatim) and
+    // whole in the memory records
+    let doc_text = "Spec from the customer: the export runs nightly. You must keep the CSV header order. DOCSECRET42 is the batch name.";
+    let b64 = {
+        const A: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+        let bytes = doc_text.as_bytes();
+        let mut out = String::new();
+        for c in bytes.chunks(3) {
+            let n = (u32::from(c[0]) << 16) | (u32::from(*c.get(1).unwrap_or(&0)) << 8) | u32::from(*c.get(2).unwrap_or(&0));
+            for k in 0..4 {
+                if k <= c.len() {
+                    out.push(A[((n >> (18 - 6 * k)) & 63) as usize] as char);
+                } else {
+                    out.push('=');
+                }
+            }
+        }
+        out
+    };
+    for format in [Format::Anthropic, Format::Gemini] {
+        let mut rows = vec![R::User("First task: build the exporter.".into())];
+        let mut msgs: Vec<Value> = Vec::new();
+        for t in 0..10 {
+            rows.push(R::Asst(format!("step {t} {}", "detail ".repeat(200))));
+            rows.push(R::User(format!("next {t}")));
+        }
+        let doc = render(format, &rows);
+        // the document goes in as the second user message
+        let key = if format == Format::Gemini { "contents" } else { "messages" };
+        let list = doc[key].as_array().unwrap().clone();
+        let extra = match format {
+            Format::Gemini => json!({ "role": "user", "parts": [{ "inlineData": { "mimeType": "text/plain", "data": b64 } }] }),
+            _ => json!({ "role": "user", "content": [{ "type": "document", "source": { "type": "text", "media_type": "text/plain", "data": doc_text } }] }),
+        };
+        let filler = match format {
+            Format::Gemini => json!({ "role": "model", "parts": [{ "text": "Read it." }] }),
+            _ => json!({ "role": "assistant", "content": "Read it." }),
+        };
+        msgs.extend(list[..2].iter().cloned());
+        msgs.push(extra);
+        msgs.push(filler);
+        msgs.extend(list[2..].iter().cloned());
+        let mut doc = doc.clone();
+        doc[key] = Value::Array(msgs);
+        let src = source(format, &doc);
+        let at = src.messages.iter().position(|m| m.user_texts().any(|t| t == doc_text)).unwrap_or_else(|| panic!("{}: the document is read as user text", format.name()));
+        let o = run(format, &doc, opts("default", 4_000), SessionState::default(), false);
+        assert_nothing_lost(&o, &src, format.name());
+        let rw = o.rewrite.as_ref().unwrap();
+        assert!(rw.discarded.contains(&at), "{}: the document's row is folded", format.name());
+        let text = &rw.summary.as_ref().unwrap().text;
+        assert!(text.contains("You must keep the CSV header order."), "{}: constraint verbatim", format.name());
+        let memory = o.memory.as_ref().unwrap();
+        assert!(memory.records.iter().any(|r| r.content.contains("DOCSECRET42")), "{}: in memory", format.name());
+    }
+    // other media stay media: an image document source is no text
+    let t = source(Format::Anthropic, &json!({ "messages": [{ "role": "user", "content": [{ "type": "document", "source": { "type": "base64", "media_type": "application/pdf", "data": "JVBERi0=" } }] }] }));
+    assert!(t.messages[0].user_texts().next().is_none());
+    let t = source(Format::Gemini, &json!({ "contents": [{ "role": "user", "parts": [{ "inlineData": { "mimeType": "image/png", "data": "iVBORw0KGgo=" } }] }] }));
+    assert!(t.messages[0].user_texts().next().is_none());
 }
