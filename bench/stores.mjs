@@ -29,7 +29,7 @@ import Database from 'better-sqlite3'
 import * as api from 'context-compactor'
 import { sqliteMemory, sqliteStore } from 'context-compactor/stores'
 import { median, p95, runSession } from './stores-core.mjs'
-import { bundleWorker, startWorkerd } from '../tests/stores/workerd.mjs'
+import { bundleWorker, startWorkerd } from '../tests/js/launch.mjs'
 
 const arg = (name, dflt) => { const i = process.argv.indexOf(name); return i > 0 ? Number(process.argv[i + 1]) : dflt }
 const turns = arg('--turns', 200)

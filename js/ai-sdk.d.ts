@@ -1,34 +1,36 @@
 // Types of context-compactor/ai-sdk (I-1). Structural: they name only what the AI SDK
 // hands in and takes back, so they fit `ai` 6.x and 7.x without importing it.
-import type { CompactHooks, CompactorOptions, ContextCompactor, Decision, SessionState, AiSdkMessage } from './index.js'
+import type { CompactHooks, CompactorOptions, ContextCompactor, Decision, SessionState, SessionStore, Session, AiSdkMessage } from './index.js'
 
 /** Options of both helpers: the compactor's options (its `format` is `ai-sdk`) or a
- * ready `compactor`, the compact hooks, and a host store for the stored view. */
+ * ready `compactor`, the compact hooks, and a session store for the conversation. */
 export interface AiSdkCompactionOptions extends Omit<CompactorOptions, 'format'>,
-  Pick<CompactHooks, 'summarize' | 'curator' | 'storeArtifact' | 'onEvent' | 'countTokens' | 'sessionId' | 'memory' | 'embed' | 'embedDimension' | 'store'> {
+  Pick<CompactHooks, 'summarize' | 'curator' | 'storeArtifact' | 'onEvent' | 'countTokens' | 'sessionId' | 'memory' | 'embed' | 'embedDimension' | 'store' | 'timeoutMs' | 'timeouts' | 'signal'> {
   /** A compactor built for `ai-sdk` (instead of the options above). */
   compactor?: ContextCompactor<'ai-sdk'> | ContextCompactor<'auto'>
-  /** Keeps the stored view across processes: `load()` returns the last saved snapshot
-   * or null; `save(snapshot)` after each committed compaction. */
-  session?: { load(): unknown; save(snapshot: StoredViewSnapshot): unknown }
-}
-
-/** What a `session` store keeps: plain JSON. */
-export interface StoredViewSnapshot {
-  state: SessionState | null
-  stored: AiSdkMessage[] | null
-  requestRows: AiSdkMessage[] | null
-  sourceText: string[] | null
+  /** Keeps the conversation in a session store (W-5, W-8): any store of
+   * `context-compactor/stores` (`sqliteStore(db, id)`, `durableObjectStore(...)`,
+   * `denoKvStore(...)`, `indexedDbStore(...)`) or your own compare-and-swap `{ load,
+   * save }`. The helper writes through the engine's `Session`: the rows the store does not
+   * hold yet go in with `Session.append` (each with `message_id: "ai-sdk:<n>"`, n = its
+   * place in the SDK's history; the provider never sees it), a compaction commits with
+   * `Session.compact`, and the usage of each answer rides in the state of the next save.
+   * A new helper over the same store (another request or process) appends only what the
+   * store lacks, whether it is given the SDK's whole history or what it was sent. A history
+   * that continues neither rejects with `invalid_transcript`. One store per conversation. */
+  session?: SessionStore
 }
 
 /** The conversation an integration follows: engine state and compaction sizes. */
 export interface StoredView {
   state: SessionState | null
-  /** The stored-view rows of the last compaction (provenance keys kept). */
-  stored: AiSdkMessage[] | null
   /** UTF-8 bytes (JSON) of the prompt rows before and after each committed compaction. */
   compactions: { before: number; after: number }[]
-  snapshot(): StoredViewSnapshot
+  /** The last check's decision (C-9). */
+  lastDecision: Decision | null
+  /** With `session`: the engine's `Session` the helper writes through (`request()`,
+   * `load()`, `recordFinding()`); absent without one. */
+  session?: Session<'ai-sdk'>
 }
 
 /** A language-model middleware (`wrapLanguageModel({ model, middleware })`). */

@@ -5,16 +5,19 @@
 //   prepareStepCompaction(options) -> a prepareStep function for generateText /
 //                                     streamText / ToolLoopAgent.
 //
-// Both keep the stored view of the conversation between calls (see stored-view.mjs):
+// Both keep the stored view of the conversation between calls (see stored-view.mjs), in
+// the instance, or with `session` (a session store) in the store through the engine's
+// `Session` (rows appended with `Session.append`, compactions committed with
+// `Session.compact`, both compare-and-swap):
 // the SDK hands the history back in its request view on every step, and the rows a
 // compaction replaced (or the compacted rows a step returned) are mapped back onto the
 // stored rows, so the second, third, ... compaction of one loop still finds its summary.
 // Both count the system prompt and the tool definitions and read the SDK's usage
 // (LanguageModelUsage, or the provider-level usage a middleware sees).
-import { ContextCompactor } from 'context-compactor'
-import { StoredView } from './stored-view.mjs'
+import { ContextCompactor, Session } from 'context-compactor'
+import { SessionView, StoredView } from './stored-view.mjs'
 
-const HOOK_KEYS = ['summarize', 'curator', 'storeArtifact', 'onEvent', 'countTokens', 'sessionId', 'memory', 'embed', 'embedDimension', 'store']
+const HOOK_KEYS = ['summarize', 'curator', 'storeArtifact', 'onEvent', 'countTokens', 'sessionId', 'memory', 'embed', 'embedDimension', 'store', 'timeoutMs', 'timeouts', 'signal']
 
 function split(options = {}) {
   const hooks = {}
@@ -25,6 +28,15 @@ function split(options = {}) {
   }
   const compactor = options.compactor ?? new ContextCompactor({ profile: 'default', ...config, format: 'ai-sdk' })
   return { compactor, hooks }
+}
+
+/** The conversation's loop: over the engine's `Session` on `options.session` (a session
+ * store) when given, else held in this instance. */
+function viewOf(options) {
+  const { compactor, hooks } = split(options)
+  return options.session != null
+    ? new SessionView(compactor, options.session, hooks, { tag: 'ai-sdk', Session })
+    : new StoredView(compactor, hooks)
 }
 
 function systemText(s) {
@@ -60,31 +72,26 @@ function schemaJson(schema) {
   try { return JSON.parse(JSON.stringify(schema)) } catch { return undefined }
 }
 
-async function withSession(view, session, fn) {
-  if (session && !view.loaded) {
-    view.restore(await session.load())
-    view.loaded = true
-  }
-  const r = await fn()
-  if (session && r.result?.status === 'compacted') await session.save(view.snapshot())
-  return r
-}
-
 /**
  * `compactionMiddleware(options)`: a language-model middleware (`wrapLanguageModel({
  * model, middleware })`) that compacts the prompt before the model gets it (I-1).
  * `options`: the `ContextCompactor` options (`contextWindow`, `profile`, ...; `format`
  * is `ai-sdk`) or `compactor`, the compact hooks (`summarize`, `onEvent`,
- * `countTokens`, `storeArtifact`, memory hooks) and `session: { load, save }` to keep
- * the stored view in a host store (`load()` returns the last `save(snapshot)` or
- * null). The prompt's system rows and `params.tools` are counted; the usage of each
- * answer (generate and stream) is read. One middleware instance follows one
- * conversation (a prompt that does not continue the last one starts over).
+ * `countTokens`, `storeArtifact`, memory hooks) and `session`, a session store (any
+ * store of `context-compactor/stores`, or a compare-and-swap `{ load, save }`) that holds
+ * the conversation: each call appends the prompt rows the store lacks with
+ * `Session.append` (each row gets `message_id: "ai-sdk:<n>"`, its place in the prompt;
+ * the model never sees it) and commits a compaction with `Session.compact` (a refused,
+ * stale save is checked once more on the fresh record); the usage of each answer is
+ * saved with the next write. Without `session` one middleware instance follows one
+ * conversation (a prompt that does not continue the last one starts over); with it, a
+ * prompt that continues neither the store's rows nor what was sent rejects with
+ * `invalid_transcript`. The prompt's system rows and `params.tools` are counted; the
+ * usage of each answer (generate and stream) is read.
  * The prompt is passed on unchanged (the same object) when nothing was compacted.
  */
 export function compactionMiddleware(options = {}) {
-  const { compactor, hooks } = split(options)
-  const view = new StoredView(compactor, hooks)
+  const view = viewOf(options)
   let usage
   const observe = (u) => {
     if (u == null) return
@@ -100,7 +107,7 @@ export function compactionMiddleware(options = {}) {
       if (!Array.isArray(prompt) || prompt.length === 0) return params
       const last = prompt[prompt.length - 1]
       const signals = { usage, tools: toolDefs(params.tools), inRun: last?.role === 'tool' }
-      const r = await withSession(view, options.session, () => view.prepare(prompt, { signals }))
+      const r = await view.prepare(prompt, { signals })
       return r.changed ? { ...params, prompt: r.rows } : params
     },
     async wrapGenerate({ doGenerate }) {
@@ -128,11 +135,12 @@ export function compactionMiddleware(options = {}) {
  * `tools` from the options, or the step's `instructions`) and, when the engine says so,
  * returns `{ messages }` compacted; otherwise `{}` (the SDK sends its own messages).
  * Options as `compactionMiddleware`, plus `tools` (the tool set, counted) and `system`.
- * The returned function carries `.view` (state, compactions).
+ * With `session`, the system prompt of the first step goes into the session's first
+ * record (`{ system, messages }`), and the steps' messages are appended to it.
+ * The returned function carries `.view` (state, compactions, and `.session`).
  */
 export function prepareStepCompaction(options = {}) {
-  const { compactor, hooks } = split(options)
-  const view = new StoredView(compactor, hooks)
+  const view = viewOf(options)
   let observed = 0
   const fn = async (step) => {
     const steps = step?.steps ?? []
@@ -147,7 +155,7 @@ export function prepareStepCompaction(options = {}) {
     const system = systemText(options.system ?? options.instructions ?? step?.instructions)
     const envelope = system == null ? {} : { system }
     const signals = { usage, tools: toolDefs(options.tools), inRun: (step?.stepNumber ?? 0) > 0 }
-    const r = await withSession(view, options.session, () => view.prepare(messages, { envelope, signals }))
+    const r = await view.prepare(messages, { envelope, signals })
     return r.changed ? { messages: r.rows } : {}
   }
   fn.view = view

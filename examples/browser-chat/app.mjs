@@ -22,20 +22,9 @@ async function callModel(body) {
   return res.json()
 }
 
-/** Appends rows with a compare-and-swap save, retried when another tab wrote first. */
-async function append(rows) {
-  for (let attempt = 0; attempt < 8; attempt++) {
-    const rec = await store.load()
-    const revision = rec.revision + 1
-    const state = rec.state ? { ...rec.state, revision } : null
-    const saved = await store.save({ transcript: [...rec.transcript, ...rows], state, revision }, { expectedRevision: rec.revision, revision, patch: [] })
-    if (saved.ok) return revision
-  }
-  throw new Error('append: the session kept changing')
-}
-
 async function turn(text) {
-  await append([{ role: 'user', content: text }])
+  // Session.append: one compare-and-swap save, reloaded and retried when another tab wrote first
+  await session.append({ role: 'user', content: text })
   // the compaction check before the model call; a refused save (stale_revision: another
   // tab wrote first) is checked once more on the fresh record
   const summarize = async (req) => (await callModel({ messages: [{ role: 'system', content: req.system }, ...req.messages], max_tokens: req.maxOutputTokens })).choices[0].message.content
@@ -50,7 +39,7 @@ async function turn(text) {
   for (let step = 0; step < 4; step++) {
     const msg = (await callModel({ messages: await session.request(), tools: [RECALL_TOOL] })).choices[0].message
     if (!msg.tool_calls?.length) {
-      const revision = await append([{ role: 'assistant', content: msg.content }])
+      const { revision } = await session.append({ role: 'assistant', content: msg.content })
       return { compaction, revision }
     }
     const results = []
@@ -59,7 +48,7 @@ async function turn(text) {
       const found = await recallFromStore(memory, sessionId, query, { limit })
       results.push({ role: 'tool', tool_call_id: call.id, content: JSON.stringify(found.hits.map((h) => ({ content: h.content, score: h.score }))) })
     }
-    await append([{ role: 'assistant', content: msg.content ?? null, tool_calls: msg.tool_calls }, ...results])
+    await session.append([{ role: 'assistant', content: msg.content ?? null, tool_calls: msg.tool_calls }, ...results])
   }
   throw new Error('too many tool rounds')
 }

@@ -29,7 +29,8 @@ export class ChatSession {
     if (request.method === 'GET') return Response.json(await store.load())
     const { message } = await request.json()
     const session = new Session(this.compactor, store)
-    await append(store, [{ role: 'user', content: String(message) }])
+    // Session.append: one compare-and-swap save, reloaded and retried when another request wrote first
+    await session.append({ role: 'user', content: String(message) })
 
     // The compaction check before the model call (compacts only over the threshold).
     const compaction = await compactChecked(session, { sessionId: id, store: this.memory, summarize: (req) => this.summarize(req) })
@@ -39,7 +40,7 @@ export class ChatSession {
       const answer = await this.callModel({ messages: await session.request(), tools: [RECALL_TOOL] })
       const msg = answer.choices[0].message
       if (!msg.tool_calls?.length) {
-        const revision = await append(store, [{ role: 'assistant', content: msg.content }])
+        const { revision } = await session.append({ role: 'assistant', content: msg.content })
         return Response.json({ reply: msg.content, compaction: compaction.status, refusals: compaction.refusals, revision })
       }
       const results = []
@@ -49,7 +50,7 @@ export class ChatSession {
         const passages = found.hits.map((h) => ({ content: h.content, score: h.score, messageId: h.messageId }))
         results.push({ role: 'tool', tool_call_id: call.id, content: JSON.stringify(passages) })
       }
-      await append(store, [{ role: 'assistant', content: msg.content ?? null, tool_calls: msg.tool_calls }, ...results])
+      await session.append([{ role: 'assistant', content: msg.content ?? null, tool_calls: msg.tool_calls }, ...results])
     }
     return Response.json({ error: 'too many tool rounds' }, { status: 502 })
   }
@@ -85,18 +86,6 @@ async function compactChecked(session, hooks) {
       if (++refusals > 1) return { status: 'refused', refusals }
     }
   }
-}
-
-/** Appends rows with a compare-and-swap save, retried when another request wrote first. */
-async function append(store, rows) {
-  for (let attempt = 0; attempt < 8; attempt++) {
-    const rec = await store.load()
-    const revision = rec.revision + 1
-    const state = rec.state ? { ...rec.state, revision } : null
-    const saved = await store.save({ transcript: [...rec.transcript, ...rows], state, revision }, { expectedRevision: rec.revision, revision, patch: [] })
-    if (saved.ok) return revision
-  }
-  throw new Error('append: the session kept changing')
 }
 
 export default {

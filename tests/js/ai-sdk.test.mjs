@@ -118,18 +118,165 @@ test('i1_prepare_step_returns_nothing_when_no_compaction_is_due', async () => {
   assert.deepEqual(await prepareStep({ steps: [], stepNumber: 0, messages }), {})
 })
 
-test('i1_session_store_keeps_the_stored_view_across_instances', async () => {
-  let saved = null
-  const session = { load: async () => saved, save: async (s) => { saved = JSON.parse(JSON.stringify(s)) } }
-  const first = []
-  const p1 = prepareStepCompaction({ ...opts, tools, session })
-  await generateText({ model: loopModel(first), prompt: 'read every file of the crate', tools, stopWhen: stepCountIs(STEPS), prepareStep: p1 })
-  assert.ok(saved?.stored?.some((m) => m.transcript_role === 'compaction_summary'), 'the stored view (with its summary row) was saved')
-  // a new instance over the same store maps the carried request rows onto the saved stored rows
-  const p2 = prepareStepCompaction({ ...opts, tools, session })
-  const carried = [...saved.requestRows, { role: 'user', content: 'and now the tests' }]
-  await p2({ steps: [], stepNumber: 0, messages: carried })
-  assert.ok(p2.view.stored.some((m) => m.transcript_role === 'compaction_summary'))
+/** An in-memory session store with compare-and-swap (W-5); counts saves by kind. */
+function memoryStore() {
+  const s = {
+    record: null, appends: 0, rewrites: 0, refused: 0,
+    load() { return s.record === null ? null : JSON.parse(s.record) },
+    async save(record, { expectedRevision, patch }) {
+      await null
+      const current = s.record === null ? 0 : JSON.parse(s.record).revision
+      if (current !== expectedRevision) { s.refused++; return { ok: false, reason: 'stale_revision' } }
+      s.record = JSON.stringify(record)
+      if (patch.length === 1 && patch[0].deleteCount === 0) s.appends++
+      else if (patch.length > 0) s.rewrites++
+      return { ok: true }
+    },
+  }
+  return s
+}
+
+/** Wraps a store so every save is counted the same way (append patch / rewrite). */
+function counted(store) {
+  const c = {
+    appends: 0, rewrites: 0,
+    load: () => store.load(),
+    async save(record, info) {
+      const r = await store.save(record, info)
+      if (r?.ok !== false) {
+        if (info.patch.length === 1 && info.patch[0].deleteCount === 0) c.appends++
+        else if (info.patch.length > 0) c.rewrites++
+      }
+      return r
+    },
+  }
+  return c
+}
+
+const rowsOf = (t) => (Array.isArray(t) ? t : t.messages)
+
+function assertStoredSession(rec, store, view, label) {
+  const rows = rowsOf(rec.transcript)
+  const summaries = rows.filter((m) => m.transcript_role === 'compaction_summary')
+  assert.equal(summaries.length, 1, `${label}: the stored view keeps one summary row with its provenance`)
+  assert.ok(rec.state.summaries?.length >= 1, `${label}: the state vouches for it (issue 14 trust boundary)`)
+  assert.ok(rows.filter((m) => m !== summaries[0]).every((m) => /^ai-sdk:\d+$/.test(m.message_id)), `${label}: every appended row carries its host row number`)
+  // every row went in through Session.append (one append patch per step) and every
+  // compaction through Session.compact (a rewrite patch)
+  assert.ok(store.appends >= STEPS, `${label}: ${store.appends} appends for ${STEPS} steps`)
+  assert.equal(store.rewrites, view.compactions.length, `${label}: one saved rewrite per compaction`)
+  assert.equal(rec.revision, rec.state.revision)
+  // the usage of each answer rode into the state of the next save (C-3, I-3)
+  assert.ok(rec.state.cadence.anchor?.inputTokens > 0, `${label}: the observed usage is stored`)
+}
+
+test('i1_w5_prepare_step_over_a_session_store_keeps_a_30_step_loop_under_the_window_and_compacts_again', async (t) => {
+  const store = memoryStore()
+  const prompts = []
+  const prepareStep = prepareStepCompaction({ ...opts, tools, system: 'You are a careful agent.', session: store })
+  const r = await generateText({
+    model: loopModel(prompts), system: 'You are a careful agent.', prompt: 'read every file of the crate', tools,
+    stopWhen: stepCountIs(STEPS), prepareStep,
+  })
+  assert.equal(r.text, 'all files read')
+  assertLoop(prompts, prepareStep.view, 'prepareStep over a session store', t)
+  const rec = JSON.parse(store.record)
+  assertStoredSession(rec, store, prepareStep.view, 'prepareStep')
+  assert.equal(rec.transcript.system, 'You are a careful agent.', 'the system prompt is counted in the stored document')
+  assert.equal(store.refused, 0)
+  // the provider never sees a provenance key
+  for (const p of prompts) assert.ok(!/"(message_id|summary_level|transcript_role)"/.test(JSON.stringify(p)))
+})
+
+test('i1_w5_middleware_over_sqlite_store_keeps_a_30_step_loop_under_the_window_and_compacts_again', async (t) => {
+  const { default: Database } = await import('better-sqlite3')
+  const { sqliteStore } = await import('context-compactor/stores')
+  const db = new Database(':memory:')
+  try {
+    const store = counted(sqliteStore(db, 'chat-1'))
+    const prompts = []
+    const middleware = compactionMiddleware({ ...opts, session: store })
+    const model = wrapLanguageModel({ model: loopModel(prompts), middleware })
+    await generateText({ model, system: 'You are a careful agent.', prompt: 'read every file of the crate', tools, stopWhen: stepCountIs(STEPS) })
+    assertLoop(prompts, middleware.view, 'middleware over sqliteStore', t)
+    assert.deepEqual(prompts.at(-1)[0], { role: 'system', content: 'You are a careful agent.' })
+    assertStoredSession(await store.load(), store, middleware.view, 'middleware')
+    // the Session the integration writes through is the engine's own, for request() / recordFinding()
+    const request = await middleware.view.session.request()
+    assert.ok(JSON.stringify(request).includes('read every file'))
+  } finally {
+    db.close()
+  }
+})
+
+test('i1_w5_a_new_instance_over_the_same_store_appends_only_the_new_rows', async () => {
+  const store = memoryStore()
+  const prompts = []
+  const p1 = prepareStepCompaction({ ...opts, tools, session: store })
+  const r = await generateText({ model: loopModel(prompts), prompt: 'read every file of the crate', tools, stopWhen: stepCountIs(STEPS), prepareStep: p1 })
+  const held = rowsOf(JSON.parse(store.record).transcript)
+  assert.ok(held.some((m) => m.transcript_role === 'compaction_summary'))
+  // the next request of the conversation (another process): the SDK's whole history, uncompacted
+  const history = [{ role: 'user', content: 'read every file of the crate' }, ...r.steps.flatMap((s) => s.response.messages), { role: 'user', content: 'and now the tests' }]
+  const p2 = prepareStepCompaction({ ...opts, tools, session: store })
+  const out = await p2({ steps: [], stepNumber: 0, messages: history })
+  let rows = rowsOf(JSON.parse(store.record).transcript)
+  const once = (rows, content) => rows.filter((m) => m.content === content).length === 1
+  assert.ok(once(rows, 'and now the tests'), 'the new row appended once')
+  assert.deepEqual({ ...rows.at(-1) }, { role: 'user', content: 'and now the tests', message_id: `ai-sdk:${history.length - 1}` })
+  const calls = JSON.stringify(rows).match(/"toolCallId":"call-\d+"/g)
+  assert.equal(new Set(calls).size * 2, calls.length, 'no row of the history written twice (each call id in one call and one result)')
+  assert.ok(out.messages, 'the compacted rows are sent, not the whole history')
+  assert.ok(promptBytes(out.messages) < promptBytes(history) / 3)
+  assert.equal(out.messages.at(-1), history.at(-1), 'the new row is the SDK\'s own object')
+  // the host fed back what it was sent (the request view): again only the new row is appended
+  const carried = [...out.messages, { role: 'assistant', content: 'the tests pass' }]
+  const p3 = prepareStepCompaction({ ...opts, tools, session: store })
+  await p3({ steps: [], stepNumber: 0, messages: carried })
+  rows = rowsOf(JSON.parse(store.record).transcript)
+  assert.ok(once(rows, 'and now the tests') && once(rows, 'the tests pass'))
+  assert.equal(rows.at(-1).content, 'the tests pass')
+  // a finding (Y-10) rendered into what is sent, fed back: still only the new row is appended
+  await p3.view.session.recordFinding('the test server listens on port 8080')
+  const sent = await p3({ steps: [], stepNumber: 0, messages: carried })
+  assert.ok(JSON.stringify(sent.messages).includes('port 8080'), 'the findings ledger is in the request')
+  await p3({ steps: [], stepNumber: 0, messages: [...sent.messages, { role: 'user', content: 'ship it' }] })
+  rows = rowsOf(JSON.parse(store.record).transcript)
+  assert.ok(once(rows, 'the tests pass') && once(rows, 'ship it'), 'no row written twice')
+  assert.ok(!rows.some((m) => JSON.stringify(m.content).includes('port 8080')), 'the finding stays in the state, not in the rows')
+  // a Session itself is not a store: the error says what to pass
+  const { Session, ContextCompactor } = await import('context-compactor')
+  assert.throws(() => prepareStepCompaction({ session: new Session(new ContextCompactor({ format: 'ai-sdk' }), store) }), (e) => e.code === 'invalid_config' && /pass the store/.test(e.message))
+  // another conversation's history is refused, nothing written
+  const before = store.record
+  await assert.rejects(p3({ steps: [], stepNumber: 0, messages: [{ role: 'user', content: 'something else' }, { role: 'assistant', content: 'ok' }] }), (e) => e.code === 'invalid_transcript')
+  assert.equal(store.record, before)
+})
+
+test('i1_w5_two_writers_on_one_session_lose_no_row', async () => {
+  // a second writer (another tab / request) appends between this step's append and its compaction
+  const store = memoryStore()
+  const { Session, ContextCompactor } = await import('context-compactor')
+  const other = new Session(new ContextCompactor({ format: 'ai-sdk' }), store)
+  let raced = 0
+  // the other writer appends while the compaction's summary is being written (between
+  // Session.compact's load and its save)
+  const summarize = async (req) => {
+    if (raced++ === 0) await other.append({ role: 'user', content: 'a note from the other tab' })
+    return `SUMMARY of ${req.messages.length} messages`
+  }
+  const prepareStep = prepareStepCompaction({ ...opts, tools, session: store, summarize })
+  const messages = [{ role: 'user', content: 'read every file of the crate' }]
+  for (let i = 1; i <= 12; i++) {
+    messages.push({ role: 'assistant', content: [{ type: 'tool-call', toolCallId: `c${i}`, toolName: 'read', input: { path: `f${i}` } }] })
+    messages.push({ role: 'tool', content: [{ type: 'tool-result', toolCallId: `c${i}`, toolName: 'read', output: { type: 'text', value: 'x'.repeat(6000) } }] })
+  }
+  const r = await prepareStep({ steps: [], stepNumber: 1, messages })
+  assert.ok(raced >= 2, 'summarized twice: the refused compaction was run again')
+  assert.equal(store.refused, 1, 'the stale compaction save was refused')
+  const rows = rowsOf(JSON.parse(store.record).transcript)
+  assert.ok(rows.some((m) => m.content === 'a note from the other tab'), 'the other writer\'s row survives')
+  assert.ok(r.messages && rows.some((m) => m.transcript_role === 'compaction_summary'), 'the compaction was checked again on the fresh record and committed')
 })
 
 // ai 6.x (installed as the alias `ai6`): the same helpers, MockLanguageModelV3, the same loop.
@@ -157,6 +304,13 @@ test('i1_ai_sdk_6x_prepare_step_and_middleware_keep_the_loop_under_the_window', 
   await ai6.generateText({ model: ai6.wrapLanguageModel({ model: loop6(b), middleware }), prompt: 'read every file of the crate', tools: tools6, stopWhen: ai6.stepCountIs(STEPS) })
   assertLoop(b, middleware.view, 'ai 6 middleware', t)
   assert.ok(middleware.view.state.cadence.boundary >= STEPS - 1, 'every answer observed')
+  // over a session store, as with ai 7
+  const c = []
+  const store = memoryStore()
+  const overSession = prepareStepCompaction({ ...opts, tools: tools6, session: store })
+  await ai6.generateText({ model: loop6(c), prompt: 'read every file of the crate', tools: tools6, stopWhen: ai6.stepCountIs(STEPS), prepareStep: overSession })
+  assertLoop(c, overSession.view, 'ai 6 prepareStep over a session store', t)
+  assertStoredSession(JSON.parse(store.record), store, overSession.view, 'ai 6')
 })
 
 test('i1_tools_and_system_prompt_are_counted_zod_schemas_included', async () => {

@@ -2,41 +2,21 @@
 //   - J-5: the web build in a real page compacts the golden transcript to the golden bytes;
 //   - the www/ demo loads the sample, compacts it, marks rows and shows the summary, and
 //     saves a screenshot to test-results/demo.png.
-import { test, before, after } from 'node:test'
+import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { existsSync } from 'node:fs'
 import { mkdir, readFile } from 'node:fs/promises'
-import { fileURLToPath } from 'node:url'
 import { join } from 'node:path'
-import { chromium } from 'playwright-core'
-import { startServer } from '../../scripts/serve.mjs'
+import { root, useChromium } from './launch.mjs'
 
-const root = fileURLToPath(new URL('../../', import.meta.url))
-const executablePath = process.env.CHROMIUM ?? '/usr/bin/chromium'
 const expected = JSON.parse(await readFile(join(root, 'tests/fixtures/golden.expected.json'), 'utf8'))
-const skip = existsSync(executablePath) ? false : `no Chromium at ${executablePath}`
-if (skip && process.env.CI === 'true') throw new Error(`${skip} (required under CI)`)
-
-let browser, server, base
-before(async () => {
-  if (skip) return
-  ;({ server, url: base } = await startServer({ port: 0 }))
-  browser = await chromium.launch({
-    executablePath,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync', '--no-first-run'],
-  })
-})
-after(async () => {
-  await browser?.close()
-  server?.close()
-})
+const chrome = useChromium()
+const { skip } = chrome
 
 test('J-1 J-5 Chromium page (web build, init() fetches the .wasm) matches the golden bytes', { skip }, async () => {
-  const page = await browser.newPage()
+  const page = await chrome.browser.newPage()
   const errors = []
   page.on('pageerror', (e) => errors.push(e))
-  await page.goto(`${base}/tests/runtime/`)
+  await page.goto(`${chrome.base}/tests/runtime/`)
   const got = await page.evaluate(async () => {
     const api = await import('/js/web.mjs')
     const { runGolden } = await import('/tests/runtime/golden.mjs')
@@ -54,11 +34,11 @@ test('J-1 J-5 Chromium page (web build, init() fetches the .wasm) matches the go
 })
 
 test('www demo: the sample compacts in Chromium; rows are marked, the summary and events show; screenshot saved', { skip }, async () => {
-  const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } })
+  const page = await chrome.browser.newPage({ viewport: { width: 1400, height: 1000 } })
   const errors = []
   page.on('pageerror', (e) => errors.push(e))
   page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()) })
-  await page.goto(`${base}/`)
+  await page.goto(`${chrome.base}/`)
   await page.waitForSelector('body[data-ready="true"]')
   assert.match(await page.textContent('#version'), /^v\d+\.\d+\.\d+/)
   await page.click('#sample')
@@ -101,10 +81,10 @@ test('www demo: the sample compacts in Chromium; rows are marked, the summary an
 })
 
 test('www_demo_lists_evicted_results_and_opens_a_row_with_its_original_and_replacement', { skip }, async () => {
-  const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } })
+  const page = await chrome.browser.newPage({ viewport: { width: 1400, height: 1000 } })
   const errors = []
   page.on('pageerror', (e) => errors.push(e))
-  await page.goto(`${base}/`)
+  await page.goto(`${chrome.base}/`)
   await page.waitForSelector('body[data-ready="true"]')
   await page.click('#sample')
   await page.waitForFunction(() => document.querySelectorAll('#timeline .row').length > 0)
@@ -126,7 +106,7 @@ test('www_demo_lists_evicted_results_and_opens_a_row_with_its_original_and_repla
   assert.equal(await page.locator('#timeline .row .evicted-badge').count(), folded.length)
 
   // open a folded row: its original JSON, and the summary that replaced it
-  const sampleRows = (await (await fetch(`${base}/examples/sample-session.json`)).json()).messages
+  const sampleRows = (await (await fetch(`${chrome.base}/examples/sample-session.json`)).json()).messages
   const foldedRow = result.rewrite.discarded[0]
   await page.click(`#timeline .row[data-index="${foldedRow}"]`)
   assert.ok(await page.isVisible('#detail'))
@@ -148,7 +128,7 @@ test('www_demo_lists_evicted_results_and_opens_a_row_with_its_original_and_repla
 })
 
 test('j1_quickstart_browser_page_with_an_import_map_and_init', { skip }, async () => {
-  const page = await browser.newPage()
+  const page = await chrome.browser.newPage()
   const errors = []
   page.on('pageerror', (e) => errors.push(e))
   // the page maps the bare name to ./node_modules/context-compactor/js/web.mjs (a user's
@@ -157,7 +137,7 @@ test('j1_quickstart_browser_page_with_an_import_map_and_init', { skip }, async (
     const rel = new URL(route.request().url()).pathname.replace(/^.*\/node_modules\/context-compactor\//, '')
     return route.fulfill({ path: join(root, rel) })
   })
-  await page.goto(`${base}/examples/quickstart/`)
+  await page.goto(`${chrome.base}/examples/quickstart/`)
   await page.waitForFunction(() => document.getElementById('out').textContent.startsWith('{'))
   const out = JSON.parse(await page.textContent('#out'))
   assert.deepEqual(out, { runtime: 'browser', status: 'compacted', before: 19, after: out.after })

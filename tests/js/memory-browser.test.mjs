@@ -5,14 +5,11 @@
 // scripts/serve.mjs. Each case becomes one Node test that fails with the in-page error.
 import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
-import { existsSync } from 'node:fs'
-import { chromium } from 'playwright-core'
 import { startServer } from '../../scripts/serve.mjs'
+import { chromiumSkip, launchChromium } from './launch.mjs'
 import { memoryCases } from './memory-cases.mjs'
 
-const executablePath = process.env.CHROMIUM ?? '/usr/bin/chromium'
-const skip = existsSync(executablePath) ? false : `no Chromium at ${executablePath}`
-if (skip && process.env.CI === 'true') throw new Error(`${skip} (required under CI)`)
+const skip = chromiumSkip()
 
 // Case names only (the api is not needed to list them).
 const names = memoryCases({}).map((c) => c.name)
@@ -22,11 +19,7 @@ before(async () => {
   if (skip) return
   const started = await startServer({ port: 0 })
   server = started.server
-  browser = await chromium.launch({
-    executablePath,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync', '--no-first-run'],
-  })
+  browser = await launchChromium()
   const page = await browser.newPage()
   pageErrors = []
   page.on('pageerror', (e) => pageErrors.push(String(e)))

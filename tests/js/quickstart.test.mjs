@@ -5,17 +5,14 @@
 // config they come with.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { execFile, spawn } from 'node:child_process'
-import { cp, mkdir, mkdtemp, readFile, rm, symlink, writeFile, copyFile } from 'node:fs/promises'
-import { createServer } from 'node:net'
+import { execFile } from 'node:child_process'
+import { cp, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath, pathToFileURL } from 'node:url'
+import { pathToFileURL } from 'node:url'
 import { promisify } from 'node:util'
 import * as esbuild from 'esbuild'
-
-const root = fileURLToPath(new URL('../../', import.meta.url))
-const bin = (name) => join(root, 'node_modules', '.bin', name)
+import { bin, bundleLikeWrangler, root, singleWorkerConfig, startWorkerd } from './launch.mjs'
 const run = promisify(execFile)
 const denoEnv = { ...process.env, DENO_NO_UPDATE_CHECK: '1', NO_COLOR: '1' }
 
@@ -49,61 +46,24 @@ test('j1_quickstart_deno_with_init_and_allow_read', async () => {
   await assert.rejects(run(bin('deno'), ['run', '--no-prompt', 'deno.mjs'], { cwd: dir, env: denoEnv }), (e) => /allow-read|NotCapable|PermissionDenied/i.test(e.stderr))
 })
 
-async function freePort() {
-  const srv = createServer()
-  await new Promise((resolve) => srv.listen(0, '127.0.0.1', resolve))
-  const { port } = srv.address()
-  await new Promise((resolve) => srv.close(resolve))
-  return port
-}
-
 test('j1_quickstart_cloudflare_worker_on_workerd_bundled_like_wrangler', async () => {
   const out = join(dir, 'dist')
   await mkdir(out, { recursive: true })
   // wrangler's bundle: esbuild with the workerd / worker / browser conditions, .wasm
   // imports kept as modules the runtime compiles (its default CompiledWasm rule)
-  await esbuild.build({
-    entryPoints: [join(dir, 'worker.mjs')], bundle: true, format: 'esm', platform: 'neutral', absWorkingDir: dir,
-    conditions: ['workerd', 'worker', 'browser'], outfile: join(out, 'worker.js'), logLevel: 'error',
-    plugins: [{ name: 'wasm-module', setup(b) { b.onResolve({ filter: /\.wasm$/ }, () => ({ path: 'context_compactor_bg.wasm', external: true })) } }],
-  })
-  await copyFile(join(root, 'pkg/web/context_compactor_bg.wasm'), join(out, 'context_compactor_bg.wasm'))
+  await bundleLikeWrangler(join(dir, 'worker.mjs'), join(out, 'worker.js'), dir)
   const wrangler = await readFile(join(dir, 'wrangler.toml'), 'utf8')
   assert.match(wrangler, /^main = "worker\.mjs"$/m, 'the wrangler config names the quick-start worker')
   const date = /^compatibility_date = "([\d-]+)"$/m.exec(wrangler)[1]
-  await writeFile(join(out, 'config.capnp'), `using Workerd = import "/workerd/workerd.capnp";
-const config :Workerd.Config = (
-  services = [(name = "main", worker = .worker)],
-  sockets = [(name = "http", address = "127.0.0.1:0", http = (), service = "main")],
-);
-const worker :Workerd.Worker = (
-  modules = [
-    (name = "worker.js", esModule = embed "worker.js"),
-    (name = "context_compactor_bg.wasm", wasm = embed "context_compactor_bg.wasm"),
-  ],
-  compatibilityDate = "${date}",
-);
-`)
-  const port = await freePort()
-  let log = ''
-  const child = spawn(bin('workerd'), ['serve', join(out, 'config.capnp'), '--socket-addr', `http=127.0.0.1:${port}`], { cwd: out })
-  child.stdout.on('data', (d) => { log += d })
-  child.stderr.on('data', (d) => { log += d })
+  await writeFile(join(out, 'config.capnp'), singleWorkerConfig(date))
+  const w = await startWorkerd(out)
   try {
     const { transcript } = await import(pathToFileURL(join(dir, 'transcript.mjs')).href)
-    let res
-    for (let i = 0; i < 150 && res === undefined; i++) {
-      try { res = await fetch(`http://127.0.0.1:${port}/`, { method: 'POST', body: JSON.stringify(transcript()) }) } catch { await new Promise((r) => setTimeout(r, 100)) }
-      assert.equal(child.exitCode, null, `workerd exited early:\n${log}`)
-    }
-    assert.equal(res.status, 200, log)
+    const res = await fetch(`${w.url}/`, { method: 'POST', body: JSON.stringify(transcript()) })
+    assert.equal(res.status, 200, w.log())
     assertCompacted(await res.json(), 'workerd')
   } finally {
-    if (child.exitCode === null) {
-      const exited = new Promise((resolve) => child.once('exit', resolve))
-      child.kill('SIGTERM')
-      await exited
-    }
+    await w.stop()
   }
 })
 

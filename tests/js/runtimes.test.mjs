@@ -4,19 +4,16 @@
 // way wrangler does it and serving on loopback), and an esbuild browser bundle.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { execFile, spawn } from 'node:child_process'
-import { copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
-import { createServer } from 'node:net'
+import { execFile } from 'node:child_process'
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath, pathToFileURL } from 'node:url'
+import { pathToFileURL } from 'node:url'
 import { promisify } from 'node:util'
 import * as esbuild from 'esbuild'
 import * as api from 'context-compactor'
 import { runGolden, sha256Hex } from '../runtime/golden.mjs'
-
-const root = fileURLToPath(new URL('../../', import.meta.url))
-const bin = (name) => join(root, 'node_modules', '.bin', name)
+import { bin, bundleLikeWrangler, root, singleWorkerConfig, startWorkerd } from './launch.mjs'
 const expected = JSON.parse(await readFile(join(root, 'tests/fixtures/golden.expected.json'), 'utf8'))
 const golden = await readFile(join(root, 'tests/fixtures/golden.json'), 'utf8')
 const run = promisify(execFile)
@@ -56,54 +53,21 @@ test('J-1 J-5 Deno (web build, init() fetches the .wasm) matches the golden byte
 
 /** Bundle like wrangler: workerd/worker/browser conditions, .wasm kept as a module. */
 async function bundleWorker(dir) {
-  await esbuild.build({
-    entryPoints: [join(root, 'tests/workerd/worker.mjs')], bundle: true, format: 'esm', platform: 'neutral',
-    conditions: ['workerd', 'worker', 'browser'], outfile: join(dir, 'worker.js'), logLevel: 'error',
-    plugins: [{ name: 'wasm-module', setup(b) { b.onResolve({ filter: /\.wasm$/ }, () => ({ path: 'context_compactor_bg.wasm', external: true })) } }],
-  })
-  await copyFile(join(root, 'pkg/web/context_compactor_bg.wasm'), join(dir, 'context_compactor_bg.wasm'))
-  await writeFile(join(dir, 'config.capnp'), `using Workerd = import "/workerd/workerd.capnp";
-const config :Workerd.Config = (
-  services = [(name = "main", worker = .worker)],
-  sockets = [(name = "http", address = "127.0.0.1:0", http = (), service = "main")],
-);
-const worker :Workerd.Worker = (
-  modules = [
-    (name = "worker.js", esModule = embed "worker.js"),
-    (name = "context_compactor_bg.wasm", wasm = embed "context_compactor_bg.wasm"),
-  ],
-  compatibilityDate = "2025-01-01",
-);
-`)
-}
-
-async function freePort() {
-  const srv = createServer()
-  await new Promise((resolve) => srv.listen(0, '127.0.0.1', resolve))
-  const { port } = srv.address()
-  await new Promise((resolve) => srv.close(resolve))
-  return port
+  await bundleLikeWrangler(join(root, 'tests/workerd/worker.mjs'), join(dir, 'worker.js'))
+  await writeFile(join(dir, 'config.capnp'), singleWorkerConfig())
 }
 
 test('J-1 J-5 workerd (workerd condition, wasm handed in as a Module) compacts a POSTed transcript to the golden bytes', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'cc-workerd-'))
-  const port = await freePort()
-  let log = ''
-  let child
+  let w
   try {
     await bundleWorker(dir)
     const bundle = await readFile(join(dir, 'worker.js'), 'utf8')
     assert.match(bundle, /initSync\(\{ module: /, 'the workerd entry (and its initSync) is in the bundle')
-    child = spawn(bin('workerd'), ['serve', join(dir, 'config.capnp'), '--socket-addr', `http=127.0.0.1:${port}`], { cwd: dir })
-    child.stdout.on('data', (d) => { log += d })
-    child.stderr.on('data', (d) => { log += d })
-    const url = `http://127.0.0.1:${port}/`
-    let hello
-    for (let i = 0; i < 150 && hello === undefined; i++) {
-      try { hello = await (await fetch(url)).text() } catch { await new Promise((r) => setTimeout(r, 100)) }
-      assert.equal(child.exitCode, null, `workerd exited early:\n${log}`)
-    }
-    assert.equal(hello, `context-compactor ${api.version()}\n`, `workerd answered GET:\n${log}`)
+    w = await startWorkerd(dir)
+    const url = `${w.url}/`
+    const hello = await (await fetch(url)).text()
+    assert.equal(hello, `context-compactor ${api.version()}\n`, `workerd answered GET:\n${w.log()}`)
     const res = await fetch(url, { method: 'POST', body: golden, headers: { 'content-type': 'application/json' } })
     const text = await res.text()
     assert.equal(res.status, 200, text)
@@ -112,11 +76,7 @@ test('J-1 J-5 workerd (workerd condition, wasm handed in as a Module) compacts a
     assert.equal(bad.status, 400)
     assert.equal(typeof (await bad.json()).error.code, 'string', 'errors carry a code across the worker')
   } finally {
-    if (child && child.exitCode === null) {
-      const exited = new Promise((resolve) => child.once('exit', resolve))
-      child.kill('SIGTERM')
-      await exited
-    }
+    await w?.stop()
     await rm(dir, { recursive: true, force: true })
   }
 })

@@ -1,37 +1,19 @@
 // I-5, W-5, W-8, M-1..M-4: indexedDbStore / indexedDbMemory pass the store contract
 // (tests/stores/contract.mjs) on IndexedDB in headless Chromium (playwright-core,
 // /usr/bin/chromium); the restart phase runs after a page reload.
-import { test, before, after } from 'node:test'
-import { existsSync } from 'node:fs'
-import { chromium } from 'playwright-core'
-import { startServer } from '../../scripts/serve.mjs'
+import { test } from 'node:test'
 import { reportContract } from '../stores/report.mjs'
+import { useChromium } from './launch.mjs'
 
-const executablePath = process.env.CHROMIUM ?? '/usr/bin/chromium'
-const skip = existsSync(executablePath) ? false : `no Chromium at ${executablePath}`
-if (skip && process.env.CI === 'true') throw new Error(`${skip} (required under CI)`)
-
-let browser, server, base
-before(async () => {
-  if (skip) return
-  ;({ server, url: base } = await startServer({ port: 0 }))
-  browser = await chromium.launch({
-    executablePath,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync', '--no-first-run'],
-  })
-})
-after(async () => {
-  await browser?.close()
-  server?.close()
-})
+const chrome = useChromium()
+const { skip } = chrome
 
 test('I-5 W-5 W-8 M-4 IndexedDB store contract in Chromium, then a reloaded page reads back the same session and recall', { skip }, async (t) => {
-  const context = await browser.newContext()
+  const context = await chrome.browser.newContext()
   const page = await context.newPage()
   const errors = []
   page.on('pageerror', (e) => errors.push(e))
-  await page.goto(`${base}/tests/stores/index.html`)
+  await page.goto(`${chrome.base}/tests/stores/index.html`)
   await page.waitForSelector('body[data-ready="true"]', { state: 'attached' })
   const first = await page.evaluate(() => window.runStoresContract('first', null))
   await reportContract(t, first, 12)

@@ -6,16 +6,13 @@
 //   - examples/browser-chat/ in Chromium: the chat UI over IndexedDB, compaction, recall
 //     through the tool, and a page reload showing the same conversation.
 // The model is tests/stores/fake-model.mjs (deterministic; no LLM in tests).
-import { test, before, after } from 'node:test'
+import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { existsSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { chromium } from 'playwright-core'
-import { startServer } from '../../scripts/serve.mjs'
 import { answer } from '../stores/fake-model.mjs'
-import { bundleWorker, root, startWorkerd } from '../stores/workerd.mjs'
+import { bundleWorker, root, startWorkerd, useChromium } from './launch.mjs'
 
 const WORDS = ['walrus', 'pelican', 'zeppelin', 'quasar', 'marmot', 'glacier', 'tundra']
 const turn = (i) => `turn ${i}: the ${WORDS[i]} code is ${WORDS[i].toUpperCase()}-${i * 7}. ${'context '.repeat(150)}`
@@ -96,26 +93,11 @@ test('I-5 W-5 W-8 M-2 the Workers chat example: a Durable Object per session, co
   }
 })
 
-const executablePath = process.env.CHROMIUM ?? '/usr/bin/chromium'
-const skip = existsSync(executablePath) ? false : `no Chromium at ${executablePath}`
-if (skip && process.env.CI === 'true') throw new Error(`${skip} (required under CI)`)
-let browser, server, base
-before(async () => {
-  if (skip) return
-  ;({ server, url: base } = await startServer({ port: 0 }))
-  browser = await chromium.launch({
-    executablePath,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync', '--no-first-run'],
-  })
-})
-after(async () => {
-  await browser?.close()
-  server?.close()
-})
+const chrome = useChromium()
+const { skip } = chrome
 
 test('I-5 W-8 M-2 the browser chat example: IndexedDB session, compaction before the model call, recall as a tool, the same chat after a reload', { skip }, async () => {
-  const context = await browser.newContext()
+  const context = await chrome.browser.newContext()
   const page = await context.newPage()
   const errors = []
   page.on('pageerror', (e) => errors.push(e))
@@ -126,7 +108,7 @@ test('I-5 W-8 M-2 the browser chat example: IndexedDB session, compaction before
     bodies.push(body)
     await route.fulfill({ contentType: 'application/json', body: JSON.stringify(answer(body)) })
   })
-  await page.goto(`${base}/examples/browser-chat/?window=3000`)
+  await page.goto(`${chrome.base}/examples/browser-chat/?window=3000`)
   await page.waitForSelector('body[data-ready="true"]', { state: 'attached' })
   const send = async (text) => {
     const n = Number(await page.evaluate(() => document.body.dataset.turns ?? 0))

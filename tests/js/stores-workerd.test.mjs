@@ -7,7 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { reportContract } from '../stores/report.mjs'
-import { bundleWorker, root, startWorkerd } from '../stores/workerd.mjs'
+import { bundleWorker, root, startWorkerd } from './launch.mjs'
 
 test('I-5 W-5 W-8 M-4 Durable Object store contract in workerd, then a restarted workerd reads back the same session and recall', async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'cc-do-'))

@@ -4,44 +4,19 @@
 // the final transcript is valid. Runs the real workerd binary (npm package `workerd`).
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { spawn } from 'node:child_process'
 import { copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
-import * as esbuild from 'esbuild'
 import { ContextCompactor } from 'context-compactor'
-
-const root = fileURLToPath(new URL('../../', import.meta.url))
-
-async function freePort() {
-  const srv = createServer()
-  await new Promise((resolve) => srv.listen(0, '127.0.0.1', resolve))
-  const { port } = srv.address()
-  await new Promise((resolve) => srv.close(resolve))
-  return port
-}
+import { bundleLikeWrangler, root, startWorkerd, workerValue } from './launch.mjs'
 
 async function build(dir) {
-  await esbuild.build({
-    entryPoints: [join(root, 'tests/workerd/session-worker.mjs')], bundle: true, format: 'esm', platform: 'neutral',
-    conditions: ['workerd', 'worker', 'browser'], outfile: join(dir, 'worker.js'), logLevel: 'error',
-    plugins: [{ name: 'wasm-module', setup(b) { b.onResolve({ filter: /\.wasm$/ }, () => ({ path: 'context_compactor_bg.wasm', external: true })) } }],
-  })
-  await copyFile(join(root, 'pkg/web/context_compactor_bg.wasm'), join(dir, 'context_compactor_bg.wasm'))
+  await bundleLikeWrangler(join(root, 'tests/workerd/session-worker.mjs'), join(dir, 'worker.js'))
   await copyFile(join(root, 'tests/workerd/session-store.mjs'), join(dir, 'store.js'))
-  const worker = (name) => `(
-  modules = [
-    (name = "worker.js", esModule = embed "worker.js"),
-    (name = "context_compactor_bg.wasm", wasm = embed "context_compactor_bg.wasm"),
-  ],
-  compatibilityDate = "2025-01-01",
-  bindings = [
+  const worker = (name) => workerValue(`
     (name = "STORE", durableObjectNamespace = (className = "SessionStore", serviceName = "store")),
     (name = "NAME", text = "${name}"),
-  ],
-)`
+  `)
   await writeFile(join(dir, 'config.capnp'), `using Workerd = import "/workerd/workerd.capnp";
 const config :Workerd.Config = (
   services = [(name = "a", worker = .workerA), (name = "b", worker = .workerB), (name = "store", worker = .store)],
@@ -63,27 +38,16 @@ const workerB :Workerd.Worker = ${worker('b')};
 
 test('W-5 (issue 14): two workerd workers over one Durable Object: no row lost in any interleaving', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'cc-workerd-do-'))
-  const [pa, pb] = [await freePort(), await freePort()]
-  let log = ''
-  let child
+  let wd
   try {
     await build(dir)
-    child = spawn(join(root, 'node_modules', '.bin', 'workerd'), ['serve', join(dir, 'config.capnp'), '--experimental', '--socket-addr', `http-a=127.0.0.1:${pa}`, '--socket-addr', `http-b=127.0.0.1:${pb}`], { cwd: dir })
-    child.stdout.on('data', (d) => { log += d })
-    child.stderr.on('data', (d) => { log += d })
-    const urls = [`http://127.0.0.1:${pa}`, `http://127.0.0.1:${pb}`]
-    for (const u of urls) {
-      let hello
-      for (let i = 0; i < 150 && hello === undefined; i++) {
-        try { hello = await (await fetch(u)).text() } catch { await new Promise((r) => setTimeout(r, 100)) }
-        assert.equal(child.exitCode, null, `workerd exited early:\n${log}`)
-      }
-      assert.match(hello ?? '', /^worker [ab]\n$/, log)
-    }
+    wd = await startWorkerd(dir, { sockets: ['http-a', 'http-b'], experimental: true })
+    const { urls } = wd
+    for (const u of urls) assert.match(await (await fetch(u)).text(), /^worker [ab]\n$/, wd.log())
     const call = async (w, path) => {
       const res = await fetch(urls[w] + path)
       const body = await res.json()
-      if (res.status !== 200 && body.error?.code !== 'stale_revision') throw new Error(`${path}: ${JSON.stringify(body)}\n${log}`)
+      if (res.status !== 200 && body.error?.code !== 'stale_revision') throw new Error(`${path}: ${JSON.stringify(body)}\n${wd.log()}`)
       return body
     }
     const appended = []
@@ -122,11 +86,7 @@ test('W-5 (issue 14): two workerd workers over one Durable Object: no row lost i
     assert.equal(rec.state.revision, rec.revision)
     assert.ok(rec.revision >= appended.length, 'every write advanced the revision')
   } finally {
-    if (child && child.exitCode === null) {
-      const exited = new Promise((resolve) => child.once('exit', resolve))
-      child.kill('SIGTERM')
-      await exited
-    }
+    await wd?.stop()
     await rm(dir, { recursive: true, force: true })
   }
 })
