@@ -442,13 +442,13 @@ fn long_chat(turns: usize) -> Vec<R> {
 }
 
 /// The window of the N-4 test: small enough that some profile's rewrite is still over it
-/// (at 1,500 tokens every profile now fits: the handoff's floor alone on a short fold).
-const WINDOW: u64 = 1_000;
+/// (at 1,500 and 1,000 tokens every profile now fits: the handoff makes room for the floor).
+const WINDOW: u64 = 800;
 
 #[test]
 fn n4_over_window_after_the_rewrite_is_a_typed_warning_and_a_field_in_every_profile() {
     // issue 12 item 7: a 60-turn chat at a 1,500-token window in Kerkov came back
-    // "compacted" at about 3,000 tokens with no word (now at 1,000 tokens)
+    // "compacted" at about 3,000 tokens with no word (now at 800 tokens)
     let mut warned = 0;
     for format in FORMATS {
         for profile in ["kerkov", "meerkat", "default"] {
@@ -456,8 +456,9 @@ fn n4_over_window_after_the_rewrite_is_a_typed_warning_and_a_field_in_every_prof
             let o = run(format, &doc, opts(profile, WINDOW), SessionState::default(), false);
             let what = format!("{} {profile}", format.name());
             if o.status == "cannot_fit" {
-                // then the floor really is over the budget
-                assert!(o.decision.floor.total_tokens >= o.decision.floor.budget_tokens, "{what}");
+                // then the floor really is over the budget (the trigger's, or with the
+                // summary's user text, over the window)
+                assert!(o.decision.floor.total_tokens >= o.decision.floor.budget_tokens || o.reason.contains("the summary's user text"), "{what}: {}", o.reason);
                 continue;
             }
             assert_eq!(o.status, "compacted", "{what}: {}", o.reason);
