@@ -57,8 +57,9 @@ pub fn first_and_newest(messages: &[Message]) -> (Option<usize>, Option<usize>) 
 /// `rows` (source offset, message), in transcript order.
 ///
 /// Blocks are placed newest first, in tiers:
-/// 1. the first task (`first_task`) and the newest request (`newest`): quoted whole
-///    (`User request (verbatim): <text>`), always, outside any budget;
+/// 1. the first task (`first_task`), the newest request (`newest`) and the newest folded
+///    row's text: quoted whole (`User request (verbatim): <text>`), always, outside any
+///    budget;
 /// 2. others quoted whole while the quotes stay within `budget_bytes` UTF-8 bytes;
 /// 3. then clipped while the clipped lines stay within another `budget_bytes`:
 ///    `User text (clipped; whole in memory, message <id>, offset <n>): <head> [+<k>
@@ -91,8 +92,10 @@ pub fn user_text_floor(rows: &[(usize, &Message)], first_task: Option<usize>, ne
         }
     }
     let (mut whole_used, mut clip_used) = (0usize, 0usize);
+    // the newest folded request is quoted whole too (issue 13: newest request verbatim)
+    let newest_folded = blocks.last().map(|b| b.0);
     for b in blocks.iter_mut().rev() {
-        let protected = Some(b.0) == first_task || Some(b.0) == newest;
+        let protected = Some(b.0) == first_task || Some(b.0) == newest || Some(b.0) == newest_folded;
         let clip_cost = CLIPPED_PREFIX.len() + b.1.len() + CLIP_HEAD_BYTES + 48;
         if protected {
             b.3 = 1;
