@@ -470,7 +470,7 @@ fn n4_over_window_after_the_rewrite_is_a_typed_warning_and_a_field_in_every_prof
                 continue;
             };
             warned += 1;
-            assert!(ow.tokens >= o.after.estimated_tokens && ow.tokens > ow.threshold_tokens, "{what}: {ow:?}");
+            assert!(ow.tokens >= o.after.estimated_tokens && ow.tokens >= ow.threshold_tokens, "{what}: {ow:?}");
             assert_eq!(ow.context_window, WINDOW);
             let over = if ow.limit == "context_window" { ow.tokens - WINDOW } else { ow.tokens - ow.threshold_tokens };
             assert_eq!(ow.by, over, "{what}");
