@@ -57,9 +57,8 @@ pub fn first_and_newest(messages: &[Message]) -> (Option<usize>, Option<usize>) 
 /// `rows` (source offset, message), in transcript order.
 ///
 /// Blocks are placed newest first, in tiers:
-/// 1. the first task (`first_task`), the newest request (`newest`) and the newest folded
-///    row's text: quoted whole (`User request (verbatim): <text>`), always, outside any
-///    budget;
+/// 1. the first task (`first_task`) and the newest request (`newest`): quoted whole
+///    (`User request (verbatim): <text>`), always, outside any budget;
 /// 2. others quoted whole while the quotes stay within `budget_bytes` UTF-8 bytes;
 /// 3. then clipped while the clipped lines stay within another `budget_bytes`:
 ///    `User text (clipped; whole in memory, message <id>, offset <n>): <head> [+<k>
@@ -92,10 +91,8 @@ pub fn user_text_floor(rows: &[(usize, &Message)], first_task: Option<usize>, ne
         }
     }
     let (mut whole_used, mut clip_used) = (0usize, 0usize);
-    // the newest folded request is quoted whole too (issue 13: newest request verbatim)
-    let newest_folded = blocks.last().map(|b| b.0);
     for b in blocks.iter_mut().rev() {
-        let protected = Some(b.0) == first_task || Some(b.0) == newest || Some(b.0) == newest_folded;
+        let protected = Some(b.0) == first_task || Some(b.0) == newest;
         let clip_cost = CLIPPED_PREFIX.len() + b.1.len() + CLIP_HEAD_BYTES + 48;
         if protected {
             b.3 = 1;
@@ -184,13 +181,13 @@ pub fn user_text_floor(rows: &[(usize, &Message)], first_task: Option<usize>, ne
 /// keeps clipped text: `projectMemory: false`) every folded user text block counts
 /// whole instead (de-duplicated). The newest request is left out: the trigger's floor
 /// (C-8) counts it. A lower bound of the summary, used to say `cannot_fit` truly. Also
-/// returns the number of constraint sentences counted.
+/// returns the number of constraint sentences counted and their UTF-8 bytes.
 ///
 /// Time: linear in the folded text.
-pub fn required_bytes(rows: &[(usize, &Message)], first_task: Option<usize>, newest: Option<usize>, all_text: bool) -> (usize, usize) {
+pub fn required_bytes(rows: &[(usize, &Message)], first_task: Option<usize>, newest: Option<usize>, all_text: bool) -> (usize, usize, usize) {
     let mut texts: std::collections::HashSet<&str> = std::collections::HashSet::new();
     let mut sentences: std::collections::HashSet<&str> = std::collections::HashSet::new();
-    let mut bytes = 0usize;
+    let (mut bytes, mut sentence_bytes) = (0usize, 0usize);
     for (o, m) in rows {
         if Some(*o) == newest {
             continue;
@@ -211,12 +208,12 @@ pub fn required_bytes(rows: &[(usize, &Message)], first_task: Option<usize>, new
             }
             for s in constraint_sentences(t) {
                 if sentences.insert(s) {
-                    bytes = bytes.saturating_add(s.len() + 1);
+                    sentence_bytes = sentence_bytes.saturating_add(s.len() + 1);
                 }
             }
         }
     }
-    (bytes, sentences.len())
+    (bytes.saturating_add(sentence_bytes), sentences.len(), sentence_bytes)
 }
 
 /// Placeholders named one by one; older ones are counted (see [`user_text_floor`]).

@@ -63,7 +63,7 @@ impl Job {
     /// UTF-8 bytes of folded user text quoted whole beyond the first task and the newest
     /// request (N-1): half the summary budget, at most a sixteenth of the context window (each of
     /// the whole and the clipped quotes), less what the floor carries anyway
-    /// ([`Job::summary_floor`]: constraint sentences, the first task). With memory projection off (M-1) no records
+    /// ([`Job::summary_floor`]: the constraint sentences, at most half). With memory projection off (M-1) no records
     /// keep clipped text whole, so every folded user text block is quoted whole
     /// (`usize::MAX`; the engine answers `cannot_fit` when that floor is over the window).
     pub(super) fn user_floor_budget(&self) -> usize {
@@ -71,8 +71,9 @@ impl Job {
             return usize::MAX;
         }
         let window = usize::try_from(self.config.context_window.saturating_mul(self.config.bytes_per_token) / 16).unwrap_or(usize::MAX);
-        // less the constraint sentences and first task the floor carries anyway
-        (self.summary_bytes() / 2).min(window).saturating_sub(self.summary_floor.0)
+        // less the constraint sentences the floor carries anyway (at most half of it)
+        let base = (self.summary_bytes() / 2).min(window);
+        base.saturating_sub(self.summary_floor.2.min(base / 2))
     }
 
     pub(super) fn build_rows(&mut self, sel: &Selection, msgs: &[Message], narrative: String, source: SummarySource) -> Result<()> {

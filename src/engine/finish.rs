@@ -245,7 +245,7 @@ impl Job {
             return None;
         }
         let fl = self.decision.as_ref().map(|d| d.floor.clone()).unwrap_or_default();
-        let (bytes, sentences) = self.summary_floor;
+        let (bytes, sentences, _) = self.summary_floor;
         let user = crate::measure::text_tokens(bytes, &self.config, cal);
         let total = user.saturating_add(fl.total_tokens);
         if total <= window {

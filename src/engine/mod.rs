@@ -102,8 +102,9 @@ pub struct Job {
     /// Ids of the source rows, gathered at the first summary (new ids avoid them, issue 14).
     taken_ids: std::collections::BTreeSet<String>,
     /// The user text the new summary must carry verbatim (N-1, S-9, N-5;
-    /// [`crate::nothing_lost::required_bytes`]): UTF-8 bytes and constraint sentences.
-    summary_floor: (usize, usize),
+    /// [`crate::nothing_lost::required_bytes`]): UTF-8 bytes, constraint sentences and
+    /// their UTF-8 bytes.
+    summary_floor: (usize, usize, usize),
 }
 
 impl Job {
@@ -137,7 +138,7 @@ impl Job {
             clearing: None,
             clear_only: false,
             taken_ids: std::collections::BTreeSet::new(),
-            summary_floor: (0, 0),
+            summary_floor: (0, 0, 0),
         }
     }
 
