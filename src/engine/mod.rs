@@ -101,6 +101,10 @@ pub struct Job {
     clear_only: bool,
     /// Ids of the source rows, gathered at the first summary (new ids avoid them, issue 14).
     taken_ids: std::collections::BTreeSet<String>,
+    /// The user text the new summary must carry verbatim (N-1, S-9, N-5;
+    /// [`crate::nothing_lost::required_bytes`]): UTF-8 bytes, constraint sentences and
+    /// their UTF-8 bytes.
+    summary_floor: (usize, usize, usize),
 }
 
 impl Job {
@@ -134,6 +138,7 @@ impl Job {
             clearing: None,
             clear_only: false,
             taken_ids: std::collections::BTreeSet::new(),
+            summary_floor: (0, 0, 0),
         }
     }
 
