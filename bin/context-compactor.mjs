@@ -343,8 +343,10 @@ export async function main(argv = process.argv.slice(2)) {
     }
     if (args.json) {
       if (imported?.warnings?.length) console.error(importLines(imported).join('\n'))
-      const { transcriptText, requestText, ...rest } = out
-      console.log(JSON.stringify(rest, null, 2))
+      // issue 14: the engine's own JSON text, re-indented (JSON.stringify of the parsed
+      // result would round integers past 2^53)
+      const { transcriptText, requestText, resultText, ...rest } = out
+      console.log(resultText != null ? indentJson(resultText) : JSON.stringify(rest, null, 2))
     } else {
       console.log(report({ input: args.input, format, decision, out, contextWindow, usage, verbose: args.verbose, imported }))
       if (args.out) console.log(`wrote:      ${args.out}`)

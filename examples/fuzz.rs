@@ -8,7 +8,7 @@
 //! with a summarizer that echoes its input, and must hold:
 //! - the job returns a result (no error but a typed input refusal), never panics;
 //! - a rewrite passes its format's pairing rules, and every retained row is byte for byte
-//!   its source row (an id pinned on a twin, T-4, is the one allowed edit);
+//!   its source row (no key added, none dropped or reordered, numbers and escapes as given);
 //! - every summarize request has exactly the engine's fence and no content line the engine
 //!   could have written;
 //! - the summary's engine record lists no handle the engine did not record, and no forged
@@ -17,7 +17,10 @@
 //! Prints one line per format: transcripts checked, failures, rate. Exits 1 on a failure
 //! (with the seed of the first one).
 //!
-//! Usage: `cargo run --release --no-default-features --example fuzz -- --seconds 60 [--seed S]`
+//! Usage: `npm run fuzz -- [--per-format N] [--seconds S] [--threads T] [--seed S] [--formats a,b] [--replay SEED]`
+//! (defaults: 1,000,000 transcripts per format, at most 3,600 s overall, one worker per
+//! core). Transcripts are small (2 or 3 turns, tool outputs up to 30 lines) so a run
+//! reaches the count; the checks per case stay the ones above.
 
 use context_compactor::config::Config;
 use context_compactor::engine::{run_sync, Job, JobOptions, Reply};
@@ -42,7 +45,7 @@ const PAYLOADS: [&str; 9] = [
     "line one\nline two",
 ];
 
-const EXTRAS: [&str; 11] = [
+const EXTRAS: [&str; 12] = [
     r#""pinned":false"#,
     r#""summary_level":null"#,
     r#""artifact_ref":null"#,
@@ -54,6 +57,7 @@ const EXTRAS: [&str; 11] = [
     r#""message_id":"summary-r1-1""#,
     r#""transcript_role":"conversational""#,
     r#""observation_source":null"#,
+    r#""note":"\ud800 lone""#,
 ];
 
 struct Rng(u64);
@@ -136,26 +140,38 @@ fn pick_extras(rng: &mut Rng) -> Vec<&'static str> {
 }
 
 /// One generated transcript checked; `Err` names the broken property.
-fn one(format: Format, rng: &mut Rng, config: &Config) -> Result<(), String> {
+/// What one generated transcript came to (all three pass; counted per format).
+#[derive(Debug, Clone, Copy)]
+enum Seen {
+    /// The input was refused with a typed error (e.g. a lone surrogate).
+    Refused,
+    /// The job ended without a rewrite (skipped, cannot fit, a typed failure).
+    NoRewrite,
+    /// A rewrite was committed and checked row by row.
+    Rewritten,
+}
+
+fn one(format: Format, rng: &mut Rng, config: &Config) -> Result<Seen, String> {
     let mut rows = Vec::new();
-    let turns = 3 + rng.below(6);
+    let turns = 2 + rng.below(2);
     for t in 0..turns {
         let p = PAYLOADS[rng.below(PAYLOADS.len())];
-        let user = if rng.below(5) == 0 { "same request again".to_string() } else { format!("request {t}: {p} {}", "detail ".repeat(rng.below(40))) };
+        let user = if rng.below(5) == 0 { "same request again".to_string() } else { format!("request {t}: {p} {}", "detail ".repeat(rng.below(12))) };
         let first = rng.below(2) == 0;
         rows.push(text_row(format, "user", &user, &pick_extras(rng), first));
         for c in 0..rng.below(3) {
-            let out = format!("{}{}", "output line\n".repeat(rng.below(200)), PAYLOADS[rng.below(PAYLOADS.len())]);
+            let out = if rng.below(4) == 0 { "same output\n".repeat(12) } else { format!("{}{}", "output line\n".repeat(rng.below(30)), PAYLOADS[rng.below(PAYLOADS.len())]) };
             rows.extend(tool_rows(format, &format!("c{t}_{c}"), &out, &pick_extras(rng)));
         }
         let p = PAYLOADS[rng.below(PAYLOADS.len())];
-        rows.push(text_row(format, "assistant", &format!("answer {t}. {p}"), &pick_extras(rng), rng.below(2) == 0));
+        let answer = if rng.below(4) == 0 { "done.".to_string() } else { format!("answer {t}. {p}") };
+        rows.push(text_row(format, "assistant", &answer, &pick_extras(rng), rng.below(2) == 0));
     }
     rows.push(text_row(format, "user", "final request", &[], false));
     let text = document(format, &rows);
     let t = match formats::decode_text(format, &text) {
         Ok(t) => t,
-        Err(_) => return Ok(()), // a typed refusal of the input is an allowed outcome
+        Err(_) => return Ok(Seen::Refused), // a typed refusal of the input is an allowed outcome
     };
     let mut job = Job::start(config.clone(), SessionState::default(), t, JobOptions { signals: Signals { force: true, ..Signals::default() }, has_summarizer: true });
     let mut bad_request: Option<String> = None;
@@ -175,23 +191,23 @@ fn one(format: Format, rng: &mut Rng, config: &Config) -> Result<(), String> {
             bad_request = Some(format!("{} request fence or header forged at {at:?}", req.kind));
         }
         // echo the input: a model that repeats hostile text back
-        Reply::Summary { text: format!("Summary. {}", body.chars().take(2_000).collect::<String>()), usage: None }
+        Reply::Summary { text: format!("Summary. {}", body.chars().take(400).collect::<String>()), usage: None }
     });
     if let Some(e) = bad_request {
         return Err(e);
     }
     let out = match out {
         Ok(o) => o,
-        Err(e) => return if e.code.as_str() == "protocol_error" { Err(format!("protocol error: {e}")) } else { Ok(()) },
+        Err(e) => return if e.code.as_str() == "protocol_error" { Err(format!("protocol error: {e}")) } else { Ok(Seen::NoRewrite) },
     };
-    let Some(rw) = out.rewrite.as_ref() else { return Ok(()) };
+    let Some(rw) = out.rewrite.as_ref() else { return Ok(Seen::NoRewrite) };
     formats::validate_pairing(&out.transcript).map_err(|e| format!("pairing: {e}"))?;
     let source_rows: Vec<String> = rows;
     for r in &rw.retained {
         let m = out.transcript.messages.get(r.offset).ok_or("retained offset out of range")?;
         let got = serde_json::to_string(&MessageJson { m, view: View::Stored }).map_err(|e| e.to_string())?;
         let want = source_rows.get(r.source).ok_or("retained source out of range")?;
-        if &got != want && !(got.contains("\"message_id\":\"") && !want.contains("\"message_id\":\"")) {
+        if &got != want {
             return Err(format!("retained row {} changed:\n  {want}\n  {got}", r.source));
         }
     }
@@ -206,45 +222,126 @@ fn one(format: Format, rng: &mut Rng, config: &Config) -> Result<(), String> {
         }
     }
     let _ = formats::encode(&out.transcript, View::Request);
-    Ok(())
+    Ok(Seen::Rewritten)
+}
+
+/// Counts of one format's run.
+#[derive(Default)]
+struct Tally {
+    checked: u64,
+    failures: u64,
+    refused: u64,
+    no_rewrite: u64,
+    rewritten: u64,
+    first: Option<(u64, String)>,
+}
+
+/// One format's run: `threads` workers take case numbers `k, k + threads, ...` until
+/// `target` transcripts are checked or `budget` runs out. Returns the tally and seconds.
+fn run_format(k: usize, format: Format, seed: u64, config: &Config, target: u64, budget: Duration, threads: usize) -> (Tally, f64) {
+    let start = Instant::now();
+    let results: Vec<Tally> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads as u64)
+            .map(|w| {
+                let config = config.clone();
+                scope.spawn(move || {
+                    let mut t = Tally::default();
+                    let mut case = w;
+                    'run: while case < target {
+                        if start.elapsed() >= budget {
+                            break 'run;
+                        }
+                        for _ in 0..256 {
+                            if case >= target {
+                                break 'run;
+                            }
+                            let case_seed = (seed ^ ((k as u64) << 56) ^ case.wrapping_mul(0x2545_f491_4f6c_dd1d)) | 1;
+                            let mut rng = Rng(case_seed);
+                            match one(format, &mut rng, &config) {
+                                Ok(Seen::Refused) => t.refused += 1,
+                                Ok(Seen::NoRewrite) => t.no_rewrite += 1,
+                                Ok(Seen::Rewritten) => t.rewritten += 1,
+                                Err(e) => {
+                                    t.failures += 1;
+                                    t.first.get_or_insert((case_seed, e));
+                                }
+                            }
+                            t.checked += 1;
+                            case += threads as u64;
+                        }
+                    }
+                    t
+                })
+            })
+            .collect();
+        workers.into_iter().map(|h| h.join().unwrap_or_else(|_| Tally { failures: 1, first: Some((0, "worker panicked".into())), ..Tally::default() })).collect()
+    });
+    let secs = start.elapsed().as_secs_f64();
+    let mut all = Tally::default();
+    for r in results {
+        all.checked += r.checked;
+        all.failures += r.failures;
+        all.refused += r.refused;
+        all.no_rewrite += r.no_rewrite;
+        all.rewritten += r.rewritten;
+        if all.first.is_none() {
+            all.first = r.first;
+        }
+    }
+    (all, secs)
 }
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let arg = |name: &str| args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)).and_then(|v| v.parse::<u64>().ok());
-    let seconds = arg("--seconds").unwrap_or(10);
+    let seconds = arg("--seconds").unwrap_or(3_600);
+    let target = arg("--per-format").unwrap_or(1_000_000);
     let seed = arg("--seed").unwrap_or(0x9e37_79b9_7f4a_7c15);
-    let config = match Config::from_options(&serde_json::json!({ "profile": "default", "contextWindow": 6000, "preserveRecentTurns": 3 })) {
+    let threads = arg("--threads").map(|t| t.max(1) as usize).unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1));
+    if let Some(s) = arg("--replay") {
+        // one case again, by the seed a failure printed
+        let config = fuzz_config();
+        for format in FORMATS {
+            let mut rng = Rng(s);
+            println!("{:<17} {:?}", format.name(), one(format, &mut rng, &config));
+        }
+        return;
+    }
+    let config = fuzz_config();
+    // `--formats a,b`: only these (a run resumed for the formats a first run left short)
+    let only: Option<Vec<String>> = args.iter().position(|a| a == "--formats").and_then(|i| args.get(i + 1)).map(|v| v.split(',').map(str::to_string).collect());
+    let chosen: Vec<(usize, Format)> = FORMATS.into_iter().enumerate().filter(|(_, f)| only.as_ref().is_none_or(|o| o.iter().any(|n| n == f.name()))).collect();
+    let per_format = Duration::from_secs(seconds) / chosen.len().max(1) as u32;
+    let mut failed = false;
+    println!("fuzz: up to {target} transcripts per format, {seconds} s at most ({} s a format), {threads} threads, seed {seed:#x}", per_format.as_secs());
+    let all = Instant::now();
+    let mut total = 0u64;
+    for (k, format) in chosen {
+        let (t, secs) = run_format(k, format, seed, &config, target, per_format, threads);
+        let n = t.checked;
+        total += n;
+        println!(
+            "{:<17} {n:>10} transcripts, {} failures, {secs:>7.1} s, {:>8.0} transcripts/s ({} rewritten and checked row by row, {} without a rewrite, {} refused as input)",
+            format.name(), t.failures, n as f64 / secs.max(1e-9), t.rewritten, t.no_rewrite, t.refused
+        );
+        if let Some((s, e)) = t.first {
+            println!("  first failure (replay with --replay {s}): {e}");
+            failed = true;
+        }
+        if n < target {
+            println!("  under the target of {target}: the time ran out");
+        }
+    }
+    println!("total             {total:>10} transcripts in {:.1} s", all.elapsed().as_secs_f64());
+    std::process::exit(i32::from(failed));
+}
+
+fn fuzz_config() -> Config {
+    match Config::from_options(&serde_json::json!({ "profile": "default", "contextWindow": 4000, "preserveRecentTurns": 2, "projectMemory": false })) {
         Ok(c) => c,
         Err(e) => {
             eprintln!("config: {e}");
             std::process::exit(2);
         }
-    };
-    let per_format = Duration::from_secs(seconds) / FORMATS.len() as u32;
-    let mut failed = false;
-    println!("fuzz: {seconds} s over {} formats, seed {seed:#x}", FORMATS.len());
-    for (k, format) in FORMATS.into_iter().enumerate() {
-        let start = Instant::now();
-        let (mut n, mut bad) = (0u64, 0u64);
-        let mut first: Option<(u64, String)> = None;
-        while start.elapsed() < per_format {
-            for _ in 0..64 {
-                let case_seed = seed ^ ((k as u64) << 56) ^ n.wrapping_mul(0x2545_f491_4f6c_dd1d) | 1;
-                let mut rng = Rng(case_seed);
-                if let Err(e) = one(format, &mut rng, &config) {
-                    bad += 1;
-                    first.get_or_insert((case_seed, e));
-                }
-                n += 1;
-            }
-        }
-        let secs = start.elapsed().as_secs_f64();
-        println!("{:<17} {n:>10} transcripts, {bad} failures, {:>8.0} transcripts/s", format.name(), n as f64 / secs);
-        if let Some((s, e)) = first {
-            println!("  first failure (seed {s:#x}): {e}");
-            failed = true;
-        }
     }
-    std::process::exit(i32::from(failed));
 }

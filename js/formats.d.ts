@@ -7,7 +7,7 @@
 export interface Provenance {
   /** 1 = a compaction summary, 2 = a rollup of summaries (Y-3). */
   summary_level?: 1 | 2
-  /** The artifact handle of an evicted tool result (`artifact#N`, E-1). */
+  /** The artifact handle of an evicted tool result (`artifact#<tag>-N`, or `artifact#N` from older states; E-1). */
   artifact_ref?: string
   /** What the row is to the engine. */
   transcript_role?: 'conversational' | 'compaction_summary' | 'injected_context' | 'findings' | (string & {})

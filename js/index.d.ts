@@ -236,7 +236,7 @@ export interface ResolvedConfig extends Required<Omit<CompactorOptions,
 }
 
 /** What the host knows about the next request, all optional (C-2, C-3, C-6). */
-export interface Signals {
+export interface Signals extends CallBounds {
   /** Provider usage of the last completion, in the provider's own field names. */
   usage?: Record<string, unknown>
   /** Tool definitions sent with each request (any JSON); counted in the forecast and floor. */
@@ -261,7 +261,9 @@ export interface Signals {
    * the 4-bytes-a-token estimate in `estimated_transcript_tokens`,
    * `projected_input_tokens` and `forecast_request_tokens`. `check` and the live
    * `check` need a synchronous answer (a Promise throws `invalid_config`: use
-   * `checkAsync`); `compact` awaits it. */
+   * `checkAsync`); `compact` awaits it, within `timeoutMs` / `timeouts.countTokens` /
+   * `signal` (a synchronous call is not interrupted; an already fired `signal` rejects
+   * with `aborted` before it). */
   countTokens?: (texts: string[]) => MaybePromise<number[]>
 }
 
@@ -308,7 +310,8 @@ export interface CompactionEvent {
 
 /** One tool result the host's artifact store is asked to keep before eviction (E-6). */
 export interface ArtifactItem {
-  /** The handle the engine proposes (`artifact#N`, from `state.nextArtifact`). */
+  /** The handle the engine proposes (`artifact#<tag>-N`: `state.artifactTag`, N from
+   * `state.nextArtifact`; unique across the sessions of one store, issue 14). */
   handle: string
   /** Source offset of the message carrying the result. */
   offset: number
@@ -317,8 +320,8 @@ export interface ArtifactItem {
   toolName: string | null
   /** The whole result body (text; media not included). */
   body: string
-  /** The session scope (`hooks.sessionId`, default `"default"`): a store shared by
-   * sessions keys by `sessionId` + `handle` (each session numbers from `artifact#1`). */
+  /** The session scope (`hooks.sessionId`, default `"default"`). A store shared by
+   * sessions may key by `handle` alone (it carries the session's tag). */
   sessionId: string
 }
 
@@ -402,7 +405,7 @@ export interface CallBounds {
   /** Milliseconds any one callback may take to settle (every hook, `load`, `save`). */
   timeoutMs?: number
   /** Per hook, overriding `timeoutMs`; `memory` bounds `embed` + `store` / `memory` together. */
-  timeouts?: Partial<Record<'summarize' | 'curator' | 'storeArtifact' | 'memory' | 'onEvent' | 'load' | 'save', number>>
+  timeouts?: Partial<Record<'summarize' | 'curator' | 'storeArtifact' | 'memory' | 'onEvent' | 'load' | 'save' | 'countTokens', number>>
   /** An `AbortSignal`: stops waiting when it fires; checked before each callback too. */
   signal?: AbortSignalLike
 }
@@ -704,8 +707,11 @@ export interface FoldedCall {
 export interface SessionState {
   /** Revision of the stored transcript; +1 per committed rewrite (W-5). */
   revision: number
-  /** Number of the next artifact handle `artifact#N` (E-6). */
+  /** Number of the next artifact handle `artifact#<tag>-N` (E-6). */
   nextArtifact: number
+  /** The session's tag in its artifact handles (8 lowercase letters set at the first
+   * stored body, or your own: 1-16 lowercase letters; issue 14). Omitted when unset. */
+  artifactTag?: string
   cadence: Cadence
   /** Calls folded by stage-2 compactions of the open run (Y-5), oldest first. */
   ledger: FoldedCall[]
@@ -729,6 +735,10 @@ export interface SessionState {
   /** Host-named artifact handles the engine stored (newest 512): stamped refs naming
    * them count as the session's. Omitted when empty. */
   handles?: string[]
+  /** Content ids of repeated rows (T-4, issue 14): a retained row whose earlier twin was
+   * folded keeps its id through this table, with no key added to the row. Omitted when
+   * empty. */
+  twins?: { hash: string; counters: number[] }[]
 }
 
 /** A state as accepted on input: any subset (missing fields default), or null. */

@@ -209,7 +209,7 @@ pub fn candidates(messages: &[Message], cfg: &ClearToolUses) -> Vec<Candidate> {
     all.into_iter()
         .take(eligible)
         .filter(|(_, _, call_id, tool, len, done, fixed)| {
-            !done && !fixed && tool.as_ref().is_none_or(|t| !cfg.exclude_tools.contains(t)) && *len > placeholder(tool.as_deref(), call_id, Some("artifact#0")).len()
+            !done && !fixed && tool.as_ref().is_none_or(|t| !cfg.exclude_tools.contains(t)) && *len > placeholder(tool.as_deref(), call_id, Some("artifact#aaaaaaaa-0")).len()
         })
         .map(|(offset, nth, call_id, tool_name, ..)| Candidate { offset, nth, call_id, tool_name })
         .collect()

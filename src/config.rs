@@ -409,13 +409,26 @@ pub struct ConfigInput {
     pub format: Option<String>,
 }
 
+/// The first option of `opts` that does not deserialize on its own (issue 14: an
+/// `invalid_config` names the option, e.g. `options.contextWindow: invalid type`).
+fn bad_field(opts: &serde_json::Value) -> Option<String> {
+    let map = opts.as_object()?;
+    map.iter().find_map(|(k, v)| {
+        let one = serde_json::Value::Object(std::iter::once((k.clone(), v.clone())).collect());
+        serde_json::from_value::<ConfigInput>(one).is_err().then(|| k.clone())
+    })
+}
+
 impl ConfigInput {
     /// Options from their JSON: the K options are taken out and kept raw
     /// ([`ConfigInput::editing`]), the rest deserialized. Errors: `invalid_config`
     /// naming an unknown or mistyped field.
     pub fn from_json(mut opts: serde_json::Value) -> Result<ConfigInput> {
         let editing = crate::editing::take_editing(&mut opts);
-        let mut input: ConfigInput = serde_json::from_value(opts).map_err(|e| Error::new(ErrorCode::InvalidConfig, format!("options: {e}")))?;
+        let mut input: ConfigInput = match serde_json::from_value(opts.clone()) {
+            Ok(i) => i,
+            Err(e) => return Err(Error::new(ErrorCode::InvalidConfig, format!("options{}: {e}", bad_field(&opts).map(|k| format!(".{k}")).unwrap_or_default()))),
+        };
         input.editing = editing;
         Ok(input)
     }

@@ -71,6 +71,30 @@ impl ErrorCode {
             ErrorCode::NotInLite => "not_in_lite",
         }
     }
+
+    /// The code named by its stable string (`"save_failed"` -> `SaveFailed`); `None` for
+    /// any other string.
+    pub fn parse(code: &str) -> Option<ErrorCode> {
+        Some(match code {
+            "invalid_transcript" => ErrorCode::InvalidTranscript,
+            "unpaired_tool_result" => ErrorCode::UnpairedToolResult,
+            "unanswered_tool_call" => ErrorCode::UnansweredToolCall,
+            "duplicate_tool_call_id" => ErrorCode::DuplicateToolCallId,
+            "invalid_config" => ErrorCode::InvalidConfig,
+            "invalid_state" => ErrorCode::InvalidState,
+            "invalid_rewrite" => ErrorCode::InvalidRewrite,
+            "summary_failed" => ErrorCode::SummaryFailed,
+            "protocol_error" => ErrorCode::ProtocolError,
+            "stale_revision" => ErrorCode::StaleRevision,
+            "unknown_format" => ErrorCode::UnknownFormat,
+            "memory_failed" => ErrorCode::MemoryFailed,
+            "save_failed" => ErrorCode::SaveFailed,
+            "timeout" => ErrorCode::Timeout,
+            "aborted" => ErrorCode::Aborted,
+            "too_large" => ErrorCode::TooLarge,
+            _ => return None,
+        })
+    }
 }
 
 /// An engine error: a stable [`ErrorCode`] and a human message naming the place.

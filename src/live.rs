@@ -91,6 +91,46 @@ pub struct LiveTranscript {
     transcript: Transcript,
     ids: ContentIds,
     measures: Measures,
+    /// The fingerprint of the state the trust pass last ran with ([`trust_key`]), `None`
+    /// when a held row claims provenance the pass has not judged yet (issue 14).
+    trusted_for: Option<u64>,
+    /// The twin table of the state last seen (T-4, issue 14): appended rows get their
+    /// ids through it, as the trust pass would give them.
+    twins: Vec<crate::state::TwinIds>,
+}
+
+/// What the trust pass reads from a state (its summaries, pins, handles and artifact
+/// counter), hashed: a check with another state runs the pass again.
+fn trust_key(state: &SessionState, config: &Config) -> u64 {
+    let mut h = crate::transcript::fnv1a(&config.max_pinned_bytes.to_le_bytes());
+    let mut mix = |b: &[u8]| h = (h ^ crate::transcript::fnv1a(b)).wrapping_mul(0x0000_0100_0000_01b3);
+    mix(&state.next_artifact.to_le_bytes());
+    for s in &state.summaries {
+        mix(s.id.as_bytes());
+        mix(s.hash.as_bytes());
+    }
+    mix(b"\0pins");
+    for p in &state.pins {
+        mix(p.as_bytes());
+    }
+    mix(b"\0handles");
+    for x in &state.handles {
+        mix(x.as_bytes());
+    }
+    mix(b"\0twins");
+    for t in &state.twins {
+        mix(t.hash.as_bytes());
+        for c in &t.counters {
+            mix(&c.to_le_bytes());
+        }
+    }
+    h
+}
+
+/// Does a row carry provenance keys the trust pass judges (issue 14)?
+fn claims(m: &Message) -> bool {
+    let p = &m.provenance;
+    p.pinned || p.summary_level.is_some() || p.artifact_ref.is_some() || p.transcript_role == crate::transcript::TranscriptRole::CompactionSummary
 }
 
 impl LiveTranscript {
@@ -98,23 +138,27 @@ impl LiveTranscript {
     /// calibration of a new session (1.0); [`LiveTranscript::check`] re-measures once if
     /// the state it is given has another calibration.
     ///
-    /// Errors: `invalid_transcript` as [`formats::decode`].
+    /// Errors: `invalid_transcript` as [`formats::decode`]; a pairing code
+    /// (`unpaired_tool_result`, ...) as [`formats::validate_pairing`] (F-5, issue 14).
     pub fn open(config: Config, format: Format, doc: Value) -> Result<LiveTranscript> {
         let mut ids = ContentIds::default();
         let transcript = formats::decode_with_ids(format, doc, &mut ids)?;
+        formats::validate_pairing(&transcript)?;
         let measures = Measures::new(&transcript, &config, SessionState::default().calibration());
-        Ok(LiveTranscript { config, transcript, ids, measures })
+        Ok(LiveTranscript { config, transcript, ids, measures, trusted_for: None, twins: Vec::new() })
     }
 
     /// [`LiveTranscript::open`] from the document's JSON text ([`formats::decode_text`]:
     /// no `Value` tree per held row).
     ///
-    /// Errors: `invalid_transcript` as [`formats::decode_text`].
+    /// Errors: `invalid_transcript` as [`formats::decode_text`]; a pairing code as
+    /// [`LiveTranscript::open`].
     pub fn open_text(config: Config, format: Format, text: &str) -> Result<LiveTranscript> {
         let mut ids = ContentIds::default();
         let transcript = formats::decode_text_with_ids(format, text, &mut ids)?;
+        formats::validate_pairing(&transcript)?;
         let measures = Measures::new(&transcript, &config, SessionState::default().calibration());
-        Ok(LiveTranscript { config, transcript, ids, measures })
+        Ok(LiveTranscript { config, transcript, ids, measures, trusted_for: None, twins: Vec::new() })
     }
 
     /// Holds a decoded transcript: ids as a fresh [`formats::decode`] of its stored view
@@ -126,7 +170,7 @@ impl LiveTranscript {
             m.id = ids.id_of(m);
         }
         let measures = Measures::new(&transcript, &config, calibration);
-        LiveTranscript { config, transcript, ids, measures }
+        LiveTranscript { config, transcript, ids, measures, trusted_for: None, twins: Vec::new() }
     }
 
     /// The held transcript (what [`formats::decode`] of its stored view gives).
@@ -157,8 +201,13 @@ impl LiveTranscript {
     /// Appends provider messages (the host's new rows, in its format). Only these rows
     /// are decoded and measured: O(appended). Atomic: on error nothing is appended.
     ///
+    /// The pairing rules (F-2) hold after the append (issue 14: an orphan tool result is
+    /// refused here, as `check` refuses it in a whole transcript); only the new rows and
+    /// the exchange open before them are checked ([`formats::validate_pairing_from`]).
+    ///
     /// Errors: `invalid_transcript` naming the offset (in the whole transcript) of a
-    /// malformed row.
+    /// malformed row; `unpaired_tool_result`, `unanswered_tool_call` or
+    /// `duplicate_tool_call_id` naming the offset when the rows break the pairing rules.
     pub fn append(&mut self, rows: Vec<Value>) -> Result<()> {
         let first = self.transcript.messages.len();
         // Decoded against a map of the new rows only: the held map is not copied (issue
@@ -171,6 +220,9 @@ impl LiveTranscript {
         for m in new.iter_mut() {
             if m.provenance.message_id.is_none() {
                 m.id = self.ids.id_of(m);
+                if let Some(id) = crate::trust::remap_fresh_id(&m.id, &self.twins) {
+                    m.id = id;
+                }
             }
         }
         self.transcript.messages.extend(new);
@@ -181,7 +233,14 @@ impl LiveTranscript {
                 formats::gemini::link_results(seam);
             }
         }
+        if let Err(e) = formats::validate_pairing_from(&self.transcript, first) {
+            self.transcript.messages.truncate(first);
+            return Err(e);
+        }
         if let Some(added) = self.transcript.messages.get(first..) {
+            if added.iter().any(claims) {
+                self.trusted_for = None;
+            }
             self.measures.add(added, first, &self.config);
         }
         Ok(())
@@ -191,9 +250,20 @@ impl LiveTranscript {
     /// [`crate::trigger::decide`] on the whole transcript. Pure for the session: nothing
     /// is recorded in `state`. O(1) in the transcript's length, except once after the
     /// state's calibration changed (C-7): the measures are then re-taken, O(n).
+    ///
+    /// The same trust boundary as a compaction (issue 14, [`crate::trust::apply`]): pins,
+    /// summary marks and artifact refs the state does not vouch for are not honoured.
+    /// The pass runs again (O(n)) only when the state's summaries, pins or handles
+    /// changed, or an appended row claims provenance.
     pub fn check(&mut self, state: &SessionState, signals: &Signals) -> Decision {
         let cal = state.calibration();
-        if cal.to_bits() != self.measures.calibration.to_bits() {
+        let key = trust_key(state, &self.config);
+        if self.trusted_for != Some(key) {
+            crate::trust::apply(&mut self.transcript, state, self.config.max_pinned_bytes);
+            self.trusted_for = Some(key);
+            self.twins = state.twins.clone();
+            self.measures = Measures::new(&self.transcript, &self.config, cal);
+        } else if cal.to_bits() != self.measures.calibration.to_bits() {
             self.measures = Measures::new(&self.transcript, &self.config, cal);
         }
         decide_from(&self.transcript, &self.measures.totals, &self.config, state, signals)
@@ -210,6 +280,8 @@ impl LiveTranscript {
     /// Holds back, unchanged, a transcript taken with [`LiveTranscript::take`].
     pub fn restore(&mut self, t: Transcript) {
         self.transcript = t;
+        // the job ran its own trust pass over these rows, with its state
+        self.trusted_for = None;
     }
 
     /// Holds a compaction's resulting transcript (as `LiveTranscript::hold` does): O(n)
@@ -225,6 +297,9 @@ impl LiveTranscript {
         let t = std::mem::replace(&mut outcome.transcript, empty(self.transcript.format));
         if outcome.rewrite.is_some() {
             self.replace(t);
+            // T-4: retained twins keep their ids through the committed state's table
+            crate::trust::remap_twins(&mut self.transcript, &outcome.state.twins);
+            self.twins = outcome.state.twins.clone();
         } else {
             self.restore(t);
         }

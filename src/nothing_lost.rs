@@ -62,18 +62,26 @@ pub fn first_and_newest(messages: &[Message]) -> (Option<usize>, Option<usize>) 
 /// 2. others quoted whole while the quotes stay within `budget_bytes` UTF-8 bytes;
 /// 3. then clipped while the clipped lines stay within another `budget_bytes`:
 ///    `User text (clipped; whole in memory, message <id>, offset <n>): <head> [+<k>
-///    bytes in memory]`, each followed by its constraint sentences verbatim
-///    (`User constraint (verbatim): <sentence>`);
+///    bytes in memory]`;
 /// 4. the rest (only when a long history folds at once) named by one line per run of
 ///    messages: `User texts not quoted (whole in memory): messages <first id> to <last
 ///    id> (<k> blocks)`.
+///
+/// Every constraint sentence ([`constraint_sentences`]) of a block of tiers 3 and 4 is
+/// part of the floor (N-5, S-9), outside any budget: one `User constraint (verbatim):
+/// <sentence>` line each, de-duplicated over the whole fold, after the other lines
+/// (the floor writes them as one `carried constraints` item, one sentence a line,
+/// [`crate::summarize::floor::floor_items`]). A sentence inside a text quoted whole is
+/// not repeated.
 ///
 /// Blocks of tiers 3 and 4 must be whole in the memory records ([`check_memory`]).
 /// A text already quoted (the same block twice) is quoted once. Each media block of a
 /// folded user message becomes a placeholder line (`User attachment (placeholder;
 /// message <id>, offset <n>): image, <k> bytes`; the newest 20, the rest counted).
 /// Pass `usize::MAX` as the budget when no memory keeps clipped text whole (then
-/// everything is quoted whole).
+/// everything is quoted whole: `projectMemory: false`).
+///
+/// Time: linear in the folded text (hash sets, no pairwise comparison).
 pub fn user_text_floor(rows: &[(usize, &Message)], first_task: Option<usize>, newest: Option<usize>, budget_bytes: usize) -> Vec<String> {
     // (offset, id, text, tier): decided newest first, written in order
     let mut blocks: Vec<(usize, &str, &str, u8)> = Vec::new();
@@ -85,7 +93,7 @@ pub fn user_text_floor(rows: &[(usize, &Message)], first_task: Option<usize>, ne
     let (mut whole_used, mut clip_used) = (0usize, 0usize);
     for b in blocks.iter_mut().rev() {
         let protected = Some(b.0) == first_task || Some(b.0) == newest;
-        let clip_cost = CLIPPED_PREFIX.len() + b.1.len() + CLIP_HEAD_BYTES + 48 + constraint_sentences(b.2).iter().map(|s| s.len() + CONSTRAINT_PREFIX.len() + 1).sum::<usize>();
+        let clip_cost = CLIPPED_PREFIX.len() + b.1.len() + CLIP_HEAD_BYTES + 48;
         if protected {
             b.3 = 1;
         } else if whole_used.saturating_add(b.2.len()) <= budget_bytes {
@@ -96,8 +104,13 @@ pub fn user_text_floor(rows: &[(usize, &Message)], first_task: Option<usize>, ne
             b.3 = 3;
         }
     }
+    // texts quoted whole: their constraint sentences are in the quote already
+    let whole: std::collections::HashSet<&str> = blocks.iter().filter(|b| b.3 <= 2).map(|b| b.2).collect();
+    let in_whole: std::collections::HashSet<&str> = whole.iter().flat_map(|t| constraint_sentences(t)).collect();
     let mut lines: Vec<String> = Vec::new();
-    let mut quoted: crate::sorted::SortedSet<&str> = crate::sorted::SortedSet::new();
+    let mut quoted: std::collections::HashSet<&str> = std::collections::HashSet::new();
+    let mut constraints: Vec<String> = Vec::new();
+    let mut constraint_seen: std::collections::HashSet<&str> = std::collections::HashSet::new();
     // tier-4 runs: (first id, last id, blocks), flushed when another tier interrupts
     let mut run: Option<(&str, &str, usize)> = None;
     let flush = |lines: &mut Vec<String>, run: &mut Option<(&str, &str, usize)>| {
@@ -106,6 +119,14 @@ pub fn user_text_floor(rows: &[(usize, &Message)], first_task: Option<usize>, ne
         }
     };
     for (o, id, text, tier) in blocks {
+        if tier >= 3 && !whole.contains(text) {
+            // S-9, N-5: every constraint sentence of a text not quoted whole, once
+            for s in constraint_sentences(text) {
+                if !in_whole.contains(s) && constraint_seen.insert(s) {
+                    constraints.push(format!("{CONSTRAINT_PREFIX}{}", quote::content(s)));
+                }
+            }
+        }
         if tier == 4 {
             run = Some(match run {
                 Some((a, _, k)) => (a, id, k + 1),
@@ -115,7 +136,7 @@ pub fn user_text_floor(rows: &[(usize, &Message)], first_task: Option<usize>, ne
         }
         flush(&mut lines, &mut run);
         // a text already quoted whole covers its twins; a clipped one names each message
-        if quoted.contains(&text) {
+        if quoted.contains(text) {
             continue;
         }
         if tier <= 2 {
@@ -125,14 +146,9 @@ pub fn user_text_floor(rows: &[(usize, &Message)], first_task: Option<usize>, ne
         }
         let marker = crate::summarize::floor::clipped_marker(&quote::content(id), o, &quote::content(text));
         lines.push(marker.trim_start_matches('\n').to_string());
-        for s in constraint_sentences(text) {
-            let line = format!("{CONSTRAINT_PREFIX}{}", quote::content(s));
-            if !lines.contains(&line) {
-                lines.push(line);
-            }
-        }
     }
     flush(&mut lines, &mut run);
+    lines.extend(constraints);
     // media of folded user rows become placeholders (a summary is text)
     let mut attachments: Vec<String> = Vec::new();
     for (o, m) in rows {
@@ -159,41 +175,54 @@ pub fn user_text_floor(rows: &[(usize, &Message)], first_task: Option<usize>, ne
     lines
 }
 
+/// UTF-8 bytes of user text any summary of the folded rows `rows` must carry verbatim
+/// (S-9, N-1, N-5): every constraint sentence of a folded user text block, de-duplicated,
+/// plus the first task's text when `first_task` is folded. With `all_text` (no memory
+/// keeps clipped text: `projectMemory: false`) every folded user text block counts
+/// whole instead (de-duplicated). The newest request is left out: the trigger's floor
+/// (C-8) counts it. A lower bound of the summary, used to say `cannot_fit` truly. Also
+/// returns the number of constraint sentences counted and their UTF-8 bytes.
+///
+/// Time: linear in the folded text.
+pub fn required_bytes(rows: &[(usize, &Message)], first_task: Option<usize>, newest: Option<usize>, all_text: bool) -> (usize, usize, usize) {
+    let mut texts: std::collections::HashSet<&str> = std::collections::HashSet::new();
+    let mut sentences: std::collections::HashSet<&str> = std::collections::HashSet::new();
+    let (mut bytes, mut sentence_bytes) = (0usize, 0usize);
+    for (o, m) in rows {
+        if Some(*o) == newest {
+            continue;
+        }
+        for t in m.user_texts() {
+            if (all_text || Some(*o) == first_task) && texts.insert(t) {
+                bytes = bytes.saturating_add(t.len());
+            }
+        }
+    }
+    for (o, m) in rows {
+        if Some(*o) == newest {
+            continue;
+        }
+        for t in m.user_texts() {
+            if texts.contains(t) {
+                continue;
+            }
+            for s in constraint_sentences(t) {
+                if sentences.insert(s) {
+                    sentence_bytes = sentence_bytes.saturating_add(s.len() + 1);
+                }
+            }
+        }
+    }
+    (bytes.saturating_add(sentence_bytes), sentences.len(), sentence_bytes)
+}
+
 /// Placeholders named one by one; older ones are counted (see [`user_text_floor`]).
 const MAX_ATTACHMENT_LINES: usize = 20;
 
 /// Starts of the plain one-line user-text lines [`user_text_floor`] writes (a whole quote
-/// is written as a length-prefixed item instead), carried by later summaries.
+/// and the constraint sentences are written as length-prefixed items instead), carried by
+/// later summaries and rollups ([`crate::summarize::ledger::carried_items`]).
 pub const FLOOR_LINE_PREFIXES: [&str; 4] = [CLIPPED_PREFIX, CONSTRAINT_PREFIX, ATTACHMENT_PREFIX, UNQUOTED_PREFIX];
-
-/// Where the next line of the deterministic tail starts, for every prefix the tail
-/// writes (user lines, the ledger, the artifact index).
-const TAIL_PREFIXES: [&str; 7] = [VERBATIM_PREFIX, CLIPPED_PREFIX, CONSTRAINT_PREFIX, ATTACHMENT_PREFIX, UNQUOTED_PREFIX, "Calls already run", "Artifacts: "];
-
-/// The user-text lines of an existing summary's deterministic tail (those written by
-/// [`user_text_floor`], carried by later summaries and rollups), in order. `marker` is
-/// the tail's start marker; a summary without it has none.
-pub fn floor_lines_of(summary: &str, marker: &str) -> Vec<String> {
-    let Some(p) = summary.find(marker) else { return Vec::new() };
-    let tail = summary.get(p + marker.len()..).unwrap_or("");
-    // cut before every "\n<prefix>"
-    let mut cuts: Vec<usize> = Vec::new();
-    for (i, _) in tail.match_indices('\n') {
-        let rest = tail.get(i + 1..).unwrap_or("");
-        if TAIL_PREFIXES.iter().any(|x| rest.starts_with(x)) {
-            cuts.push(i);
-        }
-    }
-    let mut out = Vec::new();
-    for (k, &c) in cuts.iter().enumerate() {
-        let end = cuts.get(k + 1).copied().unwrap_or(tail.len());
-        let line = tail.get(c + 1..end).unwrap_or("");
-        if [VERBATIM_PREFIX, CLIPPED_PREFIX, CONSTRAINT_PREFIX, ATTACHMENT_PREFIX, UNQUOTED_PREFIX].iter().any(|x| line.starts_with(x)) {
-            out.push(line.to_string());
-        }
-    }
-    out
-}
 
 /// A user text block the summary clipped, which the memory records must hold whole.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -213,35 +242,170 @@ fn lost(offset: usize, what: &str) -> Error {
     Error::new(ErrorCode::InvalidRewrite, format!("user_text_lost: {what} (source offset {offset})"))
 }
 
+/// What a summary holds, indexed once so that [`check`] is linear in the summary and
+/// the folded text: every line (also with a floor line prefix or a `- ` bullet taken
+/// off), every length-prefixed item's text, and the clip marker lines by the source
+/// offset they name.
+struct SummaryIndex<'a> {
+    summary: &'a str,
+    pieces: std::collections::HashSet<&'a str>,
+    markers: std::collections::HashMap<usize, Vec<&'a str>>,
+}
+
+impl<'a> SummaryIndex<'a> {
+    fn of(summary: &'a str) -> SummaryIndex<'a> {
+        let mut pieces = std::collections::HashSet::new();
+        let mut markers: std::collections::HashMap<usize, Vec<&'a str>> = std::collections::HashMap::new();
+        for line in summary.lines() {
+            pieces.insert(line);
+            for p in [VERBATIM_PREFIX, CONSTRAINT_PREFIX, "- "] {
+                if let Some(rest) = line.strip_prefix(p) {
+                    pieces.insert(rest);
+                }
+            }
+            if line.starts_with(CLIPPED_PREFIX) {
+                // every `, offset <n>): ` of the line (an id may hold the words itself)
+                for (i, _) in line.match_indices(", offset ") {
+                    let rest = line.get(i + 9..).unwrap_or("");
+                    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+                    if rest.get(digits..).is_some_and(|r| r.starts_with("): ")) {
+                        if let Ok(o) = rest.get(..digits).unwrap_or("").parse::<usize>() {
+                            markers.entry(o).or_default().push(line);
+                        }
+                    }
+                }
+            }
+        }
+        let mut rest = summary;
+        // length-prefixed items (crate::summarize::ledger::item), read without a copy
+        while let Some(p) = rest.find("\n[") {
+            let head = rest.get(p + 2..).unwrap_or("");
+            let Some(le) = head.find('\n') else { break };
+            let line = head.get(..le).unwrap_or("");
+            let n = line.strip_suffix(" bytes]").and_then(|l| l.rsplit_once(", ")).and_then(|(_, n)| n.parse::<usize>().ok());
+            match n.and_then(|n| head.get(le + 1..le + 1 + n).map(|t| (n, t))) {
+                Some((n, text)) => {
+                    pieces.insert(text);
+                    // a constraint sentence inside a whole quote is quoted verbatim too
+                    pieces.extend(constraint_sentences(text));
+                    rest = head.get(le + 1 + n..).unwrap_or("");
+                }
+                None => rest = head.get(le..).unwrap_or(""),
+            }
+        }
+        SummaryIndex { summary, pieces, markers }
+    }
+
+    /// Whether the summary holds `text` verbatim: as a whole line, item or bullet first
+    /// (constant time), else anywhere in its text (a model's narrative may quote it).
+    fn holds(&self, text: &str) -> bool {
+        let q = quote::content(text);
+        self.pieces.contains(&*q) || self.pieces.contains(text) || contains_bounded(self.summary, &q) || contains_bounded(self.summary, text)
+    }
+
+    /// Whether `text` is a whole line, item or bullet of the summary (no search).
+    fn holds_exactly(&self, text: &str) -> bool {
+        let q = quote::content(text);
+        self.pieces.contains(&*q) || self.pieces.contains(text)
+    }
+}
+
+/// Whether `needle` occurs in `hay` as a whole: where the needle starts (ends) with a
+/// letter or digit, the character before (after) the occurrence is not one, so a short
+/// reply ("no", "eu") is not taken as quoted because a longer word ("notable",
+/// "europe") holds it (N-1: a user text must be quoted, not merely spelled inside
+/// another word). An empty needle is held.
+fn contains_bounded(hay: &str, needle: &str) -> bool {
+    let (Some(first), Some(last)) = (needle.chars().next(), needle.chars().next_back()) else { return true };
+    hay.match_indices(needle).any(|(at, _)| {
+        let before_ok = !first.is_alphanumeric() || !hay.get(..at).and_then(|h| h.chars().next_back()).is_some_and(char::is_alphanumeric);
+        let after_ok = !last.is_alphanumeric() || !hay.get(at + needle.len()..).and_then(|h| h.chars().next()).is_some_and(char::is_alphanumeric);
+        before_ok && after_ok
+    })
+}
+
 /// Checks N-1 on one rewrite: `source` the rows the rewrite was computed from, `kept`
 /// which of them it retains (by source offset), `summary` the text of every summary
-/// row the rewrite writes, joined. Returns the blocks the summary clipped (for
-/// [`check_memory`]), or `invalid_rewrite` whose message starts `user_text_lost:` and
-/// names the source offset and what is missing.
+/// row the rewrite writes, joined. Every folded user text block must be quoted verbatim,
+/// clipped with its marker, or named by a not-quoted run line, and every constraint
+/// sentence of a block not quoted whole must be in the summary verbatim (S-9, N-5).
+/// Returns the blocks the summary clipped or only named (for [`check_memory`]), or
+/// `invalid_rewrite` whose message starts `user_text_lost:` and names the source offset
+/// and what is missing.
+///
+/// Time: linear in the summary and the folded text (the summary is indexed once).
 pub fn check(source: &[Message], kept: &[bool], summary: &str) -> Result<Vec<Clipped>> {
     let (first, newest) = first_and_newest(source);
-    let mut hay = Haystack::new(summary);
+    let index = SummaryIndex::of(summary);
     let mut clipped = Vec::new();
     // tier-4 runs named by their first and last message ids (ids of this source only:
     // a line carried from an older summary names ids no longer here)
+    let mut by_id: std::collections::HashMap<std::borrow::Cow<'_, str>, usize> = std::collections::HashMap::new();
     let mut unquoted: Vec<(usize, usize)> = Vec::new();
     for line in summary.lines().filter_map(|l| l.strip_prefix(UNQUOTED_PREFIX)) {
         let Some(rest) = line.strip_prefix("messages ") else { continue };
         let Some((a, rest)) = rest.split_once(" to ") else { continue };
         let b = rest.rsplit_once(" (").map_or(rest, |(b, _)| b);
-        let named = |id: &str| source.iter().position(|m| quote::content(&m.id) == id);
-        if let (Some(x), Some(y)) = (named(a), named(b)) {
+        if by_id.is_empty() {
+            for (i, m) in source.iter().enumerate().rev() {
+                by_id.insert(quote::content(&m.id), i);
+            }
+        }
+        if let (Some(&x), Some(&y)) = (by_id.get(a), by_id.get(b)) {
             unquoted.push((x.min(y), x.max(y)));
         }
     }
+    // merged, sorted intervals: membership by binary search
+    unquoted.sort_unstable();
+    let mut runs: Vec<(usize, usize)> = Vec::new();
+    for (x, y) in unquoted {
+        match runs.last_mut() {
+            Some(last) if x <= last.1.saturating_add(1) => last.1 = last.1.max(y),
+            _ => runs.push((x, y)),
+        }
+    }
+    let in_run = |o: usize| {
+        let i = runs.partition_point(|r| r.1 < o);
+        runs.get(i).is_some_and(|r| r.0 <= o)
+    };
+    let constraints_kept = |o: usize, t: &str| -> Result<()> {
+        match constraint_sentences(t).into_iter().find(|s| !index.holds_exactly(s) && !index.holds(s)) {
+            Some(s) => {
+                let n = s.len().min(60);
+                Err(lost(o, &format!("the user constraint sentence {:?} is not quoted verbatim", s.get(..floor_boundary(s, n)).unwrap_or(""))))
+            }
+            None => Ok(()),
+        }
+    };
     for (o, m) in source.iter().enumerate() {
         if kept.get(o).copied().unwrap_or(true) {
             continue;
         }
+        let mut joined: Option<String> = None;
         for t in m.user_texts() {
-            // quoted verbatim: as the floor writes it (quoted as data), or as is
-            let qt = quote::content(t);
-            if hay.contains(&qt) || hay.contains(t) {
+            // quoted verbatim as a whole line or item of the floor (quoted as data, or as is)
+            if index.holds_exactly(t) {
+                continue;
+            }
+            let marker = format!("{CLIPPED_PREFIX}{}, offset {o}): ", quote::content(&m.id));
+            let line = index.markers.get(&o).and_then(|ls| ls.iter().find(|l| l.starts_with(&marker)));
+            if let Some(line) = line {
+                let head = line.get(marker.len()..).unwrap_or("");
+                let head = head.rsplit_once(" [+").map_or(head, |(h, _)| h);
+                if !quote::content(t).starts_with(head) {
+                    return Err(lost(o, "the clipped quote of a user text block is not its head"));
+                }
+                constraints_kept(o, t)?;
+                clipped.push(clipped_of(o, m, t, &mut joined)?);
+                continue;
+            }
+            if in_run(o) {
+                constraints_kept(o, t)?;
+                clipped.push(clipped_of(o, m, t, &mut joined)?);
+                continue;
+            }
+            // quoted anywhere in the text (a model's narrative)
+            if index.holds(t) {
                 continue;
             }
             if Some(o) == first {
@@ -250,116 +414,30 @@ pub fn check(source: &[Message], kept: &[bool], summary: &str) -> Result<Vec<Cli
             if Some(o) == newest {
                 return Err(lost(o, "the newest request is neither kept nor quoted verbatim in the summary"));
             }
-            let marker = format!("{CLIPPED_PREFIX}{}, offset {o}): ", quote::content(&m.id));
-            let Some(at) = hay.find(&marker) else {
-                if unquoted.iter().any(|&(x, y)| x <= o && o <= y) {
-                    clipped.push(clipped_of(o, m, t)?);
-                    continue;
-                }
-                return Err(lost(o, "a user text block is neither kept, quoted verbatim nor clipped with a marker in the summary"));
-            };
-            let head = summary.get(at + marker.len()..).unwrap_or("");
-            let head = head.split(" [+").next().unwrap_or("");
-            if !qt.starts_with(head) {
-                return Err(lost(o, "the clipped quote of a user text block is not its head"));
-            }
-            if let Some(s) = constraint_sentences(t).into_iter().find(|s| !hay.contains(&quote::content(s)) && !hay.contains(s)) {
-                let n = s.len().min(60);
-                return Err(lost(o, &format!("the user constraint sentence {:?} is not quoted verbatim", s.get(..floor_boundary(s, n)).unwrap_or(""))));
-            }
-            clipped.push(clipped_of(o, m, t)?);
+            return Err(lost(o, "a user text block is neither kept, quoted verbatim nor clipped with a marker in the summary"));
         }
     }
     Ok(clipped)
 }
 
-/// Substring search in one summary text, answering exactly as `str::contains` /
-/// `str::find` do, at a cost that stays linear over the many needles of one check
-/// (issue 15: with one full scan per needle, and three for a text the summary only
-/// names, the N-1 check was a quarter of a 10 MB compaction):
-/// - a needle absent from the text is usually told so without a scan: a bitset holds a
-///   hash of every 4-byte window of the text, and a needle with a window whose bit is
-///   clear cannot occur in it;
-/// - the floor quotes texts in source order, the order they are checked in, so a search
-///   starts where the previous hit ended, and scans the whole text only on a miss there.
-struct Haystack<'s> {
-    text: &'s str,
-    /// Bit `h(w)` set for every 4-byte window `w` of `text`; empty for a short text.
-    bits: Vec<u64>,
-    /// log2 of the number of bits.
-    order: u32,
-    /// Where the last hit ended.
-    cursor: usize,
-}
-
-impl<'s> Haystack<'s> {
-    fn new(text: &'s str) -> Haystack<'s> {
-        let n = text.len();
-        if n < 4096 {
-            return Haystack { text, bits: Vec::new(), order: 0, cursor: 0 };
+fn clipped_of(o: usize, m: &Message, t: &str, joined: &mut Option<String>) -> Result<Clipped> {
+    let joined = joined.get_or_insert_with(|| m.text());
+    // the block's own place in the joined text ([`Message::text`] joins text blocks with
+    // a line break after the first non-empty output), found without a search
+    let mut len = 0usize;
+    let mut at = None;
+    for b in &m.blocks {
+        let crate::transcript::Block::Text { text } = b else { continue };
+        if len > 0 {
+            len += 1;
         }
-        // about 8 bits per window: few collisions, so most absent needles are caught
-        let order = (n.saturating_mul(8)).next_power_of_two().trailing_zeros().clamp(16, 27);
-        let mut bits = vec![0u64; 1usize << (order - 6)];
-        for w in text.as_bytes().windows(4) {
-            let h = Self::hash(w, order);
-            if let Some(word) = bits.get_mut(h >> 6) {
-                *word |= 1 << (h & 63);
-            }
+        if std::ptr::eq(text.as_str(), t) {
+            at = Some(len);
+            break;
         }
-        Haystack { text, bits, order, cursor: 0 }
+        len += text.len();
     }
-
-    fn hash(w: &[u8], order: u32) -> usize {
-        let x = w.iter().take(4).fold(0u32, |acc, &b| (acc << 8) | u32::from(b));
-        (u64::from(x).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - order)) as usize
-    }
-
-    /// False only when `needle` cannot occur in the text (one of its windows is absent).
-    fn may_contain(&self, needle: &str) -> bool {
-        let b = needle.as_bytes();
-        if b.len() > self.text.len() {
-            return false;
-        }
-        if self.bits.is_empty() || b.len() < 4 {
-            return true;
-        }
-        let last = b.len() - 4;
-        // up to 16 windows spread over the needle
-        let step = (last / 15).max(1);
-        (0..=last).step_by(step).chain(std::iter::once(last)).all(|i| {
-            let h = Self::hash(b.get(i..i + 4).unwrap_or(&[]), self.order);
-            self.bits.get(h >> 6).is_some_and(|word| word & (1 << (h & 63)) != 0)
-        })
-    }
-
-    /// `self.text.find(needle)` (the first occurrence: the whole text is searched).
-    fn find(&self, needle: &str) -> Option<usize> {
-        if !self.may_contain(needle) {
-            return None;
-        }
-        self.text.find(needle)
-    }
-
-    /// `self.text.contains(needle)`.
-    fn contains(&mut self, needle: &str) -> bool {
-        if !self.may_contain(needle) {
-            return false;
-        }
-        let from = self.cursor.min(self.text.len());
-        match self.text.get(from..).and_then(|tail| tail.find(needle)) {
-            Some(p) => {
-                self.cursor = from + p + needle.len();
-                true
-            }
-            None => self.text.contains(needle),
-        }
-    }
-}
-
-fn clipped_of(o: usize, m: &Message, t: &str) -> Result<Clipped> {
-    let joined = m.text();
-    let Some(at) = joined.find(t) else {
+    let Some(at) = at.filter(|&a| joined.get(a..a + t.len()) == Some(t)).or_else(|| joined.find(t)) else {
         return Err(lost(o, "a clipped user text block is not in its message's text"));
     };
     let solid = t.char_indices().filter(|(_, c)| !c.is_whitespace()).map(|(i, _)| i).collect();
@@ -375,9 +453,28 @@ pub fn check_memory(clipped: &[Clipped], batch: &MemoryBatch) -> Result<()> {
     for r in batch.records.iter().filter(|r| r.kind == RecordKind::Narrative) {
         by_id.entry(r.message_id.as_str()).or_default().push(r.byte_range);
     }
+    // each message's ranges sorted and merged: one walk per block (n log n, no pairs)
+    for ranges in by_id.values_mut() {
+        ranges.sort_unstable();
+        let mut merged: Vec<[usize; 2]> = Vec::with_capacity(ranges.len());
+        for r in ranges.iter() {
+            match merged.last_mut() {
+                Some(last) if r[0] <= last[1] => last[1] = last[1].max(r[1]),
+                _ => merged.push(*r),
+            }
+        }
+        *ranges = merged;
+    }
     for c in clipped {
         let ranges = by_id.get(c.message_id.as_str()).map(Vec::as_slice).unwrap_or(&[]);
-        let covered = c.solid.iter().all(|&i| ranges.iter().any(|r| r[0] <= c.range[0] + i && c.range[0] + i < r[1]));
+        let mut k = 0usize;
+        let covered = c.solid.iter().all(|&i| {
+            let at = c.range[0] + i;
+            while ranges.get(k).is_some_and(|r| r[1] <= at) {
+                k += 1;
+            }
+            ranges.get(k).is_some_and(|r| r[0] <= at)
+        });
         if !covered {
             return Err(lost(c.offset, "a user text block clipped in the summary is not kept whole in the memory records"));
         }
@@ -390,23 +487,18 @@ mod tests {
     use super::*;
 
     #[test]
-    fn n1_haystack_answers_as_str_contains_and_find() {
-        // a text long enough for the window filter, with quotes in order and repeats
-        let mut text = String::new();
-        for i in 0..400 {
-            text.push_str(&format!("User request (verbatim): row {i} asks for the report é{i}\n"));
-        }
-        let needles: Vec<String> = (0..400)
-            .flat_map(|i| [format!("row {i} asks"), format!("row {} asks", 399 - i), format!("absent {i}"), format!("é{i}\n"), "ab".into(), String::new()])
-            .collect();
-        let mut hay = Haystack::new(&text);
-        assert!(!hay.bits.is_empty());
-        for n in &needles {
-            assert_eq!(hay.contains(n), text.contains(n.as_str()), "{n:?}");
-            assert_eq!(hay.find(n), text.find(n.as_str()), "{n:?}");
-        }
-        let short = Haystack::new("tiny");
-        assert_eq!(short.find("in"), Some(1));
+    fn n1_a_short_reply_inside_a_longer_word_is_not_quoted() {
+        // adversarial finding F4: "no" inside "notable", "eu" inside "europe"
+        assert!(!contains_bounded("Nothing notable: in europe the logs", "no"));
+        assert!(!contains_bounded("in europe the logs", "eu"));
+        assert!(contains_bounded("the user said: no.", "no"));
+        assert!(contains_bounded("use 443 backups", "use 443"));
+        assert!(contains_bounded("x (eu) y", "(eu)"));
+        assert!(contains_bounded("anything", ""));
+        let idx = SummaryIndex::of("Nothing notable: the user wants to use 443 backups kept; in europe the logs");
+        assert!(!idx.holds("no"));
+        assert!(!idx.holds("eu"));
+        assert!(idx.holds("use 443"));
     }
 
     #[test]

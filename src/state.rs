@@ -11,8 +11,17 @@ use serde::{Deserialize, Serialize};
 pub struct SessionState {
     /// Revision of the stored transcript this state belongs to; +1 per committed rewrite (W-5).
     pub revision: u64,
-    /// Number of the next artifact handle (`artifact#N`) the engine stamps (E-6).
+    /// Number of the next artifact handle the engine stamps (E-6): handles are
+    /// `artifact#<tag>-N` (issue 14), `artifact#N` in states written before the tag.
     pub next_artifact: u64,
+    /// The session's tag in its artifact handles (issue 14: `artifact#<tag>-N`, 8
+    /// lowercase letters), so sessions sharing one artifact store never propose the same
+    /// handle. Set at the first handle the engine proposes, from the session id and the
+    /// transcript's content ids (deterministic given the inputs); a host may set its own
+    /// (1 to 16 lowercase ASCII letters, e.g. derived from its own session key). Omitted
+    /// when empty.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub artifact_tag: String,
     /// Cadence (C-4, C-5, C-6): boundaries, last attempt, refusal, projection anchor.
     pub cadence: Cadence,
     /// Calls folded by stage-2 compactions of the open run (Y-5), oldest first.
@@ -43,6 +52,27 @@ pub struct SessionState {
     /// kept: stamped refs naming them count as the session's (issue 14). Omitted when empty.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub handles: Vec<String>,
+    /// Content ids of repeated rows (T-4, issue 14): a row with no stored `message_id`
+    /// gets the id `m<hash>` / `m<hash>-<n>` from its content and the count `n` of
+    /// earlier rows with the same content. When a rewrite folds an earlier twin, the
+    /// retained one keeps its id through this table instead of a `message_id` key added
+    /// to its row (retained rows stay byte for byte as the host gave them). Written at
+    /// every commit, read by the trust pass ([`crate::trust::apply`]). Omitted when empty.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub twins: Vec<TwinIds>,
+}
+
+/// The counts (`n` of `m<hash>-<n>`, the first row `1`) the rows with one content keep
+/// (issue 14, [`SessionState::twins`]): the j-th such row (no stored `message_id`, in
+/// transcript order) is numbered `counters[j - 1]`; rows past the list continue from
+/// its last count.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct TwinIds {
+    /// The content hash: the 16 lowercase hex digits of the id.
+    pub hash: String,
+    /// Strictly increasing counts, each >= 1.
+    pub counters: Vec<u32>,
 }
 
 /// A summary the engine wrote (issue 14): its message id and the FNV-1a hash of its
@@ -203,6 +233,12 @@ impl SessionState {
             return Ok(SessionState::default());
         }
         let s: SessionState = serde_json::from_value(v.clone()).map_err(|e| crate::Error::new(crate::ErrorCode::InvalidState, format!("state: {e}")))?;
+        if !s.artifact_tag.is_empty() && !crate::trust::valid_tag(&s.artifact_tag) {
+            return Err(crate::Error::new(crate::ErrorCode::InvalidState, format!("state.artifactTag: {:?} must be 1 to 16 lowercase ASCII letters", s.artifact_tag)));
+        }
+        if let Some(t) = s.twins.iter().find(|t| t.hash.len() != 16 || !t.hash.bytes().all(|b| b.is_ascii_hexdigit()) || t.counters.first() == Some(&0) || t.counters.windows(2).any(|w| w[0] >= w[1])) {
+            return Err(crate::Error::new(crate::ErrorCode::InvalidState, format!("state.twins: entry {:?} must have a 16-hex-digit hash and strictly increasing counters from 1", t.hash)));
+        }
         if s.revision > MAX_REVISION {
             return Err(crate::Error::new(
                 crate::ErrorCode::InvalidState,

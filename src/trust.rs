@@ -5,8 +5,8 @@
 //! - **Artifact handles** ([`KnownHandles`]): a handle is listed in a summary's artifact
 //!   index only when the engine can vouch for it: stamped on a row (`artifact_ref`), stored
 //!   through the host's `storeArtifact` in this job, listed in the engine record of an
-//!   earlier summary, or issued by this session's numbering (`artifact#N` with
-//!   `1 <= N < state.nextArtifact`). `artifact#7` typed by a user or printed by a tool is
+//!   earlier summary, or issued by this session's numbering (`artifact#<tag>-N` with the
+//!   state's `artifactTag`, or a legacy `artifact#N`, with `1 <= N < state.nextArtifact`). `artifact#7` typed by a user or printed by a tool is
 //!   text, not a handle.
 //! - **Summaries** ([`apply`]): `summary_level` / `transcript_role: compaction_summary`
 //!   make a row a summary only when the state lists it (`state.summaries`: id and text
@@ -19,17 +19,72 @@
 //!   names the rest), so no row can make every compaction `cannot_fit`.
 //! - **Message ids**: a new summary's id never equals an id already in the transcript.
 
-use crate::state::{SessionState, SummaryMark};
+use crate::state::{SessionState, SummaryMark, TwinIds};
 use crate::transcript::{Message, Transcript, TranscriptRole};
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
+
+/// Is `tag` a valid artifact tag (1 to 16 lowercase ASCII letters, issue 14)?
+pub fn valid_tag(tag: &str) -> bool {
+    (1..=16).contains(&tag.len()) && tag.bytes().all(|b| b.is_ascii_lowercase())
+}
+
+/// The length of the handle written after an `artifact#` in text (issue 14): the
+/// digits of a legacy `artifact#N`, or the `<tag>-N` of a tagged one (1 to 16
+/// lowercase letters, `-`, digits); 0 when what follows is neither.
+pub fn handle_body_len(after: &str) -> usize {
+    let b = after.as_bytes();
+    let digits = b.iter().take_while(|c| c.is_ascii_digit()).count();
+    if digits > 0 {
+        return digits;
+    }
+    let letters = b.iter().take_while(|c| c.is_ascii_lowercase()).count();
+    if (1..=16).contains(&letters) && b.get(letters) == Some(&b'-') {
+        let n = b.iter().skip(letters + 1).take_while(|c| c.is_ascii_digit()).count();
+        if n > 0 {
+            return letters + 1 + n;
+        }
+    }
+    0
+}
+
+/// The (tag, number) of an engine handle: `artifact#N` (tag `""`) or `artifact#<tag>-N`.
+pub fn handle_parts(handle: &str) -> Option<(&str, u64)> {
+    let body = handle.strip_prefix("artifact#")?;
+    if handle_body_len(body) != body.len() {
+        return None;
+    }
+    match body.split_once('-') {
+        Some((tag, n)) => Some((tag, n.parse().ok()?)),
+        None => Some(("", body.parse().ok()?)),
+    }
+}
+
+/// The tag a session's handles carry when its state names none (issue 14): 8 lowercase
+/// letters from the FNV-1a hash of the session id and the content ids of its
+/// transcript, so two sessions (or two stateless calls) over one store differ.
+pub fn derive_tag(session: &str, t: &Transcript) -> String {
+    let mut h = crate::transcript::fnv1a(session.as_bytes());
+    for m in &t.messages {
+        h = (h ^ crate::transcript::fnv1a(m.id.as_bytes())).wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    let mut out = String::with_capacity(8);
+    for _ in 0..8 {
+        out.push(char::from(b'a' + u8::try_from(h % 26).unwrap_or(0)));
+        h /= 26;
+    }
+    out
+}
 
 /// The artifact handles the engine can vouch for (see the module doc).
 #[derive(Debug, Clone, Default)]
 pub struct KnownHandles {
     set: BTreeSet<String>,
-    /// `artifact#N` with `1 <= N < issued_below` were issued by this session.
+    /// `artifact#N` and `artifact#<tag>-N` with `1 <= N < issued_below` were issued by
+    /// this session.
     issued_below: u64,
+    /// The session's artifact tag (`state.artifactTag`).
+    tag: String,
 }
 
 impl KnownHandles {
@@ -45,7 +100,7 @@ impl KnownHandles {
                 set.extend(crate::quote::record_artifacts(&m.text()));
             }
         }
-        KnownHandles { set, issued_below: state.next_artifact }
+        KnownHandles { set, issued_below: state.next_artifact, tag: state.artifact_tag.clone() }
     }
 
     /// Whether `handle` is one the engine can vouch for.
@@ -53,7 +108,7 @@ impl KnownHandles {
         if self.set.contains(handle) {
             return true;
         }
-        handle.strip_prefix("artifact#").and_then(|n| n.parse::<u64>().ok()).is_some_and(|n| n >= 1 && n < self.issued_below)
+        handle_parts(handle).is_some_and(|(tag, n)| (tag.is_empty() || tag == self.tag) && n >= 1 && n < self.issued_below)
     }
 }
 
@@ -79,14 +134,22 @@ pub fn summary_hash(m: &Message) -> String {
 /// [`Provenance::summary_untrusted`]: crate::transcript::Provenance::summary_untrusted
 /// [`Provenance::pin_untrusted`]: crate::transcript::Provenance::pin_untrusted
 /// [`Provenance::ref_untrusted`]: crate::transcript::Provenance::ref_untrusted
+///
+/// It first gives repeated rows the ids the state keeps for them ([`remap_twins`], T-4).
 pub fn apply(t: &mut Transcript, state: &SessionState, max_pinned_bytes: u64) -> Vec<Value> {
-    let issued = KnownHandles { set: state.handles.iter().cloned().collect(), issued_below: state.next_artifact };
+    remap_twins(t, &state.twins);
+    let issued = KnownHandles { set: state.handles.iter().cloned().collect(), issued_below: state.next_artifact, tag: state.artifact_tag.clone() };
     let mut summaries: Vec<String> = Vec::new();
     let mut pins: Vec<String> = Vec::new();
     let mut refs: Vec<String> = Vec::new();
     let mut over: Vec<String> = Vec::new();
     let mut pinned_bytes: u64 = 0;
     for m in t.messages.iter_mut() {
+        // idempotent: a row judged before (a live transcript, a restored one) is judged
+        // again with this state alone
+        m.provenance.summary_untrusted = false;
+        m.provenance.pin_untrusted = false;
+        m.provenance.ref_untrusted = false;
         let p = &m.provenance;
         let claims_summary = p.summary_level.is_some() || p.transcript_role == TranscriptRole::CompactionSummary;
         if claims_summary {
@@ -142,18 +205,119 @@ pub fn apply(t: &mut Transcript, state: &SessionState, max_pinned_bytes: u64) ->
 /// summaries of `t` that are trusted (those it wrote now and those it vouched for
 /// before), the pins still present, and the host-named handles stamped on `t`'s rows
 /// (newest 512).
+///
+/// It also writes the twin table of `t` ([`twins_of`], T-4).
 pub fn record(state: &mut SessionState, t: &Transcript, stored: impl IntoIterator<Item = String>) {
+    state.twins = twins_of(t);
     state.summaries = t.messages.iter().filter(|m| m.is_summary()).map(|m| SummaryMark { id: m.id.clone(), hash: summary_hash(m) }).collect();
     let ids: std::collections::BTreeSet<&str> = t.messages.iter().map(|m| m.id.as_str()).collect();
     state.pins.retain(|p| ids.contains(p.as_str()));
     for h in stored {
-        let numbered = h.strip_prefix("artifact#").is_some_and(|n| n.parse::<u64>().is_ok());
+        let numbered = handle_parts(&h).is_some_and(|(tag, _)| tag.is_empty() || tag == state.artifact_tag);
         if !numbered && !state.handles.contains(&h) {
             state.handles.push(h);
         }
     }
     let skip = state.handles.len().saturating_sub(512);
     state.handles.drain(..skip);
+}
+
+/// The (hash, count) of a content id `m<16 hex>` (count 1) or `m<16 hex>-<n>`; `None`
+/// for any other id (a stored `message_id`, an engine-made one).
+pub fn content_id_parts(id: &str) -> Option<(&str, u32)> {
+    let rest = id.strip_prefix('m')?;
+    let hash = rest.get(..16)?;
+    if !hash.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)) {
+        return None;
+    }
+    match rest.get(16..)? {
+        "" => Some((hash, 1)),
+        n => n.strip_prefix('-')?.parse::<u32>().ok().filter(|n| *n >= 2).map(|n| (hash, n)),
+    }
+}
+
+/// The content id of the `occurrence`-th row (from 1) with content hash `hash` under
+/// `table` ([`SessionState::twins`]).
+fn twin_id(hash: &str, occurrence: u32, table: &[TwinIds]) -> String {
+    let n = match table.iter().find(|t| t.hash == hash) {
+        Some(t) => match t.counters.get(occurrence.saturating_sub(1) as usize) {
+            Some(c) => *c,
+            None => t.counters.last().copied().unwrap_or(0).saturating_add(occurrence.saturating_sub(u32::try_from(t.counters.len()).unwrap_or(u32::MAX))),
+        },
+        None => occurrence,
+    };
+    if n <= 1 {
+        format!("m{hash}")
+    } else {
+        format!("m{hash}-{n}")
+    }
+}
+
+/// T-4 (issue 14): gives every row without a stored `message_id` the content id the
+/// state's twin table keeps for it (see [`SessionState::twins`]). Idempotent: the
+/// occurrence of each content is counted afresh. Nothing to do with an empty table.
+pub fn remap_twins(t: &mut Transcript, table: &[TwinIds]) {
+    if table.is_empty() {
+        return;
+    }
+    let mut seen: std::collections::HashMap<String, u32> = std::collections::HashMap::new();
+    for m in t.messages.iter_mut() {
+        if m.provenance.message_id.is_some() {
+            continue;
+        }
+        let Some((hash, _)) = content_id_parts(&m.id) else { continue };
+        let hash = hash.to_string();
+        let j = seen.entry(hash.clone()).or_insert(0);
+        *j += 1;
+        if table.iter().any(|x| x.hash == hash) {
+            m.id = twin_id(&hash, *j, table);
+        }
+    }
+}
+
+/// The id a live append gives a new row (issue 14): its fresh content id (counted as a
+/// decode of the whole list counts it) mapped through the twin table.
+pub fn remap_fresh_id(id: &str, table: &[TwinIds]) -> Option<String> {
+    let (hash, occurrence) = content_id_parts(id)?;
+    table.iter().any(|x| x.hash == hash).then(|| twin_id(hash, occurrence, table))
+}
+
+/// T-4 (issue 14) before a commit: a kept row whose content no longer matches its
+/// content id (an edited row: a cleared result) gets its id written as `message_id`, so
+/// a fresh decode gives it the same id. Retained rows are left as they are: their ids
+/// are kept through [`twins_of`] in the state.
+pub fn pin_edited_ids(messages: &mut [Message]) {
+    for m in messages.iter_mut() {
+        if m.provenance.message_id.is_some() {
+            continue;
+        }
+        let same = content_id_parts(&m.id).is_some_and(|(hash, _)| hash == format!("{:016x}", crate::transcript::fnv1a(m.raw.get().as_bytes())));
+        if !same {
+            m.provenance.message_id = Some(m.id.clone());
+        }
+    }
+}
+
+/// The twin table of a transcript about to be committed: for each content whose rows'
+/// counts are not `1, 2, 3, ...` (an earlier twin was folded), those counts.
+pub fn twins_of(t: &Transcript) -> Vec<TwinIds> {
+    let mut order: Vec<TwinIds> = Vec::new();
+    let mut at: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    for m in &t.messages {
+        if m.provenance.message_id.is_some() {
+            continue;
+        }
+        let Some((hash, n)) = content_id_parts(&m.id) else { continue };
+        let k = *at.entry(hash).or_insert_with(|| {
+            order.push(TwinIds { hash: hash.to_string(), counters: Vec::new() });
+            order.len() - 1
+        });
+        if let Some(e) = order.get_mut(k) {
+            e.counters.push(n);
+        }
+    }
+    order.retain(|e| e.counters.iter().enumerate().any(|(i, c)| u32::try_from(i + 1).ok() != Some(*c)));
+    order
 }
 
 /// `trustProvenance(state, transcript)` (issue 14): the host vouches for the provenance
@@ -205,5 +369,19 @@ mod tests {
         let k = KnownHandles::of(&[], ["host-handle-1"], &state);
         assert!(k.knows("artifact#4") && k.knows("artifact#1") && k.knows("host-handle-1"));
         assert!(!k.knows("artifact#5") && !k.knows("artifact#0") && !k.knows("artifact#7x"));
+    }
+
+    #[test]
+    fn e6_i14_tagged_handles_are_known_only_with_their_tag() {
+        let state = SessionState { next_artifact: 3, artifact_tag: "kqzm".into(), ..SessionState::default() };
+        let k = KnownHandles::of(&[], [], &state);
+        assert!(k.knows("artifact#kqzm-1") && k.knows("artifact#kqzm-2") && k.knows("artifact#1"));
+        assert!(!k.knows("artifact#kqzm-3") && !k.knows("artifact#other-1") && !k.knows("artifact#kqzm-"));
+        assert_eq!(handle_body_len("kqzm-12 rest"), 7);
+        assert_eq!(handle_body_len("12x"), 2);
+        assert_eq!(handle_body_len("Kqzm-1"), 0);
+        assert_eq!(handle_body_len("kqzm-"), 0);
+        assert_eq!(handle_parts("artifact#ab-7"), Some(("ab", 7)));
+        assert_eq!(handle_parts("artifact#7"), Some(("", 7)));
     }
 }

@@ -1023,13 +1023,15 @@ fn rows_dup() -> Vec<Value> {
 #[test]
 fn t4_ids_of_duplicate_rows_stable_when_a_twin_is_folded() {
     // two identical "ok" rows: the first is folded, the second retained; its
-    // content-derived id must not change when the stored result is read back
+    // content-derived id must not change when the stored result is read back with the
+    // committed state (issue 14: through `state.twins`, the row itself is not edited)
     let (o1, _) = run(Format::OpenaiChat, doc(rows_dup()), kerkov(), over());
     assert_eq!(o1.status, "compacted", "{}", o1.reason);
     let retained_ok = o1.rewrite.as_ref().unwrap().retained.iter().find(|r| r.source == 8).unwrap().clone();
-    let back = formats::decode(Format::OpenaiChat, encode(&o1.transcript, View::Stored)).unwrap();
+    let mut back = formats::decode(Format::OpenaiChat, encode(&o1.transcript, View::Stored)).unwrap();
+    assert!(back.messages[retained_ok.offset].provenance.message_id.is_none(), "no message_id key added");
+    context_compactor::trust::apply(&mut back, &o1.state, u64::MAX);
     assert_eq!(back.messages[retained_ok.offset].id, retained_ok.id);
-    // W-4 still holds: the patch rewrites the row whose id was pinned
     check_patch(Format::OpenaiChat, doc(rows_dup()));
 }
 

@@ -23,8 +23,10 @@ fn config(window: u64) -> Config {
 
 /// Fresh decision over the stored view of what the handle holds.
 fn fresh(live: &LiveTranscript, state: &SessionState, signals: &Signals) -> context_compactor::trigger::Decision {
-    let t = decode(live.transcript().format, live.encode(View::Stored)).expect("stored view decodes");
+    let mut t = decode(live.transcript().format, live.encode(View::Stored)).expect("stored view decodes");
     assert_eq!(&t, live.transcript(), "T-4: the held transcript equals a fresh decode of its stored view");
+    // what `compactor.check` does: the trust pass before the decision (issue 14)
+    context_compactor::trust::apply(&mut t, state, live.config().max_pinned_bytes);
     decide(&t, live.config(), state, signals)
 }
 
@@ -157,10 +159,9 @@ fn w3_failed_live_compaction_keeps_the_held_transcript() {
     let out = live.compact(SessionState::default(), Signals::default(), Some(&mut fail)).expect("job runs");
     assert_eq!(out.status, "failed");
     assert_eq!(live.transcript(), &before);
-    // a pairing error (F-5) is an error, and the transcript stays held
-    live.append(vec![json!({ "role": "tool", "tool_call_id": "nobody", "content": "stray" })]).expect("append decodes");
+    // a pairing error (F-5) is refused at append (issue 14), and the transcript stays held
     let held = live.transcript().clone();
-    let err = live.compact(SessionState::default(), Signals::default(), None).expect_err("unpaired result");
+    let err = live.append(vec![json!({ "role": "tool", "tool_call_id": "nobody", "content": "stray" })]).expect_err("unpaired result");
     assert_eq!(err.code, ErrorCode::UnpairedToolResult);
     assert_eq!(live.transcript(), &held);
 }

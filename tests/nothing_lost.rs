@@ -12,7 +12,7 @@ use context_compactor::config::Config;
 use context_compactor::engine::{run_sync, Job, JobOptions, Outcome, Reply};
 use context_compactor::formats::{self, Format};
 use context_compactor::memory::MemoryBatch;
-use context_compactor::nothing_lost::{self, ATTACHMENT_PREFIX, CLIPPED_PREFIX, CONSTRAINT_PREFIX, UNQUOTED_PREFIX};
+use context_compactor::nothing_lost::{self, ATTACHMENT_PREFIX, CLIPPED_PREFIX, UNQUOTED_PREFIX};
 use context_compactor::rewrite::{validate, Expectations, Origin};
 use context_compactor::state::SessionState;
 use context_compactor::transcript::{Message, Role, Transcript};
@@ -157,6 +157,10 @@ fn assert_nothing_lost(o: &Outcome, src: &Transcript, what: &str) {
                 }
             };
             assert!(summary.contains(t) || summary.contains(&clipped) || in_memory(), "{what}: user text of row {d} lost: {t:?}");
+            // S-9: every constraint sentence verbatim, whatever tier its text took
+            for c in nothing_lost::constraint_sentences(t) {
+                assert!(summary.contains(c), "{what}: constraint sentence of row {d} not verbatim: {c:?}");
+            }
         }
     }
 }
@@ -289,7 +293,21 @@ fn n1_over_budget_text_is_clipped_with_marker_constraints_verbatim_and_whole_in_
                 assert!(text.contains(&format!("You must keep invoice ids stable {t}.")), "{}: constraint {t} verbatim", format.name());
             }
         }
-        assert!(clipped_notes >= 2 && text.contains(CONSTRAINT_PREFIX), "{}: {clipped_notes} clipped", format.name());
+        assert!(clipped_notes >= 2, "{}: {clipped_notes} clipped", format.name());
+        // S-9: the notes past both budgets keep their constraint verbatim too, each once,
+        // one a line in the floor's constraints item
+        let discarded = &o.rewrite.as_ref().unwrap().discarded;
+        let mut folded_notes = 0;
+        for t in 0..14 {
+            let Some(d) = src.messages.iter().position(|m| m.text().starts_with(&format!("Note {t}:"))) else { continue };
+            if discarded.contains(&d) {
+                folded_notes += 1;
+                let c = format!("You must keep invoice ids stable {t}.");
+                assert_eq!(text.matches(&c).count(), 1, "{}: constraint {t} verbatim once", format.name());
+            }
+        }
+        assert!(folded_notes >= 8, "{}: {folded_notes} notes folded", format.name());
+        assert!(text.contains("[carried constraints, "), "{}", format.name());
         // the oldest notes are past both budgets: named by one run line
         assert!(text.contains(UNQUOTED_PREFIX), "{}: {text}", format.name());
         // the clipped ones are whole in the memory records; an empty batch fails N-1
@@ -424,13 +442,13 @@ fn long_chat(turns: usize) -> Vec<R> {
 }
 
 /// The window of the N-4 test: small enough that some profile's rewrite is still over it
-/// (at 1,500 tokens every profile now fits: the handoff's floor alone on a short fold).
-const WINDOW: u64 = 1_000;
+/// (at 1,500 and 1,000 tokens every profile now fits: the handoff makes room for the floor).
+const WINDOW: u64 = 800;
 
 #[test]
 fn n4_over_window_after_the_rewrite_is_a_typed_warning_and_a_field_in_every_profile() {
     // issue 12 item 7: a 60-turn chat at a 1,500-token window in Kerkov came back
-    // "compacted" at about 3,000 tokens with no word (now at 1,000 tokens)
+    // "compacted" at about 3,000 tokens with no word (now at 800 tokens)
     let mut warned = 0;
     for format in FORMATS {
         for profile in ["kerkov", "meerkat", "default"] {
@@ -438,8 +456,9 @@ fn n4_over_window_after_the_rewrite_is_a_typed_warning_and_a_field_in_every_prof
             let o = run(format, &doc, opts(profile, WINDOW), SessionState::default(), false);
             let what = format!("{} {profile}", format.name());
             if o.status == "cannot_fit" {
-                // then the floor really is over the budget
-                assert!(o.decision.floor.total_tokens >= o.decision.floor.budget_tokens, "{what}");
+                // then the floor really is over the budget (the trigger's, or with the
+                // summary's user text, over the window)
+                assert!(o.decision.floor.total_tokens >= o.decision.floor.budget_tokens || o.reason.contains("the summary's user text"), "{what}: {}", o.reason);
                 continue;
             }
             assert_eq!(o.status, "compacted", "{what}: {}", o.reason);
@@ -451,7 +470,7 @@ fn n4_over_window_after_the_rewrite_is_a_typed_warning_and_a_field_in_every_prof
                 continue;
             };
             warned += 1;
-            assert!(ow.tokens >= o.after.estimated_tokens && ow.tokens > ow.threshold_tokens, "{what}: {ow:?}");
+            assert!(ow.tokens >= o.after.estimated_tokens && ow.tokens >= ow.threshold_tokens, "{what}: {ow:?}");
             assert_eq!(ow.context_window, WINDOW);
             let over = if ow.limit == "context_window" { ow.tokens - WINDOW } else { ow.tokens - ow.threshold_tokens };
             assert_eq!(ow.by, over, "{what}");
@@ -676,27 +695,181 @@ fn s5_a_selection_failure_warns_once() {
 
 
 #[test]
-fn n1_projection_off_says_which_user_texts_are_kept_whole_nowhere() {
-    // 30 long user messages at a small window: the floor clips or only names most of them
+fn n1_projection_off_quotes_every_folded_user_text_whole_or_cannot_fit_names_the_floor() {
+    // 30 long user messages: with memory on the floor clips or only names most of them
+    // (they are whole in memory); with projectMemory off no memory keeps them, so each
+    // is quoted whole in the summary, never clipped nor only named (N-1)
     let mut doc = vec![json!({ "role": "system", "content": "sys" })];
     for i in 0..30 {
-        doc.push(json!({ "role": "user", "content": format!("Message {i} start. {} Tail {i} secret TAILSECRET{i}.", "lorem ipsum dolor ".repeat(60)) }));
+        doc.push(json!({ "role": "user", "content": format!("Message {i} start. {} Tail {i} secret TAILSECRET{i}.", "lorem ipsum dolor ".repeat(20)) }));
         doc.push(json!({ "role": "assistant", "content": "ok" }));
     }
     let doc = Value::Array(doc);
-    let warned = |o: &Outcome| o.events.iter().find(|e| e.kind == "warning" && e.data["code"] == "user_text_not_kept").map(|e| e.data.clone());
-    let off = Config::from_options(&json!({ "profile": "default", "contextWindow": 8000, "projectMemory": false })).unwrap();
+    let src = source(Format::OpenaiChat, &doc);
+    let on = run(Format::OpenaiChat, &doc, opts("default", 16_000), SessionState::default(), true);
+    assert_eq!(on.status, "compacted", "{}", on.reason);
+    let on_text = &on.rewrite.as_ref().unwrap().summary.as_ref().unwrap().text;
+    assert!(on_text.contains(CLIPPED_PREFIX) || on_text.contains(UNQUOTED_PREFIX), "memory on: some texts are only clipped or named");
+    let off = Config::from_options(&json!({ "profile": "default", "contextWindow": 16_000, "projectMemory": false })).unwrap();
     let o = run(Format::OpenaiChat, &doc, off, SessionState::default(), true);
     assert_eq!(o.status, "compacted", "{}", o.reason);
-    let w = warned(&o).expect("a user_text_not_kept warning when projection is off");
-    let ids = w["messageIds"].as_array().expect("messageIds");
-    assert!(!ids.is_empty());
-    let src = source(Format::OpenaiChat, &doc);
-    for id in ids {
-        assert!(src.messages.iter().any(|m| m.id == id.as_str().unwrap_or("")), "names a source message: {id}");
+    let rw = o.rewrite.as_ref().unwrap();
+    let text = &rw.summary.as_ref().unwrap().text;
+    assert!(!text.contains(CLIPPED_PREFIX) && !text.contains(UNQUOTED_PREFIX), "memory off: nothing clipped or only named");
+    let mut folded = 0;
+    for &d in &rw.discarded {
+        for t in src.messages[d].user_texts() {
+            folded += 1;
+            assert!(text.contains(t), "row {d}: the whole text is in the summary: {t:?}");
+        }
     }
-    // with projection on, those texts are whole in memory: no warning
-    let o = run(Format::OpenaiChat, &doc, opts("default", 8000), SessionState::default(), true);
-    assert_eq!(o.status, "compacted", "{}", o.reason);
-    assert!(warned(&o).is_none());
+    assert!(folded >= 20, "{folded} user texts folded");
+    // where even that floor cannot fit the window, the outcome is cannot_fit and says so
+    let mut long = vec![json!({ "role": "system", "content": "sys" })];
+    for i in 0..30 {
+        long.push(json!({ "role": "user", "content": format!("Message {i} start. {} Tail {i}.", "lorem ipsum dolor ".repeat(80)) }));
+        long.push(json!({ "role": "assistant", "content": "ok" }));
+    }
+    let long = Value::Array(long);
+    let small = Config::from_options(&json!({ "profile": "default", "contextWindow": 6_000, "projectMemory": false })).unwrap();
+    let o = run(Format::OpenaiChat, &long, small, SessionState::default(), true);
+    assert_eq!(o.status, "cannot_fit", "{} {:?} {:?}", o.reason, o.after, o.over_window);
+    assert!(o.reason.contains("the summary's user text") && o.reason.contains("projectMemory is off"), "{}", o.reason);
+    assert!(o.rewrite.is_none());
+}
+
+/// A transcript of about `bytes` UTF-8 bytes whose user rows are nothing but constraint
+/// sentences (`distinct`: each one different; else 50 distinct, repeated).
+fn constraint_flood(bytes: usize, distinct: bool) -> Value {
+    let words = ["You must keep", "Never touch", "Always run", "Do not rename", "Make sure to test", "You should document"];
+    let mut messages = vec![json!({ "role": "system", "content": "You are a coding agent." })];
+    let (mut total, mut k) = (0usize, 0usize);
+    while total < bytes {
+        let mut text = String::new();
+        while text.len() < 1_000 {
+            let n = if distinct { k } else { k % 50 };
+            text.push_str(&format!("{} module_{n}/file_{n}.rs as it is. ", words[n % words.len()]));
+            k += 1;
+        }
+        total += text.len();
+        messages.push(json!({ "role": "user", "content": text }));
+        messages.push(json!({ "role": "assistant", "content": "Understood." }));
+    }
+    messages.push(json!({ "role": "user", "content": "Now fix the parser." }));
+    Value::Array(messages)
+}
+
+#[test]
+fn n1_s9_n5_a_flood_of_constraint_sentences_is_quoted_once_each_and_counted_truly() {
+    // 1 MB and 2 MB of 50 distinct constraint sentences repeated: each sentence is in the
+    // summary exactly once, and the summary is the same size whatever the input's size
+    // (de-duplication, no per-row repetition of headers)
+    let mut sizes = Vec::new();
+    for mb in [1usize, 2] {
+        let doc = constraint_flood(mb * 1_000_000, false);
+        let o = run(Format::OpenaiChat, &doc, opts("default", 200_000), SessionState::default(), false);
+        assert_eq!(o.status, "compacted", "{mb} MB: {}", o.reason);
+        let text = &o.rewrite.as_ref().unwrap().summary.as_ref().unwrap().text;
+        for n in 0..50 {
+            let words = ["You must keep", "Never touch", "Always run", "Do not rename", "Make sure to test", "You should document"];
+            let s = format!("{} module_{n}/file_{n}.rs as it is.", words[n % words.len()]);
+            assert!(text.contains(s.as_str()), "{mb} MB: {s:?} verbatim");
+        }
+        // the constraints item lists a sentence once, and none a whole quote holds
+        let (_, body) = context_compactor::summarize::split_summary(text);
+        let items = context_compactor::summarize::ledger::read_items(body.unwrap_or(""));
+        let listed: Vec<&str> = items.iter().filter(|(k, _)| k == "carried constraints").flat_map(|(_, t)| t.lines()).collect();
+        let unique: std::collections::HashSet<&str> = listed.iter().copied().collect();
+        assert_eq!(unique.len(), listed.len(), "{mb} MB: each sentence once in the constraints item");
+        assert!(listed.len() < 50, "{mb} MB: {} listed", listed.len());
+        for (k, t) in items.iter().filter(|(k, _)| k != "carried constraints") {
+            for l in &listed {
+                assert!(!t.contains(l), "{mb} MB: {l:?} also in the whole quote {k}");
+            }
+        }
+        sizes.push(text.len());
+    }
+    assert!(sizes[1].abs_diff(sizes[0]) < 64, "the summary does not grow with the repeats: {sizes:?}");
+    // 1 MB of distinct sentences: the floor alone is over a 100,000-token window, and the
+    // cannot_fit names exactly how many distinct sentences it had to carry
+    let doc = constraint_flood(1_000_000, true);
+    let src = source(Format::OpenaiChat, &doc);
+    let n_user = src.messages.len() - 2;
+    let distinct: std::collections::HashSet<&str> = src.messages[1..n_user].iter().flat_map(|m| m.user_texts()).flat_map(nothing_lost::constraint_sentences).collect();
+    let o = run(Format::OpenaiChat, &doc, opts("default", 100_000), SessionState::default(), false);
+    assert_eq!(o.status, "cannot_fit", "{}", o.reason);
+    // the first task's own sentences are counted in it, the rest one by one: at most
+    // every other distinct sentence of the source, at least those of the folded rows
+    // (all but the few rows of the recent window)
+    let first: std::collections::HashSet<&str> = src.messages[1].user_texts().flat_map(nothing_lost::constraint_sentences).collect();
+    let at = o.reason.find("the first task and ").expect("names the floor") + "the first task and ".len();
+    let counted: usize = o.reason[at..].split(' ').next().unwrap().parse().unwrap();
+    let most = distinct.len() - first.len();
+    assert!(counted <= most && counted >= most - most / 100, "{counted} of {most}: {}", o.reason);
+    assert!(o.reason.contains("user constraint sentences verbatim") && o.reason.contains("over the context window of 100000 tokens"), "{}", o.reason);
+}
+
+#[test]
+fn n1_user_text_in_a_text_document_or_a_text_inline_part_is_the_users_text() {
+    // Anthropic `document` with a text source, Gemini `inlineData` of text/plain (base64):
+    // the person's text, folded, is quoted in the summary (its constraint verbatim) and
+    // whole in the memory records
+    let doc_text = "Spec from the customer: the export runs nightly. You must keep the CSV header order. DOCSECRET42 is the batch name.";
+    let b64 = {
+        const A: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+        let bytes = doc_text.as_bytes();
+        let mut out = String::new();
+        for c in bytes.chunks(3) {
+            let n = (u32::from(c[0]) << 16) | (u32::from(*c.get(1).unwrap_or(&0)) << 8) | u32::from(*c.get(2).unwrap_or(&0));
+            for k in 0..4 {
+                if k <= c.len() {
+                    out.push(A[((n >> (18 - 6 * k)) & 63) as usize] as char);
+                } else {
+                    out.push('=');
+                }
+            }
+        }
+        out
+    };
+    for format in [Format::Anthropic, Format::Gemini] {
+        let mut rows = vec![R::User("First task: build the exporter.".into())];
+        let mut msgs: Vec<Value> = Vec::new();
+        for t in 0..10 {
+            rows.push(R::Asst(format!("step {t} {}", "detail ".repeat(200))));
+            rows.push(R::User(format!("next {t}")));
+        }
+        let doc = render(format, &rows);
+        // the document goes in as the second user message
+        let key = if format == Format::Gemini { "contents" } else { "messages" };
+        let list = doc[key].as_array().unwrap().clone();
+        let extra = match format {
+            Format::Gemini => json!({ "role": "user", "parts": [{ "inlineData": { "mimeType": "text/plain", "data": b64 } }] }),
+            _ => json!({ "role": "user", "content": [{ "type": "document", "source": { "type": "text", "media_type": "text/plain", "data": doc_text } }] }),
+        };
+        let filler = match format {
+            Format::Gemini => json!({ "role": "model", "parts": [{ "text": "Read it." }] }),
+            _ => json!({ "role": "assistant", "content": "Read it." }),
+        };
+        msgs.extend(list[..2].iter().cloned());
+        msgs.push(extra);
+        msgs.push(filler);
+        msgs.extend(list[2..].iter().cloned());
+        let mut doc = doc.clone();
+        doc[key] = Value::Array(msgs);
+        let src = source(format, &doc);
+        let at = src.messages.iter().position(|m| m.user_texts().any(|t| t == doc_text)).unwrap_or_else(|| panic!("{}: the document is read as user text", format.name()));
+        let o = run(format, &doc, opts("default", 4_000), SessionState::default(), false);
+        assert_nothing_lost(&o, &src, format.name());
+        let rw = o.rewrite.as_ref().unwrap();
+        assert!(rw.discarded.contains(&at), "{}: the document's row is folded", format.name());
+        let text = &rw.summary.as_ref().unwrap().text;
+        assert!(text.contains("You must keep the CSV header order."), "{}: constraint verbatim", format.name());
+        let memory = o.memory.as_ref().unwrap();
+        assert!(memory.records.iter().any(|r| r.content.contains("DOCSECRET42")), "{}: in memory", format.name());
+    }
+    // other media stay media: an image document source is no text
+    let t = source(Format::Anthropic, &json!({ "messages": [{ "role": "user", "content": [{ "type": "document", "source": { "type": "base64", "media_type": "application/pdf", "data": "JVBERi0=" } }] }] }));
+    assert!(t.messages[0].user_texts().next().is_none());
+    let t = source(Format::Gemini, &json!({ "contents": [{ "role": "user", "parts": [{ "inlineData": { "mimeType": "image/png", "data": "iVBORw0KGgo=" } }] }] }));
+    assert!(t.messages[0].user_texts().next().is_none());
 }

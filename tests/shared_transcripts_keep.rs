@@ -91,6 +91,37 @@ fn n1_n4_c8_every_shared_transcript_compacts_validly_under_the_window_or_cannot_
                             eprintln!("note: {what}: {} tokens after, over the window (isMeta rows typed as user text by the importer)", o.after.estimated_tokens);
                         }
                     }
+                    "cannot_fit" if o.reason.contains("the summary's user text") => {
+                        // N-1 / S-9 / N-5: the user text any summary of the fold must carry
+                        // verbatim, with the C-8 floor, is over the window. True figures: the
+                        // sum is what it says, over the window, and the user part is no more
+                        // than every distinct constraint sentence of the source's user rows
+                        // (the newest request's aside) plus the first task, counted here
+                        let num = |after: &str| -> u64 {
+                            let at = o.reason.find(after).unwrap_or_else(|| panic!("{what}: {after} in {}", o.reason)) + after.len();
+                            o.reason[at..].chars().take_while(char::is_ascii_digit).collect::<String>().parse().unwrap()
+                        };
+                        let (total, user) = (num("the floor ("), num("the summary's user text "));
+                        let fl = &o.decision.floor;
+                        assert_eq!(total, user + fl.total_tokens, "{what}: {}", o.reason);
+                        assert!(total > window, "{what}: {}", o.reason);
+                        let newest = source.messages.iter().rposition(Message::has_user_text);
+                        let first = source.messages.iter().position(Message::has_user_text);
+                        let mut seen = std::collections::HashSet::new();
+                        let mut bytes = first.map_or(0, |f| source.messages[f].user_texts().map(str::len).sum::<usize>());
+                        for (i, m) in source.messages.iter().enumerate().filter(|(i, _)| Some(*i) != newest) {
+                            for t in m.user_texts() {
+                                for c in context_compactor::nothing_lost::constraint_sentences(t) {
+                                    if Some(i) != first && seen.insert(c.to_string()) {
+                                        bytes += c.len() + 1;
+                                    }
+                                }
+                            }
+                        }
+                        let upper = context_compactor::measure::text_tokens(bytes, &config, 1.0);
+                        assert!(user <= upper, "{what}: the claimed user text {user} tokens is at most {upper}");
+                        eprintln!("note: {what}: {}", o.reason);
+                    }
                     "cannot_fit" => {
                         // C-8: the floor is true: its protected part is the real size of the
                         // newest request, and the whole is over the budget

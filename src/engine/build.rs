@@ -62,13 +62,18 @@ impl Job {
 
     /// UTF-8 bytes of folded user text quoted whole beyond the first task and the newest
     /// request (N-1): half the summary budget, at most a sixteenth of the context window (each of
-    /// the whole and the clipped quotes). The same with memory projection off (M-1): the
-    /// host then keeps no records, and the clipped text is in none.
+    /// the whole and the clipped quotes), less what the floor carries anyway
+    /// ([`Job::summary_floor`]: the constraint sentences, at most half). With memory projection off (M-1) no records
+    /// keep clipped text whole, so every folded user text block is quoted whole
+    /// (`usize::MAX`; the engine answers `cannot_fit` when that floor is over the window).
     pub(super) fn user_floor_budget(&self) -> usize {
-        // with `projectMemory: false` the host keeps no records: clipped text is then in
-        // no memory of ours (the host turned it off), but the summary stays bounded
+        if !self.config.project_memory {
+            return usize::MAX;
+        }
         let window = usize::try_from(self.config.context_window.saturating_mul(self.config.bytes_per_token) / 16).unwrap_or(usize::MAX);
-        (self.summary_bytes() / 2).min(window)
+        // less the constraint sentences the floor carries anyway (at most half of it)
+        let base = (self.summary_bytes() / 2).min(window);
+        base.saturating_sub(self.summary_floor.2.min(base / 2))
     }
 
     pub(super) fn build_rows(&mut self, sel: &Selection, msgs: &[Message], narrative: String, source: SummarySource) -> Result<()> {
@@ -125,13 +130,21 @@ impl Job {
         let budget = self.summary_bytes().min(window_bytes / 6).max(1_024);
         let ledger_bytes = (budget / 3).max(512);
         let fixed = deterministic_tail("", &ledger_now, ledger_bytes, &artifacts, "", &self.config).len();
+        // N-1, S-9, N-5: what the summary must carry verbatim whatever the budget; the
+        // budgeted parts (the handoff, the whole and clipped quotes) make room for it
+        {
+            let (first_task, newest) = first_and_newest(msgs);
+            let rows: Vec<(usize, &Message)> = sel.fold.iter().filter_map(|&o| msgs.get(o).map(|m| (o, m))).collect();
+            self.summary_floor = crate::nothing_lost::required_bytes(&rows, first_task, newest, !self.config.project_memory);
+        }
+        let floor_room = self.summary_floor.0;
         let mechanical = source.writer == "mechanical";
         let fold_bytes: usize = sel.fold.iter().filter_map(|&o| msgs.get(o)).map(|m| m.bytes).sum();
         let narrative = if mechanical {
             // Y-6 and the built-in default: the deterministic handoff summary
             // a short fold gets a shorter handoff, so the rewrite still shrinks the transcript
             // transcript text quoted as data (crate::quote): it cannot forge the engine record
-            crate::quote::content(&handoff_summary(&facts, budget.saturating_sub(fixed).min(fold_bytes / 4 * 3))).into_owned()
+            crate::quote::content(&handoff_summary(&facts, budget.saturating_sub(fixed).saturating_sub(floor_room).min(fold_bytes / 4 * 3))).into_owned()
         } else {
             crate::quote::content(narrative_part(&narrative).trim_end()).into_owned()
         };

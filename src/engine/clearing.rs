@@ -46,6 +46,7 @@ impl Job {
         let probe = plan(self.format(), &self.source.messages, self.config.clear_tool_uses.as_ref(), self.config.clear_thinking.as_ref(), &self.stored, &self.config, cal)?;
         if self.artifact_store && !probe.is_empty() {
             if let Some(cfg) = self.config.clear_tool_uses.clone() {
+                self.ensure_artifact_tag();
                 let mut items = Vec::new();
                 let mut keys = Vec::new();
                 for c in candidates(&self.source.messages, &cfg) {
@@ -64,10 +65,9 @@ impl Job {
                         .nth(c.nth)
                         .cloned()
                         .unwrap_or_default();
-                    let n = self.state.next_artifact.max(1);
-                    self.state.next_artifact = n.saturating_add(1);
+                    let handle = super::next_handle(&mut self.state);
                     items.push(ArtifactItem {
-                        handle: format!("artifact#{n}"),
+                        handle,
                         offset: c.offset,
                         message_id: m.id.clone(),
                         call_id: c.call_id.clone(),
@@ -160,7 +160,7 @@ impl Job {
         let rows = apply(&self.source.messages, &clearing);
         let origins: Vec<Origin> = rows.iter().map(|(i, _)| Origin::Source(*i)).collect();
         let mut kept: Vec<Message> = rows.into_iter().map(|(_, m)| m).collect();
-        formats::pin_unstable_ids(&mut kept);
+        crate::trust::pin_edited_ids(&mut kept);
         let new_t = Transcript { format: self.source.format, messages: kept, envelope: self.source.envelope.clone() };
         if let Err(e) = formats::validate_pairing(&new_t) {
             return self.done("failed", format!("invalid_rewrite: the clearing broke pairing: {}", e.message), Some(e));

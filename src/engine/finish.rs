@@ -3,7 +3,6 @@
 use super::{Job, Outcome, OverWindow, Phase, Reply, Rewrite, Step};
 use crate::error::{Error, ErrorCode, Result};
 use crate::events::event;
-use crate::formats;
 use crate::measure::transcript_size;
 use crate::memory::{try_project, try_project_consuming, MemoryBatch};
 use crate::rewrite::{provenance, validate_clipped, Expectations, Origin};
@@ -25,7 +24,7 @@ impl Job {
         // T-4: ids survive storage even when a twin of a kept row was folded. The rows
         // are cloned, not moved: a memory step may come back here (Step::Project).
         let mut kept: Vec<Message> = self.rows.iter().map(|(_, m)| m.clone()).collect();
-        formats::pin_unstable_ids(&mut kept);
+        crate::trust::pin_edited_ids(&mut kept);
         let origins: Vec<Origin> = self.rows.iter().map(|(o, _)| o.clone()).collect();
         let new_t = Transcript { format: self.source.format, messages: kept, envelope: self.source.envelope.clone() };
         let msgs = &self.source.messages;
@@ -76,6 +75,26 @@ impl Job {
         }
         // N-1: what the summary clipped (found by `validate_clipped` above, on the same
         // rows and summary) must be whole in memory.
+        // N-1 with `projectMemory: false`: no records keep whole what a summary clips or
+        // only names, so every folded user text block must be quoted whole (the floor
+        // does that, Job::user_floor_budget); a summary that clipped one loses it
+        if !self.config.project_memory {
+            if let Some(c) = clipped.first() {
+                let e = Error::new(
+                    ErrorCode::InvalidRewrite,
+                    format!("user_text_lost: a user text block is clipped or only named in the summary while projectMemory is off, so it is kept whole nowhere (source offset {})", c.offset),
+                );
+                return self.done("failed", format!("invalid_rewrite: {}", e.message), Some(e));
+            }
+        }
+        // C-8 with the summary's own floor (N-1, S-9, N-5): the user text every summary of
+        // these rows must carry verbatim, with the trigger's floor, over the window: no
+        // rewrite of them can fit, and the outcome says so with the figures
+        if let Some(reason) = self.summary_floor_over_window(&new_t, cal) {
+            self.state.cadence.last_failure = Some("cannot_fit".into());
+            self.events.push(event("warning", json!({ "code": "cannot_fit", "message": reason })));
+            return self.done("cannot_fit", reason, None);
+        }
         if self.memory.is_none() {
             let batch = if self.confirm_memory {
                 try_project(&self.session, &self.source.messages, &discarded, &self.bodies)
@@ -95,15 +114,6 @@ impl Job {
                 self.memory = None;
                 return self.done("failed", format!("invalid_rewrite: {}", e.message), Some(e));
             }
-        } else if !clipped.is_empty() {
-            // N-1 with `projectMemory: false`: no records keep whole what the summary clipped
-            // or only named, so the loss is said, never silent
-            let ids: Vec<&str> = clipped.iter().map(|c| c.message_id.as_str()).collect();
-            let message = format!(
-                "{} user text blocks were clipped or only named in the summary and, with projectMemory off, are kept whole nowhere",
-                ids.len()
-            );
-            self.events.push(event("warning", json!({ "code": "user_text_not_kept", "message": message, "messageIds": ids })));
         }
         if self.confirm_memory && !self.memory_accepted {
             self.phase = Phase::AwaitProject;
@@ -215,6 +225,35 @@ impl Job {
             self.events.push(event("warning", json!({ "code": "over_window", "message": message, "overWindow": ow })));
         }
         over_window
+    }
+
+    /// The `cannot_fit` reason when the rewrite `new_t` is over the context window and the
+    /// floor alone already is: the user text the summary must carry verbatim
+    /// ([`Job::summary_floor`]) plus the trigger's floor (C-8: system, tools, protected
+    /// request, output reserve). `None` when the rewrite fits, or when only rows a
+    /// deeper fold could take push it over (then N-4's `over_window` warning says so).
+    fn summary_floor_over_window(&self, new_t: &Transcript, cal: f64) -> Option<String> {
+        let window = self.config.context_window;
+        let after = transcript_size(new_t, &self.config, cal).estimated_tokens;
+        if self.over_window(after).is_none_or(|ow| ow.limit != "context_window") {
+            return None;
+        }
+        let fl = self.decision.as_ref().map(|d| d.floor.clone()).unwrap_or_default();
+        let (bytes, sentences, _) = self.summary_floor;
+        let user = crate::measure::text_tokens(bytes, &self.config, cal);
+        let total = user.saturating_add(fl.total_tokens);
+        if total <= window {
+            return None;
+        }
+        let what = if self.config.project_memory {
+            format!("the first task and {sentences} user constraint sentences verbatim (N-1, S-9, N-5)")
+        } else {
+            "every folded user text whole, as projectMemory is off (N-1, S-9)".to_string()
+        };
+        Some(format!(
+            "cannot_fit: the floor ({total} tokens: the summary's user text {user} tokens, {what}; system {}, tools {}, protected request {}, output reserve {}) is over the context window of {window} tokens",
+            fl.system_tokens, fl.tools_tokens, fl.protected_tokens, fl.output_reserve_tokens
+        ))
     }
 
     /// N-4: the next request after a rewrite of `after_tokens`, against the threshold and

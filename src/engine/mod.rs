@@ -101,6 +101,10 @@ pub struct Job {
     clear_only: bool,
     /// Ids of the source rows, gathered at the first summary (new ids avoid them, issue 14).
     taken_ids: std::collections::BTreeSet<String>,
+    /// The user text the new summary must carry verbatim (N-1, S-9, N-5;
+    /// [`crate::nothing_lost::required_bytes`]): UTF-8 bytes, constraint sentences and
+    /// their UTF-8 bytes.
+    summary_floor: (usize, usize, usize),
 }
 
 impl Job {
@@ -134,6 +138,7 @@ impl Job {
             clearing: None,
             clear_only: false,
             taken_ids: std::collections::BTreeSet::new(),
+            summary_floor: (0, 0, 0),
         }
     }
 
@@ -325,10 +330,11 @@ impl Job {
     }
 
     /// E-6: every tool result in the folded range whose message has no trusted `artifact_ref` (issue 14),
-    /// with a proposed handle each (`artifact#N`, N from `state.nextArtifact`, from 1),
+    /// with a proposed handle each ([`next_handle`]: `artifact#<tag>-N`),
     /// and the (offset, nth result) of each; a result the clearing tier already stored
     /// (K-1) is not offered again.
     pub(super) fn artifact_items(&mut self) -> (Vec<ArtifactItem>, Vec<(usize, usize)>) {
+        self.ensure_artifact_tag();
         let fold = self.selection.as_ref().map(|s| s.fold.clone()).unwrap_or_default();
         let names = tool_names(&self.source.messages);
         let mut items = Vec::new();
@@ -347,10 +353,9 @@ impl Job {
                     continue;
                 }
                 keys.push((off, nth));
-                let n = self.state.next_artifact.max(1);
-                self.state.next_artifact = n.saturating_add(1);
+                let handle = next_handle(&mut self.state);
                 items.push(ArtifactItem {
-                    handle: format!("artifact#{n}"),
+                    handle,
                     offset: off,
                     message_id: m.id.clone(),
                     call_id: call_id.clone(),
@@ -361,6 +366,14 @@ impl Job {
             }
         }
         (items, keys)
+    }
+
+    /// Sets `state.artifactTag` when the state has none (issue 14), derived from the
+    /// session id and the transcript ([`crate::trust::derive_tag`]); see [`next_handle`].
+    pub(super) fn ensure_artifact_tag(&mut self) {
+        if self.state.artifact_tag.is_empty() {
+            self.state.artifact_tag = crate::trust::derive_tag(&self.session, &self.source);
+        }
     }
 
     /// Records the handles the artifact store answered for `items` (keyed by `keys`);
@@ -384,5 +397,18 @@ impl Job {
             self.events.push(event("warning", json!({ "code": "artifact_store_failed", "message": "some tool results could not be stored; their eviction clips them", "callIds": failed })));
         }
         self.summarize_fold()
+    }
+}
+
+/// The next handle the engine proposes (E-6, issue 14): `artifact#<tag>-N`, N from
+/// `state.nextArtifact` (from 1), the tag `state.artifactTag` (set first by
+/// [`Job::ensure_artifact_tag`]); a legacy `artifact#N` if the tag is still empty.
+pub(crate) fn next_handle(state: &mut SessionState) -> String {
+    let n = state.next_artifact.max(1);
+    state.next_artifact = n.saturating_add(1);
+    if state.artifact_tag.is_empty() {
+        format!("artifact#{n}")
+    } else {
+        format!("artifact#{}-{n}", state.artifact_tag)
     }
 }

@@ -52,8 +52,9 @@ pub enum Reply {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ArtifactItem {
-    /// The handle the engine proposes (`artifact#N`, from `state.nextArtifact`). The host
-    /// may answer with its own handle instead.
+    /// The handle the engine proposes (`artifact#<tag>-N`: the session's
+    /// `state.artifactTag`, N from `state.nextArtifact`; issue 14: unique across the
+    /// sessions of one store). The host may answer with its own handle instead.
     pub handle: String,
     /// Source offset of the message carrying the result.
     pub offset: usize,
@@ -66,8 +67,8 @@ pub struct ArtifactItem {
     /// The whole result body (text; media inside it are not included).
     pub body: String,
     /// The session scope (`hooks.sessionId`, default `"default"`; JSON `sessionId`): a
-    /// store shared by several sessions keys its items by (`sessionId`, `handle`), since
-    /// every session numbers its handles from `artifact#1` (issue 14).
+    /// store shared by several sessions may key its items by handle alone (the tag tells
+    /// sessions apart) or by (`sessionId`, `handle`).
     pub session_id: String,
 }
 

@@ -32,9 +32,12 @@ impl Job {
         let texts: Vec<String> = members.iter().filter_map(|&i| self.rows.get(i)).map(|(_, m)| m.text()).collect();
         if self.opts.has_summarizer {
             let narratives: Vec<String> = texts.iter().map(|t| narrative_part(t).to_string()).collect();
-            let request = rollup_request(&narratives, &self.config, self.config.rollup_instructions());
-            self.phase = Phase::AwaitRollup { pass, members };
-            return Ok(Step::Summarize(request));
+            let mut request = rollup_request(&narratives, &self.config, self.config.rollup_instructions());
+            // Y-8 (issue 14): held to the summarizer's window; the mechanical merge when it leaves no room
+            if self.fit_request(&mut request) {
+                self.phase = Phase::AwaitRollup { pass, members };
+                return Ok(Step::Summarize(request));
+            }
         }
         let merged = mechanical_merge(&texts, self.summary_bytes());
         self.apply_rollup(pass, members, merged, "mechanical")

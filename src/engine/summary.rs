@@ -11,6 +11,9 @@ use crate::summarize::{curate_request_for, summary_request_for};
 use crate::transcript::Message;
 use serde_json::{json, Value};
 
+/// The fewest output tokens a summarize request may leave the summarizer (Y-8).
+const MIN_OUTPUT_TOKENS: u64 = 64;
+
 impl Job {
     /// E-1: evict first, on a copy of the folded rows; then ask for the summary.
     pub(super) fn summarize_fold(&mut self) -> Result<Step> {
@@ -39,18 +42,62 @@ impl Job {
             // Y-1, S-6: the curator gets only the rows before the run (stage 1 folds
             // nothing else), in the stored view.
             let stored: Vec<Value> = selection.fold.iter().filter_map(|&o| self.source.messages.get(o)).map(|m| formats::encode_message(m, View::Stored)).collect();
-            let request = curate_request_for(&rows, stored, &self.config, self.config.summary_instructions());
+            let mut request = curate_request_for(&rows, stored, &self.config, self.config.summary_instructions());
+            drop(rows);
+            if !self.fit_request(&mut request) {
+                // Y-1: no fallback for a curator
+                let why = "summarizer_window_too_small: the summarizer's window holds none of the rows to curate";
+                return self.done("failed", format!("summary_failed: {why}"), Some(Error::new(ErrorCode::SummaryFailed, why)));
+            }
             self.phase = Phase::AwaitSummary { kind: request.kind.clone(), coverage: request.coverage.clone() };
             return Ok(Step::Summarize(request));
         }
         if self.opts.has_summarizer {
-            let request = summary_request_for(&rows, &self.config, self.config.summary_instructions());
-            self.phase = Phase::AwaitSummary { kind: request.kind.clone(), coverage: request.coverage.clone() };
-            return Ok(Step::Summarize(request));
+            let mut request = summary_request_for(&rows, &self.config, self.config.summary_instructions());
+            drop(rows);
+            if self.fit_request(&mut request) {
+                self.phase = Phase::AwaitSummary { kind: request.kind.clone(), coverage: request.coverage.clone() };
+                return Ok(Step::Summarize(request));
+            }
+            // Y-8 (issue 14): never a request with nothing to summarize; the deterministic
+            // handoff needs no model window (as the Y-6 fallback after a context error)
+            self.opts.has_summarizer = false;
+            return self.commit_summary(String::new(), SummarySource { writer: "mechanical".into(), coverage: "requests_only".into() });
         }
         drop(rows);
         // Y-6: the deterministic handoff is written in build_rows, from the folded rows' facts
         self.commit_summary(String::new(), SummarySource { writer: "mechanical".into(), coverage: "whole".into() })
+    }
+
+    /// Y-8 (issue 14): holds a summarize / curate request to the summarizer's window
+    /// (`summarizerContextWindow`, default `contextWindow`). `maxOutputTokens` over what
+    /// the window leaves after the request's input is clamped to it, with a
+    /// `max_output_tokens_clamped` warning (`requested`, `maxOutputTokens`, `window`,
+    /// tokens). Returns `false`, with a `summarizer_window_too_small` warning, when the
+    /// request would carry no row at all or leave under 64 output tokens: the request
+    /// is then not made.
+    pub(super) fn fit_request(&mut self, request: &mut crate::summarize::SummarizeRequest) -> bool {
+        let window = self.config.summarizer_window();
+        let empty = request.messages.iter().all(|m| m.content.trim() == "<transcript>\n\n</transcript>" || m.content.trim().is_empty());
+        let room = window.saturating_sub(request.estimated_input_tokens);
+        if empty || room < MIN_OUTPUT_TOKENS {
+            let why = if empty { "holds none of the folded rows" } else { "leaves under 64 tokens for the summary" };
+            self.events.push(event("warning", json!({
+                "code": "summarizer_window_too_small",
+                "message": format!("the summarizer's window ({window} tokens) {why}: no {} request was made", request.kind),
+                "window": window, "estimatedInputTokens": request.estimated_input_tokens,
+            })));
+            return false;
+        }
+        if request.max_output_tokens > room {
+            self.events.push(event("warning", json!({
+                "code": "max_output_tokens_clamped",
+                "message": format!("summaryMaxOutputTokens ({}) is over what the summarizer's window ({window} tokens) leaves after the request's ~{} input tokens: asked for {room}", request.max_output_tokens, request.estimated_input_tokens),
+                "requested": request.max_output_tokens, "maxOutputTokens": room, "window": window,
+            })));
+            request.max_output_tokens = room;
+        }
+        true
     }
 
     /// The summary output budget in UTF-8 bytes (tokens x bytes per token), saturated:
@@ -89,7 +136,8 @@ impl Job {
                 if context_exceeded && !spoken {
                     // Y-6: deterministic handoff summary sheds old rows.
                     self.events.push(event("warning", json!({ "code": "mechanical_fallback", "message": message })));
-                    return self.commit_summary(String::new(), SummarySource { writer: "mechanical".into(), coverage: "requests_only".into() });
+                    self.opts.has_summarizer = false;
+            return self.commit_summary(String::new(), SummarySource { writer: "mechanical".into(), coverage: "requests_only".into() });
                 }
                 let why = if context_exceeded { "the range holds SpokenUnmeasured observations, so no mechanical fallback" } else { "the summarize callback failed" };
                 self.done("failed", format!("summary_failed: {why}: {message}"), Some(Error::new(ErrorCode::SummaryFailed, message)))

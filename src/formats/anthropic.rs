@@ -1,7 +1,7 @@
 //! Anthropic Messages API `messages` (F-1), with the system prompt in the envelope's
 //! top-level `system` field.
 //!
-//! Blocks: `text`, `image`, `document`, `tool_use`, `tool_result` (string or block
+//! Blocks: `text`, `image`, `document` (a text or content source reads as text, N-1), `tool_use`, `tool_result` (string or block
 //! content, `is_error`), `thinking` (with `signature`), `redacted_thinking`,
 //! `server_tool_use` and its `*_tool_result` (both in the assistant message, so kept
 //! whole as opaque items), anything else opaque. Pairing (Anthropic docs, "tool use"):
@@ -35,6 +35,30 @@ fn media_of(b: &Value) -> Option<(MediaKind, usize, bool)> {
     }
 }
 
+/// The text of a `document` block whose source is text (`{"type": "text",
+/// "media_type": "text/plain", "data": "..."}`) or content blocks (`{"type": "content",
+/// "content": "..." | [{"type": "text", "text": "..."}]}`): in a user message that is
+/// the person's text (N-1), read as a text block; `None` for base64, URL and file
+/// sources (media).
+fn document_text(b: &Value) -> Option<String> {
+    if b.get("type").and_then(Value::as_str) != Some("document") {
+        return None;
+    }
+    let src = b.get("source")?;
+    match src.get("type").and_then(Value::as_str)? {
+        "text" => src.get("data").and_then(Value::as_str).map(str::to_string),
+        "content" => match src.get("content")? {
+            Value::String(s) => Some(s.clone()),
+            Value::Array(items) => {
+                let texts: Vec<&str> = items.iter().filter_map(|i| i.get("text").and_then(Value::as_str)).collect();
+                (!texts.is_empty()).then(|| texts.join("\n"))
+            }
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 impl Adapter for Anthropic {
     fn view(raw: &Value, at: usize) -> Result<(Role, Vec<Block>)> {
         let role = match raw.get("role").and_then(Value::as_str) {
@@ -52,7 +76,9 @@ impl Adapter for Anthropic {
                     match ty {
                         "text" => blocks.push(Block::Text { text: b.get("text").and_then(Value::as_str).unwrap_or("").to_string() }),
                         "image" | "document" => {
-                            if let Some((kind, bytes, inline)) = media_of(b) {
+                            if let Some(text) = document_text(b) {
+                                blocks.push(Block::Text { text });
+                            } else if let Some((kind, bytes, inline)) = media_of(b) {
                                 blocks.push(Block::Media { kind, bytes, inline });
                             }
                         }

@@ -4,7 +4,8 @@
 //! A `Content` has a `role` (`user` or `model`; the API lets a single-turn request
 //! leave it out, read here as `user`; the legacy `function` role of older SDKs is read
 //! as a result-carrying turn) and `parts`. Parts (Gemini docs, "Content"/"Part"):
-//! `text`; `inlineData {mimeType, data}` and `fileData {mimeType, fileUri}` (media);
+//! `text`; `inlineData {mimeType, data}` and `fileData {mimeType, fileUri}` (media; an
+//! `inlineData` of `text/*` whose data is base64 of UTF-8 reads as text, N-1);
 //! `functionCall {name, args, id?}`; `functionResponse {name, response, id?, parts?}`;
 //! `thought: true` text parts (thought summaries) and `thoughtSignature` on any part
 //! (opaque signed reasoning, never edited, T-3); `executableCode` and
@@ -38,6 +39,45 @@ fn positional_id(name: &str, k: usize) -> String {
     format!("{POSITIONAL_ID_PREFIX}{name}:{k}")
 }
 
+
+/// The text of an `inlineData` part whose `mimeType` is `text/*` (base64 of UTF-8
+/// text): in a user turn that is the person's text (N-1), read as a text block. `None`
+/// for other media, or data that is not base64 of UTF-8.
+fn inline_text(p: &Value) -> Option<String> {
+    let d = p.get("inlineData")?;
+    let mime = d.get("mimeType").and_then(Value::as_str)?;
+    if !mime.trim().to_ascii_lowercase().starts_with("text/") {
+        return None;
+    }
+    String::from_utf8(base64_decode(d.get("data").and_then(Value::as_str)?)?).ok()
+}
+
+/// Decodes base64 (standard or URL-safe alphabet, padding optional, ASCII whitespace
+/// skipped); `None` on any other byte or a dangling 6 bits.
+fn base64_decode(data: &str) -> Option<Vec<u8>> {
+    let mut out = Vec::with_capacity(data.len() / 4 * 3);
+    let (mut acc, mut bits) = (0u32, 0u32);
+    for c in data.bytes() {
+        let v = match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' | b'-' => 62,
+            b'/' | b'_' => 63,
+            b'=' => break,
+            c if c.is_ascii_whitespace() => continue,
+            _ => return None,
+        };
+        acc = (acc << 6) | u32::from(v);
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((acc >> bits) as u8);
+            acc &= (1 << bits) - 1;
+        }
+    }
+    (bits < 6).then_some(out)
+}
 
 /// Media of an `inlineData` / `fileData` part: kind, bytes, inline.
 fn media_of(p: &Value) -> Option<(MediaKind, usize, bool)> {
@@ -112,6 +152,8 @@ impl Adapter for Gemini {
             }
             if let Some(t) = p.get("text") {
                 blocks.push(Block::Text { text: t.as_str().unwrap_or("").to_string() });
+            } else if let Some(text) = inline_text(p) {
+                blocks.push(Block::Text { text });
             } else if let Some((kind, bytes, inline)) = media_of(p) {
                 blocks.push(Block::Media { kind, bytes, inline });
             } else if let Some(fc) = p.get("functionCall") {

@@ -28,7 +28,7 @@ mod view;
 pub use crate::format::Format;
 pub use decode::{decode, decode_rows, decode_text, decode_text_with_ids, decode_with_ids, message_from_raw, pin_unstable_ids, request_text, ContentIds};
 pub use detect::{detect, detect_text};
-pub use pairing::{validate_pairing, PairingRules};
+pub use pairing::{validate_pairing, validate_pairing_from, PairingRules};
 pub use usage::{normalize_usage, usage_warning, Usage, USAGE_UNREADABLE};
 pub use view::{encode, encode_message, set_result_body, text_message, with_result_body, View};
 

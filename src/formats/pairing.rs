@@ -55,8 +55,39 @@ impl Format {
 /// Errors: `invalid_transcript` for an empty call id (issue 14), `unpaired_tool_result`, `unanswered_tool_call` or `duplicate_tool_call_id`
 /// naming the message offset and the id.
 pub fn validate_pairing(t: &Transcript) -> Result<()> {
-    let rules = t.format.rules();
+    validate_rows(t.format.rules(), &t.messages, 0)
+}
+
+/// [`validate_pairing`] of a transcript whose rows before `first` were already valid
+/// (a live transcript after an append, issue 14): only the rows from the start of the
+/// exchange still open at `first` are checked, so the cost is that of the new rows and
+/// the open exchange, not of the whole transcript. Same errors, offsets in the whole
+/// transcript.
+pub fn validate_pairing_from(t: &Transcript, first: usize) -> Result<()> {
     let msgs = &t.messages;
+    let first = first.min(msgs.len());
+    let rules = t.format.rules();
+    let mut s = first;
+    if rules.results_anywhere_after {
+        // open calls of a valid prefix sit in its trailing run of tool items
+        let is_tool_item = |m: &Message| m.has_calls() || m.has_results() || (!m.blocks.is_empty() && m.blocks.iter().all(|b| matches!(b, Block::Reasoning { .. })));
+        while s > 0 && msgs.get(s - 1).is_some_and(is_tool_item) {
+            s -= 1;
+        }
+    } else {
+        // back over the result rows of the last exchange to the message calling them
+        while s > 0 && msgs.get(s - 1).is_some_and(|m| (m.has_results() || (!rules.results_in_one_message && m.role == Role::Tool)) && !m.has_calls()) {
+            s -= 1;
+        }
+        if s > 0 && msgs.get(s - 1).is_some_and(Message::has_calls) {
+            s -= 1;
+        }
+    }
+    validate_rows(rules, msgs.get(s..).unwrap_or(&[]), s)
+}
+
+/// The pairing rules over `msgs`, whose first row sits at offset `base`.
+fn validate_rows(rules: PairingRules, msgs: &[Message], base: usize) -> Result<()> {
     // issue 14: an empty call id pairs with nothing a store or memory record can name;
     // refused here so `check` and `compact` agree in every format
     for (i, m) in msgs.iter().enumerate() {
@@ -67,12 +98,12 @@ pub fn validate_pairing(t: &Transcript) -> Result<()> {
                 _ => false,
             };
             if empty {
-                return Err(Error::invalid(format!("message {i}: a tool call or result has an empty call id")));
+                return Err(Error::invalid(format!("message {i}: a tool call or result has an empty call id", i = base + i)));
             }
         }
     }
     if rules.results_anywhere_after {
-        return validate_pairing_anywhere(msgs);
+        return validate_pairing_anywhere(msgs, base);
     }
     let mut i = 0;
     while i < msgs.len() {
@@ -81,7 +112,7 @@ pub fn validate_pairing(t: &Transcript) -> Result<()> {
             let calls: Vec<&str> = m.call_ids().collect();
             for (k, c) in calls.iter().enumerate() {
                 if calls[..k].contains(c) {
-                    return Err(Error::new(ErrorCode::DuplicateToolCallId, format!("message {i}: tool call id {c:?} used twice in one message")));
+                    return Err(Error::new(ErrorCode::DuplicateToolCallId, format!("message {i}: tool call id {c:?} used twice in one message", i = base + i)));
                 }
             }
             let mut pending: Vec<&str> = calls.clone();
@@ -94,7 +125,7 @@ pub fn validate_pairing(t: &Transcript) -> Result<()> {
                     for b in &r.blocks {
                         match b {
                             Block::ToolResult { call_id, .. } if seen_other => {
-                                return Err(Error::new(ErrorCode::UnpairedToolResult, format!("message {j}: tool result {call_id:?} must come before other content")));
+                                return Err(Error::new(ErrorCode::UnpairedToolResult, format!("message {j}: tool result {call_id:?} must come before other content", j = base + j)));
                             }
                             Block::ToolResult { .. } => {}
                             _ => seen_other = true,
@@ -107,7 +138,7 @@ pub fn validate_pairing(t: &Transcript) -> Result<()> {
                             pending.remove(pos);
                         }
                         None => {
-                            return Err(Error::new(ErrorCode::UnpairedToolResult, format!("message {j}: tool result {rid:?} does not answer a call of message {i}")));
+                            return Err(Error::new(ErrorCode::UnpairedToolResult, format!("message {j}: tool result {rid:?} does not answer a call of message {i}", j = base + j, i = base + i)));
                         }
                     }
                 }
@@ -118,17 +149,17 @@ pub fn validate_pairing(t: &Transcript) -> Result<()> {
             }
             if let Some(first) = pending.first() {
                 if rules.exact_result_count && j > i + 1 {
-                    return Err(Error::new(ErrorCode::UnansweredToolCall, format!("message {i}: makes {} tool calls but message {} answers {}; tool call {first:?} has no result", calls.len(), i + 1, calls.len() - pending.len())));
+                    return Err(Error::new(ErrorCode::UnansweredToolCall, format!("message {i}: makes {} tool calls but message {} answers {}; tool call {first:?} has no result", calls.len(), base + i + 1, calls.len() - pending.len(), i = base + i)));
                 }
                 if j < msgs.len() {
-                    return Err(Error::new(ErrorCode::UnansweredToolCall, format!("message {i}: tool call {first:?} has no result before message {j}")));
+                    return Err(Error::new(ErrorCode::UnansweredToolCall, format!("message {i}: tool call {first:?} has no result before message {j}", i = base + i, j = base + j)));
                 }
             }
             i = j.max(i + 1);
             continue;
         }
         if let Some(rid) = m.result_ids().next() {
-            return Err(Error::new(ErrorCode::UnpairedToolResult, format!("message {i}: tool result {rid:?} does not follow a message calling it")));
+            return Err(Error::new(ErrorCode::UnpairedToolResult, format!("message {i}: tool result {rid:?} does not follow a message calling it", i = base + i)));
         }
         i += 1;
     }
@@ -139,7 +170,7 @@ pub fn validate_pairing(t: &Transcript) -> Result<()> {
 /// anywhere after their call (OpenAI Responses). A call left open is allowed only when
 /// nothing but tool items (calls, results, reasoning) follows it: the newest step,
 /// still awaiting its outputs.
-fn validate_pairing_anywhere(msgs: &[Message]) -> Result<()> {
+fn validate_pairing_anywhere(msgs: &[Message], base: usize) -> Result<()> {
     let mut open: Vec<(&str, usize)> = Vec::new();
     for (i, m) in msgs.iter().enumerate() {
         for rid in m.result_ids() {
@@ -148,13 +179,13 @@ fn validate_pairing_anywhere(msgs: &[Message]) -> Result<()> {
                     open.remove(pos);
                 }
                 None => {
-                    return Err(Error::new(ErrorCode::UnpairedToolResult, format!("message {i}: tool result {rid:?} answers no earlier call")));
+                    return Err(Error::new(ErrorCode::UnpairedToolResult, format!("message {i}: tool result {rid:?} answers no earlier call", i = base + i)));
                 }
             }
         }
         for cid in m.call_ids() {
             if open.iter().any(|(id, _)| *id == cid) {
-                return Err(Error::new(ErrorCode::DuplicateToolCallId, format!("message {i}: tool call id {cid:?} is already used by an unanswered call")));
+                return Err(Error::new(ErrorCode::DuplicateToolCallId, format!("message {i}: tool call id {cid:?} is already used by an unanswered call", i = base + i)));
             }
             open.push((cid, i));
         }
@@ -164,7 +195,7 @@ fn validate_pairing_anywhere(msgs: &[Message]) -> Result<()> {
     };
     for (cid, at) in open {
         if let Some((k, _)) = msgs.iter().enumerate().skip(at + 1).find(|(_, m)| !is_tool_item(m)) {
-            return Err(Error::new(ErrorCode::UnansweredToolCall, format!("message {at}: tool call {cid:?} has no result before message {k}")));
+            return Err(Error::new(ErrorCode::UnansweredToolCall, format!("message {at}: tool call {cid:?} has no result before message {k}", at = base + at, k = base + k)));
         }
     }
     Ok(())

@@ -564,7 +564,8 @@ fn inline_handles(text: &str, out: &mut Vec<String>) {
     let mut rest = text;
     while let Some(p) = rest.find("artifact#") {
         let after = rest.get(p + 9..).unwrap_or("");
-        let digits = after.bytes().take_while(u8::is_ascii_digit).count();
+        // `artifact#N` or `artifact#<tag>-N` (issue 14)
+        let digits = crate::trust::handle_body_len(after);
         if digits > 0 {
             let h = format!("artifact#{}", after.get(..digits).unwrap_or(""));
             if !out.contains(&h) {
@@ -581,6 +582,9 @@ impl Facts {
     /// at `offset` is stored under (stamped `artifact_ref` or the host's store), if any.
     pub fn read(rows: &[(usize, &Message)], handle_of: &dyn Fn(usize, usize, &Message) -> Option<String>) -> Facts {
         let mut f = Facts { rows: rows.len(), ..Facts::default() };
+        // de-duplication in constant time per sentence (a fold full of them stays linear)
+        let mut constraint_seen: std::collections::HashSet<String> = std::collections::HashSet::new();
+        let mut decision_seen: std::collections::HashSet<String> = std::collections::HashSet::new();
         for (off, m) in rows {
             let off = *off;
             if m.is_summary() {
@@ -665,7 +669,7 @@ impl Facts {
             match m.role {
                 Role::User if conversational_user => {
                     for s in constraint_sentences(&text) {
-                        if !f.constraints.iter().any(|c| c == s) {
+                        if constraint_seen.insert(s.to_string()) {
                             f.constraints.push(s.to_string());
                         }
                     }
@@ -673,7 +677,7 @@ impl Facts {
                 Role::Assistant => {
                     for s in decision_sentences(&text) {
                         let s = truncate(s, 400);
-                        if !f.decisions.contains(&s) {
+                        if decision_seen.insert(s.clone()) {
                             f.decisions.push(s);
                         }
                     }

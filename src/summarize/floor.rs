@@ -14,8 +14,8 @@ use super::facts::Facts;
 use super::ledger::item;
 
 /// Item kinds the floor writes (N-5).
-pub const FLOOR_KINDS: [&str; 6] =
-    ["carried newest request", "carried first task", "carried user text", "carried constraint", "carried file paths", "carried open plan items"];
+pub const FLOOR_KINDS: [&str; 7] =
+    ["carried newest request", "carried first task", "carried user text", "carried constraint", "carried constraints", "carried file paths", "carried open plan items"];
 
 /// Item kinds that start with this are rehydrated documents (N-6).
 pub const REHYDRATED: &str = "rehydrated";
@@ -38,52 +38,85 @@ pub fn clipped_marker(id: &str, offset: usize, text: &str) -> String {
     format!("\n{CLIPPED_PREFIX}{id}, offset {offset}): {head} [+{} bytes in memory]", text.len() - head.len())
 }
 
+/// Kind of the floor item that holds the user constraint sentences (N-5, S-9): one
+/// sentence a line, verbatim (quoted as data), de-duplicated.
+pub const CONSTRAINTS_KIND: &str = "carried constraints";
+
+/// The lines of `narrative` (also without a `- ` bullet), for constant-time "is this
+/// sentence already a line of the summary" tests.
+fn line_set(narrative: &str) -> std::collections::HashSet<&str> {
+    let mut set = std::collections::HashSet::new();
+    for l in narrative.lines() {
+        set.insert(l);
+        set.insert(l.trim());
+        if let Some(rest) = l.strip_prefix("- ") {
+            set.insert(rest);
+        }
+    }
+    set
+}
+
 /// The floor (N-5, N-1): what `narrative` leaves out of `facts` (and of the `earlier`
 /// carried items of folded summaries), appended verbatim:
 /// 1. the user-text lines of the folded rows (`user_lines`, from
-///    [`crate::nothing_lost::user_text_floor`], with its own budget tiers: whole, clipped
-///    with their constraint sentences, then one line naming the rest, whole in memory):
-///    a whole quote as a length-prefixed item (`carried first task`, `carried newest
-///    request`, `carried user text`) unless `narrative` already holds it, every other
-///    line as it is (one line each); an instruction document a log left in a person's
-///    row at a `protected` offset (the first task or the newest request) stays whole;
-/// 2. every other user constraint sentence, whole, while `max_bytes` allows;
+///    [`crate::nothing_lost::user_text_floor`], with its own budget tiers: whole, clipped,
+///    then one line naming the rest, whole in memory): a whole quote as a
+///    length-prefixed item (`carried first task`, `carried newest request`, `carried
+///    user text`) unless `narrative` already holds it, every other line as it is (one
+///    line each); an instruction document a log left in a person's row at a
+///    `protected` offset (the first task or the newest request) stays whole;
+/// 2. every user constraint sentence not quoted whole above and not a line of
+///    `narrative` (the handoff's section 2 lists them as `- <sentence>`): the
+///    `User constraint (verbatim):` lines of `user_lines`, the sentences of `facts`
+///    and those earlier summaries carried, de-duplicated, in one
+///    [`CONSTRAINTS_KIND`] item, one sentence a line. This is the floor: it is never
+///    bounded by `max_bytes` (the engine answers `cannot_fit` when the floor itself
+///    cannot fit the window);
 /// 3. the open plan items, then the file paths of the folded calls, then earlier carried
 ///    items.
 ///
-/// Beyond the user lines everything is bounded by `max_bytes`; what does not fit is
-/// counted in a `[floor: ...]` line, never dropped silently. Of a path or plan list only
-/// the missing lines are carried.
+/// Beyond the user text and the constraints everything is bounded by `max_bytes`; what
+/// does not fit is counted in a `[floor: ...]` line, never dropped silently. Of a path or
+/// plan list only the missing lines are carried.
+///
+/// Time: linear in the inputs plus the narrative's size per whole quote, path list or
+/// earlier item it searches (constraint sentences use a hash set of its lines).
 pub fn floor_items(narrative: &str, facts: &Facts, earlier: &[(String, String)], max_bytes: usize, user_lines: &[String], protected: &[usize]) -> String {
     use crate::nothing_lost::{CONSTRAINT_PREFIX, VERBATIM_PREFIX};
+    use std::collections::HashSet;
     let mut out = String::new();
-    let mut seen: Vec<String> = Vec::new();
+    let mut seen: HashSet<String> = HashSet::new();
+    let mut written: HashSet<&str> = HashSet::new();
+    let narrative_lines = line_set(narrative);
     let mut remaining = max_bytes.saturating_sub(160);
     let mut left: Vec<(&'static str, usize)> = Vec::new();
-    let count = |left: &mut Vec<(&'static str, usize)>, kind: &'static str, n: usize| match left.iter_mut().find(|(k, _)| *k == kind) {
-        Some((_, c)) => *c += n,
-        None => left.push((kind, n)),
-    };
+    // the constraint sentences (quoted as data) the floor carries, in order, once
+    let mut constraints: Vec<String> = Vec::new();
+    let mut constraint_seen: HashSet<String> = HashSet::new();
     // 1. user text: one mechanism (N-1), each text quoted once
     let first = facts.requests.first().map(|r| r.text.as_str());
     let newest = facts.requests.last().map(|r| r.text.as_str());
+    // sentences inside a text quoted whole need no second quote
+    let mut in_whole: HashSet<&str> = HashSet::new();
     for line in user_lines {
         if let Some(text) = line.strip_prefix(VERBATIM_PREFIX) {
-            if narrative.contains(text) || seen.iter().any(|s| s == text) {
+            in_whole.extend(crate::nothing_lost::constraint_sentences(text));
+            if seen.contains(text) || narrative.contains(text) {
                 continue;
             }
             let kind = if Some(text) == newest { "carried newest request" } else if Some(text) == first { "carried first task" } else { "carried user text" };
             out.push_str(&item(kind, text));
-            seen.push(text.to_string());
+            seen.insert(text.to_string());
             continue;
         }
         if let Some(c) = line.strip_prefix(CONSTRAINT_PREFIX) {
-            seen.push(c.to_string());
-            if narrative.contains(c) {
-                continue;
+            // already quoted as data by user_text_floor
+            if !in_whole.contains(c) && !narrative_lines.contains(c) && constraint_seen.insert(c.to_string()) {
+                constraints.push(c.to_string());
             }
+            continue;
         }
-        if !out.contains(line.as_str()) {
+        if written.insert(line.as_str()) {
             out.push('\n');
             out.push_str(line);
         }
@@ -91,40 +124,63 @@ pub fn floor_items(narrative: &str, facts: &Facts, earlier: &[(String, String)],
     // an instruction document a log left in a person's row is user text: as the first
     // task or the newest request it stays whole (N-1)
     for d in facts.instructions.iter().filter(|d| d.user_text && protected.contains(&d.offset)) {
-        if !narrative.contains(d.text.as_str()) && !seen.contains(&d.text) {
+        if !seen.contains(&d.text) && !narrative.contains(d.text.as_str()) {
             out.push_str(&item("carried first task", &d.text));
-            seen.push(d.text.clone());
+            in_whole.extend(crate::nothing_lost::constraint_sentences(&d.text));
+            seen.insert(d.text.clone());
         }
     }
-    // 2. constraints, whole, while the budget allows (then counted)
+    // 2. constraints: every one, whole (the floor, S-9 / N-5)
     for c in &facts.constraints {
-        if !narrative.contains(c.as_str()) && !seen.iter().any(|s| s.contains(c.as_str()) || s == c) && !out.contains(c.as_str()) {
-            let it = item("carried constraint", c);
-            if it.len() <= remaining {
-                remaining -= it.len();
-                out.push_str(&it);
-            } else {
-                count(&mut left, "carried constraint", 1);
-            }
-            seen.push(c.clone());
+        if in_whole.contains(c.as_str()) {
+            continue;
         }
+        let q = crate::quote::content(c);
+        if !narrative_lines.contains(&*q) && !narrative_lines.contains(c.as_str()) && constraint_seen.insert(q.to_string()) {
+            constraints.push(q.into_owned());
+        }
+    }
+    for (kind, text) in earlier {
+        if kind == CONSTRAINTS_KIND || kind == "carried constraint" {
+            for c in text.lines().filter(|l| !l.trim().is_empty()) {
+                // carried already quoted as data
+                if !narrative_lines.contains(c) && constraint_seen.insert(c.to_string()) {
+                    constraints.push(c.to_string());
+                }
+            }
+        } else if kind == "clipped user text" {
+            if let Some(c) = text.strip_prefix(CONSTRAINT_PREFIX) {
+                if !narrative_lines.contains(c) && constraint_seen.insert(c.to_string()) {
+                    constraints.push(c.to_string());
+                }
+            }
+        }
+    }
+    if !constraints.is_empty() {
+        out.push_str(&item(CONSTRAINTS_KIND, &constraints.join("\n")));
     }
     // 3. plan, paths, earlier carried items, by the budget
-    let mut rest: Vec<(&'static str, String, Vec<String>)> = Vec::new();
+    let mut rest: Vec<(&'static str, String)> = Vec::new();
     if let Some(p) = &facts.plan {
         let open: Vec<&(String, String)> = p.open_items().filter(|(_, c)| !narrative.contains(c.as_str())).collect();
         if !open.is_empty() {
             let text = open.iter().map(|(s, c)| format!("- [{s}] {c}")).collect::<Vec<_>>().join("\n");
-            rest.push(("carried open plan items", text, Vec::new()));
+            rest.push(("carried open plan items", text));
         }
     }
     let paths: Vec<&str> = facts.paths().filter(|p| !narrative.contains(p)).collect();
     if !paths.is_empty() {
-        rest.push(("carried file paths", paths.join("\n"), Vec::new()));
+        rest.push(("carried file paths", paths.join("\n")));
     }
     for (kind, text) in earlier {
+        if kind == CONSTRAINTS_KIND || kind == "carried constraint" {
+            continue;
+        }
         if kind == "clipped user text" {
-            if !narrative.contains(text.as_str()) && !out.contains(text.as_str()) {
+            if text.starts_with(CONSTRAINT_PREFIX) {
+                continue;
+            }
+            if written.insert(text.as_str()) && !narrative.contains(text.as_str()) {
                 out.push('\n');
                 out.push_str(text);
             }
@@ -142,10 +198,10 @@ pub fn floor_items(narrative: &str, facts: &Facts, earlier: &[(String, String)],
             vec![text.as_str()]
         };
         if !missing.is_empty() {
-            rest.push((k, missing.join("\n"), Vec::new()));
+            rest.push((k, missing.join("\n")));
         }
     }
-    for (kind, text, _) in rest {
+    for (kind, text) in rest {
         if seen.contains(&text) {
             continue;
         }
@@ -154,7 +210,7 @@ pub fn floor_items(narrative: &str, facts: &Facts, earlier: &[(String, String)],
             // user text an earlier summary carried stays whole (S-9, N-1)
             remaining = remaining.saturating_sub(it.len());
             out.push_str(&it);
-            seen.push(text);
+            seen.insert(text);
         } else {
             let n = if kind == "carried file paths" || kind == "carried open plan items" { text.lines().count() } else { 1 };
             match left.iter_mut().find(|(k, _)| *k == kind) {

@@ -189,10 +189,21 @@ pub fn handoff_summary(f: &Facts, max_bytes: usize) -> String {
     let mut closed: Vec<(usize, &'static str)> = Vec::new();
     // a constraint sentence already inside a kept quote is not written twice
     let mut hidden = vec![false; items.len()];
+    // the constraint sentences of the kept section-1 quotes, gathered once when the
+    // first constraint comes up (section 1 is placed before: priorities 0 and 1)
+    let mut quoted_sentences: Option<std::collections::HashSet<String>> = None;
     for i in order {
         if items.get(i).is_some_and(|it| it.kind == "constraint sentences") {
             let sentence = items.get(i).map(|it| it.text.trim_start_matches("- ").to_string()).unwrap_or_default();
-            let covered = items.iter().enumerate().any(|(j, o)| j != i && kept.get(j).copied().unwrap_or(false) && o.section == 1 && o.text.contains(&sentence));
+            let set = quoted_sentences.get_or_insert_with(|| {
+                items
+                    .iter()
+                    .enumerate()
+                    .filter(|(j, o)| o.section == 1 && o.kind == "requests" && kept.get(*j).copied().unwrap_or(false))
+                    .flat_map(|(_, o)| super::facts::constraint_sentences(&o.text).into_iter().map(str::to_string).collect::<Vec<_>>())
+                    .collect()
+            });
+            let covered = set.contains(&sentence);
             if covered {
                 if let (Some(k), Some(h)) = (kept.get_mut(i), hidden.get_mut(i)) {
                     *k = true;

@@ -19,12 +19,13 @@ pub fn collect_artifact_refs<'a>(texts: impl IntoIterator<Item = &'a str>, stamp
     for t in texts {
         let mut rest = t;
         while let Some(p) = rest.find("artifact#") {
-            let after = &rest[p + 9..];
-            let digits: usize = after.bytes().take_while(u8::is_ascii_digit).count();
-            if digits > 0 {
-                push(format!("artifact#{}", &after[..digits]));
+            let after = rest.get(p + 9..).unwrap_or("");
+            // `artifact#N` or `artifact#<tag>-N` (issue 14)
+            let len = crate::trust::handle_body_len(after);
+            if len > 0 {
+                push(format!("artifact#{}", after.get(..len).unwrap_or("")));
             }
-            rest = &after[digits..];
+            rest = after.get(len..).unwrap_or("");
         }
     }
     out

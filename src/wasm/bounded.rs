@@ -4,9 +4,10 @@
 //! Shape (the `hooks` object of `compact`, or the options of `Session.append` /
 //! `Session.recordFinding` / `Session.compact`):
 //! - `timeoutMs`: milliseconds any one callback may take to settle (`summarize`,
-//!   `curator`, `storeArtifact`, the memory hooks, `onEvent`, the store's `load` / `save`);
-//! - `timeouts: { summarize?, curator?, storeArtifact?, memory?, onEvent?, load?, save? }`:
-//!   per hook, overriding `timeoutMs`;
+//!   `curator`, `storeArtifact`, the memory hooks, `onEvent`, the store's `load` / `save`,
+//!   `countTokens` in `compact` / `checkAsync` / `live.compact`);
+//! - `timeouts: { summarize?, curator?, storeArtifact?, memory?, onEvent?, load?, save?,
+//!   countTokens? }`: per hook, overriding `timeoutMs`;
 //! - `signal`: an `AbortSignal`; once it fires, the call stops waiting and rejects.
 //!
 //! A callback that does not settle in time rejects the call with code `timeout`; an abort
@@ -33,7 +34,7 @@ extern "C" {
 }
 
 /// The hook names `timeouts` accepts.
-pub(crate) const HOOK_NAMES: [&str; 7] = ["summarize", "curator", "storeArtifact", "memory", "onEvent", "load", "save"];
+pub(crate) const HOOK_NAMES: [&str; 8] = ["summarize", "curator", "storeArtifact", "memory", "onEvent", "load", "save", "countTokens"];
 
 /// The bounds of one call (see the module doc).
 #[derive(Clone, Default)]

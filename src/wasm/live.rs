@@ -28,7 +28,7 @@ fn busy() -> JsValue {
 impl ContextCompactor {
     /// `open(transcript)` -> `LiveTranscript`: decodes the transcript (a JSON string —
     /// the fast path — or an object) once and keeps it with its measures. Throws
-    /// `invalid_transcript` / `unknown_format` like `check`.
+    /// `invalid_transcript` / `unknown_format` and the pairing codes like `check` (issue 14).
     pub fn open(&self, transcript: JsValue) -> Result<LiveTranscript, JsValue> {
         let (format, text) = super::input_text(&self.config, self.format, &transcript)?;
         let core = Core::open_text(self.config.clone(), format, &text).map_err(|e| js_error(&e))?;
@@ -40,7 +40,9 @@ impl ContextCompactor {
 impl LiveTranscript {
     /// `append(rows)`: adds provider messages (an array of messages, one message
     /// object, or their JSON text); only these rows are decoded and measured. Atomic:
-    /// throws `invalid_transcript` (naming the offset) and appends nothing. `null` /
+    /// throws `invalid_transcript` (naming the offset), or a pairing code
+    /// (`unpaired_tool_result`, ...) when the rows break the format's pairing rules (an
+    /// orphan tool result, issue 14), and appends nothing. `null` /
     /// `undefined` (no rows) throws `invalid_transcript` too (issue 14: not a silent no-op).
     pub fn append(&self, rows: JsValue) -> Result<(), JsValue> {
         if rows.is_null() || rows.is_undefined() {
@@ -58,7 +60,8 @@ impl LiveTranscript {
 
     /// `check(state | null, signals?)` -> the same decision object as
     /// `compactor.check(state, transcript, signals)` on the whole held transcript, in
-    /// time independent of its length (C-9: nothing is recorded).
+    /// time independent of its length (C-9: nothing is recorded), with the same trust
+    /// boundary (issue 14: pins the state does not vouch for are not in the floor).
     pub fn check(&self, state: JsValue, signals: JsValue) -> Result<JsValue, JsValue> {
         let state = super::state_of(&state)?;
         let hooks = signals;

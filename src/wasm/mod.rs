@@ -120,6 +120,22 @@ pub(crate) fn js_type(v: &JsValue) -> String {
     }
 }
 
+/// The path and value of the first non-finite number (NaN, ±Infinity) in a host value
+/// (own enumerable keys, 4 levels deep; functions are skipped), if any.
+pub(crate) fn non_finite(v: &JsValue, path: &str, depth: u8) -> Option<(String, String)> {
+    if let Some(n) = v.as_f64() {
+        return (!n.is_finite()).then(|| (path.to_string(), format!("{n}")));
+    }
+    if depth >= 4 || !v.is_object() || v.is_function() {
+        return None;
+    }
+    let obj: &js_sys::Object = v.unchecked_ref();
+    js_sys::Object::keys(obj).iter().find_map(|k| {
+        let key = k.as_string().unwrap_or_default();
+        non_finite(&Reflect::get(v, &k).unwrap_or(JsValue::UNDEFINED), &format!("{path}.{key}"), depth + 1)
+    })
+}
+
 pub(crate) fn get(obj: &JsValue, key: &str) -> JsValue {
     if obj.is_object() {
         Reflect::get(obj, &key.into()).unwrap_or(JsValue::UNDEFINED)
@@ -173,6 +189,11 @@ impl ContextCompactor {
     /// Throws an `Error` with `code: "invalid_config"` naming the bad field.
     #[wasm_bindgen(constructor)]
     pub fn new(options: JsValue) -> Result<ContextCompactor, JsValue> {
+        // issue 14: `JSON.stringify` turns NaN / Infinity into null (= the default), so a
+        // non-finite number is refused here, naming the option
+        if let Some((path, value)) = non_finite(&options, "options", 0) {
+            return Err(js_error(&Error::new(ErrorCode::InvalidConfig, format!("{path}: {value} is not a finite number"))));
+        }
         let mut opts = to_json(&options, "options")?;
         if opts.is_null() {
             opts = Value::Object(Default::default());
@@ -330,13 +351,24 @@ pub(crate) fn is_thenable(v: &JsValue) -> bool {
 /// I-4: calls the `countTokens` hook of `hooks` (when it is a function) with the texts
 /// of [`count_texts`] as a JS array of strings; returns its answer (numbers, or a
 /// Promise of them). `None` without a hook. A throw reaches the caller unchanged.
+///
+/// A synchronous call cannot be interrupted: `signal` (issue 14) is checked before it
+/// is made (`aborted` when it already fired); `timeoutMs` bounds only the awaited
+/// answer ([`counted_async`]).
 pub(crate) fn call_count(hooks: &JsValue, t: &crate::Transcript, signals: &Signals) -> Result<Option<JsValue>, JsValue> {
     let Ok(f) = get(hooks, "countTokens").dyn_into::<Function>() else { return Ok(None) };
+    if let Some(e) = bounded::Bounds::from_options(hooks)?.aborted("countTokens") {
+        return Err(e);
+    }
+    f.call1(&JsValue::NULL, &count_array(t, signals)).map(Some)
+}
+
+fn count_array(t: &crate::Transcript, signals: &Signals) -> js_sys::Array {
     let texts = js_sys::Array::new();
     for text in count_texts(t, signals.tools.as_ref()) {
         texts.push(&JsValue::from_str(&text));
     }
-    f.call1(&JsValue::NULL, &texts).map(Some)
+    texts
 }
 
 /// A `countTokens` answer as [`TokenCounts`]: an array with one number per text.
@@ -355,10 +387,11 @@ pub(crate) fn read_counts(answer: &JsValue, t: &crate::Transcript, with_tools: b
 
 /// Fills `signals.counted` from the `countTokens` hook of `hooks`, awaiting it (I-4).
 pub(crate) async fn counted_async(hooks: &JsValue, t: &crate::Transcript, signals: &mut Signals) -> Result<(), JsValue> {
-    if let Some(answer) = call_count(hooks, t, signals)? {
-        let answer = JsFuture::from(Promise::resolve(&answer)).await?;
-        signals.counted = Some(read_counts(&answer, t, signals.tools.is_some())?);
-    }
+    let Ok(f) = get(hooks, "countTokens").dyn_into::<Function>() else { return Ok(()) };
+    // issue 14: bounded like every other callback (`timeoutMs`, `timeouts.countTokens`, `signal`)
+    let bounds = bounded::Bounds::from_options(hooks)?;
+    let answer = bounds.call("countTokens", &f, &[&count_array(t, signals).into()]).await?;
+    signals.counted = Some(read_counts(&answer, t, signals.tools.is_some())?);
     Ok(())
 }
 
@@ -644,12 +677,15 @@ pub(crate) async fn deliver(outcome: &Outcome, out: Vec<String>, mut side: Side,
     }
     // issue 14: `resultText: true` also gives the exact JSON texts of `transcript` and
     // `request` (`transcriptText`, `requestText`): integers past 2^53 survive (the CLI)
+    // and of the whole result (`resultText`: the CLI's `--json`)
     let exact: Vec<(&str, String)> = if get(hooks, "resultText").as_bool() == Some(true) {
         let whole: String = out.concat();
-        match crate::raw::split_top(&whole) {
+        let mut exact: Vec<(&str, String)> = match crate::raw::split_top(&whole) {
             Ok(crate::raw::RawTop::Object(members)) => members.iter().filter(|(k, _)| k == "transcript" || k == "request").map(|(k, v)| (if k == "transcript" { "transcriptText" } else { "requestText" }, v.get().to_string())).collect(),
             _ => Vec::new(),
-        }
+        };
+        exact.push(("resultText", whole));
+        exact
     } else {
         Vec::new()
     };

@@ -85,13 +85,34 @@ fn is_stale(e: &JsValue) -> bool {
 
 /// Sets `err.state` (when the error is an object without one): every rejection of a
 /// session or compaction call carries the state to persist (issue 14).
+/// A thrown primitive (`throw "disk full"`, `throw null`) or a frozen object cannot
+/// carry a `state`: it is wrapped in an `Error` with the code of `err.code` when that is
+/// one of the engine's, else `save_failed` (a host callback failed), its message naming
+/// the thrown value, and the original value as `cause`.
 pub(crate) fn with_state(err: JsValue, state: &crate::state::SessionState) -> JsValue {
-    if err.is_object() && get(&err, "state").is_undefined() {
-        if let Ok(s) = to_js(state) {
-            let _ = Reflect::set(&err, &"state".into(), &s);
+    with_state_js(err, &to_js(state).unwrap_or(JsValue::NULL))
+}
+
+/// [`with_state`] with the state already a JS value (`null` when nothing was loaded).
+pub(crate) fn with_state_js(err: JsValue, state: &JsValue) -> JsValue {
+    if err.is_object() {
+        if !get(&err, "state").is_undefined() {
+            return err;
+        }
+        if Reflect::set(&err, &"state".into(), state).unwrap_or(false) && !get(&err, "state").is_undefined() {
+            return err;
         }
     }
-    err
+    let what = if err.is_object() {
+        get(&err, "message").as_string().unwrap_or_else(|| "an object that cannot carry a state".into())
+    } else {
+        js_sys::JSON::stringify(&err).ok().and_then(|s| s.as_string()).unwrap_or_else(|| super::js_type(&err))
+    };
+    let code = get(&err, "code").as_string().and_then(|c| crate::error::ErrorCode::parse(&c)).unwrap_or(ErrorCode::SaveFailed);
+    let wrapped = js_error(&Error::new(code, format!("a host callback failed: {what}")));
+    let _ = Reflect::set(&wrapped, &"cause".into(), &err);
+    let _ = Reflect::set(&wrapped, &"state".into(), state);
+    wrapped
 }
 
 fn store_of(v: &JsValue) -> Result<Store, JsValue> {
@@ -127,8 +148,9 @@ impl Session {
     pub fn compact(&self, hooks: JsValue) -> Promise {
         let (config, format, store) = (self.config.clone(), self.format, self.store());
         wasm_bindgen_futures::future_to_promise(async move {
-            let bounds = Bounds::from_options(&hooks)?;
-            let loaded = store.load(&bounds).await?;
+            // every rejection carries `err.state` (issue 14): `null` while nothing is loaded
+            let bounds = Bounds::from_options(&hooks).map_err(|e| with_state_js(e, &JsValue::NULL))?;
+            let loaded = store.load(&bounds).await.map_err(|e| with_state_js(e, &JsValue::NULL))?;
             let state_in = loaded.state.clone();
             let run = async {
                 let format = match format {
@@ -170,6 +192,7 @@ impl Session {
     pub fn append(&self, rows: JsValue, options: JsValue) -> Promise {
         let (format, store) = (self.format, self.store());
         wasm_bindgen_futures::future_to_promise(async move {
+            let run = async move {
             if rows.is_null() || rows.is_undefined() {
                 return Err(js_error(&Error::new(ErrorCode::InvalidTranscript, "append(rows): rows must be a message, an array of messages or their JSON text")));
             }
@@ -196,11 +219,14 @@ impl Session {
                 let (plan, patch) = plan_append(&loaded, format, fresh).map_err(|e| with_state(js_error(&e), &loaded.state))?;
                 match store.save(&plan, &patch, &bounds).await {
                     Ok(()) => return from_json(&json!({ "revision": plan.record.revision, "expectedRevision": plan.expected_revision, "rows": count })),
-                    Err(e) if is_stale(&e) => last = e,
+                    Err(e) if is_stale(&e) => last = with_state(e, &loaded.state),
                     Err(e) => return Err(with_state(e, &loaded.state)),
                 }
             }
             Err(last)
+            };
+            // every rejection carries `err.state` (issue 14): `null` when nothing was loaded
+            run.await.map_err(|e| with_state_js(e, &JsValue::NULL))
         })
     }
 
@@ -241,6 +267,7 @@ impl Session {
     pub fn record_finding(&self, text: JsValue, options: JsValue) -> Promise {
         let store = self.store();
         wasm_bindgen_futures::future_to_promise(async move {
+            let run = async move {
             let text = str_arg(&text, "recordFinding: text", ErrorCode::InvalidState)?;
             let bounds = Bounds::from_options(&options)?;
             let mut last = JsValue::UNDEFINED;
@@ -250,11 +277,13 @@ impl Session {
                 let Some(plan) = plan else { return to_js(&loaded.state) };
                 match store.save(&plan, &Value::Array(vec![]), &bounds).await {
                     Ok(()) => return to_js(&plan.record.state),
-                    Err(e) if is_stale(&e) => last = e,
+                    Err(e) if is_stale(&e) => last = with_state(e, &loaded.state),
                     Err(e) => return Err(with_state(e, &loaded.state)),
                 }
             }
             Err(last)
+            };
+            run.await.map_err(|e| with_state_js(e, &JsValue::NULL))
         })
     }
 }

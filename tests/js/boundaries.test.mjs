@@ -265,10 +265,12 @@ test('T-1 (issue 14 item 7): the CLI keeps integers past 2^53 and null / false p
   assert.deepEqual(Object.keys(JSON.parse(text).at(-2)), ['trace_id', 'role', 'content', 'pinned', 'summary_level'])
 })
 
-test('E-6 (issue 14): storeArtifact sees the sessionId, so a shared store keys by session and handle', async () => {
+test('E-6 (issue 14): storeArtifact sees the sessionId, and handles carry a per-session tag', async () => {
   const shared = new Map()
   const storeArtifact = (item) => { const key = `${item.sessionId}/${item.handle}`; assert.ok(!shared.has(key), `no collision on ${key}`); shared.set(key, item.body) }
   await compactor.compact(null, doc(), { force: true, summarize, storeArtifact, sessionId: 'alpha' })
   await compactor.compact(null, doc(), { force: true, summarize, storeArtifact, sessionId: 'beta' })
-  assert.ok([...shared.keys()].some(k => k.startsWith('alpha/artifact#1')) && [...shared.keys()].some(k => k.startsWith('beta/artifact#1')))
+  const handles = [...shared.keys()].map((k) => k.split('/')[1])
+  assert.ok(handles.every((h) => /^artifact#[a-z]{8}-\d+$/.test(h)), handles.join(' '))
+  assert.equal(new Set(handles).size, handles.length, 'no handle proposed twice across the two sessions')
 })

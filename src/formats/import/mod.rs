@@ -89,7 +89,8 @@ pub enum ImportKind {
     /// tau-bench trajectory file (JSON array of episodes with `traj`) ->
     /// [`Format::OpenaiChat`], document `{ "messages": [...] }`: all episodes'
     /// messages concatenated. Repairs: the first system message is kept; a later system
-    /// message identical to it is dropped, a different one becomes a `user` message;
+    /// message identical to it is dropped, a different one becomes a `user` message
+    /// typed `injected_context`;
     /// reused tool-call ids are rewritten so each call id is unique: the k-th reuse of
     /// `X` becomes `X~k` (the next free `k` if that id already exists), and a `tool`
     /// message takes the rewritten id of the nearest earlier unanswered call with its id.
