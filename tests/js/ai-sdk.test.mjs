@@ -392,10 +392,14 @@ test('i1_w5_an_edited_earlier_row_rejects_with_invalid_transcript_and_the_store_
 
 test('i1_y10_a_repeated_short_text_with_the_findings_ledger_appends_every_new_row', async () => {
   const store = slowStore(0)
-  const o = { contextWindow: 3000, preserveRecentTurns: 1, preserveRecentBytes: 600, outputReserveTokens: 100, session: store }
+  // a summary that quotes every folded user text (N-1)
+  const quoted = (c) => (typeof c === 'string' ? c : c.filter((p) => p.type === 'text').map((p) => p.text).join('\n'))
+  const summarize = async (req) => `SUMMARY\n${req.messages.filter((m) => m.role === 'user').map((m) => quoted(m.content)).join('\n')}`
+  const o = { contextWindow: 3000, preserveRecentTurns: 1, preserveRecentBytes: 600, outputReserveTokens: 100, session: store, summarize }
   const big = (i) => `turn ${i}: ` + 'lorem ipsum dolor sit amet '.repeat(40)
   const own = []
-  for (let i = 0; i < 12; i++) own.push(uRow(big(i)), aRow('ok'))
+  // the bulk is in the answers: folded user text is kept whole in the summary (N-1)
+  for (let i = 0; i < 12; i++) own.push(uRow(`question ${i}`), aRow(big(i)))
   own.push(uRow('continue')) // row 24
   const first = prepareStepCompaction(o)
   const r = await first(step(own))
