@@ -300,7 +300,7 @@ impl<'a> SummaryIndex<'a> {
     /// (constant time), else anywhere in its text (a model's narrative may quote it).
     fn holds(&self, text: &str) -> bool {
         let q = quote::content(text);
-        self.pieces.contains(&*q) || self.pieces.contains(text) || self.summary.contains(&*q) || self.summary.contains(text)
+        self.pieces.contains(&*q) || self.pieces.contains(text) || contains_bounded(self.summary, &q) || contains_bounded(self.summary, text)
     }
 
     /// Whether `text` is a whole line, item or bullet of the summary (no search).
@@ -308,6 +308,20 @@ impl<'a> SummaryIndex<'a> {
         let q = quote::content(text);
         self.pieces.contains(&*q) || self.pieces.contains(text)
     }
+}
+
+/// Whether `needle` occurs in `hay` as a whole: where the needle starts (ends) with a
+/// letter or digit, the character before (after) the occurrence is not one, so a short
+/// reply ("no", "eu") is not taken as quoted because a longer word ("notable",
+/// "europe") holds it (N-1: a user text must be quoted, not merely spelled inside
+/// another word). An empty needle is held.
+pub(crate) fn contains_bounded(hay: &str, needle: &str) -> bool {
+    let (Some(first), Some(last)) = (needle.chars().next(), needle.chars().next_back()) else { return true };
+    hay.match_indices(needle).any(|(at, _)| {
+        let before_ok = !first.is_alphanumeric() || !hay.get(..at).and_then(|h| h.chars().next_back()).is_some_and(char::is_alphanumeric);
+        let after_ok = !last.is_alphanumeric() || !hay.get(at + needle.len()..).and_then(|h| h.chars().next()).is_some_and(char::is_alphanumeric);
+        before_ok && after_ok
+    })
 }
 
 /// Checks N-1 on one rewrite: `source` the rows the rewrite was computed from, `kept`
@@ -471,6 +485,21 @@ pub fn check_memory(clipped: &[Clipped], batch: &MemoryBatch) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn n1_a_short_reply_inside_a_longer_word_is_not_quoted() {
+        // adversarial finding F4: "no" inside "notable", "eu" inside "europe"
+        assert!(!contains_bounded("Nothing notable: in europe the logs", "no"));
+        assert!(!contains_bounded("in europe the logs", "eu"));
+        assert!(contains_bounded("the user said: no.", "no"));
+        assert!(contains_bounded("use 443 backups", "use 443"));
+        assert!(contains_bounded("x (eu) y", "(eu)"));
+        assert!(contains_bounded("anything", ""));
+        let idx = SummaryIndex::of("Nothing notable: the user wants to use 443 backups kept; in europe the logs");
+        assert!(!idx.holds("no"));
+        assert!(!idx.holds("eu"));
+        assert!(idx.holds("use 443"));
+    }
 
     #[test]
     fn n1_constraint_sentences_found_on_word_boundaries() {

@@ -101,7 +101,7 @@ pub fn floor_items(narrative: &str, facts: &Facts, earlier: &[(String, String)],
     for line in user_lines {
         if let Some(text) = line.strip_prefix(VERBATIM_PREFIX) {
             in_whole.extend(crate::nothing_lost::constraint_sentences(text));
-            if seen.contains(text) || narrative.contains(text) {
+            if seen.contains(text) || crate::nothing_lost::contains_bounded(narrative, text) {
                 continue;
             }
             let kind = if Some(text) == newest { "carried newest request" } else if Some(text) == first { "carried first task" } else { "carried user text" };
@@ -124,7 +124,7 @@ pub fn floor_items(narrative: &str, facts: &Facts, earlier: &[(String, String)],
     // an instruction document a log left in a person's row is user text: as the first
     // task or the newest request it stays whole (N-1)
     for d in facts.instructions.iter().filter(|d| d.user_text && protected.contains(&d.offset)) {
-        if !seen.contains(&d.text) && !narrative.contains(d.text.as_str()) {
+        if !seen.contains(&d.text) && !crate::nothing_lost::contains_bounded(narrative, &d.text) {
             out.push_str(&item("carried first task", &d.text));
             in_whole.extend(crate::nothing_lost::constraint_sentences(&d.text));
             seen.insert(d.text.clone());
@@ -162,13 +162,13 @@ pub fn floor_items(narrative: &str, facts: &Facts, earlier: &[(String, String)],
     // 3. plan, paths, earlier carried items, by the budget
     let mut rest: Vec<(&'static str, String)> = Vec::new();
     if let Some(p) = &facts.plan {
-        let open: Vec<&(String, String)> = p.open_items().filter(|(_, c)| !narrative.contains(c.as_str())).collect();
+        let open: Vec<&(String, String)> = p.open_items().filter(|(_, c)| !crate::nothing_lost::contains_bounded(narrative, c)).collect();
         if !open.is_empty() {
             let text = open.iter().map(|(s, c)| format!("- [{s}] {c}")).collect::<Vec<_>>().join("\n");
             rest.push(("carried open plan items", text));
         }
     }
-    let paths: Vec<&str> = facts.paths().filter(|p| !narrative.contains(p)).collect();
+    let paths: Vec<&str> = facts.paths().filter(|p| !crate::nothing_lost::contains_bounded(narrative, p)).collect();
     if !paths.is_empty() {
         rest.push(("carried file paths", paths.join("\n")));
     }
@@ -180,7 +180,7 @@ pub fn floor_items(narrative: &str, facts: &Facts, earlier: &[(String, String)],
             if text.starts_with(CONSTRAINT_PREFIX) {
                 continue;
             }
-            if written.insert(text.as_str()) && !narrative.contains(text.as_str()) {
+            if written.insert(text.as_str()) && !crate::nothing_lost::contains_bounded(narrative, text) {
                 out.push('\n');
                 out.push_str(text);
             }
@@ -191,8 +191,8 @@ pub fn floor_items(narrative: &str, facts: &Facts, earlier: &[(String, String)],
         }
         let k: &'static str = FLOOR_KINDS.iter().find(|k| **k == kind.as_str()).copied().unwrap_or("carried user text");
         let missing: Vec<&str> = if k == "carried file paths" || k == "carried open plan items" {
-            text.lines().filter(|l| !narrative.contains(l.trim_start_matches("- ").split_once("] ").map_or(*l, |(_, c)| c))).collect()
-        } else if narrative.contains(text.as_str()) {
+            text.lines().filter(|l| !crate::nothing_lost::contains_bounded(narrative, l.trim_start_matches("- ").split_once("] ").map_or(*l, |(_, c)| c))).collect()
+        } else if crate::nothing_lost::contains_bounded(narrative, text) {
             Vec::new()
         } else {
             vec![text.as_str()]
