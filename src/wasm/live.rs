@@ -85,7 +85,7 @@ impl LiveTranscript {
     /// other methods throw `protocol_error`.
     pub fn compact(&self, state: JsValue, hooks: JsValue) -> Promise {
         let inner = self.inner.clone();
-        wasm_bindgen_futures::future_to_promise(async move {
+        super::promise(async move {
             let state = super::state_of(&state)?;
             // Validate the hooks before the held transcript moves into the job.
             super::parse_signals(&hooks)?;

@@ -290,7 +290,7 @@ impl MemoryIndex {
             return Err(fail(format!("handle {handle:?} is not in the memory of session {session:?}")));
         }
         let arg = JsValue::from_str(handle);
-        Ok(wasm_bindgen_futures::future_to_promise(async move { call_hook(&loader, &arg).await }))
+        Ok(super::promise(async move { call_hook(&loader, &arg).await }))
     }
 }
 
@@ -512,7 +512,11 @@ fn parse_store_hits(out: &JsValue) -> Result<Vec<memory::Hit>, JsValue> {
 /// embedding or a malformed answer (naming the hit and field); a store or embedder
 /// throw or rejection is passed through unchanged.
 #[wasm_bindgen(js_name = recallFromStore)]
-pub async fn recall_from_store(store: JsValue, session: JsValue, query: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
+pub fn recall_from_store(store: JsValue, session: JsValue, query: JsValue, options: JsValue) -> Promise {
+    super::promise(recall_from_store_impl(store, session, query, options))
+}
+
+async fn recall_from_store_impl(store: JsValue, session: JsValue, query: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
     let session = store_session(&session, "recallFromStore")?;
     let query = query.as_string().ok_or_else(|| fail("recallFromStore: query must be a string"))?;
     let limit = memory::effective_limit(parse_limit(&options)?);
@@ -554,7 +558,11 @@ pub async fn recall_from_store(store: JsValue, session: JsValue, query: JsValue,
 /// wrong (a record of another session is an error here, not skipped: paging a scope
 /// must see exactly that scope). A store throw or rejection is passed through.
 #[wasm_bindgen(js_name = enumerateStore)]
-pub async fn enumerate_store(store: JsValue, session: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
+pub fn enumerate_store(store: JsValue, session: JsValue, options: JsValue) -> Promise {
+    super::promise(enumerate_store_impl(store, session, options))
+}
+
+async fn enumerate_store_impl(store: JsValue, session: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
     let session = store_session(&session, "enumerateStore")?;
     let t = get(&options, "pageToken");
     let token = if t.is_undefined() || t.is_null() {
@@ -606,7 +614,11 @@ pub async fn enumerate_store(store: JsValue, session: JsValue, options: JsValue)
 /// bad session, a missing `store.drop`, or an answer that is neither a non-negative
 /// integer nor undefined/null; a store throw or rejection is passed through.
 #[wasm_bindgen(js_name = dropStoreScope)]
-pub async fn drop_store_scope(store: JsValue, session: JsValue) -> Result<JsValue, JsValue> {
+pub fn drop_store_scope(store: JsValue, session: JsValue) -> Promise {
+    super::promise(drop_store_scope_impl(store, session))
+}
+
+async fn drop_store_scope_impl(store: JsValue, session: JsValue) -> Result<JsValue, JsValue> {
     let session = store_session(&session, "dropStoreScope")?;
     let out = call_store(&store, "drop", &from_json(&serde_json::json!({ "session": session }))?).await?;
     if out.is_undefined() || out.is_null() {

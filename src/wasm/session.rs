@@ -147,7 +147,7 @@ impl Session {
     /// `signal`, I-6). Every rejection carries `err.state`.
     pub fn compact(&self, hooks: JsValue) -> Promise {
         let (config, format, store) = (self.config.clone(), self.format, self.store());
-        wasm_bindgen_futures::future_to_promise(async move {
+        super::promise(async move {
             // every rejection carries `err.state` (issue 14): `null` while nothing is loaded
             let bounds = Bounds::from_options(&hooks).map_err(|e| with_state_js(e, &JsValue::NULL))?;
             let loaded = store.load(&bounds).await.map_err(|e| with_state_js(e, &JsValue::NULL))?;
@@ -191,7 +191,7 @@ impl Session {
     /// try was refused.
     pub fn append(&self, rows: JsValue, options: JsValue) -> Promise {
         let (format, store) = (self.format, self.store());
-        wasm_bindgen_futures::future_to_promise(async move {
+        super::promise(async move {
             let run = async move {
             if rows.is_null() || rows.is_undefined() {
                 return Err(js_error(&Error::new(ErrorCode::InvalidTranscript, "append(rows): rows must be a message, an array of messages or their JSON text")));
@@ -234,7 +234,7 @@ impl Session {
     /// (normalised: `state` complete, `revision` set).
     pub fn load(&self) -> Promise {
         let store = self.store();
-        wasm_bindgen_futures::future_to_promise(async move {
+        super::promise(async move {
             let mut r = store.load(&Bounds::default()).await?;
             r.revision = Some(r.current_revision());
             to_js(&r)
@@ -245,7 +245,7 @@ impl Session {
     /// findings ledger rendered in (F-4, Y-10).
     pub fn request(&self) -> Promise {
         let (format, store) = (self.format, self.store());
-        wasm_bindgen_futures::future_to_promise(async move {
+        super::promise(async move {
             let r = store.load(&Bounds::default()).await?;
             let format = match format {
                 Some(f) => f,
@@ -266,7 +266,7 @@ impl Session {
     #[wasm_bindgen(js_name = recordFinding)]
     pub fn record_finding(&self, text: JsValue, options: JsValue) -> Promise {
         let store = self.store();
-        wasm_bindgen_futures::future_to_promise(async move {
+        super::promise(async move {
             let run = async move {
             let text = str_arg(&text, "recordFinding: text", ErrorCode::InvalidState)?;
             let bounds = Bounds::from_options(&options)?;
