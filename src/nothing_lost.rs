@@ -356,7 +356,7 @@ pub fn check(source: &[Message], kept: &[bool], summary: &str) -> Result<Vec<Cli
         }
     }
     // merged, sorted intervals: membership by binary search
-    unquoted.sort_unstable();
+    crate::sorted::sort_by(&mut unquoted, |a, b| a.cmp(b));
     let mut runs: Vec<(usize, usize)> = Vec::new();
     for (x, y) in unquoted {
         match runs.last_mut() {
@@ -455,7 +455,7 @@ pub fn check_memory(clipped: &[Clipped], batch: &MemoryBatch) -> Result<()> {
     }
     // each message's ranges sorted and merged: one walk per block (n log n, no pairs)
     for ranges in by_id.values_mut() {
-        ranges.sort_unstable();
+        crate::sorted::sort_by(ranges, |a, b| a.cmp(b));
         let mut merged: Vec<[usize; 2]> = Vec::with_capacity(ranges.len());
         for r in ranges.iter() {
             match merged.last_mut() {

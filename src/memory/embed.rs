@@ -207,7 +207,7 @@ pub(crate) fn sparse_vector(terms: &[(u64, f64, u32)], dim: usize, docs: u32) ->
             (bucket, sign * tf_weight(tf) * idf(docs, df))
         })
         .collect();
-    v.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)));
+    crate::sorted::sort_by(&mut v, |a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)));
     let mut merged: Vec<(u32, f64)> = Vec::with_capacity(v.len());
     for (b, x) in v {
         match merged.last_mut() {

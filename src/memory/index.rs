@@ -595,7 +595,7 @@ impl Scope {
                 // order, so break them by the lexical rank first
                 let lex_rank: FnvMap<u32, usize> = lexical.iter().enumerate().map(|(i, &(s, _))| (s, i)).collect();
                 let mut fused = fused;
-                fused.sort_by(|a, b| {
+                crate::sorted::sort_by(&mut fused, |a, b| {
                     b.1.total_cmp(&a.1).then_with(|| lex_rank.get(&a.0).cmp(&lex_rank.get(&b.0)))
                 });
                 self.distinct(fused, limit)
@@ -862,11 +862,11 @@ impl Index {
                     .map(|t| {
                         let mut p: Vec<(u32, u32)> =
                             t.postings.iter().filter_map(|&(s, tf)| position.get(&s).map(|&i| (i, tf))).collect();
-                        p.sort_unstable();
+                        crate::sorted::sort_by(&mut p, |a, b| a.cmp(b));
                         (t.text.clone(), p.into_iter().flat_map(|(i, tf)| [i, tf]).collect())
                     })
                     .collect();
-                terms.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+                crate::sorted::sort_by(&mut terms, |a, b| a.0.cmp(&b.0));
                 let lengths = scope.order.values().map(|&slot| scope.lens.get(slot as usize).copied().unwrap_or(0)).collect();
                 lexical.push(SnapScope { session: session.clone(), lengths, terms });
             }

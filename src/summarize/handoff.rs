@@ -183,7 +183,10 @@ pub fn handoff_summary(f: &Facts, max_bytes: usize) -> String {
     let markers = (1..=HANDOFF_SECTIONS.len()).filter(|n| items.iter().any(|it| it.section == *n)).count() * 90;
     let mut remaining = budget.saturating_sub(header.len() + titles + markers + 32);
     let mut order: Vec<usize> = (0..items.len()).collect();
-    order.sort_by_key(|&i| items.get(i).map(|it| (it.prio, it.rank, it.seq)).unwrap_or((u8::MAX, 0, 0)));
+    crate::sorted::sort_by(&mut order, |&a, &b| {
+        let key = |i: usize| items.get(i).map(|it| (it.prio, it.rank, it.seq)).unwrap_or((u8::MAX, 0, 0));
+        key(a).cmp(&key(b))
+    });
     let mut kept = vec![false; items.len()];
     // a list (section, kind) whose next item did not fit takes no later (older) ones
     let mut closed: Vec<(usize, &'static str)> = Vec::new();
