@@ -96,13 +96,32 @@ impl Job {
             return self.done("cannot_fit", reason, None);
         }
         if self.memory.is_none() {
+            // with no memory to take the records, only the clipped user text is projected:
+            // its records go back in the result as the one whole copy (N-1)
+            let only: Vec<usize>;
+            let (discarded, bodies) = if self.clipped_only_memory {
+                let mut o: Vec<usize> = clipped.iter().map(|c| c.offset).collect();
+                o.sort_unstable();
+                o.dedup();
+                only = o;
+                if !only.is_empty() {
+                    let message = format!(
+                        "{} folded user message(s) are clipped in the summary and kept whole only in the result's memory.records: store them, or pass a memory hook",
+                        only.len()
+                    );
+                    self.events.push(event("warning", json!({ "code": "memory_in_result", "message": message })));
+                }
+                (&only[..], &[][..])
+            } else {
+                (&discarded[..], &self.bodies[..])
+            };
             let batch = if self.confirm_memory {
-                try_project(&self.session, &self.source.messages, &discarded, &self.bodies)
+                try_project(&self.session, &self.source.messages, discarded, bodies)
             } else {
                 // No host step can fail the commit from here (W-3), so the discarded rows
                 // move into the projection and are freed one by one as their records are
                 // built: the records never sit beside a second copy of the folded range.
-                try_project_consuming(&self.session, &mut self.source.messages, &discarded, &self.bodies)
+                try_project_consuming(&self.session, &mut self.source.messages, discarded, bodies)
             };
             match batch {
                 Ok(batch) => self.memory = Some(std::sync::Arc::new(batch)),
