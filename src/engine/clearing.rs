@@ -176,7 +176,7 @@ impl Job {
         drop(refs);
         if self.memory.is_none() {
             // nothing of a clearing is user text: with no memory to take the bodies, none is projected
-            let batch = if self.config.project_memory && !self.clipped_only_memory {
+            let batch = if self.config.project_memory && !self.user_text_only_memory {
                 try_project(&self.session, &self.source.messages, &discarded, &clearing.bodies)
             } else {
                 self.memory_accepted = true;

@@ -254,8 +254,8 @@ test('issue 15 / M-1: records go to the memory hooks; the result names them; mem
   assert.deepEqual(full.memory.records.map((r) => r.id), lean.memory.ids)
   assert.deepEqual(full.transcript, lean.transcript)
   assert.ok(JSON.stringify(lean).length < JSON.stringify(full).length)
-  // no memory hook and no memoryRecords: only the user text the summary clipped is
-  // projected, and those records come back in the result (their one whole copy, N-1)
+  // no memory hook and no memoryRecords: only the folded user text is projected, and
+  // those records come back in the result (their one whole copy, N-1)
   const none = await c.compact(null, session(), { force: true, summarize: () => 'S' })
   assert.equal(none.memory.projected, none.memory.records.length)
   assert.ok(none.memory.projected < lean.memory.projected)
@@ -299,7 +299,7 @@ function wordySession(turns = 60) {
   return msgs
 }
 
-test('N-1 / M-1: with no memory hook the clipped user text comes back whole in memory.records, so a long chat still compacts', async () => {
+test('N-1 / M-1: with no memory hook the folded user text comes back whole in memory.records, so a long chat still compacts', async () => {
   const c = new ContextCompactor({ format: 'openai-chat', contextWindow: 4000 })
   const msgs = wordySession()
   const out = await c.compact(null, msgs)
