@@ -8,8 +8,11 @@
 // which is what leaving the group out would save over the wire. Near-duplicate
 // instantiations compress to almost nothing, so the marginal column, not the raw one,
 // says what a cut would gain. Also prints the data section (string constants) alone.
-// Usage: node bench/size-breakdown.mjs DIR/pkg/web/context_compactor_bg.wasm [--min 8000] [--depth 1]
+// Usage: node bench/size-breakdown.mjs DIR/pkg/web/context_compactor_bg.wasm [--min 8000] [--depth 1] [--match REGEX ...]
 //   --depth  path segments that name a library group (2: core::fmt, core::slice, ...)
+//   --match  also print the marginal brotli of every function whose full name matches
+//            REGEX, wherever its path puts it (e.g. 'serde' for all serde code: serde_json,
+//            serde_core and the derived impls of our types); repeatable
 import { readFileSync } from 'node:fs'
 import { brotliCompressSync, constants } from 'node:zlib'
 
@@ -17,6 +20,7 @@ const argv = process.argv.slice(2)
 const file = argv.find((a) => a.endsWith('.wasm'))
 const min = argv.includes('--min') ? Number(argv[argv.indexOf('--min') + 1]) : 8000
 const depth = argv.includes('--depth') ? Number(argv[argv.indexOf('--depth') + 1]) : 1
+const matches = argv.flatMap((a, i) => (argv[i - 1] === '--match' ? [a] : []))
 if (!file) {
   console.error('usage: node bench/size-breakdown.mjs MODULE_WITH_NAMES.wasm [--min BYTES]')
   process.exit(2)
@@ -124,3 +128,10 @@ for (const r of rows) console.log(`| ${r.g} | ${r.n} | ${r.raw} | ${r.marginal} 
 const ours = [...groups].filter(([g]) => g.startsWith('context_compactor')).flatMap(([, idx]) => idx)
 const oursSet = new Set(ours)
 console.log(`| context_compactor (all modules) | ${ours.length} | ${ours.reduce((a, i) => a + bodies[i].length, 0)} | ${all - brotli(bodies.filter((_, i) => !oursSet.has(i)))} |`)
+// Cross-cutting sets by name (--match): e.g. everything serde, wherever its path is.
+for (const m of matches) {
+  const re = new RegExp(m)
+  const idx = bodies.map((_, i) => i).filter((i) => re.test(names.get(i + importedFns) ?? ''))
+  const set = new Set(idx)
+  console.log(`| names matching /${m}/ | ${idx.length} | ${idx.reduce((a, i) => a + bodies[i].length, 0)} | ${all - brotli(bodies.filter((_, i) => !set.has(i)))} |`)
+}
