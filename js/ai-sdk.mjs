@@ -111,7 +111,13 @@ export function compactionMiddleware(options = {}) {
       if (!Array.isArray(prompt) || prompt.length === 0) return params
       const last = prompt[prompt.length - 1]
       const signals = { usage, tools: toolDefs(params.tools), inRun: last?.role === 'tool' }
-      const r = await view.prepare(prompt, { signals })
+      // C-2 / C-8: the leading system rows are this request's system prompt (counted as
+      // the document's `system`, never matched as history rows: a changed one is current)
+      let k = 0
+      while (k < prompt.length - 1 && prompt[k]?.role === 'system') k++
+      const lead = prompt.slice(0, k)
+      const system = systemText(lead)
+      const r = await view.prepare(prompt.slice(k), { envelope: k > 0 ? { system } : {}, signals, lead })
       return r.changed ? { ...params, prompt: r.rows } : params
     },
     async wrapGenerate({ doGenerate }) {
