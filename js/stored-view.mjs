@@ -479,8 +479,19 @@ export class SessionView {
       const transcript = system === undefined ? { ...rest, messages } : { ...rest, system, messages }
       const revision = (rec.revision ?? 0) + 1
       const record = { transcript, state: rec.state ?? null, revision }
-      const r = await within(hooks, 'save', 'saving the new system prompt', () => this.store.save(record, { expectedRevision: rec.revision ?? 0, revision, patch: [] }))
-      if (!(r && typeof r === 'object' && r.ok === false)) return { ...rec, transcript, revision }
+      let refused = false
+      try {
+        const r = await within(hooks, 'save', 'saving the new system prompt', () => this.store.save(record, { expectedRevision: rec.revision ?? 0, revision, patch: [] }))
+        if (r && typeof r === 'object' && r.ok === false) {
+          if (r.reason !== 'stale_revision') throw typedError('save_failed', `save() refused the record: ${r.reason ?? 'no reason given'}`)
+          refused = true
+        }
+      } catch (err) {
+        // a store may refuse a stale save by throwing (W-5)
+        if (err?.code !== 'stale_revision' && err?.reason !== 'stale_revision') throw err
+        refused = true
+      }
+      if (!refused) return { ...rec, transcript, revision }
       rec = await within(hooks, 'load', 'loading the session record', () => this.store.load())
     }
     // refused twice (other writers): this call still measures the current prompt
