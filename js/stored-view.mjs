@@ -96,7 +96,9 @@ export class StoredView {
    * The rows to send for `incoming`: compacted when the engine says so (C-9 check, then
    * compact), else the incoming rows (the same array when nothing was mapped).
    * `envelope`: document-level fields (`system`, ...) of the format's document;
-   * `signals`: usage, tools, inRun ...
+   * `signals`: usage, tools, inRun ...; `lead`: rows the caller took out of the front of
+   * the history (the middleware's system rows, their text in `envelope.system`), put
+   * back in front of the rows returned. Engine errors name the history's index of the row.
    * Returns `{ rows, changed, result }`.
    */
   async prepare(incoming, { envelope = {}, signals = {}, lead } = {}) {
@@ -109,6 +111,7 @@ export class StoredView {
     return head.length === 0 ? r : { ...r, rows: [...head, ...r.rows] }
   }
 
+  /** `prepare` on the mapped history `m` (see `map`). */
   async prepareMapped(m, envelope, signals) {
     const doc = { ...envelope, messages: m.stored }
     const hooks = { ...this.hooks, ...signals }
