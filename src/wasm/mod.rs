@@ -682,8 +682,8 @@ pub(crate) async fn deliver(outcome: &Outcome, out: Vec<String>, mut side: Side,
         if !committed {
             return Err(e);
         }
-        let message = get(&e, "message").as_string().unwrap_or_else(|| "aborted".into());
-        side.warnings.push(format!("onEvent not awaited after the commit: {message}"));
+        drop(e);
+        side.warnings.push("aborted: the signal fired while onEvent was awaited after the commit (the compaction was committed before it fired); the events after that one were not delivered".to_string());
     }
     if outcome.status == "failed" {
         let err = match (side.error, &outcome.error) {

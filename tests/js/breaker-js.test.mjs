@@ -347,6 +347,15 @@ test('i6_an_abort_during_a_hung_on_event_commits_nothing_and_names_on_event', as
   const e3 = await rejection(s.compact({ force: true, signal: ac3.signal, summarize: () => 'S', onEvent: hang }))
   assert.equal(e3.code, 'aborted')
   assert.equal(saved, 0)
+  // a live transcript commits (settles) before the last events: the abort only stops the wait
+  const live = c.open(rows)
+  const ac4 = new AbortController()
+  setTimeout(() => ac4.abort(), 50)
+  const lr = await live.compact(null, { force: true, signal: ac4.signal, onEvent: hang })
+  assert.equal(lr.status, 'compacted')
+  const w = lr.events.filter((ev) => ev.type === 'warning' && ev.data.code === 'on_event_failed').map((ev) => ev.data.message).join(' ')
+  assert.match(w, /committed before it fired/)
+  assert.doesNotMatch(w, /nothing was committed/)
   // an onEvent that merely hangs with a timeout stays a warning (issue 14), not a rejection
   const out = await c.compact(null, rows, { force: true, timeouts: { onEvent: 30 }, onEvent: hang })
   assert.equal(out.status, 'compacted')
