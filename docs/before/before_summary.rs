@@ -5,10 +5,11 @@
 //! current tree. Written against that commit's API; it is not built with this tree.
 //!
 //! ```sh
+//! T="$PWD/../shared/transcripts"   # from the repository's root
 //! git worktree add /tmp/cc-3e32d10 3e32d10
 //! cp docs/before/before_summary.rs /tmp/cc-3e32d10/examples/
-//! (cd /tmp/cc-3e32d10 && cargo run --release --no-default-features --example before_summary -- \
-//!     "$PWD/../shared/transcripts/claude-code/citation-check.jsonl")
+//! (cd /tmp/cc-3e32d10 && cargo run --no-default-features --example before_summary -- \
+//!     "$T/claude-code/citation-check.jsonl")
 //! git worktree remove --force /tmp/cc-3e32d10
 //! ```
 use context_compactor::engine::{run_sync, Job, JobOptions, Reply};
