@@ -61,7 +61,7 @@ fn m3_host_index_finds_a_record_sharing_no_word_by_its_vector() {
 #[test]
 fn m3_host_alpha_weighs_the_vectors_against_bm25() {
     let index = index();
-    assert!(HOST_VECTOR_ALPHA > 0.0 && HOST_VECTOR_ALPHA < 0.5);
+    const { assert!(HOST_VECTOR_ALPHA > 0.0 && HOST_VECTOR_ALPHA < 0.5) };
     // alpha 1: the vectors' order; alpha 0: BM25's (only the record sharing a term)
     assert_eq!(search(&index, "where is the deploy key kept", &NEAR_LUNCH, Ranking::Fused, Some(1.0))[0], "s-1");
     assert_eq!(search(&index, "where is the deploy key kept", &NEAR_LUNCH, Ranking::Fused, Some(0.0)), vec!["s-0"]);

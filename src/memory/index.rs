@@ -20,6 +20,12 @@
 //! (k 60; `1 / (k + bm25 rank) + VECTOR_WEIGHT / (k + vector rank)`). A
 //! record that shares no term with the query is not a candidate: the work is bounded by
 //! the postings of the query's terms, not by the size of the scope.
+//!
+//! A host-vector index ([`Index::with_dimension`]) keeps the same inverted index, and
+//! its fused ranking ([`Index::search_with_vector`]) is relative score fusion of BM25 and
+//! the host vectors' cosine (an exact scan), weighted by `alpha`
+//! ([`HOST_VECTOR_ALPHA`]): there a record sharing no term with the query is found by
+//! its vector.
 
 use super::embed::{self, DEFAULT_DIMENSION, EMBEDDER_ID};
 use super::mentions::{index_terms, index_terms_counted};

@@ -5,7 +5,8 @@
 //! Flow: a compaction's rewrite names the discarded source offsets and the evicted
 //! tool-output bodies; [`project()`] turns them into a [`MemoryBatch`] of
 //! [`MemoryRecord`]s (M-1). The host either stores and embeds them itself (its own
-//! embedder, [`Index::with_dimension`] + [`Index::add_with_vectors`]) or hands them to
+//! embedder, [`Index::with_dimension`] + [`Index::add_with_vectors`], ranked by BM25 and
+//! its vectors fused, [`Index::search_with_vector`]) or hands them to
 //! the embedded [`Index`] (M-3), which keeps an inverted index of each session's terms
 //! ([`index_terms`]: tokens plus whole paths and identifiers) and ranks by BM25 fused
 //! with [`embed`]'s hashed, IDF-weighted bag-of-words vectors. The agent reads memory back through the [`recall()`] tool (M-2), which is
