@@ -59,7 +59,8 @@ pub const VECTOR_WEIGHT: f64 = 0.1;
 pub const CANDIDATES: usize = 100;
 /// Default weight of the host vectors in a host-vector index's fused ranking
 /// ([`Index::search_with_vector`], relative score fusion: `alpha * cosine' + (1 - alpha)
-/// * bm25'`, each min-max normalised over its own candidates). Chosen on the tuning half
+/// * bm25'`, the cosines min-max scaled over their candidates, BM25 over its best).
+/// Chosen on the tuning half
 /// of the memory benchmark's probes with an averaged word-vector embedder
 /// (docs/memory.md): 0.2 did as well as BM25 alone there at 5 and better than 0.3 to
 /// 0.75; a stronger embedder may want more (the `alpha` option).
@@ -765,7 +766,10 @@ impl Index {
     }
 
     /// Adds records with host vectors: `vectors[i]` embeds `records[i]`, each of exactly
-    /// [`Index::dimension`] finite components, not all zero (stored L2-normalised).
+    /// [`Index::dimension`] finite components, not all zero (stored L2-normalised). Each
+    /// record's terms are indexed as [`Index::add`] does, for the BM25 side of
+    /// [`Index::search_with_vector`]; a record without tokens is stored all the same
+    /// (its vector finds it).
     /// Same-id records replace stored ones. Fails with `memory_failed`, storing nothing,
     /// on an embedded index, a count mismatch, a wrong dimension or a zero vector.
     pub fn add_with_vectors(&mut self, records: Vec<MemoryRecord>, vectors: Vec<Vec<f32>>) -> Result<AddReport> {
