@@ -72,7 +72,7 @@ fn main() {
 
         let base = heap();
         let t0 = Instant::now();
-        let t = or_exit("decode", formats::decode_text(Format::OpenaiChat, &text));
+        let t = or_exit("decode", formats::decode_owned(Format::OpenaiChat, text.clone()));
         let t_decode = t0.elapsed().as_secs_f64() * 1e3;
         let after_decode = heap();
         let mut job = Job::start(Config::preset(Profile::Default), SessionState::default(), t, JobOptions::default());

@@ -161,7 +161,8 @@ pub struct ContextCompactor {
 /// at a time, to detect it.
 pub(crate) fn decode_input(config: &Config, fixed: Option<Format>, transcript: &JsValue) -> Result<crate::Transcript, JsValue> {
     let (format, text) = input_text(config, fixed, transcript)?;
-    formats::decode_text(format, &text).map_err(|e| js_error(&e))
+    // issue 15 item 2: the rows borrow the text instead of copying it
+    formats::decode_owned(format, text).map_err(|e| js_error(&e))
 }
 
 /// A host transcript's JSON text and its format (the fixed one, else detected from the
@@ -300,8 +301,7 @@ impl ContextCompactor {
                 }
             }
         }
-        let t = formats::decode_text(format, &text).map_err(|e| js_error(&e))?;
-        drop(text);
+        let t = formats::decode_owned(format, text).map_err(|e| js_error(&e))?;
         formats::validate_pairing(&t).map_err(|e| js_error(&e))?;
         let state = state_of(&state)?;
         let request = crate::output::RequestJson { t: &t, findings: &state.findings };
@@ -441,9 +441,13 @@ async fn compact_impl(config: Config, fixed: Option<Format>, state: JsValue, tra
     let state = state_of(&state)?;
     let t = decode_input(&config, fixed, &transcript)?;
     let mut job = start_job(config, state, t, &hooks).await?;
-    let (outcome, side) = drive_job(&mut job, &hooks).await?;
+    let (mut outcome, side) = drive_job(&mut job, &hooks).await?;
     // the job holds the whole source transcript: free it before the result text is
-    // written, so that text can reuse its memory (peak wasm memory)
+    // written, so that text can reuse its memory (peak wasm memory); the rows a rewrite
+    // kept get their own text first, so the input they borrowed goes with it (issue 15)
+    if outcome.rewrite.is_some() {
+        outcome.transcript.unshare();
+    }
     drop(job);
     finish(&outcome, side, &hooks).await
 }
