@@ -28,6 +28,7 @@ mod live;
 mod lite;
 mod memory;
 mod session;
+mod utf8;
 
 /// The package version (Cargo.toml `version`).
 #[wasm_bindgen]
@@ -72,7 +73,9 @@ pub(crate) fn json_text(v: &JsValue, what: &str, code: ErrorCode) -> Result<Stri
         Some(s) => s.clone(),
         None => JSON::stringify(v).map_err(|_| js_error(&Error::new(code, format!("{what}: not JSON-serializable"))))?,
     };
-    Ok(text.as_string().unwrap_or_default())
+    // issue 15: copied into wasm memory at its UTF-8 size (wasm-bindgen's glue grows
+    // its buffer to 3 bytes a unit on the first non-ASCII character)
+    Ok(utf8::exact(&text))
 }
 
 /// [`json_text`] of a transcript, refused with `too_large` over
