@@ -172,7 +172,10 @@ fn decode_message(format: Format, item: Value, text: Option<(&Arc<String>, &serd
     let (role, mut blocks) = dispatch_view(format, &value, at)?;
     // held for the transcript's life: no spare capacity (a pushed-to Vec keeps room for 4)
     blocks.shrink_to_fit();
-    let raw = match text.filter(|_| !had_provenance).and_then(|(source, item)| RawJson::from_canonical_in(source, item)) {
+    // a repeated key is canonical text but not what the value writes (the last one
+    // wins in the value): such a row is normalised, as the `Value` decode normalises it
+    let same_text = |item: &serde_json::value::RawValue| crate::transcript::serialized_len(&value) == item.get().len();
+    let raw = match text.filter(|(_, item)| !had_provenance && same_text(item)).and_then(|(source, item)| RawJson::from_canonical_in(source, item)) {
         Some(raw) => raw,
         None => RawJson::from_value(&value),
     };
@@ -305,5 +308,11 @@ pub fn request_text(format: Format, text: &str) -> Option<Result<String>> {
         }
     }
     let out = Doc { items: &doc.items, fields: doc.fields.as_ref(), key };
-    Some(serde_json::to_string(&out).map_err(|e| Error::invalid(e.to_string())))
+    // presized: the rows are written verbatim, so the request is about the input's size
+    // (a doubling buffer held up to twice that at its peak, issue 15)
+    let mut buf = Vec::with_capacity(text.len());
+    if let Err(e) = serde_json::to_writer(&mut buf, &out) {
+        return Some(Err(Error::invalid(e.to_string())));
+    }
+    Some(String::from_utf8(buf).map_err(|e| Error::invalid(e.to_string())))
 }
