@@ -4,7 +4,8 @@
 //! A held message's provider JSON is [`RawJson`]: the exact compact text
 //! `serde_json::to_string` gives for its value (keys in input order, serde_json's
 //! escaping). When the host's text for a message is already in that form (the usual
-//! case: `JSON.stringify` output), the engine keeps a copy of that slice as is, so
+//! case: `JSON.stringify` output), the engine keeps that slice as is: a slice of the
+//! input the rows share (issue 15 item 2, [`RawJson::from_canonical_in`]), so
 //! measuring a message (UTF-8 bytes), hashing it for its content id (T-4) and writing it
 //! back out (F-3) read the text and never walk a tree. Text in any other form (pretty
 //! printed, `\u00e9` escapes, floats, `\/`) is normalised through `serde_json::Value`
