@@ -37,7 +37,14 @@ fn field(v: &JsValue, key: &str) -> usize {
 /// them; callers that must refuse them check first). Holds at most the text plus 1/64
 /// (plus one estimate of the rest when the text has more multi-byte characters than
 /// that) at any time.
+///
+/// Anything but a string (`JSON.stringify` of a function or `undefined` answers
+/// `undefined`, typed as a `JsString` by js-sys) gives `""`, as `as_string` gave, so the
+/// caller's JSON parse reports it with its typed error.
 pub(crate) fn exact(s: &JsString) -> String {
+    if !s.is_string() {
+        return String::new();
+    }
     let units = s.length() as usize;
     let mut out: Vec<u8> = Vec::with_capacity(units + units / 64 + 16);
     let encoder = Utf8Encoder::new();
