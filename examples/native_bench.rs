@@ -72,11 +72,22 @@ fn main() {
 
         let base = heap();
         let t0 = Instant::now();
-        let t = or_exit("decode", formats::decode_text(Format::OpenaiChat, &text));
+        let t = or_exit("decode", formats::decode_owned(Format::OpenaiChat, text.clone()));
         let t_decode = t0.elapsed().as_secs_f64() * 1e3;
         let after_decode = heap();
-        let mut job = Job::start(Config::preset(Profile::Default), SessionState::default(), t, JobOptions::default());
-        let outcome = or_exit("compact", run_sync(&mut job, |_| Reply::Failed { message: "no summarizer".into(), context_exceeded: false }));
+        let mut config = Config::preset(Profile::Default);
+        // as the wasm layer runs it with no memory hook: nothing takes the records
+        config.project_memory = std::env::var("PROJECT_MEMORY").is_ok();
+        // SUMMARIZE set: a summarize callback that answers at once (as bench/run.mjs)
+        let summarizer = std::env::var("SUMMARIZE").is_ok();
+        let mut job = Job::start(config, SessionState::default(), t, JobOptions { has_summarizer: summarizer, ..JobOptions::default() });
+        let outcome = or_exit(
+            "compact",
+            run_sync(&mut job, |_| match summarizer {
+                true => Reply::Summary { text: "The user and the agent worked through earlier tasks.".into(), usage: None },
+                false => Reply::Failed { message: "no summarizer".into(), context_exceeded: false },
+            }),
+        );
         let t_compact = t0.elapsed().as_secs_f64() * 1e3;
         let after_compact = heap();
         let out = outcome.to_json_string();

@@ -148,14 +148,15 @@ impl LiveTranscript {
         Ok(LiveTranscript { config, transcript, ids, measures, trusted_for: None, twins: Vec::new() })
     }
 
-    /// [`LiveTranscript::open`] from the document's JSON text ([`formats::decode_text`]:
-    /// no `Value` tree per held row).
+    /// [`LiveTranscript::open`] from the document's JSON text ([`formats::decode_owned`]:
+    /// no `Value` tree per held row; the rows borrow the text, given away or copied
+    /// once, until a committed compaction gives the kept rows their own, issue 15).
     ///
     /// Errors: `invalid_transcript` as [`formats::decode_text`]; a pairing code as
     /// [`LiveTranscript::open`].
-    pub fn open_text(config: Config, format: Format, text: &str) -> Result<LiveTranscript> {
+    pub fn open_text(config: Config, format: Format, text: impl Into<String>) -> Result<LiveTranscript> {
         let mut ids = ContentIds::default();
-        let transcript = formats::decode_text_with_ids(format, text, &mut ids)?;
+        let transcript = formats::decode_owned_with_ids(format, text.into(), &mut ids)?;
         formats::validate_pairing(&transcript)?;
         let measures = Measures::new(&transcript, &config, SessionState::default().calibration());
         Ok(LiveTranscript { config, transcript, ids, measures, trusted_for: None, twins: Vec::new() })
@@ -296,6 +297,9 @@ impl LiveTranscript {
     pub fn settle(&mut self, outcome: &mut Outcome) {
         let t = std::mem::replace(&mut outcome.transcript, empty(self.transcript.format));
         if outcome.rewrite.is_some() {
+            // the kept rows stop borrowing the opened text, so it is freed (issue 15)
+            let mut t = t;
+            t.unshare();
             self.replace(t);
             // T-4: retained twins keep their ids through the committed state's table
             crate::trust::remap_twins(&mut self.transcript, &outcome.state.twins);

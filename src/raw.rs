@@ -4,7 +4,8 @@
 //! A held message's provider JSON is [`RawJson`]: the exact compact text
 //! `serde_json::to_string` gives for its value (keys in input order, serde_json's
 //! escaping). When the host's text for a message is already in that form (the usual
-//! case: `JSON.stringify` output), the engine keeps a copy of that slice as is, so
+//! case: `JSON.stringify` output), the engine keeps that slice as is: a slice of the
+//! input the rows share (issue 15 item 2, [`RawJson::from_canonical_in`]), so
 //! measuring a message (UTF-8 bytes), hashing it for its content id (T-4) and writing it
 //! back out (F-3) read the text and never walk a tree. Text in any other form (pretty
 //! printed, `\u00e9` escapes, floats, `\/`) is normalised through `serde_json::Value`
@@ -15,11 +16,29 @@ use serde::{Serialize, Serializer};
 use serde_json::value::RawValue;
 use serde_json::Value;
 use std::fmt;
+use std::sync::Arc;
 
 /// One JSON value as compact text in serde_json's canonical form (see the module docs).
-/// Cloning copies the text; equality compares the text.
+/// Cloning a row that borrows the host's input ([`RawJson::from_canonical_in`]) shares
+/// it (no copy); cloning an owned one copies the text; equality compares the text.
 #[derive(Clone)]
-pub struct RawJson(Box<RawValue>);
+pub struct RawJson(Repr);
+
+#[derive(Clone)]
+enum Repr {
+    /// Text of its own: engine-made or edited rows, rows normalised through `Value`.
+    Owned(Box<RawValue>),
+    /// A slice of the host's input text, held once for every row that borrows it
+    /// (issue 15 item 2: no per-row copy of the input). `slice` points into the heap
+    /// buffer of `source` (checked when built, [`RawJson::from_canonical_in`]); it is
+    /// handed out only for the lifetime of `&self`, while `source` keeps it alive.
+    Shared {
+        /// Held, not read: it keeps `slice` alive.
+        #[allow(dead_code)]
+        source: Arc<String>,
+        slice: &'static RawValue,
+    },
+}
 
 impl RawJson {
     /// The compact JSON text of `v`: `serde_json::to_string(v)`, except that floats are
@@ -34,15 +53,39 @@ impl RawJson {
             Err(_) => String::new(),
         };
         match RawValue::from_string(text) {
-            Ok(raw) => RawJson(raw),
-            Err(_) => RawJson(RawValue::NULL.to_owned()),
+            Ok(raw) => RawJson(Repr::Owned(raw)),
+            Err(_) => RawJson::null(),
         }
     }
 
     /// A copy of `text` when it is already canonical compact JSON ([`is_canonical`]),
     /// else `None`.
     pub fn from_canonical(text: &RawValue) -> Option<RawJson> {
-        is_canonical(text.get()).then(|| RawJson(text.to_owned()))
+        is_canonical(text.get()).then(|| RawJson(Repr::Owned(text.to_owned())))
+    }
+
+    /// `text` without a copy, sharing `source`, when it is canonical compact JSON
+    /// ([`is_canonical`]) and a slice of `source` (issue 15 item 2: a decoded row
+    /// borrows the host's input); a copy when it is canonical but lies elsewhere; `None`
+    /// when it is not canonical. The row keeps `source` alive ([`RawJson::is_shared`],
+    /// [`RawJson::unshared`]).
+    pub fn from_canonical_in(source: &Arc<String>, text: &RawValue) -> Option<RawJson> {
+        if !is_canonical(text.get()) {
+            return None;
+        }
+        let outer = source.as_bytes().as_ptr_range();
+        let inner = text.get().as_bytes().as_ptr_range();
+        if inner.start < outer.start || inner.end > outer.end {
+            return Some(RawJson(Repr::Owned(text.to_owned())));
+        }
+        // SAFETY: `text` lies inside the heap buffer of the `String` behind `source`
+        // (checked just above). That buffer is never written or moved while an `Arc`
+        // to it lives (the `Arc` is private to this type and never unwrapped or
+        // mutated), and the `Arc` clone stored beside the reference keeps it alive for
+        // as long as the reference is held; the reference is only lent out for the
+        // lifetime of `&self` ([`RawJson::get`], `Serialize`).
+        let slice: &'static RawValue = unsafe { &*(text as *const RawValue) };
+        Some(RawJson(Repr::Shared { source: Arc::clone(source), slice }))
     }
 
     /// `text` itself (no copy) when it is canonical compact JSON ([`is_canonical`]) and
@@ -51,33 +94,55 @@ impl RawJson {
         if !is_canonical(&text) {
             return None;
         }
-        RawValue::from_string(text).ok().map(RawJson)
+        RawValue::from_string(text).ok().map(|r| RawJson(Repr::Owned(r)))
     }
 
     /// The JSON `null`.
     pub fn null() -> RawJson {
-        RawJson(RawValue::NULL.to_owned())
+        RawJson(Repr::Owned(RawValue::NULL.to_owned()))
+    }
+
+    fn raw(&self) -> &RawValue {
+        match &self.0 {
+            Repr::Owned(b) => b,
+            Repr::Shared { slice, .. } => slice,
+        }
+    }
+
+    /// True when the text is a slice of a host input it shares with other rows
+    /// ([`RawJson::from_canonical_in`]).
+    pub fn is_shared(&self) -> bool {
+        matches!(self.0, Repr::Shared { .. })
+    }
+
+    /// The same text with a buffer of its own (a copy when it was shared), so the host
+    /// input it borrowed can be freed once no row borrows it.
+    pub fn unshared(&self) -> RawJson {
+        match &self.0 {
+            Repr::Owned(_) => self.clone(),
+            Repr::Shared { slice, .. } => RawJson(Repr::Owned((*slice).to_owned())),
+        }
     }
 
     /// The JSON text.
     pub fn get(&self) -> &str {
-        self.0.get()
+        self.raw().get()
     }
 
     /// UTF-8 bytes of the text.
     pub fn len(&self) -> usize {
-        self.0.get().len()
+        self.get().len()
     }
 
     /// True for an empty text (never: a `RawJson` holds one JSON value).
     pub fn is_empty(&self) -> bool {
-        self.0.get().is_empty()
+        self.get().is_empty()
     }
 
     /// The value, parsed from the text (allocates a tree: for edits and tests, not for
     /// the hot path).
     pub fn value(&self) -> Value {
-        serde_json::from_str(self.0.get()).unwrap_or(Value::Null)
+        serde_json::from_str(self.get()).unwrap_or(Value::Null)
     }
 
     /// The text with `extra` (`"key":value` pairs, comma-separated, already JSON)
@@ -115,7 +180,7 @@ impl fmt::Debug for RawJson {
 impl Serialize for RawJson {
     /// Writes the text verbatim (serde_json's raw-value support).
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        self.0.serialize(s)
+        self.raw().serialize(s)
     }
 }
 

@@ -363,6 +363,20 @@ pub struct Transcript {
     pub envelope: Envelope,
 }
 
+impl Transcript {
+    /// Gives every row that borrows the host's input ([`RawJson::is_shared`], issue 15
+    /// item 2) a copy of its own text, so that input is freed once the rows that still
+    /// borrow it elsewhere go. For a transcript that outlives its input by much (the
+    /// rows kept by a compaction); the text, ids and bytes do not change.
+    pub fn unshare(&mut self) {
+        for m in &mut self.messages {
+            if m.raw.is_shared() {
+                m.raw = m.raw.unshared();
+            }
+        }
+    }
+}
+
 /// The document around the message list. A bare JSON array has `messages_key: None`;
 /// an object keeps every other field (Anthropic `system`, Gemini `systemInstruction`,
 /// `tools`...) in `fields`, in order, untouched.

@@ -5,6 +5,7 @@ use super::{ai_sdk, anthropic, canonical, gemini, openai_chat, openai_responses,
 use crate::error::{Error, Result};
 use crate::transcript::{fnv1a, Block, Envelope, Message, Provenance, RawJson, Role, Transcript, PROVENANCE_KEYS};
 use serde_json::{Map, Value};
+use std::sync::Arc;
 
 pub(crate) fn dispatch_view(format: Format, raw: &Value, at: usize) -> Result<(Role, Vec<Block>)> {
     match format {
@@ -47,12 +48,32 @@ pub fn decode_text(format: Format, text: &str) -> Result<Transcript> {
 }
 
 /// [`decode_text`], leaving in `ids` the content-id counters after the last row (as
-/// [`decode_with_ids`]).
+/// [`decode_with_ids`]). The text is copied once and the rows borrow that copy
+/// ([`decode_owned_with_ids`]).
 pub fn decode_text_with_ids(format: Format, text: &str, ids: &mut ContentIds) -> Result<Transcript> {
+    decode_owned_with_ids(format, text.to_owned(), ids)
+}
+
+/// [`decode_text`] of a text the caller gives away (issue 15 item 2): every row whose
+/// slice of `text` is canonical compact JSON borrows it instead of copying it
+/// ([`RawJson::from_canonical_in`]), so the input is held once, shared by those rows,
+/// and freed when the last of them goes (or is [`Transcript::unshare`]d). Rows in any
+/// other form are normalised into text of their own, as [`decode_text`] does; the
+/// transcript is the same either way (equal rows, ids and bytes).
+///
+/// Errors: as [`decode_text`].
+pub fn decode_owned(format: Format, text: String) -> Result<Transcript> {
+    decode_owned_with_ids(format, text, &mut ContentIds::default())
+}
+
+/// [`decode_owned`], leaving in `ids` the content-id counters after the last row (as
+/// [`decode_with_ids`]).
+pub fn decode_owned_with_ids(format: Format, text: String, ids: &mut ContentIds) -> Result<Transcript> {
+    let source = Arc::new(text);
     let key = messages_key(format);
-    let Some(doc) = crate::raw::split_document(text, key) else {
+    let Some(doc) = crate::raw::split_document(&source, key) else {
         // not a well-formed document of this format's shape: the `Value` path reports why
-        let doc: Value = serde_json::from_str(text).map_err(|e| Error::invalid(format!("transcript: invalid JSON: {e}")))?;
+        let doc: Value = serde_json::from_str(&source).map_err(|e| Error::invalid(format!("transcript: invalid JSON: {e}")))?;
         return decode_with_ids(format, doc, ids);
     };
     let envelope = match doc.fields {
@@ -61,12 +82,12 @@ pub fn decode_text_with_ids(format: Format, text: &str, ids: &mut ContentIds) ->
     };
     let mut messages = Vec::with_capacity(doc.items.len());
     for (at, item) in doc.items.into_iter().enumerate() {
-        if let Some(m) = decode_typed(format, item, ids) {
+        if let Some(m) = decode_typed(format, &source, item, ids) {
             messages.push(m);
             continue;
         }
         let value: Value = serde_json::from_str(item.get()).map_err(|e| Error::invalid(format!("message {at}: {e}")))?;
-        messages.push(decode_message(format, value, Some(item), at, ids)?);
+        messages.push(decode_message(format, value, Some((&source, item)), at, ids)?);
     }
     if format == Format::Gemini {
         gemini::link_results(&mut messages);
@@ -115,22 +136,23 @@ pub fn decode_rows(format: Format, items: Vec<Value>, first_offset: usize, ids: 
 /// One message straight from its canonical JSON text, with no `Value` tree, for the
 /// formats with a typed view (OpenAI Chat, Anthropic); `None` sends it down the `Value`
 /// path.
-fn decode_typed(format: Format, item: &serde_json::value::RawValue, ids: &mut ContentIds) -> Option<Message> {
+fn decode_typed(format: Format, source: &Arc<String>, item: &serde_json::value::RawValue, ids: &mut ContentIds) -> Option<Message> {
     let (role, mut blocks) = match format {
         Format::OpenaiChat => openai_chat::view_text(item.get())?,
         Format::Anthropic => anthropic::view_text(item.get())?,
         _ => return None,
     };
-    let raw = RawJson::from_canonical(item)?;
+    let raw = RawJson::from_canonical_in(source, item)?;
     blocks.shrink_to_fit();
     let bytes = raw.len();
     let id = ids.next(fnv1a(raw.get().as_bytes()));
     Some(Message { id, role, provenance: Provenance::default(), blocks, raw, bytes })
 }
 
-/// One message. `text`: the host's own JSON text of `item`, kept as the message's `raw`
-/// when it is canonical and carries no provenance keys.
-fn decode_message(format: Format, item: Value, text: Option<&serde_json::value::RawValue>, at: usize, ids: &mut ContentIds) -> Result<Message> {
+/// One message. `text`: the host's own JSON text of `item` and the input it is a slice
+/// of, borrowed as the message's `raw` when it is canonical and carries no provenance
+/// keys.
+fn decode_message(format: Format, item: Value, text: Option<(&Arc<String>, &serde_json::value::RawValue)>, at: usize, ids: &mut ContentIds) -> Result<Message> {
     let Value::Object(mut map) = item else {
         return Err(Error::invalid(format!("message {at}: expected a JSON object")));
     };
@@ -150,7 +172,10 @@ fn decode_message(format: Format, item: Value, text: Option<&serde_json::value::
     let (role, mut blocks) = dispatch_view(format, &value, at)?;
     // held for the transcript's life: no spare capacity (a pushed-to Vec keeps room for 4)
     blocks.shrink_to_fit();
-    let raw = match text.filter(|_| !had_provenance).and_then(RawJson::from_canonical) {
+    // a repeated key is canonical text but not what the value writes (the last one
+    // wins in the value): such a row is normalised, as the `Value` decode normalises it
+    let same_text = |item: &serde_json::value::RawValue| crate::transcript::serialized_len(&value) == item.get().len();
+    let raw = match text.filter(|(_, item)| !had_provenance && same_text(item)).and_then(|(source, item)| RawJson::from_canonical_in(source, item)) {
         Some(raw) => raw,
         None => RawJson::from_value(&value),
     };
@@ -163,7 +188,7 @@ fn decode_message(format: Format, item: Value, text: Option<&serde_json::value::
     let mut m = Message { id, role, provenance, blocks, raw, bytes };
     // issue 14: a row the stored view would not write back byte for byte keeps its text
     if had_provenance {
-        if let Some(text) = text {
+        if let Some((_, text)) = text {
             let normal = serde_json::to_string(&crate::output::MessageJson { m: &m, view: View::Stored }).unwrap_or_default();
             if normal != text.get() {
                 let prov = m.provenance.clone();
@@ -283,5 +308,11 @@ pub fn request_text(format: Format, text: &str) -> Option<Result<String>> {
         }
     }
     let out = Doc { items: &doc.items, fields: doc.fields.as_ref(), key };
-    Some(serde_json::to_string(&out).map_err(|e| Error::invalid(e.to_string())))
+    // presized: the rows are written verbatim, so the request is about the input's size
+    // (a doubling buffer held up to twice that at its peak, issue 15)
+    let mut buf = Vec::with_capacity(text.len());
+    if let Err(e) = serde_json::to_writer(&mut buf, &out) {
+        return Some(Err(Error::invalid(e.to_string())));
+    }
+    Some(String::from_utf8(buf).map_err(|e| Error::invalid(e.to_string())))
 }

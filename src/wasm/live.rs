@@ -31,7 +31,7 @@ impl ContextCompactor {
     /// `invalid_transcript` / `unknown_format` and the pairing codes like `check` (issue 14).
     pub fn open(&self, transcript: JsValue) -> Result<LiveTranscript, JsValue> {
         let (format, text) = super::input_text(&self.config, self.format, &transcript)?;
-        let core = Core::open_text(self.config.clone(), format, &text).map_err(|e| js_error(&e))?;
+        let core = Core::open_text(self.config.clone(), format, text).map_err(|e| js_error(&e))?;
         Ok(LiveTranscript { inner: Rc::new(RefCell::new(Some(core))) })
     }
 }

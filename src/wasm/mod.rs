@@ -36,6 +36,7 @@ mod live;
 mod lite;
 mod memory;
 mod session;
+mod utf8;
 
 /// The package version (Cargo.toml `version`).
 #[wasm_bindgen]
@@ -80,7 +81,9 @@ pub(crate) fn json_text(v: &JsValue, what: &str, code: ErrorCode) -> Result<Stri
         Some(s) => s.clone(),
         None => JSON::stringify(v).map_err(|_| js_error(&Error::new(code, format!("{what}: not JSON-serializable"))))?,
     };
-    Ok(text.as_string().unwrap_or_default())
+    // issue 15: copied into wasm memory at its UTF-8 size (wasm-bindgen's glue grows
+    // its buffer to 3 bytes a unit on the first non-ASCII character)
+    Ok(utf8::exact(&text))
 }
 
 /// [`json_text`] of a transcript, refused with `too_large` over
@@ -169,7 +172,8 @@ pub struct ContextCompactor {
 /// at a time, to detect it.
 pub(crate) fn decode_input(config: &Config, fixed: Option<Format>, transcript: &JsValue) -> Result<crate::Transcript, JsValue> {
     let (format, text) = input_text(config, fixed, transcript)?;
-    formats::decode_text(format, &text).map_err(|e| js_error(&e))
+    // issue 15 item 2: the rows borrow the text instead of copying it
+    formats::decode_owned(format, text).map_err(|e| js_error(&e))
 }
 
 /// A host transcript's JSON text and its format (the fixed one, else detected from the
@@ -308,8 +312,7 @@ impl ContextCompactor {
                 }
             }
         }
-        let t = formats::decode_text(format, &text).map_err(|e| js_error(&e))?;
-        drop(text);
+        let t = formats::decode_owned(format, text).map_err(|e| js_error(&e))?;
         formats::validate_pairing(&t).map_err(|e| js_error(&e))?;
         let state = state_of(&state)?;
         let request = crate::output::RequestJson { t: &t, findings: &state.findings };
@@ -451,9 +454,13 @@ async fn compact_impl(config: Config, fixed: Option<Format>, state: JsValue, tra
     let state_in = state.clone();
     let mut job = start_job(config, state, t, &hooks).await?;
     // an abort while onEvent is awaited carries the state given (nothing was committed)
-    let (outcome, side) = drive_job(&mut job, &hooks).await.map_err(|e| session::with_state(e, &state_in))?;
+    let (mut outcome, side) = drive_job(&mut job, &hooks).await.map_err(|e| session::with_state(e, &state_in))?;
     // the job holds the whole source transcript: free it before the result text is
-    // written, so that text can reuse its memory (peak wasm memory)
+    // written, so that text can reuse its memory (peak wasm memory); the rows a rewrite
+    // kept get their own text first, so the input they borrowed goes with it (issue 15)
+    if outcome.rewrite.is_some() {
+        outcome.transcript.unshare();
+    }
     drop(job);
     finish(&outcome, side, &hooks, false).await.map_err(|e| session::with_state(e, &state_in))
 }
