@@ -351,4 +351,50 @@ mod tests {
         assert!((0..40).all(|i| all.contains(&format!("Request {i}: "))));
         assert!(check_rollup(&members, &written, true, false).is_err());
     }
+
+    const FIRST_T: &str = "First task: write the report.";
+    /// A request longer than the head a clip marker keeps.
+    const R1: &str = "Request 1: keep the intro, but tighten its second paragraph and move the history part to an appendix at the end of the document.";
+    /// A request whose constraint sentence is past the head a clip marker keeps.
+    const R2: &str = "Request 2: rework the second chapter so that it reads well for a newcomer who has never seen the project, with examples. You must never change the title.";
+
+
+    #[test]
+    fn n1_s9_rollup_check_fails_a_rollup_that_drops_the_first_task_or_a_request() {
+        let members = vec![
+            summary(&format!("{}{}", item(FIRST_TASK_KIND, FIRST_T), item("carried user text", R1))),
+            summary(&format!("{}{}", item("carried user text", R2), item("carried constraints", "You must never change the title."))),
+        ];
+        let good = vec![summary(&format!(
+            "{}{}{}",
+            item(FIRST_TASK_KIND, FIRST_T),
+            item("carried user text", R1),
+            item("carried user text", R2)
+        ))];
+        assert!(check_rollup(&members, &good, true, true).is_ok());
+        assert!(check_rollup(&members, &good, true, false).is_ok());
+        // the first task only in the narrative (no item): a later compaction could not tell
+        let narrative_only = vec![format!("{FIRST_T}\n{}", good[0].replace(FIRST_TASK_KIND, "carried user text"))];
+        let e = check_rollup(&members, &narrative_only, true, true).unwrap_err();
+        assert!(e.message.starts_with("user_text_lost: the session's first task"), "{}", e.message);
+        // a request dropped with no marker and no count
+        let dropped = vec![summary(&format!("{}{}", item(FIRST_TASK_KIND, FIRST_T), item("carried user text", R2)))];
+        let e = check_rollup(&members, &dropped, true, true).unwrap_err();
+        assert!(e.message.contains("neither quoted, clipped with a marker nor counted"), "{}", e.message);
+        // clipped with a rollup marker: fine with memory, lost without
+        let marked = vec![summary(&format!(
+            "{}{}\n{}",
+            item(FIRST_TASK_KIND, FIRST_T),
+            item("carried user text", R2),
+            rollup_marker(R1)
+        ))];
+        assert!(marked[0].contains(ROLLUP_CLIPPED_PREFIX));
+        assert!(check_rollup(&members, &marked, true, true).is_ok());
+        let e = check_rollup(&members, &marked, true, false).unwrap_err();
+        assert!(e.message.contains("projectMemory is off"), "{}", e.message);
+        // a constraint sentence dropped
+        let no_constraint = vec![summary(&format!("{}{}\n{}", item(FIRST_TASK_KIND, FIRST_T), item("carried user text", R1), rollup_marker(R2)))];
+        let e = check_rollup(&members, &no_constraint, true, true).unwrap_err();
+        assert!(e.message.contains("constraint sentence"), "{}", e.message);
+    }
 }
