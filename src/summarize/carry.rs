@@ -71,8 +71,9 @@ pub fn rollup_marker(text: &str) -> String {
 /// deterministic tails.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct MemberUserText {
-    /// The session's first task (the oldest member's [`FIRST_TASK_KIND`] item).
-    pub first_task: Option<String>,
+    /// The session's first task: the [`FIRST_TASK_KIND`] items of the oldest member
+    /// that has any (one per text block of the first user message).
+    pub first_task: Vec<String>,
     /// The newest request, when no live row holds a newer one.
     pub newest: Option<String>,
     /// Other user text carried whole, oldest first, de-duplicated.
@@ -102,6 +103,7 @@ impl MemberUserText {
         };
         let section2 = super::handoff::section_header(2);
         for s in members {
+            let first_member = m.first_task.is_empty();
             // the handoff's section 2 lists constraint sentences as `- <sentence>` (the
             // floor then leaves them out of the tail): they are carried too
             let mut in2 = false;
@@ -116,8 +118,8 @@ impl MemberUserText {
             }
             for (kind, text) in carried_items(s) {
                 match kind.as_str() {
-                    FIRST_TASK_KIND if m.first_task.is_none() => m.first_task = Some(text),
-                    FIRST_TASK_KIND if m.first_task.as_deref() == Some(text.as_str()) => {}
+                    FIRST_TASK_KIND if first_member => m.first_task.push(text),
+                    FIRST_TASK_KIND if m.first_task.contains(&text) => {}
                     NEWEST_KIND if !newest_live => {
                         if let Some(old) = m.newest.replace(text) {
                             push_text(&mut m, old);
@@ -150,7 +152,7 @@ impl MemberUserText {
         }
         // a text that is also the first task or the newest request is quoted once
         let (ft, nw) = (m.first_task.clone(), m.newest.clone());
-        m.texts.retain(|t| Some(t) != ft.as_ref() && Some(t) != nw.as_ref());
+        m.texts.retain(|t| !ft.contains(t) && Some(t) != nw.as_ref());
         m
     }
 
@@ -158,7 +160,7 @@ impl MemberUserText {
     /// the first task, the newest request and the constraint sentences, and with
     /// `memory` off every other text and marker line too.
     pub fn required_bytes(&self, memory: bool) -> usize {
-        let mut n = self.first_task.as_ref().map_or(0, String::len) + self.newest.as_ref().map_or(0, String::len);
+        let mut n = self.first_task.iter().map(String::len).sum::<usize>() + self.newest.as_ref().map_or(0, String::len);
         n += self.constraints.iter().map(|c| c.len() + 1).sum::<usize>();
         if !memory {
             n += self.texts.iter().map(String::len).sum::<usize>() + self.lines.iter().map(|l| l.len() + 1).sum::<usize>();
@@ -172,7 +174,7 @@ impl MemberUserText {
     /// separately, of the marker lines (`usize::MAX` with `memory` off: all whole).
     pub fn floor(&self, budget: usize, memory: bool) -> (String, Vec<String>) {
         let mut out = String::new();
-        if let Some(t) = &self.first_task {
+        for t in &self.first_task {
             out.push_str(&item(FIRST_TASK_KIND, t));
         }
         if let Some(t) = &self.newest {
@@ -269,12 +271,12 @@ fn lost(what: &str) -> Error {
 /// text).
 pub fn check_rollup(members: &[String], written: &[String], newest_live: bool, memory: bool) -> Result<()> {
     let m = MemberUserText::read(members, newest_live);
-    if m.first_task.is_none() && m.newest.is_none() && m.texts.is_empty() && m.lines.is_empty() && m.collapsed == 0 && m.constraints.is_empty() {
+    if m.first_task.is_empty() && m.newest.is_none() && m.texts.is_empty() && m.lines.is_empty() && m.collapsed == 0 && m.constraints.is_empty() {
         return Ok(());
     }
     let joined = written.join("\n\n");
     let items: Vec<(String, String)> = written.iter().flat_map(|w| carried_items(w)).collect();
-    if let Some(ft) = &m.first_task {
+    for ft in &m.first_task {
         if !items.iter().any(|(k, t)| k == FIRST_TASK_KIND && t == ft) {
             return Err(lost("the session's first task an earlier summary carried is not carried verbatim (as its first-task item) by the rewrite"));
         }
@@ -335,7 +337,7 @@ mod tests {
             members.push(summary(&item("carried user text", &format!("Request {i}: {}", "more detail please. ".repeat(20)))));
         }
         let m = MemberUserText::read(&members, true);
-        assert_eq!(m.first_task.as_deref(), Some("First task: write the report."));
+        assert_eq!(m.first_task, vec!["First task: write the report.".to_string()]);
         assert_eq!(m.texts.len(), 40);
         let (floor, _) = m.floor(2_000, true);
         assert!(floor.len() < 6_000, "{}", floor.len());
