@@ -53,12 +53,50 @@ pub fn first_and_newest(messages: &[Message]) -> (Option<usize>, Option<usize>) 
     (messages.iter().position(Message::has_user_text), messages.iter().rposition(Message::has_user_text))
 }
 
+/// Prefix of the internal line [`user_text_floor`] gives the session's first task (the
+/// floor writes it as a [`FIRST_TASK_KIND`] item, S-9).
+pub const FIRST_TASK_PREFIX: &str = "User first task (verbatim): ";
+/// Prefix of the internal line [`user_text_floor`] gives the newest request (the floor
+/// writes it as a [`NEWEST_KIND`] item, S-9).
+pub const NEWEST_PREFIX: &str = "User newest request (verbatim): ";
+/// Item kind of the session's first task in a summary's deterministic tail (S-9, N-1):
+/// written by the fold that folds it and by every rollup of that summary, whole, so a
+/// later compaction knows the first task is in the summary block
+/// ([`session_first_task`]).
+pub const FIRST_TASK_KIND: &str = "carried first task";
+/// Item kind of the newest request when a fold (or a rollup) carries it (S-9).
+pub const NEWEST_KIND: &str = "carried newest request";
+
+/// Whether a summary's text carries the session's first task (S-9): a
+/// [`FIRST_TASK_KIND`] item in its deterministic tail, or, in a summary written before
+/// that item, the handoff's `First task (message #` label.
+pub fn carries_first_task(summary: &str) -> bool {
+    let (narrative, body) = crate::summarize::ledger::split_summary(summary);
+    if body.is_some_and(|b| crate::summarize::ledger::read_items(b).iter().any(|(k, _)| k == FIRST_TASK_KIND)) {
+        return true;
+    }
+    narrative.lines().any(|l| l.starts_with("First task (message #") || l.starts_with("First task and newest request (message #"))
+}
+
+/// The session's first task (S-9, N-1) as a source offset: the first row holding user
+/// text, unless a summary of the transcript already carries the first task
+/// ([`carries_first_task`]: it was folded earlier, and the first live user row is an
+/// ordinary request); `None` then, or when no row holds user text.
+///
+/// Time: linear in the summaries' text and the rows.
+pub fn session_first_task(messages: &[Message]) -> Option<usize> {
+    let first = messages.iter().position(Message::has_user_text)?;
+    let folded = messages.iter().any(|m| m.is_summary() && carries_first_task(&m.text()));
+    (!folded).then_some(first)
+}
+
 /// The user-text lines of a summary's deterministic tail (S-9, N-1) for the folded rows
 /// `rows` (source offset, message), in transcript order.
 ///
 /// Blocks are placed newest first, in tiers:
-/// 1. the first task (`first_task`) and the newest request (`newest`): quoted whole
-///    (`User request (verbatim): <text>`), always, outside any budget;
+/// 1. the session's first task (`first_task`, [`session_first_task`]) and the newest
+///    request (`newest`): quoted whole (`User first task (verbatim): <text>`, `User
+///    newest request (verbatim): <text>`), always, outside any budget;
 /// 2. others quoted whole while the quotes stay within `budget_bytes` UTF-8 bytes;
 /// 3. then clipped while the clipped lines stay within another `budget_bytes`:
 ///    `User text (clipped; whole in memory, message <id>, offset <n>): <head> [+<k>
@@ -141,7 +179,15 @@ pub fn user_text_floor(rows: &[(usize, &Message)], first_task: Option<usize>, ne
         }
         if tier <= 2 {
             quoted.insert(text);
-            lines.push(format!("{VERBATIM_PREFIX}{}", quote::content(text)));
+            // S-9: the session's first task and the newest request keep their labels
+            let prefix = if tier == 1 && Some(o) == first_task {
+                FIRST_TASK_PREFIX
+            } else if tier == 1 && Some(o) == newest {
+                NEWEST_PREFIX
+            } else {
+                VERBATIM_PREFIX
+            };
+            lines.push(format!("{prefix}{}", quote::content(text)));
             continue;
         }
         let marker = crate::summarize::floor::clipped_marker(&quote::content(id), o, &quote::content(text));
@@ -222,7 +268,7 @@ const MAX_ATTACHMENT_LINES: usize = 20;
 /// Starts of the plain one-line user-text lines [`user_text_floor`] writes (a whole quote
 /// and the constraint sentences are written as length-prefixed items instead), carried by
 /// later summaries and rollups ([`crate::summarize::ledger::carried_items`]).
-pub const FLOOR_LINE_PREFIXES: [&str; 4] = [CLIPPED_PREFIX, CONSTRAINT_PREFIX, ATTACHMENT_PREFIX, UNQUOTED_PREFIX];
+pub const FLOOR_LINE_PREFIXES: [&str; 5] = [CLIPPED_PREFIX, CONSTRAINT_PREFIX, ATTACHMENT_PREFIX, UNQUOTED_PREFIX, crate::summarize::carry::ROLLUP_CLIPPED_PREFIX];
 
 /// A user text block the summary clipped, which the memory records must hold whole.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -250,14 +296,20 @@ struct SummaryIndex<'a> {
     summary: &'a str,
     pieces: std::collections::HashSet<&'a str>,
     markers: std::collections::HashMap<usize, Vec<&'a str>>,
+    /// FNV-1a hashes named by rollup clip markers ([`crate::summarize::carry::ROLLUP_CLIPPED_PREFIX`]).
+    rollup_marks: std::collections::HashSet<u64>,
 }
 
 impl<'a> SummaryIndex<'a> {
     fn of(summary: &'a str) -> SummaryIndex<'a> {
         let mut pieces = std::collections::HashSet::new();
         let mut markers: std::collections::HashMap<usize, Vec<&'a str>> = std::collections::HashMap::new();
+        let mut rollup_marks = std::collections::HashSet::new();
         for line in summary.lines() {
             pieces.insert(line);
+            if let Some(h) = line.strip_prefix(crate::summarize::carry::ROLLUP_CLIPPED_PREFIX).and_then(|r| r.get(..16)).and_then(|h| u64::from_str_radix(h, 16).ok()) {
+                rollup_marks.insert(h);
+            }
             for p in [VERBATIM_PREFIX, CONSTRAINT_PREFIX, "- "] {
                 if let Some(rest) = line.strip_prefix(p) {
                     pieces.insert(rest);
@@ -293,7 +345,7 @@ impl<'a> SummaryIndex<'a> {
                 None => rest = head.get(le..).unwrap_or(""),
             }
         }
-        SummaryIndex { summary, pieces, markers }
+        SummaryIndex { summary, pieces, markers, rollup_marks }
     }
 
     /// Whether the summary holds `text` verbatim: as a whole line, item or bullet first
@@ -399,7 +451,8 @@ pub fn check(source: &[Message], kept: &[bool], summary: &str) -> Result<Vec<Cli
                 clipped.push(clipped_of(o, m, t, &mut joined)?);
                 continue;
             }
-            if in_run(o) {
+            // clipped by a rollup of the summary that quoted it in this same call (Y-3)
+            if in_run(o) || (!index.rollup_marks.is_empty() && index.rollup_marks.contains(&crate::transcript::fnv1a(quote::content(t).as_bytes()))) {
                 constraints_kept(o, t)?;
                 clipped.push(clipped_of(o, m, t, &mut joined)?);
                 continue;

@@ -9,9 +9,9 @@ use crate::formats::{self, message_from_raw};
 use crate::rewrite::Origin;
 use crate::select::{Selection, Stage};
 use crate::state::FoldedCall;
-use crate::nothing_lost::{first_and_newest, user_text_floor};
-use crate::summarize::facts::first_and_newest_user_text;
-use crate::summarize::{collect_artifact_refs, deterministic_tail, floor_items, handoff_summary, narrative_part, rehydration, Facts};
+use crate::nothing_lost::{first_and_newest, session_first_task, user_text_floor};
+use crate::summarize::handoff::{handoff_summary_with, HandoffLabels};
+use crate::summarize::{collect_artifact_refs, deterministic_tail, floor_items, narrative_part, rehydration, Facts};
 use crate::transcript::{Block, Message, Provenance, TranscriptRole};
 use serde_json::json;
 
@@ -54,10 +54,15 @@ impl Job {
     /// S-9, N-1: the user-text lines of the new summary, every folded user text block
     /// placed by [`user_text_floor`] (what folded summaries carried comes with their
     /// items, [`Facts::carried`]).
-    pub(super) fn user_floor(&self, sel: &Selection, msgs: &[Message]) -> Vec<String> {
-        let (first_task, newest) = first_and_newest(msgs);
+    pub(super) fn user_floor(&self, sel: &Selection, msgs: &[Message], (first_task, newest): (Option<usize>, Option<usize>)) -> Vec<String> {
         let rows: Vec<(usize, &Message)> = sel.fold.iter().filter_map(|&o| msgs.get(o).map(|m| (o, m))).collect();
         user_text_floor(&rows, first_task, newest, self.user_floor_budget())
+    }
+
+    /// S-9: the session's first task ([`session_first_task`]: `None` once a summary
+    /// carries it) and the newest request, as source offsets of `msgs`.
+    pub(super) fn first_and_newest_of(&self, msgs: &[Message]) -> (Option<usize>, Option<usize>) {
+        (session_first_task(msgs), first_and_newest(msgs).1)
     }
 
     /// UTF-8 bytes of folded user text quoted whole beyond the first task and the newest
@@ -132,8 +137,10 @@ impl Job {
         let fixed = deterministic_tail("", &ledger_now, ledger_bytes, &artifacts, "", &self.config).len();
         // N-1, S-9, N-5: what the summary must carry verbatim whatever the budget; the
         // budgeted parts (the handoff, the whole and clipped quotes) make room for it
+        // S-9: the session's first task (if folded here) and the newest request, once
+        let labels = self.first_and_newest_of(msgs);
         {
-            let (first_task, newest) = first_and_newest(msgs);
+            let (first_task, newest) = labels;
             let rows: Vec<(usize, &Message)> = sel.fold.iter().filter_map(|&o| msgs.get(o).map(|m| (o, m))).collect();
             self.summary_floor = crate::nothing_lost::required_bytes(&rows, first_task, newest, !self.config.project_memory);
         }
@@ -144,7 +151,9 @@ impl Job {
             // Y-6 and the built-in default: the deterministic handoff summary
             // a short fold gets a shorter handoff, so the rewrite still shrinks the transcript
             // transcript text quoted as data (crate::quote): it cannot forge the engine record
-            crate::quote::content(&handoff_summary(&facts, budget.saturating_sub(fixed).saturating_sub(floor_room).min(fold_bytes / 4 * 3))).into_owned()
+            let (first_task, newest) = labels;
+            let hl = HandoffLabels { first_task, newest, rows_in_memory: self.config.project_memory && !self.user_text_only_memory };
+            crate::quote::content(&handoff_summary_with(&facts, budget.saturating_sub(fixed).saturating_sub(floor_room).min(fold_bytes / 4 * 3), Some(hl))).into_owned()
         } else {
             crate::quote::content(narrative_part(&narrative).trim_end()).into_owned()
         };
@@ -153,11 +162,12 @@ impl Job {
                 artifacts.push(h);
             }
         }
-        let (first, newest) = first_and_newest_user_text(msgs);
+        // S-9: [the session's first task, the newest request] (the floor labels by it)
+        let (first, newest) = labels;
         let protected: Vec<usize> = [first, newest].into_iter().flatten().collect();
         // N-6: instruction documents and the latest plan state, re-attached verbatim
         let rehydrated = rehydration(&facts, &facts.carried, self.config.rehydrate_bytes.min(window_bytes / 8));
-        let user_lines = self.user_floor(sel, msgs);
+        let user_lines = self.user_floor(sel, msgs, labels);
         // N-5: what must not be lost, appended verbatim where the summary left it out
         let compose = |narrative: &str| {
             let floor_bytes = budget.saturating_sub(narrative.len() + fixed).max(if mechanical { 0 } else { budget / 4 });

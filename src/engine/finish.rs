@@ -56,6 +56,26 @@ impl Job {
                 return self.done("failed", reason, Some(e));
             }
         };
+        // N-1, S-9 (Y-3): the user text the dropped summaries carried (first task,
+        // newest request, constraints, quotes and markers) is carried by the new ones
+        {
+            let mut kept_src = vec![false; msgs.len()];
+            for (o, _) in &refs {
+                if let Origin::Source(i) = o {
+                    if let Some(k) = kept_src.get_mut(*i) {
+                        *k = true;
+                    }
+                }
+            }
+            let dropped: Vec<String> = msgs.iter().zip(&kept_src).filter(|(m, k)| !**k && m.is_summary()).map(|(m, _)| m.text()).collect();
+            if !dropped.is_empty() {
+                let written: Vec<String> = refs.iter().filter(|(o, _)| *o == Origin::New).map(|(_, m)| m.text()).collect();
+                let newest_live = refs.iter().any(|(_, m)| m.has_user_text());
+                if let Err(e) = crate::summarize::carry::check_rollup(&dropped, &written, newest_live, self.config.project_memory) {
+                    return self.done("failed", format!("invalid_rewrite: {}", e.message), Some(e));
+                }
+            }
+        }
         let (retained, discarded, patch) = provenance(&refs, msgs);
         let first_changed_offset = super::clearing::first_changed(&refs, msgs);
         // K-1: the full bodies the clearing replaced in kept rows reach memory too
@@ -267,7 +287,12 @@ impl Job {
         }
         let fl = self.decision.as_ref().map(|d| d.floor.clone()).unwrap_or_default();
         let (bytes, sentences, _) = self.summary_floor;
-        let user = crate::measure::text_tokens(bytes, &self.config, cal);
+        // what the summary block as a whole must carry verbatim (the first task, the
+        // constraints; with projectMemory off every user text its summaries quote)
+        let newest_live = new_t.messages.iter().any(Message::has_user_text);
+        let block: Vec<String> = new_t.messages.iter().filter(|m| m.is_summary()).map(Message::text).collect();
+        let block_bytes = crate::summarize::carry::MemberUserText::read(&block, newest_live).required_bytes(self.config.project_memory);
+        let user = crate::measure::text_tokens(bytes.max(block_bytes), &self.config, cal);
         let total = user.saturating_add(fl.total_tokens);
         if total <= window {
             return None;

@@ -3,8 +3,9 @@
 use super::{Job, Phase, Reply, Rollup, Step};
 use crate::error::{Error, ErrorCode, Result};
 use crate::rewrite::Origin;
-use crate::summarize::floor::REHYDRATED;
-use crate::summarize::{carried_items, collect_artifact_refs, deterministic_tail, floor_items, mechanical_merge, narrative_part, rehydration, rollup_request, Facts};
+use crate::summarize::carry::MemberUserText;
+use crate::summarize::floor::{CONSTRAINTS_KIND, REHYDRATED};
+use crate::summarize::{collect_artifact_refs, deterministic_tail, floor_items, mechanical_merge, narrative_part, rehydration, rollup_request, Facts};
 
 impl Job {
     /// The summary block of the new rows: (offset, level).
@@ -19,9 +20,13 @@ impl Job {
         let block = self.block();
         let ones: Vec<usize> = block.iter().filter(|(_, l)| *l == 1).map(|(i, _)| *i).collect();
         let twos: Vec<usize> = block.iter().filter(|(_, l)| *l >= 2).map(|(i, _)| *i).collect();
-        let pass_members = if block.len() > self.config.max_summaries_before_rollup && ones.len() >= 2 && !self.rollups.iter().any(|r| r.pass == "level1_to_level2") {
+        // N-4, Y-3: a block over a quarter of the window rolls up too (its summaries are
+        // in every request: by the counts alone a block of eight grows past a small window)
+        let block_bytes: usize = block.iter().filter_map(|(i, _)| self.rows.get(*i)).map(|(_, m)| m.bytes).sum();
+        let oversized = block_bytes > self.block_bytes();
+        let pass_members = if (block.len() > self.config.max_summaries_before_rollup || oversized) && ones.len() >= 2 && !self.rollups.iter().any(|r| r.pass == "level1_to_level2") {
             Some(("level1_to_level2", ones))
-        } else if twos.len() > self.config.max_rolled_up_summaries && !self.rollups.iter().any(|r| r.pass == "level2_merge") {
+        } else if (twos.len() > self.config.max_rolled_up_summaries || (oversized && twos.len() >= 2)) && !self.rollups.iter().any(|r| r.pass == "level2_merge") {
             Some(("level2_merge", twos))
         } else {
             None
@@ -39,8 +44,22 @@ impl Job {
                 return Ok(Step::Summarize(request));
             }
         }
-        let merged = mechanical_merge(&texts, self.summary_bytes());
+        let merged = mechanical_merge(&texts, self.rollup_bytes());
         self.apply_rollup(pass, members, merged, "mechanical")
+    }
+
+    /// UTF-8 bytes the summary block may hold before it rolls up by size (N-4, Y-3): a
+    /// quarter of the context window (`contextWindow x bytesPerToken / 4`), at least
+    /// 4,096.
+    pub(super) fn block_bytes(&self) -> usize {
+        usize::try_from(self.config.context_window.saturating_mul(self.config.bytes_per_token) / 4).unwrap_or(usize::MAX).max(4_096)
+    }
+
+    /// UTF-8 bytes of a mechanical rollup's merged narrative (Y-3): the summary budget
+    /// of a fold (the output budget, at most a sixth of the window), at least 1,024.
+    pub(super) fn rollup_bytes(&self) -> usize {
+        let window = usize::try_from(self.config.context_window.saturating_mul(self.config.bytes_per_token) / 6).unwrap_or(usize::MAX);
+        self.summary_bytes().min(window).max(1_024)
     }
 
     pub(super) fn on_rollup(&mut self, pass: &'static str, members: Vec<usize>, reply: Reply) -> Result<Step> {
@@ -64,19 +83,29 @@ impl Job {
     pub(super) fn apply_rollup(&mut self, pass: &'static str, members: Vec<usize>, merged: String, writer: &str) -> Result<Step> {
         // Carry the deterministic sections of the merged summaries (Y-2: rollup does the same).
         let texts: Vec<String> = members.iter().filter_map(|&i| self.rows.get(i)).map(|(_, m)| m.text()).collect();
-        // N-5 / N-6: the members' floor items are carried on where the merge left them
-        // out; their rehydrated documents are re-attached, the newest member's first.
+        // N-1, S-9 (Y-3): the user text the members carry (the session's first task
+        // whole, the newest request while it is the newest, every constraint sentence,
+        // other text within the budgets or counted; crate::summarize::carry); N-5 / N-6:
+        // their other floor items carried on where the merge left them out, their
+        // rehydrated documents re-attached, the newest member's first.
+        let newest_live = self.rows.iter().any(|(_, m)| m.has_user_text());
+        let users = MemberUserText::read(&texts, newest_live);
         let mut floor_in: Vec<(String, String)> = Vec::new();
         let mut rehydrated_in: Vec<(String, String)> = Vec::new();
-        for t in texts.iter().rev() {
-            for it in carried_items(t) {
-                let list = if it.0.starts_with(REHYDRATED) { &mut rehydrated_in } else { &mut floor_in };
-                if !list.contains(&it) {
-                    list.push(it);
-                }
+        for it in users.rest.iter().rev() {
+            let list = if it.0.starts_with(REHYDRATED) { &mut rehydrated_in } else { &mut floor_in };
+            if !list.contains(it) {
+                list.push(it.clone());
             }
         }
         floor_in.reverse();
+        let (mut user_part, constraints) = users.floor(self.user_floor_budget(), self.config.project_memory);
+        // the constraint sentences whole, always in the tail (a later rollup reads them there)
+        if !constraints.is_empty() {
+            user_part.push_str(&crate::summarize::ledger::item(CONSTRAINTS_KIND, &constraints.join("\n")));
+        }
+        // N-4: the engine's own merge shares the rollup budget with the user text it carries
+        let merged = if writer == "mechanical" { mechanical_merge(&texts, self.rollup_bytes().saturating_sub(user_part.len()).max(512)) } else { merged };
         let mut all: Vec<&str> = texts.iter().map(String::as_str).collect();
         all.push(&merged);
         // Y-2: only the handles the engine can vouch for (crate::trust::KnownHandles)
@@ -85,7 +114,7 @@ impl Job {
         // the merge is the summarizer's text (untrusted): quoted so it cannot forge the engine record
         let narrative = crate::quote::content(narrative_part(&merged).trim_end()).into_owned();
         let budget = self.summary_bytes().max(1_024);
-        let carried = floor_items(&narrative, &Facts::default(), &floor_in, budget.saturating_sub(narrative.len()).max(budget / 4), &[], &[]);
+        let carried = format!("{user_part}{}", floor_items(&narrative, &Facts::default(), &floor_in, budget.saturating_sub(narrative.len()).max(budget / 4), &[], &[]));
         let rehydrated = rehydration(&Facts::default(), &rehydrated_in, self.config.rehydrate_bytes);
         let text = format!("{narrative}{}", deterministic_tail(&carried, &[], 0, &artifacts, &rehydrated, &self.config));
         let msg = self.summary_message(&text, 2)?;

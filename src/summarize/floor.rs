@@ -82,7 +82,7 @@ fn line_set(narrative: &str) -> std::collections::HashSet<&str> {
 /// Time: linear in the inputs plus the narrative's size per whole quote, path list or
 /// earlier item it searches (constraint sentences use a hash set of its lines).
 pub fn floor_items(narrative: &str, facts: &Facts, earlier: &[(String, String)], max_bytes: usize, user_lines: &[String], protected: &[usize]) -> String {
-    use crate::nothing_lost::{CONSTRAINT_PREFIX, VERBATIM_PREFIX};
+    use crate::nothing_lost::{CONSTRAINT_PREFIX, FIRST_TASK_KIND, FIRST_TASK_PREFIX, NEWEST_KIND, NEWEST_PREFIX, VERBATIM_PREFIX};
     use std::collections::HashSet;
     let mut out = String::new();
     let mut seen: HashSet<String> = HashSet::new();
@@ -94,17 +94,17 @@ pub fn floor_items(narrative: &str, facts: &Facts, earlier: &[(String, String)],
     let mut constraints: Vec<String> = Vec::new();
     let mut constraint_seen: HashSet<String> = HashSet::new();
     // 1. user text: one mechanism (N-1), each text quoted once
-    let first = facts.requests.first().map(|r| r.text.as_str());
-    let newest = facts.requests.last().map(|r| r.text.as_str());
     // sentences inside a text quoted whole need no second quote
     let mut in_whole: HashSet<&str> = HashSet::new();
     for line in user_lines {
-        if let Some(text) = line.strip_prefix(VERBATIM_PREFIX) {
+        // S-9: the session's first task and the newest request are items of their own
+        // kind even when the narrative quotes them (a later rollup carries them by it)
+        let labelled = [(FIRST_TASK_PREFIX, FIRST_TASK_KIND), (NEWEST_PREFIX, NEWEST_KIND), (VERBATIM_PREFIX, "carried user text")];
+        if let Some((kind, text)) = labelled.iter().find_map(|(p, k)| line.strip_prefix(p).map(|t| (*k, t))) {
             in_whole.extend(crate::nothing_lost::constraint_sentences(text));
-            if seen.contains(text) || crate::nothing_lost::contains_bounded(narrative, text) {
+            if seen.contains(text) || (kind == "carried user text" && crate::nothing_lost::contains_bounded(narrative, text)) {
                 continue;
             }
-            let kind = if Some(text) == newest { "carried newest request" } else if Some(text) == first { "carried first task" } else { "carried user text" };
             out.push_str(&item(kind, text));
             seen.insert(text.to_string());
             continue;
@@ -125,7 +125,9 @@ pub fn floor_items(narrative: &str, facts: &Facts, earlier: &[(String, String)],
     // task or the newest request it stays whole (N-1)
     for d in facts.instructions.iter().filter(|d| d.user_text && protected.contains(&d.offset)) {
         if !seen.contains(&d.text) && !crate::nothing_lost::contains_bounded(narrative, &d.text) {
-            out.push_str(&item("carried first task", &d.text));
+            // `protected` is [session's first task, newest request] or [newest request]
+            let kind = if protected.len() > 1 && protected.first() == Some(&d.offset) { FIRST_TASK_KIND } else { NEWEST_KIND };
+            out.push_str(&item(kind, &d.text));
             in_whole.extend(crate::nothing_lost::constraint_sentences(&d.text));
             seen.insert(d.text.clone());
         }
@@ -192,7 +194,8 @@ pub fn floor_items(narrative: &str, facts: &Facts, earlier: &[(String, String)],
         let k: &'static str = FLOOR_KINDS.iter().find(|k| **k == kind.as_str()).copied().unwrap_or("carried user text");
         let missing: Vec<&str> = if k == "carried file paths" || k == "carried open plan items" {
             text.lines().filter(|l| !crate::nothing_lost::contains_bounded(narrative, l.trim_start_matches("- ").split_once("] ").map_or(*l, |(_, c)| c))).collect()
-        } else if crate::nothing_lost::contains_bounded(narrative, text) {
+        } else if k != FIRST_TASK_KIND && crate::nothing_lost::contains_bounded(narrative, text) {
+            // the first task stays an item of its kind (S-9: a later rollup finds it by it)
             Vec::new()
         } else {
             vec![text.as_str()]

@@ -29,8 +29,20 @@ pub fn section_header(n: usize) -> String {
 /// a marker naming the bytes left out (the whole text stays in memory, M-1). Text not over
 /// `cap` is returned whole.
 pub fn clip_marked(text: &str, cap: usize) -> String {
+    clip_marked_in(text, cap, true)
+}
+
+/// [`clip_marked`], whose marker says the whole text is in memory only when
+/// `in_memory` (the folded rows are projected whole, M-1); otherwise it says the text
+/// is not kept (N-1: a marker never claims a copy that does not exist).
+pub fn clip_marked_in(text: &str, cap: usize, in_memory: bool) -> String {
     if text.len() <= cap {
         return text.to_string();
+    }
+    if !in_memory {
+        let h = floor_boundary(text, cap / 4 * 3);
+        let t = ceil_boundary(text, text.len().saturating_sub(cap / 4)).max(h);
+        return format!("{}\n[... {} bytes clipped from this quote; not kept in memory ...]\n{}", text.get(..h).unwrap_or(""), t - h, text.get(t..).unwrap_or(""));
     }
     let h = floor_boundary(text, cap / 4 * 3);
     let t = ceil_boundary(text, text.len().saturating_sub(cap / 4)).max(h);
@@ -66,6 +78,31 @@ struct Item {
 /// its section (`[clipped: N more files not shown ...]`); a quote that is cut says how
 /// many bytes it lost. Quoted transcript text is never parsed back by the engine.
 pub fn handoff_summary(f: &Facts, max_bytes: usize) -> String {
+    handoff_summary_with(f, max_bytes, None)
+}
+
+/// What the engine knows about the session beyond the folded rows, for
+/// [`handoff_summary_with`] (S-9, N-1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HandoffLabels {
+    /// Source offset of the session's first task when it is folded here
+    /// ([`crate::nothing_lost::session_first_task`]).
+    pub first_task: Option<usize>,
+    /// Source offset of the transcript's newest request.
+    pub newest: Option<usize>,
+    /// The folded rows are projected whole into memory (M-1): clip markers may say so.
+    pub rows_in_memory: bool,
+}
+
+/// [`handoff_summary`] with the session's labels: §1 names only the session's first
+/// task and the newest request (by the offsets of `labels`), each by a line pointing
+/// at its verbatim item in the engine record (the floor writes them whole, S-9); a
+/// folded row that is neither is ordinary user text (the floor quotes it within budget
+/// or clips it, N-1). Clip markers claim memory only with `labels.rows_in_memory`.
+/// `None` labels the folded rows' own first and last request, as [`handoff_summary`].
+pub fn handoff_summary_with(f: &Facts, max_bytes: usize, labels: Option<HandoffLabels>) -> String {
+    let in_memory = labels.map_or(true, |l| l.rows_in_memory);
+    let clip_marked = |t: &str, cap: usize| clip_marked_in(t, cap, in_memory);
     let budget = max_bytes.max(512);
     let quote_cap = budget / 4;
     let mut items: Vec<Item> = Vec::new();
@@ -77,6 +114,17 @@ pub fn handoff_summary(f: &Facts, max_bytes: usize) -> String {
     // §1 primary request and intent
     let n_req = f.requests.len();
     for (i, r) in f.requests.iter().enumerate() {
+        if let Some(l) = labels {
+            let label = match (Some(r.offset) == l.first_task, Some(r.offset) == l.newest) {
+                (true, true) => "First task and newest request",
+                (true, false) => "First task",
+                (false, true) => "Newest request",
+                (false, false) => continue,
+            };
+            let text = format!("{label} (message #{}, {} bytes): verbatim in the engine record below.", r.offset, r.text.len());
+            push(&mut items, 1, 0, n_req - i, text, None, "requests");
+            continue;
+        }
         let (label, prio, cap) = if i + 1 == n_req && n_req > 1 {
             ("Newest request", 0, None)
         } else if i == 0 {

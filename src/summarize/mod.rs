@@ -4,6 +4,7 @@
 //! summary ([`floor`], N-5), the engine's deterministic sections (folded-call ledger Y-5,
 //! artifact index Y-2, [`ledger`]) and rollup requests (Y-3).
 
+pub mod carry;
 pub mod facts;
 pub mod floor;
 pub mod handoff;

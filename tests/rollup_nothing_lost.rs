@@ -1,0 +1,146 @@
+//! Long sessions across many compactions and rollups (adversarial findings 1 and 4):
+//! the session's first task stays verbatim in every summary block (S-9, N-1, Y-3), no
+//! request is lost (each verbatim in the live transcript / summary, or whole in the
+//! memory records the results returned, N-1, M-1), and the next request stays under the
+//! window after every compaction (N-4, C-8), with a summarize callback and with the
+//! built-in summary, with memory projection on and off.
+//!
+//! The loop is the host loop of the findings (check -> compact -> observeUsage): each
+//! turn appends a request (`Request <i>: ...`) and a long answer, compacts when the
+//! trigger says so, and reports the prompt size as usage.
+
+use context_compactor::capacity::{observe_usage, Observation};
+use context_compactor::config::Config;
+use context_compactor::engine::{run_sync, Job, JobOptions, Reply};
+use context_compactor::formats::{self, Format, View};
+use context_compactor::state::SessionState;
+use context_compactor::summarize::carried_items;
+use context_compactor::trigger::Signals;
+use serde_json::{json, Value};
+use std::collections::HashMap;
+
+const FIRST: &str = "First task: write the report.";
+/// The item kind of the session's first task in a summary's engine record (S-9).
+const FIRST_TASK_KIND: &str = "carried first task";
+
+struct Figures {
+    compactions: usize,
+    /// Compactions after which the summary block did not hold the first task verbatim.
+    first_task_missing: usize,
+    /// Compactions after which the summary block held no first-task item (the label a
+    /// later compaction finds it by).
+    first_item_missing: usize,
+    /// Requests neither in the final transcript nor whole in memory.
+    lost: Vec<usize>,
+    max_after_tokens: u64,
+    over_window: usize,
+    cannot_fit: usize,
+    max_rollups: usize,
+}
+
+fn request(i: usize, rep: usize) -> String {
+    format!("Request {i}: ") + &format!("please revise section {i} with more detail about item {i}. ").repeat(rep)
+}
+
+/// The findings' loop: `turns` turns, a request of `rep` sentences and an answer of
+/// `answer` bytes each; `hook`: a summarize callback answering a fixed sentence (else the
+/// built-in handoff); `project`: memory projection on (no memory hook: the folded user
+/// text is projected into the result's records).
+fn breaker_loop(window: u64, turns: usize, rep: usize, answer: usize, hook: bool, project: bool) -> Figures {
+    let config = Config::from_options(&json!({ "contextWindow": window, "projectMemory": project })).unwrap();
+    let mut state = SessionState::default();
+    let mut rows: Vec<Value> = vec![json!({ "role": "system", "content": "sys" }), json!({ "role": "user", "content": FIRST })];
+    let mut memory: HashMap<String, String> = HashMap::new();
+    let mut f = Figures { compactions: 0, first_task_missing: 0, first_item_missing: 0, lost: Vec::new(), max_after_tokens: 0, over_window: 0, cannot_fit: 0, max_rollups: 0 };
+    for turn in 0..turns {
+        rows.push(json!({ "role": "user", "content": request(turn, rep) }));
+        rows.push(json!({ "role": "assistant", "content": format!("answer {turn} {}", "w".repeat(answer)) }));
+        let tokens = (serde_json::to_string(&rows).unwrap().len() / 4) as u64;
+        let usage = json!({ "prompt_tokens": tokens, "completion_tokens": 50, "total_tokens": tokens + 50 });
+        let t = formats::decode(Format::OpenaiChat, Value::Array(rows.clone())).unwrap();
+        let signals = Signals { usage: Some(usage.clone()), ..Signals::default() };
+        let job = Job::start(config.clone(), state.clone(), t, JobOptions { signals, has_summarizer: hook }).with_user_text_only_memory(project);
+        let mut job = job;
+        let o = run_sync(&mut job, |_| Reply::Summary { text: "Summary of the work so far.".into(), usage: None }).expect("job runs");
+        assert_ne!(o.status, "failed", "turn {turn}: {}", o.reason);
+        state = o.state.clone();
+        if o.status == "cannot_fit" {
+            f.cannot_fit += 1;
+        }
+        if o.status == "compacted" {
+            f.compactions += 1;
+            f.max_after_tokens = f.max_after_tokens.max(o.after.estimated_tokens);
+            f.over_window += usize::from(o.over_window.as_ref().is_some_and(|w| w.limit == "context_window"));
+            f.max_rollups = f.max_rollups.max(o.rewrite.as_ref().map_or(0, |r| r.rollups.len()));
+            let first_item = o.transcript.messages.iter().filter(|m| m.is_summary()).any(|m| carried_items(&m.text()).iter().any(|(k, v)| k == FIRST_TASK_KIND && v == FIRST));
+            f.first_item_missing += usize::from(!first_item);
+            let first_text = o.transcript.messages.iter().filter(|m| m.is_summary()).any(|m| m.text().contains(FIRST));
+            f.first_task_missing += usize::from(!first_text);
+            for r in o.memory.iter().flat_map(|b| b.records.iter()) {
+                memory.entry(r.message_id.clone()).or_default().push_str(&format!("\u{0}{}", r.content));
+            }
+            rows = match formats::encode(&o.transcript, View::Stored) {
+                Value::Array(a) => a,
+                other => panic!("openai-chat encodes to an array: {other}"),
+            };
+        }
+        state = observe_usage(&state, &formats::decode(Format::OpenaiChat, Value::Array(rows.clone())).unwrap(), &config, &Observation { usage: Some(usage), ..Observation::default() });
+    }
+    let all = serde_json::to_string(&rows.iter().map(|r| r["content"].as_str().unwrap_or("").to_string()).collect::<Vec<_>>()).unwrap();
+    let records: String = memory.values().cloned().collect::<Vec<_>>().join("\n");
+    for i in 0..turns {
+        let r = request(i, rep);
+        // whole in memory: every sentence of it in the records (a record holds at most 1,000 bytes)
+        let in_memory = r.split_inclusive(". ").all(|s| records.contains(s.trim()));
+        if !all.contains(&r) && !in_memory {
+            f.lost.push(i);
+        }
+    }
+    f
+}
+
+fn assert_figures(f: &Figures, window: u64, what: &str) {
+    assert!(f.compactions > 10, "{what}: {} compactions", f.compactions);
+    assert!(f.max_rollups > 0 || f.compactions < 5, "{what}: rollups ran");
+    assert_eq!(f.first_task_missing, 0, "{what}: the first task was not verbatim in the summaries after {} of {} compactions", f.first_task_missing, f.compactions);
+    assert_eq!(f.first_item_missing, 0, "{what}: the first task's item was missing after {} of {} compactions", f.first_item_missing, f.compactions);
+    assert!(f.lost.is_empty(), "{what}: requests lost {:?}", f.lost);
+    assert!(f.max_after_tokens < window, "{what}: {} tokens after a compaction in a {window}-token window", f.max_after_tokens);
+    assert_eq!(f.over_window, 0, "{what}: compactions over the window");
+}
+
+#[test]
+fn s9_n1_y3_first_task_verbatim_and_no_request_lost_across_rollups_with_a_hook() {
+    let f = breaker_loop(8_000, 150, 8, 2_500, true, true);
+    assert_figures(&f, 8_000, "hook 8000");
+}
+
+#[test]
+fn s9_n1_y3_first_task_verbatim_and_no_request_lost_across_rollups_built_in_summary() {
+    let f = breaker_loop(8_000, 150, 8, 2_500, false, true);
+    assert_figures(&f, 8_000, "built-in 8000");
+}
+
+#[test]
+fn n4_c8_y4_summaries_stay_bounded_over_250_turns_at_32000() {
+    for hook in [true, false] {
+        let f = breaker_loop(32_000, 250, 20, 10_000, hook, true);
+        assert_figures(&f, 32_000, if hook { "hook 32000" } else { "built-in 32000" });
+    }
+}
+
+#[test]
+fn n1_y3_projection_off_keeps_every_request_whole_then_says_cannot_fit() {
+    for hook in [true, false] {
+        let f = breaker_loop(8_000, 120, 8, 2_500, hook, false);
+        eprintln!("projection off, hook {hook}: {} compactions, {} cannot_fit, {} over the window, max {} tokens, lost {:?}", f.compactions, f.cannot_fit, f.over_window, f.max_after_tokens, f.lost);
+        assert!(f.compactions > 10, "hook {hook}: compactions");
+        assert_eq!(f.first_task_missing, 0, "hook {hook}: first task");
+        // nothing is in memory: every request verbatim in the transcript
+        assert!(f.lost.is_empty(), "hook {hook}: requests lost {:?}", f.lost);
+        // every request kept whole: the block grows until no rewrite can fit, and the
+        // engine says so (C-8) instead of rewriting over the window again and again
+        assert!(f.cannot_fit > 0, "hook {hook}: never cannot_fit");
+        assert!(f.over_window <= 10, "hook {hook}: {} compactions over the window", f.over_window);
+    }
+}
