@@ -76,10 +76,48 @@ fn fence_lts(s: &str) -> impl Iterator<Item = usize> + '_ {
     })
 }
 
+/// Bytes a line can start with (after spaces / tabs) when it looks like an engine line:
+/// the first bytes of [`ENGINE_LINE_STARTS`] in either ASCII case, and `-` (a ledger line).
+const fn engine_line_firsts() -> [bool; 256] {
+    let mut t = [false; 256];
+    let mut k = 0;
+    while k < ENGINE_LINE_STARTS.len() {
+        let c = ENGINE_LINE_STARTS[k].as_bytes()[0];
+        t[c.to_ascii_lowercase() as usize] = true;
+        t[c.to_ascii_uppercase() as usize] = true;
+        k += 1;
+    }
+    t[b'-' as usize] = true;
+    t
+}
+const ENGINE_LINE_FIRSTS: [bool; 256] = engine_line_firsts();
+
+/// `text.split('\n').any(looks_like_engine_line)`, reading a line further only when its
+/// first byte after spaces / tabs can start an engine line ([`ENGINE_LINE_FIRSTS`];
+/// issue 15: this test ran over every folded row twice per compaction).
+fn any_engine_line(text: &str) -> bool {
+    let b = text.as_bytes();
+    let mut i = 0;
+    loop {
+        let mut j = i;
+        while matches!(b.get(j), Some(b' ' | b'\t')) {
+            j += 1;
+        }
+        let next = b.get(j..).and_then(|r| r.iter().position(|&c| c == b'\n')).map(|p| j + p);
+        if b.get(j).is_some_and(|&c| ENGINE_LINE_FIRSTS[usize::from(c)]) && looks_like_engine_line(text.get(i..next.unwrap_or(b.len())).unwrap_or("")) {
+            return true;
+        }
+        match next {
+            Some(n) => i = n + 1,
+            None => return false,
+        }
+    }
+}
+
 /// `text` quoted as data (see the module doc): fence tags escaped, engine-looking lines
 /// prefixed with `\`. Borrowed when nothing needed escaping.
 pub fn content(text: &str) -> Cow<'_, str> {
-    let needs_line = text.split('\n').any(looks_like_engine_line);
+    let needs_line = any_engine_line(text);
     let needs_fence = text.contains('<') && fence_lts(text).next().is_some();
     if !needs_line && !needs_fence {
         return Cow::Borrowed(text);
@@ -140,4 +178,23 @@ mod tests {
         assert_eq!(content("- item one"), "- item one");
         assert_eq!(content("see [#9] later"), "see [#9] later");
     }
+
+    #[test]
+    fn issue15_engine_line_prefilter_equals_every_line_tested() {
+        let mut texts: Vec<String> = ["", "\n", "x", "[#1 user]", "  \t[summary 2]", "a\n- f(x) [c]: already run", "a\n- plain", "\n\ncalls already run", "USER TEXT (CLIPPED;", "  artifacts: a", "<- Result Of x", "é\n-- ENGINE RECORD", "x\n [... ", "\t", "a\n\n"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        for start in ENGINE_LINE_STARTS {
+            texts.push(format!("body\n  {start} tail"));
+            texts.push(format!("body\n{}", start.to_ascii_uppercase()));
+            texts.push(format!("x{start}"));
+        }
+        for t in &texts {
+            assert_eq!(any_engine_line(t), t.split('\n').any(looks_like_engine_line), "{t:?}");
+        }
+        assert!(any_engine_line("ok\n[#9 user]"));
+        assert!(!any_engine_line("ok\nsee [#9]"));
+    }
+
 }

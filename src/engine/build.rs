@@ -81,7 +81,9 @@ impl Job {
         // requests, constraints, paths, calls and outcomes, the plan, instructions loaded.
         let rows: Vec<(usize, &Message)> = sel.fold.iter().filter_map(|&o| msgs.get(o).map(|m| (o, m))).collect();
         let stored = &self.stored;
-        let facts = Facts::read(&rows, &|off, nth, m: &Message| stored.get(&(off, nth)).cloned().or_else(|| m.provenance.artifact_ref.clone()));
+        let mechanical = source.writer == "mechanical";
+        // the handoff's own facts (decisions, current work, ...) only when it is written
+        let facts = Facts::read_for(&rows, &|off, nth, m: &Message| stored.get(&(off, nth)).cloned().or_else(|| m.provenance.artifact_ref.clone()), mechanical);
         drop(rows);
         // Y-5: the folded-call ledger, for stage-2 folds of the open run, across folds.
         let mut ledger_now: Vec<FoldedCall> = Vec::new();
@@ -138,7 +140,6 @@ impl Job {
             self.summary_floor = crate::nothing_lost::required_bytes(&rows, first_task, newest, !self.config.project_memory);
         }
         let floor_room = self.summary_floor.0;
-        let mechanical = source.writer == "mechanical";
         let fold_bytes: usize = sel.fold.iter().filter_map(|&o| msgs.get(o)).map(|m| m.bytes).sum();
         let narrative = if mechanical {
             // Y-6 and the built-in default: the deterministic handoff summary
