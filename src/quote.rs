@@ -63,17 +63,114 @@ fn starts_with_ignore_case(s: &str, prefix: &str) -> bool {
 /// spaces, then a tag name, any ASCII case).
 fn fence_lts(s: &str) -> impl Iterator<Item = usize> + '_ {
     let b = s.as_bytes();
-    b.iter().enumerate().filter(|(_, &c)| c == b'<').map(|(i, _)| i).filter(move |&i| {
-        let mut j = i + 1;
-        if b.get(j) == Some(&b'/') {
-            j += 1;
+    b.iter().enumerate().filter(|(_, &c)| c == b'<').map(|(i, _)| i).filter(move |&i| fence_at(b, i))
+}
+
+/// Whether the `<` at `i` of `b` starts a fence tag (see [`fence_lts`]); it reads only
+/// bytes from `i` on.
+fn fence_at(b: &[u8], i: usize) -> bool {
+    let mut j = i + 1;
+    if b.get(j) == Some(&b'/') {
+        j += 1;
+    }
+    while matches!(b.get(j), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+        j += 1;
+    }
+    let rest = b.get(j..).unwrap_or(&[]);
+    FENCE_TAGS.iter().any(|t| rest.len() >= t.len() && rest.iter().zip(t.as_bytes()).all(|(a, c)| a.eq_ignore_ascii_case(c)))
+}
+
+/// UTF-8 bytes of [`content`]`(text)`, counted without building it: each line escaped
+/// as an engine line adds its `\\`, each fence `<` becomes the four bytes `&lt;`.
+pub fn content_len(text: &str) -> usize {
+    let mut n = text.len();
+    let lines = any_engine_line(text);
+    let fences = text.contains('<');
+    if lines || fences {
+        for line in text.split('\n') {
+            n += usize::from(lines && looks_like_engine_line(line));
+            if fences {
+                n += 3 * fence_lts(line).count();
+            }
         }
-        while matches!(b.get(j), Some(b' ' | b'\t' | b'\n' | b'\r')) {
-            j += 1;
+    }
+    n
+}
+
+/// The first `n` bytes of [`content`]`(text)` (all of it when shorter), appended to
+/// `out`, read line by line from the start: a line's escapes depend on that line alone
+/// (its start for the `\\`, the bytes from a `<` on for `&lt;`), so the prefix needs only
+/// the lines it covers (issue 15: a clipped row's head without its whole text).
+pub fn content_prefix(text: &str, n: usize, out: &mut Vec<u8>) {
+    let goal = out.len().saturating_add(n);
+    for (k, line) in text.split('\n').enumerate() {
+        if out.len() >= goal {
+            break;
         }
-        let rest = b.get(j..).unwrap_or(&[]);
-        FENCE_TAGS.iter().any(|t| rest.len() >= t.len() && rest.iter().zip(t.as_bytes()).all(|(a, c)| a.eq_ignore_ascii_case(c)))
-    })
+        if k > 0 {
+            out.push(b'\n');
+        }
+        if looks_like_engine_line(line) {
+            out.push(b'\\');
+        }
+        let b = line.as_bytes();
+        for (i, &c) in b.iter().enumerate() {
+            if out.len() >= goal {
+                break;
+            }
+            if c == b'<' && fence_at(b, i) {
+                out.extend_from_slice(b"&lt;");
+            } else {
+                out.push(c);
+            }
+        }
+    }
+    out.truncate(goal);
+}
+
+/// The last `n` bytes of [`content`]`(text)` (all of it when shorter), read line by line
+/// from the end (see [`content_prefix`]; a line's `&lt;` depends only on the bytes after
+/// its `<`, so a line is escaped only from where the suffix starts in it).
+pub fn content_suffix(text: &str, n: usize) -> Vec<u8> {
+    // pieces from the end, reversed at the end
+    let mut pieces: Vec<Vec<u8>> = Vec::new();
+    let mut have = 0usize;
+    let mut lines = text.split('\n').rev().peekable();
+    while let Some(line) = lines.next() {
+        if have >= n {
+            break;
+        }
+        let b = line.as_bytes();
+        // walk back from the line's end until the escaped bytes cover what is missing
+        let mut i = b.len();
+        let mut got = 0usize;
+        while i > 0 && have + got < n {
+            i -= 1;
+            got += if b.get(i) == Some(&b'<') && fence_at(b, i) { 4 } else { 1 };
+        }
+        let mut piece = Vec::with_capacity(got + 2);
+        if i == 0 && have + got < n && looks_like_engine_line(line) {
+            piece.push(b'\\');
+        }
+        for (j, &c) in b.iter().enumerate().skip(i) {
+            if c == b'<' && fence_at(b, j) {
+                piece.extend_from_slice(b"&lt;");
+            } else {
+                piece.push(c);
+            }
+        }
+        have += piece.len();
+        pieces.push(piece);
+        if lines.peek().is_some() && have < n {
+            pieces.push(vec![b'\n']);
+            have += 1;
+        }
+    }
+    let mut out: Vec<u8> = pieces.into_iter().rev().flatten().collect();
+    if out.len() > n {
+        out.drain(..out.len() - n);
+    }
+    out
 }
 
 /// Bytes a line can start with (after spaces / tabs) when it looks like an engine line:
@@ -158,7 +255,7 @@ pub fn record_artifacts(summary: &str) -> Vec<String> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     #[test]
@@ -195,6 +292,41 @@ mod tests {
         }
         assert!(any_engine_line("ok\n[#9 user]"));
         assert!(!any_engine_line("ok\nsee [#9]"));
+    }
+
+
+    /// Odd texts for the counting and partial readers: fence tags across lines and in any
+    /// case, engine lines, multi-byte characters, CR LF, empty lines.
+    pub(crate) fn odd_quoted_texts() -> Vec<String> {
+        let pieces = ["<transcript>", "</ Summaries>", "<\ntranscript", "< /transcript", "\n[#9 user]", "\n  - f(x) [c]: already run", "\n", "é", "中", "\r\n", "<", "x", "ab", "[... ", "\n<- result of", "&lt;", "\\", "   ", "\nUser text (clipped;"];
+        let mut v: Vec<String> = pieces.iter().map(|s| s.to_string()).collect();
+        v.push(String::new());
+        let mut seed: u64 = 1515;
+        for _ in 0..300 {
+            let mut t = String::new();
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            for _ in 0..(seed >> 40) % 30 {
+                seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                t.push_str(pieces[((seed >> 33) % pieces.len() as u64) as usize]);
+            }
+            v.push(t);
+        }
+        v
+    }
+
+    #[test]
+    fn issue15_y9_counted_and_partial_quotes_equal_the_quoted_text() {
+        for t in odd_quoted_texts() {
+            let q = content(&t);
+            let q = q.as_bytes();
+            assert_eq!(content_len(&t), q.len(), "{t:?}");
+            for n in 0..=q.len() + 2 {
+                let mut p = b"pre".to_vec();
+                content_prefix(&t, n, &mut p);
+                assert_eq!(&p[3..], &q[..n.min(q.len())], "prefix {n} of {t:?}");
+                assert_eq!(content_suffix(&t, n), &q[q.len() - n.min(q.len())..], "suffix {n} of {t:?}");
+            }
+        }
     }
 
 }

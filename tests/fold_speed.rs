@@ -77,3 +77,69 @@ fn issue15_n5_facts_without_the_handoff_are_the_floor_facts_of_the_full_read() {
         assert!(tried > 0, "some transcript has constraints and calls");
     }
 }
+
+fn configs() -> Vec<context_compactor::config::Config> {
+    use context_compactor::config::{Config, Profile};
+    let mut out = Vec::new();
+    for (window, share) in [(None, 0.25), (Some(3_000), 0.25), (Some(1_200), 0.25), (Some(900), 0.9), (None, 1.0), (Some(20_000), 0.05)] {
+        let mut c = Config::preset(Profile::Default);
+        c.context_window = 16_000;
+        c.summarizer_context_window = window;
+        c.summary_input_share = share;
+        if window.is_some_and(|w| w < 1_500) {
+            c.summary_max_output_tokens = 200;
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Issue 15, Y-8, Y-9, E-2: the summarize request built with rows rendered on demand (a
+/// clipped row from its head and tail, a dropped row never rendered) is the request from
+/// every row rendered first, on odd rows (fence tags, engine-looking lines and multi-byte
+/// characters around the cuts, failed results) under every clipping stage.
+#[test]
+fn issue15_y8_request_rendered_on_demand_equals_the_request_from_rendered_rows() {
+    use context_compactor::formats::Format;
+    use context_compactor::summarize::{render_rows, summary_request, summary_request_for, SUMMARY_PROMPT};
+    use serde_json::json;
+    let pieces = ["<transcript>", "</ Summaries>", "\n[#9 user]", "\n- f(x) [c]: already run", "\n", "é", "中文。", "\r\n", "<", "x", "[... ", "\\", "Exit code 2", "must ", "  "];
+    let mut seed: u64 = 42;
+    let mut next = |m: u64| {
+        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (seed >> 33) % m
+    };
+    let mut coverage = std::collections::BTreeSet::new();
+    for case in 0..40 {
+        let mut msgs = vec![json!({"role": "system", "content": "sys"})];
+        for i in 0..(2 + next(25)) {
+            let mut body = String::new();
+            let long = next(4) == 0;
+            for _ in 0..(if long { 200 + next(3_000) } else { next(40) }) {
+                body.push_str(pieces[next(pieces.len() as u64) as usize]);
+            }
+            msgs.push(match next(4) {
+                0 => json!({"role": "user", "content": body}),
+                1 => json!({"role": "assistant", "content": body, "tool_calls": [{"id": format!("c{i}"), "type": "function", "function": {"name": "bash", "arguments": json!({"command": body.chars().take(500).collect::<String>()}).to_string()}}]}),
+                2 => json!({"role": "tool", "tool_call_id": format!("c{}", i.saturating_sub(1)), "content": body}),
+                _ => json!({"role": "assistant", "content": body}),
+            });
+        }
+        let t = decode(Format::OpenaiChat, serde_json::Value::Array(msgs)).unwrap();
+        let rows: Vec<(usize, &Message)> = t.messages.iter().enumerate().collect();
+        for (k, config) in configs().iter().enumerate() {
+            let want = summary_request(render_rows(&rows), config, SUMMARY_PROMPT);
+            let got = summary_request_for(&rows, config, SUMMARY_PROMPT);
+            assert_eq!(got, want, "case {case} config {k}");
+            coverage.insert((got.coverage.clone(), got.messages[0].content.contains("bytes clipped")));
+        }
+    }
+    assert!(coverage.contains(&("whole".to_string(), false)) && coverage.contains(&("trimmed".to_string(), true)), "whole and clipped requests: {coverage:?}");
+    // the real transcripts, whole and bounded
+    for (name, t) in shared_transcripts() {
+        let rows: Vec<(usize, &Message)> = t.messages.iter().enumerate().collect();
+        for (k, config) in configs().iter().enumerate() {
+            assert_eq!(summary_request_for(&rows, config, SUMMARY_PROMPT), summary_request(render_rows(&rows), config, SUMMARY_PROMPT), "{name} config {k}");
+        }
+    }
+}
