@@ -97,6 +97,24 @@ pub fn content_len(text: &str) -> usize {
     n
 }
 
+/// Appends the escaped bytes of `line[from..]` to `out` (a fence `<` as `&lt;`; the
+/// line's leading `\\` is the caller's), stopping once `out` holds `goal` bytes or more.
+/// Runs without a `<` are copied whole.
+fn escape_line_into(line: &[u8], from: usize, out: &mut Vec<u8>, goal: usize) {
+    let mut i = from;
+    while i < line.len() && out.len() < goal {
+        let rest = line.get(i..).unwrap_or_default();
+        let lt = rest.iter().position(|&c| c == b'<').map_or(line.len(), |p| i + p);
+        let take = (lt - i).min(goal - out.len());
+        out.extend_from_slice(line.get(i..i + take).unwrap_or_default());
+        i += take;
+        if i == lt && i < line.len() && out.len() < goal {
+            out.extend_from_slice(if fence_at(line, i) { b"&lt;" } else { b"<" });
+            i += 1;
+        }
+    }
+}
+
 /// The first `n` bytes of [`content`]`(text)` (all of it when shorter), appended to
 /// `out`, read line by line from the start: a line's escapes depend on that line alone
 /// (its start for the `\\`, the bytes from a `<` on for `&lt;`), so the prefix needs only
@@ -113,17 +131,7 @@ pub fn content_prefix(text: &str, n: usize, out: &mut Vec<u8>) {
         if looks_like_engine_line(line) {
             out.push(b'\\');
         }
-        let b = line.as_bytes();
-        for (i, &c) in b.iter().enumerate() {
-            if out.len() >= goal {
-                break;
-            }
-            if c == b'<' && fence_at(b, i) {
-                out.extend_from_slice(b"&lt;");
-            } else {
-                out.push(c);
-            }
-        }
+        escape_line_into(line.as_bytes(), 0, out, goal);
     }
     out.truncate(goal);
 }
@@ -132,7 +140,7 @@ pub fn content_prefix(text: &str, n: usize, out: &mut Vec<u8>) {
 /// from the end (see [`content_prefix`]; a line's `&lt;` depends only on the bytes after
 /// its `<`, so a line is escaped only from where the suffix starts in it).
 pub fn content_suffix(text: &str, n: usize) -> Vec<u8> {
-    // pieces from the end, reversed at the end
+    // pieces from the end, joined in order at the end
     let mut pieces: Vec<Vec<u8>> = Vec::new();
     let mut have = 0usize;
     let mut lines = text.split('\n').rev().peekable();
@@ -141,24 +149,31 @@ pub fn content_suffix(text: &str, n: usize) -> Vec<u8> {
             break;
         }
         let b = line.as_bytes();
-        // walk back from the line's end until the escaped bytes cover what is missing
-        let mut i = b.len();
-        let mut got = 0usize;
-        while i > 0 && have + got < n {
-            i -= 1;
-            got += if b.get(i) == Some(&b'<') && fence_at(b, i) { 4 } else { 1 };
-        }
-        let mut piece = Vec::with_capacity(got + 2);
-        if i == 0 && have + got < n && looks_like_engine_line(line) {
+        let need = n - have;
+        // where in the line the escaped bytes from there on cover `need`: back over runs
+        // without a `<`, each `<` counting 4 bytes when it opens a fence tag
+        let (mut j, mut got) = (b.len(), 0usize);
+        let start = loop {
+            let run_start = b.get(..j).and_then(|h| h.iter().rposition(|&c| c == b'<')).map_or(0, |p| p + 1);
+            if got + (j - run_start) >= need {
+                break j - (need - got);
+            }
+            got += j - run_start;
+            if run_start == 0 {
+                break 0;
+            }
+            let lt = run_start - 1;
+            got += if fence_at(b, lt) { 4 } else { 1 };
+            if got >= need {
+                break lt;
+            }
+            j = lt;
+        };
+        let mut piece = Vec::new();
+        if start == 0 && looks_like_engine_line(line) {
             piece.push(b'\\');
         }
-        for (j, &c) in b.iter().enumerate().skip(i) {
-            if c == b'<' && fence_at(b, j) {
-                piece.extend_from_slice(b"&lt;");
-            } else {
-                piece.push(c);
-            }
-        }
+        escape_line_into(b, start, &mut piece, usize::MAX);
         have += piece.len();
         pieces.push(piece);
         if lines.peek().is_some() && have < n {
@@ -166,7 +181,10 @@ pub fn content_suffix(text: &str, n: usize) -> Vec<u8> {
             have += 1;
         }
     }
-    let mut out: Vec<u8> = pieces.into_iter().rev().flatten().collect();
+    let mut out = Vec::with_capacity(have);
+    for p in pieces.iter().rev() {
+        out.extend_from_slice(p);
+    }
     if out.len() > n {
         out.drain(..out.len() - n);
     }

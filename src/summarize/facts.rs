@@ -591,9 +591,16 @@ pub fn exit_status(text: &str) -> Option<i64> {
     let b = head.as_bytes();
     let mut first: [Option<usize>; 5] = [None; 5];
     let mut left = EXIT_PATTERNS.len();
+    // `| 0x20` maps exactly the two cases of an ASCII letter to its lowercase form
+    let at = |i: usize, c: u8| b.get(i).is_some_and(|&x| x | 0x20 == c);
     for (i, &c) in b.iter().enumerate() {
-        let c = c.to_ascii_lowercase();
-        if c != b'e' && c != b'r' {
+        // every pattern starts with "exit" or "re"
+        let candidate = match c | 0x20 {
+            b'e' => at(i + 1, b'x') && at(i + 2, b'i') && at(i + 3, b't'),
+            b'r' => at(i + 1, b'e'),
+            _ => false,
+        };
+        if !candidate {
             continue;
         }
         for (k, pat) in EXIT_PATTERNS.iter().enumerate() {

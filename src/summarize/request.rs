@@ -90,7 +90,9 @@ pub fn rendered_len(offset: usize, m: &Message) -> usize {
 
 /// UTF-8 bytes of [`render_message_named`], counted without building the text.
 pub fn rendered_len_named(offset: usize, m: &Message, names: &CallNames) -> usize {
-    segments_len(&segments(offset, m, names))
+    let mut c = Count(0);
+    render_into(&mut c, offset, m, names);
+    c.0
 }
 
 /// A piece of a rendered row: engine text (headers, placeholders, a call's clipped
@@ -101,52 +103,106 @@ enum Seg<'a> {
     Quoted(&'a str),
 }
 
+/// Where a rendered row goes: engine text through [`std::fmt::Write`], transcript text
+/// through [`RowSink::quoted`] (to be quoted as data).
+trait RowSink<'a>: std::fmt::Write {
+    fn quoted(&mut self, text: &'a str);
+}
+
+/// Builds the rendered text.
+impl<'a> RowSink<'a> for String {
+    fn quoted(&mut self, text: &'a str) {
+        self.push_str(&quote::content(text));
+    }
+}
+
+/// Counts the rendered row's UTF-8 bytes without building it.
+struct Count(usize);
+
+impl std::fmt::Write for Count {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        self.0 += s.len();
+        Ok(())
+    }
+}
+
+impl<'a> RowSink<'a> for Count {
+    fn quoted(&mut self, text: &'a str) {
+        self.0 += quote::content_len(text);
+    }
+}
+
+/// Collects the pieces (engine text joined into one piece between transcript texts).
+struct Segs<'a>(Vec<Seg<'a>>);
+
+impl std::fmt::Write for Segs<'_> {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        match self.0.last_mut() {
+            Some(Seg::Lit(t)) => t.push_str(s),
+            _ => self.0.push(Seg::Lit(s.to_string())),
+        }
+        Ok(())
+    }
+}
+
+impl<'a> RowSink<'a> for Segs<'a> {
+    fn quoted(&mut self, text: &'a str) {
+        self.0.push(Seg::Quoted(text));
+    }
+}
+
 /// The pieces [`render_message_named`] writes, in order (Y-8, E-2).
 fn segments<'a>(offset: usize, m: &'a Message, names: &CallNames) -> Vec<Seg<'a>> {
-    let mut out = vec![Seg::Lit(format!("[#{offset} {}]{}", role_name(m.role), if m.is_summary() { " (earlier summary)" } else { "" }))];
+    let mut out = Segs(Vec::with_capacity(4));
+    render_into(&mut out, offset, m, names);
+    out.0
+}
+
+fn render_into<'a>(out: &mut impl RowSink<'a>, offset: usize, m: &'a Message, names: &CallNames) {
+    // writing to a String, a counter or the pieces cannot fail
+    let _ = write!(out, "[#{offset} {}]", role_name(m.role));
+    if m.is_summary() {
+        let _ = out.write_str(" (earlier summary)");
+    }
     for b in &m.blocks {
         match b {
             // content is data (Y-9): fence tags and engine-looking lines escaped (crate::quote)
             Block::Text { text } => {
-                out.push(Seg::Lit("\n".into()));
-                out.push(Seg::Quoted(text));
+                let _ = out.write_str("\n");
+                out.quoted(text);
             }
-            Block::Media { kind, .. } => out.push(Seg::Lit(format!("\n[{kind:?} omitted]"))),
-            Block::ToolCall { id, name, arguments } => out.push(Seg::Lit(format!("\n-> call {} (id {}) {}", quote::content(name), quote::content(id), quote::content(&clip(arguments, 300, 100))))),
+            Block::Media { kind, .. } => {
+                let _ = write!(out, "\n[{kind:?} omitted]");
+            }
+            Block::ToolCall { id, name, arguments } => {
+                let _ = write!(out, "\n-> call {} (id {}) {}", quote::content(name), quote::content(id), quote::content(&clip(arguments, 300, 100)));
+            }
             Block::ToolResult { call_id, name, text, is_error, media, .. } => {
                 // E-2: the header (tool name, status, error) stays readable for the summarizer
                 let tool = name.as_deref().or_else(|| names.get(call_id).map(String::as_str)).unwrap_or("?");
                 // a result without an error flag that states a non-zero exit status failed too
                 let failed = *is_error || crate::summarize::facts::exit_status(text).is_some_and(|c| c != 0);
-                out.push(Seg::Lit(if failed {
+                let _ = if failed {
                     let first = text.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("");
-                    format!("\n<- result of {} {} ERROR: {}\n", quote::content(tool), quote::content(call_id), quote::content(&crate::evict::truncate(first, 200)))
+                    write!(out, "\n<- result of {} {} ERROR: {}\n", quote::content(tool), quote::content(call_id), quote::content(&crate::evict::truncate(first, 200)))
                 } else {
-                    format!("\n<- result of {} {} ok:\n", quote::content(tool), quote::content(call_id))
-                }));
-                out.push(Seg::Quoted(text));
+                    write!(out, "\n<- result of {} {} ok:\n", quote::content(tool), quote::content(call_id))
+                };
+                out.quoted(text);
                 for k in media {
-                    out.push(Seg::Lit(format!("\n[{k:?} omitted]")));
+                    let _ = write!(out, "\n[{k:?} omitted]");
                 }
             }
             Block::Reasoning { .. } => {}
-            Block::Opaque { kind, .. } => out.push(Seg::Lit(format!("\n[{kind} item]"))),
+            Block::Opaque { kind, .. } => {
+                let _ = write!(out, "\n[{kind} item]");
+            }
         }
-    }
-    out
-}
-
-fn render_into(out: &mut impl std::fmt::Write, offset: usize, m: &Message, names: &CallNames) {
-    for seg in segments(offset, m, names) {
-        // writing to a String or a counter cannot fail
-        let _ = match seg {
-            Seg::Lit(t) => out.write_str(&t),
-            Seg::Quoted(t) => out.write_str(&quote::content(t)),
-        };
     }
 }
 
 /// UTF-8 bytes of the row the pieces render to.
+#[cfg(test)]
 fn segments_len(segs: &[Seg<'_>]) -> usize {
     segs.iter().map(|s| match s {
         Seg::Lit(t) => t.len(),
@@ -186,7 +242,11 @@ fn segments_suffix(segs: &[Seg<'_>], n: usize) -> Vec<u8> {
         have += piece.len();
         pieces.push(piece);
     }
-    pieces.into_iter().rev().flatten().collect()
+    let mut out = Vec::with_capacity(have);
+    for p in pieces.iter().rev() {
+        out.extend_from_slice(p);
+    }
+    out
 }
 
 /// [`clip_row`] of the rendered row of `segs` (`len` its UTF-8 bytes) to `cap`, built from
