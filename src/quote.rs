@@ -81,7 +81,7 @@ fn fence_at(b: &[u8], i: usize) -> bool {
 }
 
 /// UTF-8 bytes of [`content`]`(text)`, counted without building it: each line escaped
-/// as an engine line adds its `\\`, each fence `<` becomes the four bytes `&lt;`.
+/// as an engine line adds its leading backslash, each fence `<` becomes the four bytes `&lt;`.
 pub fn content_len(text: &str) -> usize {
     let mut n = text.len();
     let lines = any_engine_line(text);
@@ -98,7 +98,7 @@ pub fn content_len(text: &str) -> usize {
 }
 
 /// Appends the escaped bytes of `line[from..]` to `out` (a fence `<` as `&lt;`; the
-/// line's leading `\\` is the caller's), stopping once `out` holds `goal` bytes or more.
+/// line's leading backslash is the caller's), stopping once `out` holds `goal` bytes or more.
 /// Runs without a `<` are copied whole.
 fn escape_line_into(line: &[u8], from: usize, out: &mut Vec<u8>, goal: usize) {
     let mut i = from;
@@ -117,7 +117,7 @@ fn escape_line_into(line: &[u8], from: usize, out: &mut Vec<u8>, goal: usize) {
 
 /// The first `n` bytes of [`content`]`(text)` (all of it when shorter), appended to
 /// `out`, read line by line from the start: a line's escapes depend on that line alone
-/// (its start for the `\\`, the bytes from a `<` on for `&lt;`), so the prefix needs only
+/// (its start for the backslash, the bytes from a `<` on for `&lt;`), so the prefix needs only
 /// the lines it covers (issue 15: a clipped row's head without its whole text).
 pub fn content_prefix(text: &str, n: usize, out: &mut Vec<u8>) {
     let goal = out.len().saturating_add(n);

@@ -423,6 +423,10 @@ fn sentence_has_any(s: &str, words: &[&str], first: &[u32; 256]) -> bool {
     }
     let b = s.as_bytes();
     for (i, &c) in b.iter().enumerate() {
+        // a phrase starts on a word edge: skip the bytes inside a word first
+        if i > 0 && b.get(i - 1).is_some_and(u8::is_ascii_alphanumeric) {
+            continue;
+        }
         let mut set = first[usize::from(c.to_ascii_lowercase())];
         while set != 0 {
             let k = set.trailing_zeros() as usize;
@@ -546,6 +550,26 @@ fn arg_paths(v: &Value, out: &mut Vec<String>, command: &mut Option<String>) {
             }
         }
     }
+}
+
+/// Parts of every argument key [`arg_paths`] and [`plan_of`] read (lowercase): a key
+/// they read, in any ASCII case, holds one of these.
+const FACT_KEY_PARTS: [&str; 10] = ["path", "file", "source", "destination", "dir", "cmd", "command", "todos", "plan", "tasks"];
+
+/// False only when the arguments text cannot hold a key [`arg_paths`] or [`plan_of`]
+/// reads: no [`FACT_KEY_PARTS`] in any ASCII case and no backslash (a key spelled with an
+/// escape). Then parsing it gives no path, command or plan, so the parse is skipped
+/// (issue 15: the argument parse of every folded call was a third of [`Facts::read`] on
+/// tau-bench rows, whose arguments name ids).
+fn may_name_fact_keys(arguments: &str) -> bool {
+    let b = arguments.as_bytes();
+    if b.contains(&b'\\') {
+        return true;
+    }
+    b.iter().enumerate().any(|(i, &c)| {
+        let c = c | 0x20;
+        matches!(c, b'p' | b'f' | b's' | b'd' | b'c' | b't') && FACT_KEY_PARTS.iter().any(|k| k.as_bytes().first() == Some(&c) && b.get(i..i + k.len()).is_some_and(|w| w.eq_ignore_ascii_case(k.as_bytes())))
+    })
 }
 
 /// Paths a tool result names: `[File: PATH (N lines total)]`, `... successfully at: PATH`,
@@ -747,7 +771,7 @@ impl Facts {
             for b in &m.blocks {
                 match b {
                     Block::ToolCall { id, name, arguments } => {
-                        let v: Value = serde_json::from_str(arguments).unwrap_or(Value::Null);
+                        let v: Value = if may_name_fact_keys(arguments) { serde_json::from_str(arguments).unwrap_or(Value::Null) } else { Value::Null };
                         let mut paths = Vec::new();
                         let mut command = None;
                         arg_paths(&v, &mut paths, &mut command);
@@ -1032,6 +1056,30 @@ mod tests {
         assert_eq!(exit_status("EXIT STATUS=\"7\" then exit code 0"), Some(0), "the pattern order decides, not the position");
         assert_eq!(exit_status("exit code x exit status 2"), Some(2));
         assert_eq!(exit_status(&format!("{}exit code 9", "a".repeat(1_995))), None, "only the 2,000-byte head is read");
+    }
+
+
+    #[test]
+    fn issue15_n5_argument_parse_skipped_only_when_no_fact_key_can_be_there() {
+        let args = [
+            r#"{"user_id":"mia_li_3668"}"#, r#"{"reservation_id":"ABC","cabin":"economy"}"#, r#"{"path":"/a/b.rs"}"#, r#"{"FILE_PATH":"/x.py"}"#, r#"{"Command":"ls src/"}"#,
+            r#"{"cmd":["cat","a.txt"]}"#, r#"{"todos":[{"content":"x","status":"pending"}]}"#, r#"{"Plan":["a"]}"#, r#"{"tasks":["t"]}"#, r#"{"\u0070ath":"/esc.rs"}"#,
+            r#"{"Directory":"/tmp"}"#, r#"{"Source":"a.rs","destination":"b.rs"}"#, r#"{"files":["a.rs","b.rs"]}"#, "not json", "", r#"{"q":"path"}"#, r#"["path"]"#, r#"{"x":{"path":"/nested"}}"#,
+        ];
+        for a in args {
+            let v: Value = serde_json::from_str(a).unwrap_or(Value::Null);
+            let (mut paths, mut command) = (Vec::new(), None);
+            arg_paths(&v, &mut paths, &mut command);
+            let plan = plan_of("t", "c", a, &v);
+            if !may_name_fact_keys(a) {
+                assert!(paths.is_empty() && command.is_none() && plan.is_none(), "{a:?}");
+            }
+            if !paths.is_empty() || command.is_some() || plan.is_some() {
+                assert!(may_name_fact_keys(a), "{a:?} names a fact key");
+            }
+        }
+        assert!(!may_name_fact_keys(r#"{"user_id":"mia_li_3668"}"#));
+        assert!(may_name_fact_keys(r#"{"\u0070ath":"/esc.rs"}"#));
     }
 
 }
