@@ -811,8 +811,8 @@ fn n1_s9_n5_a_flood_of_constraint_sentences_is_quoted_once_each_and_counted_trul
 
 #[test]
 fn n1_user_text_in_a_text_document_or_a_text_inline_part_is_the_users_text() {
-    // Anthropic `document` with a text source, Gemini `inlineData` of text/plain (base64):
-    // the person's text, folded, is quoted in the summary (its constraint verbatim) and
+    // Anthropic `document` with a text source, Gemini `inlineData` of text/plain (base64),
+    // AI SDK / OpenAI Chat / OpenAI Responses text file parts: the person's text, folded, is quoted in the summary (its constraint verbatim) and
     // whole in the memory records
     let doc_text = "Spec from the customer: the export runs nightly. You must keep the CSV header order. DOCSECRET42 is the batch name.";
     let b64 = {
@@ -831,7 +831,7 @@ fn n1_user_text_in_a_text_document_or_a_text_inline_part_is_the_users_text() {
         }
         out
     };
-    for format in [Format::Anthropic, Format::Gemini] {
+    for format in [Format::Anthropic, Format::Gemini, Format::AiSdk, Format::OpenaiChat, Format::OpenaiResponses] {
         let mut rows = vec![R::User("First task: build the exporter.".into())];
         let mut msgs: Vec<Value> = Vec::new();
         for t in 0..10 {
@@ -840,10 +840,19 @@ fn n1_user_text_in_a_text_document_or_a_text_inline_part_is_the_users_text() {
         }
         let doc = render(format, &rows);
         // the document goes in as the second user message
-        let key = if format == Format::Gemini { "contents" } else { "messages" };
-        let list = doc[key].as_array().unwrap().clone();
+        let key = match format {
+            Format::Gemini => "contents",
+            Format::OpenaiResponses => "input",
+            _ => "messages",
+        };
+        let list = if format == Format::OpenaiChat { doc.as_array().unwrap().clone() } else { doc[key].as_array().unwrap().clone() };
         let extra = match format {
             Format::Gemini => json!({ "role": "user", "parts": [{ "inlineData": { "mimeType": "text/plain", "data": b64 } }] }),
+            // AI SDK `file` part of text/plain (base64); OpenAI Chat `file` with a data URL;
+            // OpenAI Responses `input_file` with bare base64 and a .csv file name
+            Format::AiSdk => json!({ "role": "user", "content": [{ "type": "file", "mediaType": "text/plain", "data": b64 }] }),
+            Format::OpenaiChat => json!({ "role": "user", "content": [{ "type": "file", "file": { "filename": "spec.txt", "file_data": format!("data:text/plain;base64,{b64}") } }] }),
+            Format::OpenaiResponses => json!({ "role": "user", "content": [{ "type": "input_file", "filename": "spec.csv", "file_data": b64 }] }),
             _ => json!({ "role": "user", "content": [{ "type": "document", "source": { "type": "text", "media_type": "text/plain", "data": doc_text } }] }),
         };
         let filler = match format {
@@ -854,8 +863,13 @@ fn n1_user_text_in_a_text_document_or_a_text_inline_part_is_the_users_text() {
         msgs.push(extra);
         msgs.push(filler);
         msgs.extend(list[2..].iter().cloned());
-        let mut doc = doc.clone();
-        doc[key] = Value::Array(msgs);
+        let doc = if format == Format::OpenaiChat {
+            Value::Array(msgs)
+        } else {
+            let mut doc = doc.clone();
+            doc[key] = Value::Array(msgs);
+            doc
+        };
         let src = source(format, &doc);
         let at = src.messages.iter().position(|m| m.user_texts().any(|t| t == doc_text)).unwrap_or_else(|| panic!("{}: the document is read as user text", format.name()));
         let o = run(format, &doc, opts("default", 4_000), SessionState::default(), false);
@@ -871,5 +885,9 @@ fn n1_user_text_in_a_text_document_or_a_text_inline_part_is_the_users_text() {
     let t = source(Format::Anthropic, &json!({ "messages": [{ "role": "user", "content": [{ "type": "document", "source": { "type": "base64", "media_type": "application/pdf", "data": "JVBERi0=" } }] }] }));
     assert!(t.messages[0].user_texts().next().is_none());
     let t = source(Format::Gemini, &json!({ "contents": [{ "role": "user", "parts": [{ "inlineData": { "mimeType": "image/png", "data": "iVBORw0KGgo=" } }] }] }));
+    assert!(t.messages[0].user_texts().next().is_none());
+    let t = source(Format::AiSdk, &json!({ "messages": [{ "role": "user", "content": [{ "type": "file", "mediaType": "application/pdf", "data": "JVBERi0=" }] }] }));
+    assert!(t.messages[0].user_texts().next().is_none());
+    let t = source(Format::OpenaiChat, &json!([{ "role": "user", "content": [{ "type": "file", "file": { "filename": "a.pdf", "file_data": "data:application/pdf;base64,JVBERi0=" } }] }]));
     assert!(t.messages[0].user_texts().next().is_none());
 }

@@ -175,7 +175,8 @@ impl Job {
         let first_changed_offset = first_changed(&refs, &self.source.messages);
         drop(refs);
         if self.memory.is_none() {
-            let batch = if self.config.project_memory {
+            // nothing of a clearing is user text: with no memory to take the bodies, none is projected
+            let batch = if self.config.project_memory && !self.user_text_only_memory {
                 try_project(&self.session, &self.source.messages, &discarded, &clearing.bodies)
             } else {
                 self.memory_accepted = true;

@@ -96,14 +96,41 @@ impl Job {
             return self.done("cannot_fit", reason, None);
         }
         if self.memory.is_none() {
+            // with no memory to take the records, only the folded user text is projected:
+            // its records go back in the result, the one whole copy of what the summary
+            // clips now or a later rollup clips (N-1)
+            let only: Vec<usize>;
+            let (discarded, bodies) = if self.user_text_only_memory {
+                only = discarded.iter().copied().filter(|&o| self.source.messages.get(o).is_some_and(|m| m.user_texts().next().is_some())).collect();
+                if !only.is_empty() {
+                    let mut cut: Vec<usize> = clipped.iter().map(|c| c.offset).collect();
+                    cut.sort_unstable();
+                    cut.dedup();
+                    let message = format!(
+                        "{} folded user message(s) ({} of them clipped in the summary) are kept whole only in the result's memory.records: store them, or pass a memory hook",
+                        only.len(),
+                        cut.len()
+                    );
+                    self.events.push(event("warning", json!({ "code": "memory_in_result", "message": message })));
+                }
+                (&only[..], &[][..])
+            } else {
+                (&discarded[..], &self.bodies[..])
+            };
             let batch = if self.confirm_memory {
-                try_project(&self.session, &self.source.messages, &discarded, &self.bodies)
+                try_project(&self.session, &self.source.messages, discarded, bodies)
             } else {
                 // No host step can fail the commit from here (W-3), so the discarded rows
                 // move into the projection and are freed one by one as their records are
                 // built: the records never sit beside a second copy of the folded range.
-                try_project_consuming(&self.session, &mut self.source.messages, &discarded, &self.bodies)
+                try_project_consuming(&self.session, &mut self.source.messages, discarded, bodies)
             };
+            let batch = batch.map(|mut b| {
+                if self.user_text_only_memory {
+                    b.records.retain(|r| r.role == crate::Role::User && r.kind == crate::memory::RecordKind::Narrative);
+                }
+                b
+            });
             match batch {
                 Ok(batch) => self.memory = Some(std::sync::Arc::new(batch)),
                 Err(e) => return self.done("failed", format!("memory_failed: {}", e.message), Some(e)),

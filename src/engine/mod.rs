@@ -86,6 +86,8 @@ pub struct Job {
     session: String,
     /// Ask the host to accept the batch before committing ([`Step::Project`]).
     confirm_memory: bool,
+    /// See [`Job::with_user_text_only_memory`].
+    user_text_only_memory: bool,
     /// The projected batch, once built; `memory_accepted` once the host took it.
     memory: Option<std::sync::Arc<MemoryBatch>>,
     memory_accepted: bool,
@@ -128,6 +130,7 @@ impl Job {
             new_ids: 0,
             session: "default".to_string(),
             confirm_memory: false,
+            user_text_only_memory: false,
             memory: None,
             memory_accepted: false,
             stored: std::collections::HashMap::new(),
@@ -146,6 +149,17 @@ impl Job {
     pub fn with_memory(mut self, session: impl Into<String>, confirm: bool) -> Job {
         self.session = session.into();
         self.confirm_memory = confirm;
+        self
+    }
+
+    /// Projects only the folded user text (N-1), for a host with no memory to take the
+    /// records (no `memory` / `store` / `embed` hook): the result's records are then the
+    /// one whole copy of what the summary clips now or a later rollup clips, and an event
+    /// says so (`memory_in_result`). Tool results, tool calls and assistant text are not
+    /// projected (nothing would read them), and the clearing tier projects nothing.
+    /// Without it every discarded row is projected (M-1).
+    pub fn with_user_text_only_memory(mut self, on: bool) -> Job {
+        self.user_text_only_memory = on;
         self
     }
 

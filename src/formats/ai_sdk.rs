@@ -71,6 +71,13 @@ fn media_of(p: &Value) -> Option<(MediaKind, usize, bool)> {
     }
 }
 
+/// The text of a `file` part whose `mediaType` is a text type and whose `data` is base64
+/// or a `data:` URL of UTF-8 (N-1: a file the person attached reads as their text).
+fn file_text(p: &Value) -> Option<String> {
+    let mime = p.get("mediaType").or_else(|| p.get("mimeType")).and_then(Value::as_str);
+    super::text_media::text_of_data(p.get("data").and_then(Value::as_str)?, mime)
+}
+
 fn push_line(text: &mut String, t: &str) {
     if !text.is_empty() {
         text.push('\n');
@@ -142,6 +149,10 @@ impl Adapter for AiSdk {
         };
         for (k, p) in parts.iter().enumerate() {
             let ty = p.get("type").and_then(Value::as_str).unwrap_or("");
+            if let Some(text) = (ty == "file").then(|| file_text(p)).flatten() {
+                blocks.push(Block::Text { text });
+                continue;
+            }
             match ty {
                 "text" => blocks.push(Block::Text { text: p.get("text").and_then(Value::as_str).unwrap_or("").to_string() }),
                 "image" | "file" => match media_of(p) {

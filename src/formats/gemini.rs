@@ -40,43 +40,13 @@ fn positional_id(name: &str, k: usize) -> String {
 }
 
 
-/// The text of an `inlineData` part whose `mimeType` is `text/*` (base64 of UTF-8
+/// The text of an `inlineData` part whose `mimeType` is a text type (`text/*`, JSON, ...; base64 of UTF-8
 /// text): in a user turn that is the person's text (N-1), read as a text block. `None`
 /// for other media, or data that is not base64 of UTF-8.
 fn inline_text(p: &Value) -> Option<String> {
     let d = p.get("inlineData")?;
     let mime = d.get("mimeType").and_then(Value::as_str)?;
-    if !mime.trim().to_ascii_lowercase().starts_with("text/") {
-        return None;
-    }
-    String::from_utf8(base64_decode(d.get("data").and_then(Value::as_str)?)?).ok()
-}
-
-/// Decodes base64 (standard or URL-safe alphabet, padding optional, ASCII whitespace
-/// skipped); `None` on any other byte or a dangling 6 bits.
-fn base64_decode(data: &str) -> Option<Vec<u8>> {
-    let mut out = Vec::with_capacity(data.len() / 4 * 3);
-    let (mut acc, mut bits) = (0u32, 0u32);
-    for c in data.bytes() {
-        let v = match c {
-            b'A'..=b'Z' => c - b'A',
-            b'a'..=b'z' => c - b'a' + 26,
-            b'0'..=b'9' => c - b'0' + 52,
-            b'+' | b'-' => 62,
-            b'/' | b'_' => 63,
-            b'=' => break,
-            c if c.is_ascii_whitespace() => continue,
-            _ => return None,
-        };
-        acc = (acc << 6) | u32::from(v);
-        bits += 6;
-        if bits >= 8 {
-            bits -= 8;
-            out.push((acc >> bits) as u8);
-            acc &= (1 << bits) - 1;
-        }
-    }
-    (bits < 6).then_some(out)
+    super::text_media::text_of_data(d.get("data").and_then(Value::as_str)?, Some(mime))
 }
 
 /// Media of an `inlineData` / `fileData` part: kind, bytes, inline.

@@ -22,6 +22,7 @@ pub mod import;
 pub mod openai_chat;
 pub mod openai_responses;
 mod pairing;
+mod text_media;
 mod usage;
 mod view;
 

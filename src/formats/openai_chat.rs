@@ -27,6 +27,11 @@ fn parts_view(content: &Value, out: &mut Vec<Block>) {
         Value::Array(parts) => {
             for p in parts {
                 let ty = p.get("type").and_then(Value::as_str).unwrap_or("");
+                // N-1: a text file the person attached is their text
+                if let Some(text) = (ty == "file").then(|| file_text(p.get("file"))).flatten() {
+                    out.push(Block::Text { text });
+                    continue;
+                }
                 match ty {
                     "text" => out.push(Block::Text { text: p.get("text").and_then(Value::as_str).unwrap_or("").to_string() }),
                     "refusal" => out.push(Block::Text { text: p.get("refusal").and_then(Value::as_str).unwrap_or("").to_string() }),
@@ -49,6 +54,17 @@ fn parts_view(content: &Value, out: &mut Vec<Block>) {
         }
         _ => {}
     }
+}
+
+/// The text of a file (`{ file_data, filename }` of a Chat `file` part or a Responses
+/// `input_file` part) whose `file_data` is a `data:` URL of a text type, or bare base64
+/// with a text file name (`.txt`, `.md`, `.csv`, `.json`, ...): what the person attached,
+/// read as their text (N-1).
+pub(crate) fn file_text(f: Option<&Value>) -> Option<String> {
+    let f = f?;
+    let data = f.get("file_data").and_then(Value::as_str)?;
+    let by_name = f.get("filename").and_then(Value::as_str).and_then(super::text_media::text_mime_of_name);
+    super::text_media::text_of_data(data, by_name)
 }
 
 impl Adapter for OpenaiChat {

@@ -71,6 +71,11 @@ fn parts_view(content: &Value, out: &mut Vec<Block>) {
         Value::Array(parts) => {
             for p in parts {
                 let ty = p.get("type").and_then(Value::as_str).unwrap_or("");
+                // N-1: a text file the person attached is their text
+                if let Some(text) = (ty == "input_file").then(|| super::openai_chat::file_text(Some(p))).flatten() {
+                    out.push(Block::Text { text });
+                    continue;
+                }
                 match ty {
                     "input_text" | "output_text" | "text" => out.push(Block::Text { text: p.get("text").and_then(Value::as_str).unwrap_or("").to_string() }),
                     "refusal" => out.push(Block::Text { text: p.get("refusal").and_then(Value::as_str).unwrap_or("").to_string() }),

@@ -468,13 +468,12 @@ pub(crate) fn start_job_with(config: Config, state: SessionState, t: crate::Tran
     // Y-1: the window of the model answering this call's summaries (after a fallback)
     let window = get(hooks, "summarizerContextWindow").as_f64().filter(|w| w.is_finite() && *w >= 1.0).map(|w| w.min(u64::MAX as f64) as u64);
     // Issue 15: records go where they are used. With no memory hook to take them and no
-    // `memoryRecords: "result"` asking for them, nothing would use them: none is
-    // projected (the result says `projected: 0`), which was most of a compaction's time.
-    let mut config = config;
-    if !memory_hooks.active() && records == MemoryRecords::Ids {
-        config.project_memory = false;
-    }
+    // `memoryRecords: "result"` asking for them, only the folded user text is projected
+    // (N-1: the result's records are its one whole copy when a summary or a later rollup
+    // clips it); projecting every discarded row for nobody was most of a compaction's time.
+    let user_text_only = result_records(&memory_hooks, records) != records;
     Ok(Job::start(config, state, t, JobOptions { signals, has_summarizer })
+        .with_user_text_only_memory(user_text_only)
         .with_summarizer_window(window)
         .with_curator(curator)
         .with_artifact_store(store)
@@ -631,9 +630,23 @@ pub(crate) fn memory_records(hooks: &JsValue) -> Result<MemoryRecords, JsValue> 
     MemoryRecords::from_option(Some(&s)).map_err(|e| js_error(&e))
 }
 
-/// The result text of `outcome` in pieces, with the memory key as `hooks.memoryRecords` says.
+/// What the result's `memory` carries: `hooks.memoryRecords`, except that with no memory
+/// hook (`memory` / `store`) the records are always in the result: they hold only the
+/// folded user text ([`crate::engine::Job::with_user_text_only_memory`]), kept whole
+/// nowhere else when a summary clips it (N-1).
+fn result_records(memory_hooks: &memory::MemoryHooks, records: MemoryRecords) -> MemoryRecords {
+    if memory_hooks.active() {
+        records
+    } else {
+        MemoryRecords::Result
+    }
+}
+
+/// The result text of `outcome` in pieces, with the memory key as `hooks.memoryRecords` says
+/// ([`result_records`]).
 pub(crate) fn result_pieces(outcome: &Outcome, hooks: &JsValue) -> Result<Vec<String>, JsValue> {
-    Ok(ResultJson { outcome, records: memory_records(hooks)? }.to_pieces(RESULT_PIECE_BYTES))
+    let records = result_records(&memory::MemoryHooks::from_hooks(hooks)?, memory_records(hooks)?);
+    Ok(ResultJson { outcome, records }.to_pieces(RESULT_PIECE_BYTES))
 }
 
 /// Sends the outcome's events not yet delivered to `hooks.onEvent`, then returns the

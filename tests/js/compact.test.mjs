@@ -174,7 +174,8 @@ test('M-1: projectMemory false returns the same rewrite with no memory records',
   const off = await lean.compact(null, session(), { force: true, summarize: () => 'S' })
   assert.equal(off.status, 'compacted')
   assert.ok(on.memory.projected > 10)
-  assert.deepEqual(off.memory, { session: on.memory.session, projected: 0, ids: [] })
+  // no memory hook: the result carries the records (none here: projection is off)
+  assert.deepEqual(off.memory, { session: on.memory.session, projected: 0, ids: [], records: [] })
   assert.deepEqual(off.transcript, on.transcript)
   assert.deepEqual(off.rewrite, on.rewrite)
   assert.throws(() => new ContextCompactor({ projectMemory: 'no' }), (e) => e.code === 'invalid_config')
@@ -253,9 +254,12 @@ test('issue 15 / M-1: records go to the memory hooks; the result names them; mem
   assert.deepEqual(full.memory.records.map((r) => r.id), lean.memory.ids)
   assert.deepEqual(full.transcript, lean.transcript)
   assert.ok(JSON.stringify(lean).length < JSON.stringify(full).length)
-  // no memory hook and no memoryRecords: nothing would use the records, none is projected
+  // no memory hook and no memoryRecords: only the folded user text is projected, and
+  // those records come back in the result (their one whole copy, N-1)
   const none = await c.compact(null, session(), { force: true, summarize: () => 'S' })
-  assert.deepEqual(none.memory, { session: 'default', projected: 0, ids: [] })
+  assert.equal(none.memory.projected, none.memory.records.length)
+  assert.ok(none.memory.projected < lean.memory.projected)
+  assert.ok(none.memory.records.every((r) => r.role === 'user' && r.kind === 'narrative'))
   assert.deepEqual(none.transcript, lean.transcript)
   await assert.rejects(c.compact(null, session(), { force: true, summarize: () => 'S', memoryRecords: 'all' }), (e) => e.code === 'invalid_config' && /memoryRecords/.test(e.message))
 })
@@ -282,4 +286,51 @@ test('issue 15: a transcript over maxTranscriptBytes is a typed too_large error 
   const ok = new ContextCompactor({ format: 'openai-chat', contextWindow: 8000, maxTranscriptBytes: Buffer.byteLength(text) })
   assert.equal((await ok.compact(null, text, { force: true, summarize: () => 'S' })).status, 'compacted')
   assert.throws(() => new ContextCompactor({ maxTranscriptBytes: 0 }), (e) => e.code === 'invalid_config')
+})
+
+/** A long chat of user requests, each longer than a summary can quote many of. */
+function wordySession(turns = 60) {
+  const msgs = [{ role: 'system', content: 'You help plan trips.' }]
+  for (let i = 0; i < turns; i++) {
+    msgs.push({ role: 'user', content: `Request ${i}: I would like a day plan for city number ${i}, with a museum in the morning, lunch near the river, a walk through the old town in the afternoon and a quiet dinner; my budget for that day is ${100 + i} euros and I travel with my partner who uses a wheelchair.` })
+    msgs.push({ role: 'assistant', content: `Plan ${i}: museum at nine, lunch at the river terrace, old town walk at three, dinner at seven. ` + 'Details follow. '.repeat(30) })
+  }
+  msgs.push({ role: 'user', content: 'Now put all the plans in one table.' })
+  return msgs
+}
+
+test('N-1 / M-1: with no memory hook the folded user text comes back whole in memory.records, so a long chat still compacts', async () => {
+  const c = new ContextCompactor({ format: 'openai-chat', contextWindow: 4000 })
+  const msgs = wordySession()
+  const out = await c.compact(null, msgs)
+  assert.equal(out.status, 'compacted', out.reason)
+  const summary = out.rewrite.summary.text
+  const byId = new Map()
+  for (const r of out.memory.records) {
+    assert.equal(r.role, 'user')
+    byId.set(r.messageId, [...(byId.get(r.messageId) ?? []), r])
+  }
+  const ids = out.rewrite.discarded.map((d) => d.id ?? d)
+  let quoted = 0
+  let recorded = 0
+  for (const [k, off] of out.rewrite.discarded.map((d, k) => [k, typeof d === 'number' ? d : d.offset]).filter(([, o]) => msgs[o]?.role === 'user')) {
+    const text = msgs[off].content
+    if (summary.includes(text)) {
+      quoted++
+      continue
+    }
+    // not quoted whole: its records, in byte order, give the text back whole
+    const recs = [...out.memory.records].filter((r) => r.sourceRange[0] === off).sort((a, b) => a.byteRange[0] - b.byteRange[0])
+    assert.ok(recs.length > 0, `user text at offset ${off} (${ids[k]}) is neither quoted nor in memory.records`)
+    const joined = Buffer.from(text)
+    for (const r of recs) assert.equal(r.content, joined.subarray(r.byteRange[0], r.byteRange[1]).toString())
+    recorded++
+  }
+  assert.ok(recorded > 10 && quoted >= 1, `recorded ${recorded}, quoted ${quoted}`)
+  assert.ok(out.events.some((e) => e.type === 'warning' && e.data?.code === 'memory_in_result'))
+  // no tool output and no assistant text is copied into the result
+  assert.equal(out.memory.records.length, out.memory.projected)
+  // projectMemory: false forbids the clip: every folded user text must be quoted whole, which is over this window
+  const strict = await new ContextCompactor({ format: 'openai-chat', contextWindow: 4000, projectMemory: false }).compact(null, msgs)
+  assert.equal(strict.status, 'cannot_fit')
 })

@@ -182,9 +182,10 @@ export function memoryCases(api) {
         const named = await compactor().compact(stored(), memoryTranscript(), { force: true, sessionId: 'sess-n', memory: new MemoryIndex() })
         eq(named.memory.projected, recs.length, 'named count')
         eq(named.memory.records, undefined, 'records are not copied into the result by default')
-        // Nothing takes them and nobody asked: none projected.
+        // Nothing takes them and nobody asked: only the clipped user text is projected, into the result.
         const bare = await compactor().compact(stored(), memoryTranscript(), { force: true })
-        eq(bare.memory, { session: 'default', projected: 0, ids: [] }, 'no consumer, no projection')
+        eq(bare.memory.ids, bare.memory.records.map((r) => r.id), 'no consumer: the records are in the result')
+        eq(bare.memory.records.filter((r) => r.role !== 'user'), [], 'no consumer: only user text is projected')
         eq(out.memory.ids, recs.map((r) => r.id), 'ids beside the records')
       },
     },
