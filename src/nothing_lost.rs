@@ -280,8 +280,45 @@ pub struct Clipped {
     /// UTF-8 byte range `[start, end)` of the block in the message's joined text
     /// ([`Message::text`], what the memory records' `byteRange` index).
     pub range: [usize; 2],
-    /// Byte offsets (relative to `range[0]`) of the block's non-whitespace chars.
-    pub solid: Vec<usize>,
+    /// The block's non-whitespace characters, as byte ranges `[start, end)` relative to
+    /// `range[0]`, in order: a run of ASCII characters as one range, any other character
+    /// as the one-byte range of its first byte. Every byte of these ranges starts a
+    /// non-whitespace character and every such start is in one (issue 15: one range per
+    /// run instead of one offset per character).
+    pub solid: Vec<[usize; 2]>,
+}
+
+/// The [`Clipped::solid`] ranges of a text.
+fn solid_ranges(t: &str) -> Vec<[usize; 2]> {
+    let b = t.as_bytes();
+    let mut out: Vec<[usize; 2]> = Vec::new();
+    let mut run: Option<usize> = None;
+    let mut i = 0;
+    while let Some(&c) = b.get(i) {
+        if c < 0x80 {
+            if (c as char).is_whitespace() {
+                if let Some(a) = run.take() {
+                    out.push([a, i]);
+                }
+            } else if run.is_none() {
+                run = Some(i);
+            }
+            i += 1;
+            continue;
+        }
+        if let Some(a) = run.take() {
+            out.push([a, i]);
+        }
+        let ch = t.get(i..).and_then(|r| r.chars().next());
+        if ch.is_some_and(|ch| !ch.is_whitespace()) {
+            out.push([i, i + 1]);
+        }
+        i += ch.map_or(1, char::len_utf8);
+    }
+    if let Some(a) = run {
+        out.push([a, b.len()]);
+    }
+    out
 }
 
 fn lost(offset: usize, what: &str) -> Error {
@@ -493,7 +530,7 @@ fn clipped_of(o: usize, m: &Message, t: &str, joined: &mut Option<String>) -> Re
     let Some(at) = at.filter(|&a| joined.get(a..a + t.len()) == Some(t)).or_else(|| joined.find(t)) else {
         return Err(lost(o, "a clipped user text block is not in its message's text"));
     };
-    let solid = t.char_indices().filter(|(_, c)| !c.is_whitespace()).map(|(i, _)| i).collect();
+    let solid = solid_ranges(t);
     Ok(Clipped { offset: o, message_id: m.id.clone(), range: [at, at + t.len()], solid })
 }
 
@@ -521,12 +558,13 @@ pub fn check_memory(clipped: &[Clipped], batch: &MemoryBatch) -> Result<()> {
     for c in clipped {
         let ranges = by_id.get(c.message_id.as_str()).map(Vec::as_slice).unwrap_or(&[]);
         let mut k = 0usize;
-        let covered = c.solid.iter().all(|&i| {
-            let at = c.range[0] + i;
-            while ranges.get(k).is_some_and(|r| r[1] <= at) {
+        // merged ranges leave gaps between them, so a covered run lies in one of them
+        let covered = c.solid.iter().all(|&[a, b]| {
+            let (a, b) = (c.range[0] + a, c.range[0] + b);
+            while ranges.get(k).is_some_and(|r| r[1] <= a) {
                 k += 1;
             }
-            ranges.get(k).is_some_and(|r| r[0] <= at)
+            ranges.get(k).is_some_and(|r| r[0] <= a && b <= r[1])
         });
         if !covered {
             return Err(lost(c.offset, "a user text block clipped in the summary is not kept whole in the memory records"));
@@ -538,6 +576,31 @@ pub fn check_memory(clipped: &[Clipped], batch: &MemoryBatch) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn issue15_n1_solid_runs_cover_exactly_the_non_whitespace_characters() {
+        let texts = ["", " ", "abc", " a b\tc\n", "é", "aé b", "x\u{a0}y\u{3000}z", "中文 ok。", "\u{2028}a", "  mixed é\u{85}x  "];
+        for t in texts {
+            let starts: Vec<usize> = t.char_indices().filter(|(_, c)| !c.is_whitespace()).map(|(i, _)| i).collect();
+            let from_runs: Vec<usize> = solid_ranges(t).iter().flat_map(|&[a, b]| a..b).collect();
+            assert_eq!(from_runs, starts, "{t:?}");
+        }
+        // one clipped block, records covering all but a gap: the gap inside a run fails it,
+        // a gap over whitespace only does not
+        let clipped = |t: &str| Clipped { offset: 1, message_id: "m".into(), range: [0, t.len()], solid: solid_ranges(t) };
+        let rec = |a: usize, b: usize| crate::memory::MemoryRecord {
+            id: format!("r{a}"), session: "s".into(), message_id: "m".into(), role: crate::transcript::Role::User, source_range: [1, 1], byte_range: [a, b],
+            kind: RecordKind::Narrative, tool_name: None, call_id: None, handle: None, mentions: Vec::new(), context: None, content: String::new(),
+        };
+        let batch = |r: Vec<crate::memory::MemoryRecord>| MemoryBatch { session: "s".into(), records: r };
+        assert!(check_memory(&[clipped("abc def")], &batch(vec![rec(0, 3), rec(4, 7)])).is_ok());
+        assert!(check_memory(&[clipped("abcdef")], &batch(vec![rec(0, 3), rec(4, 6)])).is_err());
+        assert!(check_memory(&[clipped("abcdef")], &batch(vec![rec(0, 3), rec(3, 6)])).is_ok());
+        // a gap inside a two-byte character leaves every character start covered
+        assert!(check_memory(&[clipped("aé")], &batch(vec![rec(0, 2), rec(3, 3)])).is_ok());
+        assert!(check_memory(&[clipped("aéb")], &batch(vec![rec(0, 2), rec(3, 4)])).is_ok());
+        assert!(check_memory(&[clipped("aéb")], &batch(vec![rec(0, 1), rec(3, 4)])).is_err());
+    }
 
     #[test]
     fn n1_a_short_reply_inside_a_longer_word_is_not_quoted() {

@@ -63,23 +63,176 @@ fn starts_with_ignore_case(s: &str, prefix: &str) -> bool {
 /// spaces, then a tag name, any ASCII case).
 fn fence_lts(s: &str) -> impl Iterator<Item = usize> + '_ {
     let b = s.as_bytes();
-    b.iter().enumerate().filter(|(_, &c)| c == b'<').map(|(i, _)| i).filter(move |&i| {
-        let mut j = i + 1;
-        if b.get(j) == Some(&b'/') {
+    b.iter().enumerate().filter(|(_, &c)| c == b'<').map(|(i, _)| i).filter(move |&i| fence_at(b, i))
+}
+
+/// Whether the `<` at `i` of `b` starts a fence tag (see [`fence_lts`]); it reads only
+/// bytes from `i` on.
+fn fence_at(b: &[u8], i: usize) -> bool {
+    let mut j = i + 1;
+    if b.get(j) == Some(&b'/') {
+        j += 1;
+    }
+    while matches!(b.get(j), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+        j += 1;
+    }
+    let rest = b.get(j..).unwrap_or(&[]);
+    FENCE_TAGS.iter().any(|t| rest.len() >= t.len() && rest.iter().zip(t.as_bytes()).all(|(a, c)| a.eq_ignore_ascii_case(c)))
+}
+
+/// UTF-8 bytes of [`content`]`(text)`, counted without building it: each line escaped
+/// as an engine line adds its leading backslash, each fence `<` becomes the four bytes `&lt;`.
+pub fn content_len(text: &str) -> usize {
+    let mut n = text.len();
+    let lines = any_engine_line(text);
+    let fences = text.contains('<');
+    if lines || fences {
+        for line in text.split('\n') {
+            n += usize::from(lines && looks_like_engine_line(line));
+            if fences {
+                n += 3 * fence_lts(line).count();
+            }
+        }
+    }
+    n
+}
+
+/// Appends the escaped bytes of `line[from..]` to `out` (a fence `<` as `&lt;`; the
+/// line's leading backslash is the caller's), stopping once `out` holds `goal` bytes or more.
+/// Runs without a `<` are copied whole.
+fn escape_line_into(line: &[u8], from: usize, out: &mut Vec<u8>, goal: usize) {
+    let mut i = from;
+    while i < line.len() && out.len() < goal {
+        let rest = line.get(i..).unwrap_or_default();
+        let lt = rest.iter().position(|&c| c == b'<').map_or(line.len(), |p| i + p);
+        let take = (lt - i).min(goal - out.len());
+        out.extend_from_slice(line.get(i..i + take).unwrap_or_default());
+        i += take;
+        if i == lt && i < line.len() && out.len() < goal {
+            out.extend_from_slice(if fence_at(line, i) { b"&lt;" } else { b"<" });
+            i += 1;
+        }
+    }
+}
+
+/// The first `n` bytes of [`content`]`(text)` (all of it when shorter), appended to
+/// `out`, read line by line from the start: a line's escapes depend on that line alone
+/// (its start for the backslash, the bytes from a `<` on for `&lt;`), so the prefix needs only
+/// the lines it covers (issue 15: a clipped row's head without its whole text).
+pub fn content_prefix(text: &str, n: usize, out: &mut Vec<u8>) {
+    let goal = out.len().saturating_add(n);
+    for (k, line) in text.split('\n').enumerate() {
+        if out.len() >= goal {
+            break;
+        }
+        if k > 0 {
+            out.push(b'\n');
+        }
+        if looks_like_engine_line(line) {
+            out.push(b'\\');
+        }
+        escape_line_into(line.as_bytes(), 0, out, goal);
+    }
+    out.truncate(goal);
+}
+
+/// The last `n` bytes of [`content`]`(text)` (all of it when shorter), read line by line
+/// from the end (see [`content_prefix`]; a line's `&lt;` depends only on the bytes after
+/// its `<`, so a line is escaped only from where the suffix starts in it).
+pub fn content_suffix(text: &str, n: usize) -> Vec<u8> {
+    // pieces from the end, joined in order at the end
+    let mut pieces: Vec<Vec<u8>> = Vec::new();
+    let mut have = 0usize;
+    let mut lines = text.split('\n').rev().peekable();
+    while let Some(line) = lines.next() {
+        if have >= n {
+            break;
+        }
+        let b = line.as_bytes();
+        let need = n - have;
+        // where in the line the escaped bytes from there on cover `need`: back over runs
+        // without a `<`, each `<` counting 4 bytes when it opens a fence tag
+        let (mut j, mut got) = (b.len(), 0usize);
+        let start = loop {
+            let run_start = b.get(..j).and_then(|h| h.iter().rposition(|&c| c == b'<')).map_or(0, |p| p + 1);
+            if got + (j - run_start) >= need {
+                break j - (need - got);
+            }
+            got += j - run_start;
+            if run_start == 0 {
+                break 0;
+            }
+            let lt = run_start - 1;
+            got += if fence_at(b, lt) { 4 } else { 1 };
+            if got >= need {
+                break lt;
+            }
+            j = lt;
+        };
+        let mut piece = Vec::new();
+        if start == 0 && looks_like_engine_line(line) {
+            piece.push(b'\\');
+        }
+        escape_line_into(b, start, &mut piece, usize::MAX);
+        have += piece.len();
+        pieces.push(piece);
+        if lines.peek().is_some() && have < n {
+            pieces.push(vec![b'\n']);
+            have += 1;
+        }
+    }
+    let mut out = Vec::with_capacity(have);
+    for p in pieces.iter().rev() {
+        out.extend_from_slice(p);
+    }
+    if out.len() > n {
+        out.drain(..out.len() - n);
+    }
+    out
+}
+
+/// Bytes a line can start with (after spaces / tabs) when it looks like an engine line:
+/// the first bytes of [`ENGINE_LINE_STARTS`] in either ASCII case, and `-` (a ledger line).
+const fn engine_line_firsts() -> [bool; 256] {
+    let mut t = [false; 256];
+    let mut k = 0;
+    while k < ENGINE_LINE_STARTS.len() {
+        let c = ENGINE_LINE_STARTS[k].as_bytes()[0];
+        t[c.to_ascii_lowercase() as usize] = true;
+        t[c.to_ascii_uppercase() as usize] = true;
+        k += 1;
+    }
+    t[b'-' as usize] = true;
+    t
+}
+const ENGINE_LINE_FIRSTS: [bool; 256] = engine_line_firsts();
+
+/// `text.split('\n').any(looks_like_engine_line)`, reading a line further only when its
+/// first byte after spaces / tabs can start an engine line ([`ENGINE_LINE_FIRSTS`];
+/// issue 15: this test ran over every folded row twice per compaction).
+fn any_engine_line(text: &str) -> bool {
+    let b = text.as_bytes();
+    let mut i = 0;
+    loop {
+        let mut j = i;
+        while matches!(b.get(j), Some(b' ' | b'\t')) {
             j += 1;
         }
-        while matches!(b.get(j), Some(b' ' | b'\t' | b'\n' | b'\r')) {
-            j += 1;
+        let next = b.get(j..).and_then(|r| r.iter().position(|&c| c == b'\n')).map(|p| j + p);
+        if b.get(j).is_some_and(|&c| ENGINE_LINE_FIRSTS[usize::from(c)]) && looks_like_engine_line(text.get(i..next.unwrap_or(b.len())).unwrap_or("")) {
+            return true;
         }
-        let rest = b.get(j..).unwrap_or(&[]);
-        FENCE_TAGS.iter().any(|t| rest.len() >= t.len() && rest.iter().zip(t.as_bytes()).all(|(a, c)| a.eq_ignore_ascii_case(c)))
-    })
+        match next {
+            Some(n) => i = n + 1,
+            None => return false,
+        }
+    }
 }
 
 /// `text` quoted as data (see the module doc): fence tags escaped, engine-looking lines
 /// prefixed with `\`. Borrowed when nothing needed escaping.
 pub fn content(text: &str) -> Cow<'_, str> {
-    let needs_line = text.split('\n').any(looks_like_engine_line);
+    let needs_line = any_engine_line(text);
     let needs_fence = text.contains('<') && fence_lts(text).next().is_some();
     if !needs_line && !needs_fence {
         return Cow::Borrowed(text);
@@ -120,7 +273,7 @@ pub fn record_artifacts(summary: &str) -> Vec<String> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     #[test]
@@ -140,4 +293,58 @@ mod tests {
         assert_eq!(content("- item one"), "- item one");
         assert_eq!(content("see [#9] later"), "see [#9] later");
     }
+
+    #[test]
+    fn issue15_engine_line_prefilter_equals_every_line_tested() {
+        let mut texts: Vec<String> = ["", "\n", "x", "[#1 user]", "  \t[summary 2]", "a\n- f(x) [c]: already run", "a\n- plain", "\n\ncalls already run", "USER TEXT (CLIPPED;", "  artifacts: a", "<- Result Of x", "é\n-- ENGINE RECORD", "x\n [... ", "\t", "a\n\n"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        for start in ENGINE_LINE_STARTS {
+            texts.push(format!("body\n  {start} tail"));
+            texts.push(format!("body\n{}", start.to_ascii_uppercase()));
+            texts.push(format!("x{start}"));
+        }
+        for t in &texts {
+            assert_eq!(any_engine_line(t), t.split('\n').any(looks_like_engine_line), "{t:?}");
+        }
+        assert!(any_engine_line("ok\n[#9 user]"));
+        assert!(!any_engine_line("ok\nsee [#9]"));
+    }
+
+
+    /// Odd texts for the counting and partial readers: fence tags across lines and in any
+    /// case, engine lines, multi-byte characters, CR LF, empty lines.
+    pub(crate) fn odd_quoted_texts() -> Vec<String> {
+        let pieces = ["<transcript>", "</ Summaries>", "<\ntranscript", "< /transcript", "\n[#9 user]", "\n  - f(x) [c]: already run", "\n", "é", "中", "\r\n", "<", "x", "ab", "[... ", "\n<- result of", "&lt;", "\\", "   ", "\nUser text (clipped;"];
+        let mut v: Vec<String> = pieces.iter().map(|s| s.to_string()).collect();
+        v.push(String::new());
+        let mut seed: u64 = 1515;
+        for _ in 0..300 {
+            let mut t = String::new();
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            for _ in 0..(seed >> 40) % 30 {
+                seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                t.push_str(pieces[((seed >> 33) % pieces.len() as u64) as usize]);
+            }
+            v.push(t);
+        }
+        v
+    }
+
+    #[test]
+    fn issue15_y9_counted_and_partial_quotes_equal_the_quoted_text() {
+        for t in odd_quoted_texts() {
+            let q = content(&t);
+            let q = q.as_bytes();
+            assert_eq!(content_len(&t), q.len(), "{t:?}");
+            for n in 0..=q.len() + 2 {
+                let mut p = b"pre".to_vec();
+                content_prefix(&t, n, &mut p);
+                assert_eq!(&p[3..], &q[..n.min(q.len())], "prefix {n} of {t:?}");
+                assert_eq!(content_suffix(&t, n), &q[q.len() - n.min(q.len())..], "suffix {n} of {t:?}");
+            }
+        }
+    }
+
 }

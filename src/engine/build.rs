@@ -16,22 +16,30 @@ use crate::transcript::{Block, Message, Provenance, TranscriptRole};
 use serde_json::json;
 
 impl Job {
-    pub(super) fn next_id(&mut self, prefix: &str) -> String {
+    /// A new row id `<prefix>-r<revision>-<n>` that no source row, new row or row of `also`
+    /// (the source rows while they are lent out of the job) has as its id or message id
+    /// (issue 14). Issue 15: a scan per new id instead of a set of every source id, cloned
+    /// and sorted per compaction.
+    fn next_id_among(&mut self, prefix: &str, also: &[Message]) -> String {
         // issue 14: never an id a row of the transcript already has (an input row may
         // carry `message_id: "summary-r1-1"`)
         loop {
             self.new_ids = self.new_ids.saturating_add(1);
             let id = format!("{prefix}-r{}-{}", self.state.revision.saturating_add(1), self.new_ids);
             let taken = |m: &Message| m.id == id || m.provenance.message_id.as_deref() == Some(id.as_str());
-            if !self.taken_ids.contains(&id) && !self.source.messages.iter().any(taken) && !self.rows.iter().any(|(_, m)| taken(m)) {
+            if !also.iter().any(taken) && !self.source.messages.iter().any(taken) && !self.rows.iter().any(|(_, m)| taken(m)) {
                 return id;
             }
         }
     }
 
     pub(super) fn summary_message(&mut self, text: &str, level: u8) -> Result<Message> {
+        self.summary_message_among(text, level, &[])
+    }
+
+    fn summary_message_among(&mut self, text: &str, level: u8, also: &[Message]) -> Result<Message> {
         let raw = formats::text_message(self.format(), text);
-        let id = self.next_id("summary");
+        let id = self.next_id_among("summary", also);
         let prov = Provenance { summary_level: Some(level), transcript_role: TranscriptRole::CompactionSummary, message_id: Some(id.clone()), ..Provenance::default() };
         message_from_raw(self.format(), raw, prov, id)
     }
@@ -41,9 +49,6 @@ impl Job {
         let Some(sel) = self.selection.clone() else {
             return Err(Error::new(ErrorCode::ProtocolError, "no selection"));
         };
-        if self.taken_ids.is_empty() {
-            self.taken_ids = self.source.messages.iter().flat_map(|m| std::iter::once(m.id.clone()).chain(m.provenance.message_id.clone())).collect();
-        }
         let msgs = std::mem::take(&mut self.source.messages);
         let built = self.build_rows(&sel, &msgs, narrative, source);
         self.source.messages = msgs;
@@ -86,7 +91,9 @@ impl Job {
         // requests, constraints, paths, calls and outcomes, the plan, instructions loaded.
         let rows: Vec<(usize, &Message)> = sel.fold.iter().filter_map(|&o| msgs.get(o).map(|m| (o, m))).collect();
         let stored = &self.stored;
-        let facts = Facts::read(&rows, &|off, nth, m: &Message| stored.get(&(off, nth)).cloned().or_else(|| m.provenance.artifact_ref.clone()));
+        let mechanical = source.writer == "mechanical";
+        // the handoff's own facts (decisions, current work, ...) only when it is written
+        let facts = Facts::read_for(&rows, &|off, nth, m: &Message| stored.get(&(off, nth)).cloned().or_else(|| m.provenance.artifact_ref.clone()), mechanical);
         drop(rows);
         // Y-5: the folded-call ledger, for stage-2 folds of the open run, across folds.
         let mut ledger_now: Vec<FoldedCall> = Vec::new();
@@ -145,7 +152,6 @@ impl Job {
             self.summary_floor = crate::nothing_lost::required_bytes(&rows, first_task, newest, !self.config.project_memory);
         }
         let floor_room = self.summary_floor.0;
-        let mechanical = source.writer == "mechanical";
         let fold_bytes: usize = sel.fold.iter().filter_map(|&o| msgs.get(o)).map(|m| m.bytes).sum();
         let narrative = if mechanical {
             // Y-6 and the built-in default: the deterministic handoff summary
@@ -186,7 +192,7 @@ impl Job {
                 text = floor_only;
             }
         }
-        let summary_msg = self.summary_message(&text, 1)?;
+        let summary_msg = self.summary_message_among(&text, 1, msgs)?;
         // New rows: kept rows in order, the summary after the head and remaining summaries.
         let folded: crate::sorted::SortedSet<usize> = sel.fold.iter().copied().collect();
         let mut rows: Vec<(Origin, Message)> = Vec::new();

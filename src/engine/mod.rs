@@ -101,8 +101,6 @@ pub struct Job {
     clearing: Option<crate::clear::Clearing>,
     /// The clearing alone reached the target: commit it without a summary (K-1).
     clear_only: bool,
-    /// Ids of the source rows, gathered at the first summary (new ids avoid them, issue 14).
-    taken_ids: std::collections::BTreeSet<String>,
     /// The user text the new summary must carry verbatim (N-1, S-9, N-5;
     /// [`crate::nothing_lost::required_bytes`]): UTF-8 bytes, constraint sentences and
     /// their UTF-8 bytes.
@@ -140,7 +138,6 @@ impl Job {
             artifact_store: false,
             clearing: None,
             clear_only: false,
-            taken_ids: std::collections::BTreeSet::new(),
             summary_floor: (0, 0, 0),
         }
     }

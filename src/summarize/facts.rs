@@ -324,7 +324,59 @@ fn find_short(hay: &str, word: &str, from: usize) -> Option<usize> {
 
 /// The sentences of a text: split after `.`, `!`, `?` followed by whitespace, and at
 /// line breaks; each trimmed, empty ones dropped. Every sentence is a substring of `text`.
+///
+/// Reads the bytes, decoding a character only where one can end or start a sentence
+/// (issue 15: a `char_indices` walk over every folded user and assistant text was a
+/// tenth of a 10 MB compaction); the same sentences as the character walk
+/// (`sentences_slow`, the test oracle).
 pub fn sentences(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let b = line.as_bytes();
+        let mut start = 0;
+        let mut i = 0;
+        while let Some(&c) = b.get(i) {
+            match c {
+                b'.' | b'!' | b'?' => {
+                    // a split after the mark when the next character is whitespace
+                    let j = i + 1;
+                    let ws = match b.get(j) {
+                        Some(&n) if n < 0x80 => (n as char).is_whitespace(),
+                        Some(_) => line.get(j..).and_then(|r| r.chars().next()).is_some_and(char::is_whitespace),
+                        None => false,
+                    };
+                    if ws {
+                        if let Some(s) = line.get(start..j) {
+                            push_sentence(&mut out, s);
+                        }
+                        start = j;
+                    }
+                    i = j;
+                }
+                // the lead bytes of '。' (E3 80 82), '！' (EF BC 81) and '？' (EF BC 9F)
+                0xE3 | 0xEF => {
+                    let n = line.get(i..).and_then(|r| r.chars().next()).map_or(1, char::len_utf8);
+                    if matches!(line.get(i..i + n), Some("。" | "！" | "？")) {
+                        if let Some(s) = line.get(start..i + n) {
+                            push_sentence(&mut out, s);
+                        }
+                        start = i + n;
+                    }
+                    i += n;
+                }
+                _ => i += 1,
+            }
+        }
+        if let Some(s) = line.get(start..) {
+            push_sentence(&mut out, s);
+        }
+    }
+    out
+}
+
+/// [`sentences`] by its definition, one character at a time.
+#[cfg(test)]
+fn sentences_slow(text: &str) -> Vec<&str> {
     let mut out = Vec::new();
     for line in text.lines() {
         let mut start = 0;
@@ -354,31 +406,53 @@ pub fn sentences(text: &str) -> Vec<&str> {
 fn push_sentence<'a>(out: &mut Vec<&'a str>, s: &'a str) {
     let s = s.trim();
     // list bullets and numbering stay part of the sentence's text but a lone bullet is not one
-    if s.chars().any(char::is_alphanumeric) {
+    if s.bytes().any(|b| b.is_ascii_alphanumeric()) || !s.is_ascii() && s.chars().any(char::is_alphanumeric) {
         out.push(s);
     }
+}
+
+/// Whether a sentence holds one of `words` (lowercase phrases, first bytes in `first`)
+/// on word edges, compared case-insensitively with U+2019 read as `'`: the sentence
+/// lowercased and searched ([`lower_has_any`]). An ASCII sentence is compared in place
+/// (its lowercase form has the same bytes up to ASCII case, and an ASCII letter or digit
+/// is alphanumeric in either case), so no lowercased copy is made (issue 15).
+fn sentence_has_any(s: &str, words: &[&str], first: &[u32; 256]) -> bool {
+    if !s.is_ascii() {
+        let l = s.to_lowercase().replace('\u{2019}', "'");
+        return lower_has_any(&l, words, first);
+    }
+    let b = s.as_bytes();
+    for (i, &c) in b.iter().enumerate() {
+        // a phrase starts on a word edge: skip the bytes inside a word first
+        if i > 0 && b.get(i - 1).is_some_and(u8::is_ascii_alphanumeric) {
+            continue;
+        }
+        let mut set = first[usize::from(c.to_ascii_lowercase())];
+        while set != 0 {
+            let k = set.trailing_zeros() as usize;
+            set &= set - 1;
+            let Some(w) = words.get(k) else { continue };
+            if b.get(i..i + w.len()).is_some_and(|t| t.eq_ignore_ascii_case(w.as_bytes())) {
+                let before = i.checked_sub(1).and_then(|j| b.get(j));
+                let after = b.get(i + w.len());
+                let edge = |c: Option<&u8>| c.is_none_or(|c| !c.is_ascii_alphanumeric());
+                if edge(before) && edge(after) {
+                    return true;
+                }
+            }
+        }
+    }
+    false
 }
 
 /// The constraint and preference sentences of a user text ([`CONSTRAINT_WORDS`]),
 /// verbatim, in order.
 pub fn constraint_sentences(text: &str) -> Vec<&str> {
-    sentences(text)
-        .into_iter()
-        .filter(|s| {
-            let l = s.to_lowercase().replace('\u{2019}', "'");
-            lower_has_any(&l, &CONSTRAINT_WORDS, &CONSTRAINT_FIRST)
-        })
-        .collect()
+    sentences(text).into_iter().filter(|s| sentence_has_any(s, &CONSTRAINT_WORDS, &CONSTRAINT_FIRST)).collect()
 }
 
 fn decision_sentences(text: &str) -> Vec<&str> {
-    sentences(text)
-        .into_iter()
-        .filter(|s| {
-            let l = s.to_lowercase().replace('\u{2019}', "'");
-            lower_has_any(&l, &DECISION_WORDS, &DECISION_FIRST)
-        })
-        .collect()
+    sentences(text).into_iter().filter(|s| sentence_has_any(s, &DECISION_WORDS, &DECISION_FIRST)).collect()
 }
 
 /// Argument keys that hold one file path.
@@ -478,6 +552,26 @@ fn arg_paths(v: &Value, out: &mut Vec<String>, command: &mut Option<String>) {
     }
 }
 
+/// Parts of every argument key [`arg_paths`] and [`plan_of`] read (lowercase): a key
+/// they read, in any ASCII case, holds one of these.
+const FACT_KEY_PARTS: [&str; 10] = ["path", "file", "source", "destination", "dir", "cmd", "command", "todos", "plan", "tasks"];
+
+/// False only when the arguments text cannot hold a key [`arg_paths`] or [`plan_of`]
+/// reads: no [`FACT_KEY_PARTS`] in any ASCII case and no backslash (a key spelled with an
+/// escape). Then parsing it gives no path, command or plan, so the parse is skipped
+/// (issue 15: the argument parse of every folded call was a third of [`Facts::read`] on
+/// tau-bench rows, whose arguments name ids).
+fn may_name_fact_keys(arguments: &str) -> bool {
+    let b = arguments.as_bytes();
+    if b.contains(&b'\\') {
+        return true;
+    }
+    b.iter().enumerate().any(|(i, &c)| {
+        let c = c | 0x20;
+        matches!(c, b'p' | b'f' | b's' | b'd' | b'c' | b't') && FACT_KEY_PARTS.iter().any(|k| k.as_bytes().first() == Some(&c) && b.get(i..i + k.len()).is_some_and(|w| w.eq_ignore_ascii_case(k.as_bytes())))
+    })
+}
+
 /// Paths a tool result names: `[File: PATH (N lines total)]`, `... successfully at: PATH`,
 /// `The file PATH has been ...`, `(Open file: PATH)`.
 fn result_paths(text: &str) -> Vec<String> {
@@ -504,12 +598,66 @@ fn result_paths(text: &str) -> Vec<String> {
     out
 }
 
+/// Patterns of [`exit_status`], in the order they are tried (lowercase ASCII).
+const EXIT_PATTERNS: [&str; 5] = ["exit code", "exit status", "exited with code", "exit_code", "returncode"];
+
 /// The exit status a result states (`Exit code N`, `exit code N`, `exit status N`,
-/// `exited with code N`, `returned non-zero exit status N`).
+/// `exited with code N`, `returned non-zero exit status N`), read from the first 2,000
+/// UTF-8 bytes: each pattern in [`EXIT_PATTERNS`] order, at its first occurrence in any
+/// ASCII case, followed by `:` / `=` / space / `"` and an integer.
+///
+/// One pass over the head finds every pattern's first occurrence, compared in place
+/// (issue 15: a lowercased copy and five substring searches per tool result were a
+/// twentieth of a 10 MB compaction); the same answer as lowercasing the head and
+/// searching each pattern (`exit_status_slow`, the test oracle).
 pub fn exit_status(text: &str) -> Option<i64> {
     let head = text.get(..crate::evict::floor_boundary(text, 2_000)).unwrap_or("");
+    let b = head.as_bytes();
+    let mut first: [Option<usize>; 5] = [None; 5];
+    let mut left = EXIT_PATTERNS.len();
+    // `| 0x20` maps exactly the two cases of an ASCII letter to its lowercase form
+    let at = |i: usize, c: u8| b.get(i).is_some_and(|&x| x | 0x20 == c);
+    for (i, &c) in b.iter().enumerate() {
+        // every pattern starts with "exit" or "re"
+        let candidate = match c | 0x20 {
+            b'e' => at(i + 1, b'x') && at(i + 2, b'i') && at(i + 3, b't'),
+            b'r' => at(i + 1, b'e'),
+            _ => false,
+        };
+        if !candidate {
+            continue;
+        }
+        for (k, pat) in EXIT_PATTERNS.iter().enumerate() {
+            if first.get(k).is_some_and(Option::is_none) && b.get(i..i + pat.len()).is_some_and(|w| w.eq_ignore_ascii_case(pat.as_bytes())) {
+                if let Some(slot) = first.get_mut(k) {
+                    *slot = Some(i);
+                }
+                left -= 1;
+            }
+        }
+        if left == 0 {
+            break;
+        }
+    }
+    for (k, pat) in EXIT_PATTERNS.iter().enumerate() {
+        let Some(Some(p)) = first.get(k) else { continue };
+        // ASCII lowercasing keeps every byte offset and leaves digits and the separators alone
+        let rest = head.get(p + pat.len()..).unwrap_or("");
+        let rest = rest.trim_start_matches(|c: char| c == ':' || c == '=' || c == ' ' || c == '"');
+        let n = rest.bytes().take_while(|c| c.is_ascii_digit() || *c == b'-').count();
+        if let Ok(n) = rest.get(..n).unwrap_or("").parse::<i64>() {
+            return Some(n);
+        }
+    }
+    None
+}
+
+/// [`exit_status`] by its definition: the head lowercased, each pattern searched.
+#[cfg(test)]
+fn exit_status_slow(text: &str) -> Option<i64> {
+    let head = text.get(..crate::evict::floor_boundary(text, 2_000)).unwrap_or("");
     let lower = head.to_ascii_lowercase();
-    for pat in ["exit code", "exit status", "exited with code", "exit_code", "returncode"] {
+    for pat in EXIT_PATTERNS {
         if let Some(p) = lower.find(pat) {
             let rest = lower.get(p + pat.len()..).unwrap_or("");
             let rest = rest.trim_start_matches(|c: char| c == ':' || c == '=' || c == ' ' || c == '"');
@@ -581,6 +729,19 @@ impl Facts {
     /// `handle_of(offset, nth)` gives the artifact handle the nth tool result of the row
     /// at `offset` is stored under (stamped `artifact_ref` or the host's store), if any.
     pub fn read(rows: &[(usize, &Message)], handle_of: &dyn Fn(usize, usize, &Message) -> Option<String>) -> Facts {
+        Facts::read_for(rows, handle_of, true)
+    }
+
+    /// [`Facts::read`], reading the facts only the deterministic handoff summary
+    /// ([`super::handoff_summary`]) writes when `handoff` is true: the assistant
+    /// [`decisions`](Facts::decisions), the [`current_work`](Facts::current_work), the
+    /// [`earlier_summary`](Facts::earlier_summary) narrative and the inline
+    /// [`artifacts`](Facts::artifacts). With `handoff` false (a host summarizer wrote the
+    /// narrative; the floor N-5 / N-1, the rehydration N-6 and the ledger Y-5 read the
+    /// rest) those stay empty and every other field is what [`Facts::read`] gives
+    /// (issue 15: the decision sentences of every folded assistant text were a sixth of
+    /// a 10 MB compaction that did not write a handoff).
+    pub fn read_for(rows: &[(usize, &Message)], handle_of: &dyn Fn(usize, usize, &Message) -> Option<String>, handoff: bool) -> Facts {
         let mut f = Facts { rows: rows.len(), ..Facts::default() };
         // de-duplication in constant time per sentence (a fold full of them stays linear)
         let mut constraint_seen: std::collections::HashSet<String> = std::collections::HashSet::new();
@@ -590,12 +751,14 @@ impl Facts {
             if m.is_summary() {
                 let text = m.text();
                 let (narrative, body) = super::ledger::split_summary(&text);
-                f.earlier_summary = Some(narrative.trim().to_string());
+                if handoff {
+                    f.earlier_summary = Some(narrative.trim().to_string());
+                    inline_handles(&text, &mut f.artifacts);
+                }
                 f.carried.extend(body.map(super::ledger::read_items).unwrap_or_default());
-                inline_handles(&text, &mut f.artifacts);
                 continue;
             }
-            if let Some(h) = m.provenance.artifact_ref.as_ref() {
+            if let Some(h) = m.provenance.artifact_ref.as_ref().filter(|_| handoff) {
                 if !f.artifacts.contains(h) {
                     f.artifacts.push(h.clone());
                 }
@@ -608,7 +771,7 @@ impl Facts {
             for b in &m.blocks {
                 match b {
                     Block::ToolCall { id, name, arguments } => {
-                        let v: Value = serde_json::from_str(arguments).unwrap_or(Value::Null);
+                        let v: Value = if may_name_fact_keys(arguments) { serde_json::from_str(arguments).unwrap_or(Value::Null) } else { Value::Null };
                         let mut paths = Vec::new();
                         let mut command = None;
                         arg_paths(&v, &mut paths, &mut command);
@@ -620,12 +783,14 @@ impl Facts {
                     Block::ToolResult { call_id, text, is_error, .. } => {
                         let handle = handle_of(off, nth, m);
                         nth += 1;
-                        if let Some(h) = &handle {
+                        if let Some(h) = handle.as_ref().filter(|_| handoff) {
                             if !f.artifacts.contains(h) {
                                 f.artifacts.push(h.clone());
                             }
                         }
-                        inline_handles(text, &mut f.artifacts);
+                        if handoff {
+                            inline_handles(text, &mut f.artifacts);
+                        }
                         // a reused id pairs with the newest call still waiting for its result
                         if let Some(c) = f.calls.iter_mut().rev().find(|c| c.id == *call_id && c.outcome == Outcome::NoResult) {
                             c.outcome = outcome_of(text, *is_error);
@@ -662,7 +827,9 @@ impl Facts {
                 }
                 text.push_str(t);
             }
-            inline_handles(&text, &mut f.artifacts);
+            if handoff {
+                inline_handles(&text, &mut f.artifacts);
+            }
             if text.trim().is_empty() {
                 continue;
             }
@@ -674,7 +841,7 @@ impl Facts {
                         }
                     }
                 }
-                Role::Assistant => {
+                Role::Assistant if handoff => {
                     for s in decision_sentences(&text) {
                         let s = truncate(s, 400);
                         if decision_seen.insert(s.clone()) {
@@ -826,4 +993,93 @@ mod tests {
         assert!(lower_has_any("you must", &CONSTRAINT_WORDS, &CONSTRAINT_FIRST));
         assert!(!lower_has_any("mustard", &CONSTRAINT_WORDS, &CONSTRAINT_FIRST));
     }
+
+    /// Odd texts for the fast paths below: case, U+2019, CJK marks, non-ASCII
+    /// whitespace, lone marks, CR LF, bullets, multi-byte characters around every split.
+    fn odd_texts() -> Vec<String> {
+        let mut v: Vec<String> = [
+            "", ".", "a. b", "a.b. c! d? e", "You MUST keep it. Never push!", "Don\u{2019}t touch it. OK?",
+            "one。two！three？four", "x.\u{a0}y.\u{3000}z.\u{2028}w", "é. É! ü? 中文。", "- . -", "1. 2. 3.", "line\r\nnext.\r\n\r\nlast",
+            "\u{85}a.\u{85}b", "Exit Code: 3", "EXIT STATUS=\"7\" then exit code 0", "exit code -", "exit code --1", "exit code 1-2",
+            "exited with code 12 but Exit_Code: 4", "returncode=-9", "RETURNCODE 5 exit code x exit status 2", "eexit code 8", "ÉXIT CODE 1 exit code 2",
+            "I'LL fix it because THE CAUSE is X. It Seems fine.", "we SHOULD\tnot", "Ensure-it. mustn't! MUSTARD.", "make  sure", "MAKE SURE.",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        // a pseudo-random mix of those pieces (fixed seed)
+        let pieces = ["must ", "Never", ". ", "! ", "?", "\n", "。", "？", "é", "\u{2019}", "Exit code ", "7", "-", " ", "\u{a0}", "x", "I'll", "\r\n", "DON'T", "return", "code"];
+        let mut seed: u64 = 15;
+        for _ in 0..400 {
+            let mut t = String::new();
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let n = (seed >> 40) % 24;
+            for _ in 0..n {
+                seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                t.push_str(pieces[((seed >> 33) % pieces.len() as u64) as usize]);
+            }
+            v.push(t);
+        }
+        // the 2,000-byte head cut inside a pattern and inside a character
+        v.push(format!("{}exit code 9", "a".repeat(1_995)));
+        v.push(format!("{}éexit code 9", "a".repeat(1_998)));
+        v
+    }
+
+    #[test]
+    fn issue15_byte_sentence_split_equals_the_character_walk() {
+        for t in odd_texts() {
+            assert_eq!(sentences(&t), sentences_slow(&t), "{t:?}");
+        }
+        assert_eq!(sentences("a. b。c"), vec!["a.", "b。", "c"]);
+    }
+
+    #[test]
+    fn issue15_in_place_phrase_match_equals_the_lowercased_search() {
+        for t in odd_texts() {
+            for s in sentences_slow(&t).into_iter().chain([t.as_str()]) {
+                let l = s.to_lowercase().replace('\u{2019}', "'");
+                for (words, first) in [(&CONSTRAINT_WORDS[..], &CONSTRAINT_FIRST), (&DECISION_WORDS[..], &DECISION_FIRST)] {
+                    assert_eq!(sentence_has_any(s, words, first), lower_has_any(&l, words, first), "{s:?}");
+                }
+            }
+        }
+        assert!(sentence_has_any("You MUST go", &CONSTRAINT_WORDS, &CONSTRAINT_FIRST));
+        assert!(!sentence_has_any("MUSTARD", &CONSTRAINT_WORDS, &CONSTRAINT_FIRST));
+    }
+
+    #[test]
+    fn issue15_one_pass_exit_status_equals_the_lowercased_search() {
+        for t in odd_texts() {
+            assert_eq!(exit_status(&t), exit_status_slow(&t), "{t:?}");
+        }
+        assert_eq!(exit_status("EXIT STATUS=\"7\" then exit code 0"), Some(0), "the pattern order decides, not the position");
+        assert_eq!(exit_status("exit code x exit status 2"), Some(2));
+        assert_eq!(exit_status(&format!("{}exit code 9", "a".repeat(1_995))), None, "only the 2,000-byte head is read");
+    }
+
+
+    #[test]
+    fn issue15_n5_argument_parse_skipped_only_when_no_fact_key_can_be_there() {
+        let args = [
+            r#"{"user_id":"mia_li_3668"}"#, r#"{"reservation_id":"ABC","cabin":"economy"}"#, r#"{"path":"/a/b.rs"}"#, r#"{"FILE_PATH":"/x.py"}"#, r#"{"Command":"ls src/"}"#,
+            r#"{"cmd":["cat","a.txt"]}"#, r#"{"todos":[{"content":"x","status":"pending"}]}"#, r#"{"Plan":["a"]}"#, r#"{"tasks":["t"]}"#, r#"{"\u0070ath":"/esc.rs"}"#,
+            r#"{"Directory":"/tmp"}"#, r#"{"Source":"a.rs","destination":"b.rs"}"#, r#"{"files":["a.rs","b.rs"]}"#, "not json", "", r#"{"q":"path"}"#, r#"["path"]"#, r#"{"x":{"path":"/nested"}}"#,
+        ];
+        for a in args {
+            let v: Value = serde_json::from_str(a).unwrap_or(Value::Null);
+            let (mut paths, mut command) = (Vec::new(), None);
+            arg_paths(&v, &mut paths, &mut command);
+            let plan = plan_of("t", "c", a, &v);
+            if !may_name_fact_keys(a) {
+                assert!(paths.is_empty() && command.is_none() && plan.is_none(), "{a:?}");
+            }
+            if !paths.is_empty() || command.is_some() || plan.is_some() {
+                assert!(may_name_fact_keys(a), "{a:?} names a fact key");
+            }
+        }
+        assert!(!may_name_fact_keys(r#"{"user_id":"mia_li_3668"}"#));
+        assert!(may_name_fact_keys(r#"{"\u0070ath":"/esc.rs"}"#));
+    }
+
 }

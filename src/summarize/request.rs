@@ -90,48 +90,200 @@ pub fn rendered_len(offset: usize, m: &Message) -> usize {
 
 /// UTF-8 bytes of [`render_message_named`], counted without building the text.
 pub fn rendered_len_named(offset: usize, m: &Message, names: &CallNames) -> usize {
-    struct Count(usize);
-    impl std::fmt::Write for Count {
-        fn write_str(&mut self, s: &str) -> std::fmt::Result {
-            self.0 += s.len();
-            Ok(())
-        }
-    }
     let mut c = Count(0);
     render_into(&mut c, offset, m, names);
     c.0
 }
 
-fn render_into(out: &mut impl std::fmt::Write, offset: usize, m: &Message, names: &CallNames) {
-    // writing to a String or a counter cannot fail
+/// A piece of a rendered row: engine text (headers, placeholders, a call's clipped
+/// arguments, already quoted) or a transcript text quoted as data ([`quote::content`]) when
+/// written out.
+enum Seg<'a> {
+    Lit(String),
+    Quoted(&'a str),
+}
+
+/// Where a rendered row goes: engine text through [`std::fmt::Write`], transcript text
+/// through [`RowSink::quoted`] (to be quoted as data).
+trait RowSink<'a>: std::fmt::Write {
+    fn quoted(&mut self, text: &'a str);
+}
+
+/// Builds the rendered text.
+impl<'a> RowSink<'a> for String {
+    fn quoted(&mut self, text: &'a str) {
+        self.push_str(&quote::content(text));
+    }
+}
+
+/// Counts the rendered row's UTF-8 bytes without building it.
+struct Count(usize);
+
+impl std::fmt::Write for Count {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        self.0 += s.len();
+        Ok(())
+    }
+}
+
+impl<'a> RowSink<'a> for Count {
+    fn quoted(&mut self, text: &'a str) {
+        self.0 += quote::content_len(text);
+    }
+}
+
+/// Collects the pieces (engine text joined into one piece between transcript texts).
+struct Segs<'a>(Vec<Seg<'a>>);
+
+impl std::fmt::Write for Segs<'_> {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        match self.0.last_mut() {
+            Some(Seg::Lit(t)) => t.push_str(s),
+            _ => self.0.push(Seg::Lit(s.to_string())),
+        }
+        Ok(())
+    }
+}
+
+impl<'a> RowSink<'a> for Segs<'a> {
+    fn quoted(&mut self, text: &'a str) {
+        self.0.push(Seg::Quoted(text));
+    }
+}
+
+/// The pieces [`render_message_named`] writes, in order (Y-8, E-2).
+fn segments<'a>(offset: usize, m: &'a Message, names: &CallNames) -> Vec<Seg<'a>> {
+    let mut out = Segs(Vec::with_capacity(4));
+    render_into(&mut out, offset, m, names);
+    out.0
+}
+
+fn render_into<'a>(out: &mut impl RowSink<'a>, offset: usize, m: &'a Message, names: &CallNames) {
+    // writing to a String, a counter or the pieces cannot fail
     let _ = write!(out, "[#{offset} {}]", role_name(m.role));
     if m.is_summary() {
         let _ = out.write_str(" (earlier summary)");
     }
     for b in &m.blocks {
-        let _ = match b {
+        match b {
             // content is data (Y-9): fence tags and engine-looking lines escaped (crate::quote)
-            Block::Text { text } => out.write_str("\n").and_then(|()| out.write_str(&quote::content(text))),
-            Block::Media { kind, .. } => write!(out, "\n[{kind:?} omitted]"),
-            Block::ToolCall { id, name, arguments } => write!(out, "\n-> call {} (id {}) {}", quote::content(name), quote::content(id), quote::content(&clip(arguments, 300, 100))),
+            Block::Text { text } => {
+                let _ = out.write_str("\n");
+                out.quoted(text);
+            }
+            Block::Media { kind, .. } => {
+                let _ = write!(out, "\n[{kind:?} omitted]");
+            }
+            Block::ToolCall { id, name, arguments } => {
+                let _ = write!(out, "\n-> call {} (id {}) {}", quote::content(name), quote::content(id), quote::content(&clip(arguments, 300, 100)));
+            }
             Block::ToolResult { call_id, name, text, is_error, media, .. } => {
                 // E-2: the header (tool name, status, error) stays readable for the summarizer
                 let tool = name.as_deref().or_else(|| names.get(call_id).map(String::as_str)).unwrap_or("?");
                 // a result without an error flag that states a non-zero exit status failed too
                 let failed = *is_error || crate::summarize::facts::exit_status(text).is_some_and(|c| c != 0);
-                let r = if failed {
+                let _ = if failed {
                     let first = text.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("");
                     write!(out, "\n<- result of {} {} ERROR: {}\n", quote::content(tool), quote::content(call_id), quote::content(&crate::evict::truncate(first, 200)))
                 } else {
                     write!(out, "\n<- result of {} {} ok:\n", quote::content(tool), quote::content(call_id))
+                };
+                out.quoted(text);
+                for k in media {
+                    let _ = write!(out, "\n[{k:?} omitted]");
                 }
-                .and_then(|()| out.write_str(&quote::content(text)));
-                media.iter().fold(r, |r, k| r.and_then(|()| write!(out, "\n[{k:?} omitted]")))
             }
-            Block::Reasoning { .. } => Ok(()),
-            Block::Opaque { kind, .. } => write!(out, "\n[{kind} item]"),
-        };
+            Block::Reasoning { .. } => {}
+            Block::Opaque { kind, .. } => {
+                let _ = write!(out, "\n[{kind} item]");
+            }
+        }
     }
+}
+
+/// UTF-8 bytes of the row the pieces render to.
+#[cfg(test)]
+fn segments_len(segs: &[Seg<'_>]) -> usize {
+    segs.iter().map(|s| match s {
+        Seg::Lit(t) => t.len(),
+        Seg::Quoted(t) => quote::content_len(t),
+    }).sum()
+}
+
+/// The first `n` bytes of the rendered row (all when shorter).
+fn segments_prefix(segs: &[Seg<'_>], n: usize) -> Vec<u8> {
+    let mut out = Vec::with_capacity(n.min(1 << 16));
+    for s in segs {
+        let need = n.saturating_sub(out.len());
+        if need == 0 {
+            break;
+        }
+        match s {
+            Seg::Lit(t) => out.extend_from_slice(t.as_bytes().get(..need.min(t.len())).unwrap_or_default()),
+            Seg::Quoted(t) => quote::content_prefix(t, need, &mut out),
+        }
+    }
+    out
+}
+
+/// The last `n` bytes of the rendered row (all when shorter).
+fn segments_suffix(segs: &[Seg<'_>], n: usize) -> Vec<u8> {
+    let mut pieces: Vec<Vec<u8>> = Vec::new();
+    let mut have = 0usize;
+    for s in segs.iter().rev() {
+        let need = n.saturating_sub(have);
+        if need == 0 {
+            break;
+        }
+        let piece = match s {
+            Seg::Lit(t) => t.as_bytes().get(t.len().saturating_sub(need)..).unwrap_or_default().to_vec(),
+            Seg::Quoted(t) => quote::content_suffix(t, need),
+        };
+        have += piece.len();
+        pieces.push(piece);
+    }
+    let mut out = Vec::with_capacity(have);
+    for p in pieces.iter().rev() {
+        out.extend_from_slice(p);
+    }
+    out
+}
+
+/// [`clip_row`] of the rendered row of `segs` (`len` its UTF-8 bytes) to `cap`, built from
+/// the rendered row's head and tail only (issue 15: the folded rows a summarize request
+/// clips or drops are never rendered whole). `None` when the row is not clipped (not over
+/// `cap` plus the marker) or the cut is not where [`clip_row`] would make it (then the
+/// caller renders the row and clips it).
+fn clip_segments(segs: &[Seg<'_>], len: usize, cap: usize) -> Option<String> {
+    if len <= cap.saturating_add(CLIP_MARKER_BYTES) {
+        return None;
+    }
+    let x = cap / 4 * 3 + cap % 4 * 3 / 4;
+    let y = len - cap / 4;
+    if x >= y {
+        return None;
+    }
+    let is_cont = |c: u8| (c & 0xC0) == 0x80;
+    // floor_boundary(text, x): the head's bytes up to and with x
+    let head = segments_prefix(segs, x + 1);
+    let mut h = x;
+    while h > 0 && head.get(h).copied().is_some_and(is_cont) {
+        h -= 1;
+    }
+    // ceil_boundary(text, y): the tail from y on
+    let tail = segments_suffix(segs, len - y);
+    if head.len() != x + 1 || tail.len() != len - y {
+        return None;
+    }
+    let skip = tail.iter().take_while(|c| is_cont(**c)).count();
+    let t = y + skip;
+    if t < h {
+        return None;
+    }
+    let head = std::str::from_utf8(head.get(..h)?).ok()?;
+    let tail = std::str::from_utf8(tail.get(skip..)?).ok()?;
+    // as clip_row writes it: the tail quoted again (issue 14)
+    Some(format!("{head}\n[... {} bytes clipped ...]\n{}", t - h, quote::content(tail)))
 }
 
 /// One folded row rendered for the summarizer (Y-8).
@@ -216,11 +368,156 @@ pub fn summary_request(rows: Vec<RenderedRow>, config: &Config, system: &str) ->
 /// [`render_row`] takes them. The same request, but each row is rendered only when its
 /// turn comes and a tool output is clipped right away, so the folded range is never held
 /// rendered in full (peak memory).
+///
+/// Issue 15: a row the bounds clip is built from its rendered head and tail
+/// (`clip_segments`), and a row they drop is never rendered; only the rows the request
+/// carries whole are rendered in full. The request equals [`summary_request`] over the
+/// rendered rows (tested on odd rows: escapes, multi-byte characters at the cuts, every
+/// clipping stage).
 pub fn summary_request_for(rows: &[(usize, &Message)], config: &Config, system: &str) -> SummarizeRequest {
     let names = call_names(rows);
     let lens: Vec<usize> = rows.iter().map(|(o, m)| rendered_len_named(*o, m, &names)).collect();
     let tool: Vec<bool> = rows.iter().map(|(_, m)| m.has_results()).collect();
-    request_from(&lens, &tool, |i| rows.get(i).map(|(o, m)| render_message_named(*o, m, &names)).unwrap_or_default(), config, system)
+    let user: Vec<bool> = rows.iter().map(|(_, m)| m.role == Role::User).collect();
+    let render = |i: usize| rows.get(i).map(|(o, m)| render_message_named(*o, m, &names)).unwrap_or_default();
+    let clipped = |i: usize, cap: usize| -> String {
+        let Some((o, m)) = rows.get(i) else { return String::new() };
+        let len = lens.get(i).copied().unwrap_or(0);
+        clip_segments(&segments(*o, m, &names), len, cap).unwrap_or_else(|| clip_row(&render_message_named(*o, m, &names), cap))
+    };
+    request_lazy(&lens, &tool, &user, &render, &clipped, config, system)
+}
+
+/// A row of [`request_lazy`]: its text, or not rendered yet (row index, rendered length).
+enum Kept {
+    Text(String),
+    Later(usize, usize),
+}
+
+impl Kept {
+    fn len(&self) -> usize {
+        match self {
+            Kept::Text(t) => t.len(),
+            Kept::Later(_, l) => *l,
+        }
+    }
+}
+
+/// [`request_from`] with rows rendered on demand: `render(i)` gives row `i`'s rendered text,
+/// `clipped(i, cap)` gives `clip_row(&render(i), cap)` for a row longer than `cap` plus
+/// the marker, `user[i]` whether row `i` is a user row (its header is `[#N user]`). The
+/// same bounds, stages and request as [`request_from`], step for step.
+#[allow(clippy::too_many_arguments)]
+fn request_lazy(lens: &[usize], tool: &[bool], user: &[bool], render: &dyn Fn(usize) -> String, clipped: &dyn Fn(usize, usize) -> String, config: &Config, system: &str) -> SummarizeRequest {
+    let bpt = usize::try_from(config.bytes_per_token.max(1)).unwrap_or(usize::MAX);
+    let window = config.summarizer_window();
+    let budget_tokens = window.saturating_sub(config.summary_max_output_tokens).saturating_sub((system.len() / bpt) as u64 + 64);
+    let window_bytes = usize::try_from(budget_tokens).unwrap_or(usize::MAX).saturating_mul(bpt);
+    let fence_overhead = 64;
+    let rows_bytes: usize = lens.iter().map(|l| l + 2).sum::<usize>() + fence_overhead;
+    let share_bytes = if config.summary_input_share >= 1.0 {
+        usize::MAX
+    } else {
+        ((rows_bytes as f64 * config.summary_input_share) as usize).saturating_sub(system.len()).max(MIN_SUMMARY_INPUT_BYTES)
+    };
+    let budget_bytes = window_bytes.min(share_bytes);
+    let size_of = |rows: &[Kept]| rows.iter().map(|r| r.len() + 2).sum::<usize>() + fence_overhead;
+    let search = |lo: usize, hi: usize, size: &dyn Fn(usize) -> usize| -> usize {
+        let (mut lo, mut hi) = (lo, hi.max(lo));
+        if size(lo) > budget_bytes {
+            return lo;
+        }
+        while lo < hi {
+            let mid = lo + (hi - lo).div_ceil(2);
+            if size(mid) <= budget_bytes {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        lo
+    };
+    let clipped_len = |len: usize, cap: usize| if len > cap + CLIP_MARKER_BYTES { cap + CLIP_MARKER_BYTES } else { len };
+    let trimmed = rows_bytes > budget_bytes;
+    let coverage = if trimmed { "trimmed" } else { "whole" };
+    let max_tool = lens.iter().zip(tool).filter(|(_, t)| **t).map(|(l, _)| *l).max().unwrap_or(0);
+    let tool_cap = (trimmed && max_tool > MIN_CLIPPED_ROW_BYTES).then(|| {
+        let size = |cap: usize| -> usize { lens.iter().zip(tool).map(|(l, t)| if *t { clipped_len(*l, cap) } else { *l } + 2).sum::<usize>() + fence_overhead };
+        search(MIN_CLIPPED_ROW_BYTES, max_tool, &size)
+    });
+    // 1. tool outputs over the common cap clipped (from their head and tail); the rest later
+    let mut kept: Vec<Kept> = Vec::with_capacity(lens.len());
+    for (i, t) in tool.iter().enumerate() {
+        let len = lens.get(i).copied().unwrap_or(0);
+        kept.push(match tool_cap {
+            Some(cap) if *t && len > cap.saturating_add(CLIP_MARKER_BYTES) => Kept::Text(clipped(i, cap)),
+            _ => Kept::Later(i, len),
+        });
+    }
+    if trimmed {
+        // 2. then every row to a common cap, user text to twice it.
+        if size_of(&kept) > budget_bytes {
+            let users: Vec<bool> = kept
+                .iter()
+                .map(|k| match k {
+                    Kept::Text(t) => is_user_row(t),
+                    Kept::Later(i, _) => user.get(*i).copied().unwrap_or(false),
+                })
+                .collect();
+            let cap_of = |user: bool, cap: usize| if user { cap.saturating_mul(2) } else { cap };
+            let max_row = kept.iter().map(Kept::len).max().unwrap_or(0);
+            let size = |cap: usize| -> usize { kept.iter().zip(&users).map(|(k, u)| clipped_len(k.len(), cap_of(*u, cap)) + 2).sum::<usize>() + fence_overhead };
+            let cap = search(MIN_ROW_CAP_BYTES, max_row, &size);
+            for (k, u) in kept.iter_mut().zip(&users) {
+                let c = cap_of(*u, cap);
+                if k.len() > c.saturating_add(CLIP_MARKER_BYTES) {
+                    *k = Kept::Text(match k {
+                        Kept::Text(t) => clip_row(t, c),
+                        Kept::Later(i, _) => clipped(*i, c),
+                    });
+                }
+            }
+        }
+        // 3. then older rows are dropped (never rendered).
+        let mut size = size_of(&kept);
+        let mut drop = 0;
+        while size > budget_bytes && drop + 1 < kept.len() {
+            size -= kept.get(drop).map_or(0, Kept::len) + 2;
+            drop += 1;
+        }
+        kept.drain(..drop);
+        if size > budget_bytes {
+            if let Some(last) = kept.last_mut() {
+                let room = budget_bytes.saturating_sub(fence_overhead + CLIP_MARKER_BYTES + 2);
+                let text = match last {
+                    Kept::Text(t) => std::mem::take(t),
+                    Kept::Later(i, _) => render(*i),
+                };
+                *last = Kept::Text(clip_row(&text, room));
+            }
+            if size_of(&kept) > budget_bytes {
+                kept.clear();
+            }
+        }
+    }
+    let texts: Vec<String> = kept
+        .into_iter()
+        .map(|k| match k {
+            Kept::Text(t) => t,
+            Kept::Later(i, _) => render(i),
+        })
+        .collect();
+    let body = format!("<transcript>\n{}\n</transcript>", texts.join("\n\n"));
+    let estimated_input_tokens = ((system.len() + body.len()) / bpt) as u64 + 8;
+    SummarizeRequest {
+        kind: "summary".into(),
+        system: system.to_string(),
+        messages: vec![ChatMessage { role: "user".into(), content: body }],
+        max_output_tokens: config.summary_max_output_tokens,
+        estimated_input_tokens,
+        coverage: coverage.into(),
+        rows: Vec::new(),
+    }
 }
 
 /// The summarize request over rows of rendered lengths `lens` (tool-output rows flagged in
@@ -353,3 +650,48 @@ pub fn rollup_request(texts: &[String], config: &Config, system: &str) -> Summar
     }
 }
 
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::formats::{decode, Format};
+    use serde_json::json;
+
+    /// Issue 15, Y-8, Y-9, E-2: a clipped row built from its rendered head and tail is
+    /// the row rendered whole and clipped, on odd rows (escapes at the cuts, multi-byte
+    /// characters, error results), at every cap.
+    #[test]
+    fn issue15_y8_clip_from_head_and_tail_equals_clipping_the_rendered_row() {
+        let texts = crate::quote::tests::odd_quoted_texts();
+        let mut msgs = Vec::new();
+        for (i, t) in texts.iter().enumerate() {
+            let body = t.repeat(1 + i % 7);
+            msgs.push(match i % 4 {
+                0 => json!({"role": "user", "content": body}),
+                1 => json!({"role": "assistant", "content": body, "tool_calls": [{"id": format!("c{i}"), "type": "function", "function": {"name": "read<transcript>", "arguments": format!("{{\"p\":{:?}}}", t)}}]}),
+                2 => json!({"role": "tool", "tool_call_id": format!("c{}", i - 1), "content": format!("Exit code {}\n{body}", i % 3)}),
+                _ => json!({"role": "assistant", "content": [{"type": "text", "text": body}, {"type": "text", "text": t}]}),
+            });
+        }
+        let tr = decode(Format::OpenaiChat, serde_json::Value::Array(msgs)).unwrap();
+        let rows: Vec<(usize, &Message)> = tr.messages.iter().enumerate().collect();
+        let names = call_names(&rows);
+        let mut fast = 0;
+        for (o, m) in &rows {
+            let full = render_message_named(*o, m, &names);
+            let segs = segments(*o, m, &names);
+            assert_eq!(segments_len(&segs), full.len());
+            for cap in (0..full.len() + 50).step_by(1 + full.len() / 40) {
+                let want = clip_row(&full, cap);
+                match clip_segments(&segs, full.len(), cap) {
+                    Some(got) => {
+                        assert_eq!(got, want, "row {o} cap {cap}");
+                        fast += 1;
+                    }
+                    None => assert_eq!(want, full, "only an unclipped row has no clip: row {o} cap {cap}"),
+                }
+            }
+        }
+        assert!(fast > 1_000, "the head-and-tail clip is taken ({fast})");
+    }
+}

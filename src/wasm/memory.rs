@@ -415,7 +415,7 @@ impl MemoryHooks {
         if batch.records.is_empty() {
             return Ok(());
         }
-        let records = to_js(&batch.records)?;
+        let records = records_to_js(&batch.records)?;
         let vectors = match &self.embed {
             Some(f) => Some(self.vectors(f, batch).await?),
             None => None,
@@ -436,6 +436,54 @@ impl MemoryHooks {
         }
         Ok(())
     }
+}
+
+/// A memory record's members but its two long texts (`context`, `content`), borrowed, in
+/// the record's order and with its JSON names and omissions ([`MemoryRecord`]).
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct RecordHead<'a> {
+    id: &'a str,
+    session: &'a str,
+    message_id: &'a str,
+    role: &'a crate::transcript::Role,
+    source_range: &'a [usize; 2],
+    byte_range: &'a [usize; 2],
+    kind: &'a crate::memory::RecordKind,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tool_name: &'a Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    call_id: &'a Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    handle: &'a Option<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    mentions: &'a Vec<String>,
+}
+
+/// The records as the JS array of objects `to_js(records)` gives (same members, same
+/// order, same values), built as one JSON text of every record's short members, parsed
+/// once, with each record's `context` and `content` set on its object as strings (issue
+/// 15: escaping the long texts into JSON and parsing them back was most of handing a
+/// 10 MB compaction's records to a memory hook). Every member of [`MemoryRecord`] is
+/// named below, so a new member does not compile until it is handed over too.
+fn records_to_js(records: &[MemoryRecord]) -> Result<JsValue, JsValue> {
+    let mut heads = Vec::with_capacity(records.len());
+    for r in records {
+        let MemoryRecord { id, session, message_id, role, source_range, byte_range, kind, tool_name, call_id, handle, mentions, context: _, content: _ } = r;
+        heads.push(RecordHead { id, session, message_id, role, source_range, byte_range, kind, tool_name, call_id, handle, mentions });
+    }
+    let text = serde_json::to_string(&heads).map_err(|e| fail(format!("memory records: {e}")))?;
+    drop(heads);
+    let array: Array = JSON::parse(&text)?.dyn_into().map_err(|_| fail("memory records: not an array"))?;
+    let (context, content) = (JsValue::from_str("context"), JsValue::from_str("content"));
+    for (i, r) in records.iter().enumerate() {
+        let obj = array.get(u32::try_from(i).map_err(|_| fail("memory records: too many"))?);
+        if let Some(c) = &r.context {
+            js_sys::Reflect::set(&obj, &context, &JsValue::from_str(c))?;
+        }
+        js_sys::Reflect::set(&obj, &content, &JsValue::from_str(&r.content))?;
+    }
+    Ok(array.into())
 }
 
 // ---- The host-store path (M-2, M-4) ------------------------------------------------
