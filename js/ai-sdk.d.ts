@@ -17,7 +17,12 @@ export interface AiSdkCompactionOptions extends Omit<CompactorOptions, 'format'>
    * `Session.compact`, and the usage of each answer rides in the state of the next save.
    * A new helper over the same store (another request or process) appends only what the
    * store lacks, whether it is given the SDK's whole history or what it was sent. A history
-   * that continues neither rejects with `invalid_transcript`. One store per conversation. */
+   * that continues neither rejects with `invalid_transcript`. One store per conversation.
+   * Memory records and artifact handles are scoped by `sessionId`, else the store's own
+   * `sessionId` (the stores above have one); a store without one, with `memory`, `store`
+   * or `storeArtifact`, needs `sessionId` (`invalid_config`). The system prompt of each
+   * step (the middleware: the prompt's leading system rows) is the record's current one.
+   * `timeoutMs` / `timeouts.load` / `signal` bound the helper's own `load()` calls too. */
   session?: SessionStore
 }
 
@@ -28,6 +33,9 @@ export interface StoredView {
   compactions: { before: number; after: number }[]
   /** The last check's decision (C-9). */
   lastDecision: Decision | null
+  /** With `session`: the id memory and artifact handles are scoped by (undefined: none
+   * was given and the store has none). */
+  sessionId?: string
   /** With `session`: the engine's `Session` the helper writes through (`request()`,
    * `load()`, `recordFinding()`); absent without one. */
   session?: Session<'ai-sdk'>

@@ -89,8 +89,9 @@ function schemaJson(schema) {
  * earlier row changed or dropped), rejects with `invalid_transcript` (the prompt is
  * matched row by row, never by equal text found elsewhere). A prompt over the budget
  * with nothing to fold (`cannot_fit`) is passed on and `onEvent` gets a `warning` with
- * `data.code: "cannot_fit"` and the figures (tokens). The prompt's system rows and
- * `params.tools` are counted; the
+ * `data.code: "cannot_fit"` and the figures (tokens). The prompt's leading system rows
+ * are the document's `system` (counted, never matched as history rows, so a changed one
+ * is taken as the current one, C-2) and `params.tools` are counted; the
  * usage of each answer (generate and stream) is read.
  * The prompt is passed on unchanged (the same object) when nothing was compacted.
  */
@@ -111,7 +112,13 @@ export function compactionMiddleware(options = {}) {
       if (!Array.isArray(prompt) || prompt.length === 0) return params
       const last = prompt[prompt.length - 1]
       const signals = { usage, tools: toolDefs(params.tools), inRun: last?.role === 'tool' }
-      const r = await view.prepare(prompt, { signals })
+      // C-2 / C-8: the leading system rows are this request's system prompt (counted as
+      // the document's `system`, never matched as history rows: a changed one is current)
+      let k = 0
+      while (k < prompt.length - 1 && prompt[k]?.role === 'system') k++
+      const lead = prompt.slice(0, k)
+      const system = systemText(lead)
+      const r = await view.prepare(prompt.slice(k), { envelope: k > 0 ? { system } : {}, signals, lead })
       return r.changed ? { ...params, prompt: r.rows } : params
     },
     async wrapGenerate({ doGenerate }) {
@@ -140,8 +147,11 @@ export function compactionMiddleware(options = {}) {
  * returns `{ messages }` compacted; otherwise `{}` (the SDK sends its own messages;
  * over the budget with nothing to fold, `onEvent` gets the `cannot_fit` warning).
  * Options as `compactionMiddleware`, plus `tools` (the tool set, counted) and `system`.
- * With `session`, the system prompt of the first step goes into the session's first
- * record (`{ system, messages }`), and the steps' messages are appended to it.
+ * With `session`, each step's system prompt is the record's (`{ system, messages }`):
+ * the first record gets it, a changed one replaces it before the check (C-2, C-8), and
+ * the steps' messages are appended to it. Memory and artifact handles are scoped by
+ * `sessionId`, else the store's `sessionId` (M-2, M-4); `timeoutMs` / `signal` bound the
+ * helper's own store calls (I-6).
  * The returned function carries `.view` (state, compactions, and `.session`).
  */
 export function prepareStepCompaction(options = {}) {

@@ -1018,6 +1018,9 @@ export interface SessionStore {
   /** `null` / `undefined` = nothing saved yet (an empty session at revision 0). */
   load(): MaybePromise<SessionRecordInput | null | undefined>
   save(record: SessionRecord, info: SaveInfo): MaybePromise<unknown>
+  /** The conversation's id (the stores of `context-compactor/stores` have it): the AI SDK
+   * helper's `sessionId` (memory scope, artifact handle tag) when none is given (M-2, M-4). */
+  readonly sessionId?: string
 }
 
 /** The result of `Session.compact`: the `compact` result plus the saved revisions. */
@@ -1310,7 +1313,7 @@ export interface HostStoreRecord {
 
 /** What `store.search` is asked: `vector` only when `recallFromStore` got `embed`;
  * `limit` is the effective one (1..20). */
-export interface HostStoreSearchRequest { session: string; query: string; limit: number; vector?: number[] }
+export interface HostStoreSearchRequest { session: string; query: string; limit: number; vector?: number[]; ranking?: 'fused' | 'lexical' | 'vector' }
 /** One answer of `store.search`: a full record and a finite score (higher is better). */
 export interface HostStoreHit { record: HostStoreRecord; score: number }
 
@@ -1353,7 +1356,11 @@ export function recallFromStore(
   session: string,
   query: string,
   options?: {
+    /** Hits at most: default 5, rounded down and clamped to 1..20 (as `MemoryIndex.recall`). */
     limit?: number
+    /** Checked as `MemoryIndex.recall` checks it (another name: `memory_failed`) and handed
+     * to `store.search` as `ranking` when given. */
+    ranking?: 'fused' | 'lexical' | 'vector' | null
     embed?: (texts: string[]) => ArrayLike<number>[] | Promise<ArrayLike<number>[]>
     embedDimension?: number
   } | null,

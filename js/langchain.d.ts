@@ -8,9 +8,17 @@ export interface LangChainRow extends OpenAIChatMessage, Provenance {
   lc: { type: string; id?: string; name?: string; [field: string]: unknown }
 }
 
-/** LangChain messages -> OpenAI Chat rows for a compactor with `format: 'openai-chat'`;
- * lossless (I-2). @throws an error with `code: 'invalid_transcript'` for a non-message. */
-export function fromLangChainMessages(messages: readonly BaseMessage[]): LangChainRow[]
+/** A stored message: LangChain.js `mapChatMessagesToStoredMessages`, Python `messages_to_dict`. */
+export interface StoredLangChainMessage { type: string; data: { content: string | readonly unknown[]; [field: string]: unknown } }
+/** A serialized message: `JSON.stringify` of a LangChain.js message, Python `dumpd`. */
+export interface SerializedLangChainMessage { lc: 1; type: 'constructor'; id: readonly string[]; kwargs: { content: string | readonly unknown[]; [field: string]: unknown } }
+
+/** LangChain messages (instances, stored `{ type, data }` or serialized `{ lc: 1, ... }`,
+ * mixed freely) -> OpenAI Chat rows for a compactor with `format: 'openai-chat'`;
+ * lossless (I-2). @throws an error with `code: 'invalid_transcript'` naming the index of a
+ * message it cannot read (not a message, an unknown type or class, a RemoveMessage, no
+ * string or block-list content): never a row without its text (N-1). */
+export function fromLangChainMessages(messages: readonly (BaseMessage | StoredLangChainMessage | SerializedLangChainMessage)[]): LangChainRow[]
 
 /** Rows back to LangChain messages (I-2). `view: 'request'` leaves the provenance out. */
 export function toLangChainMessages(rows: readonly (LangChainRow | OpenAIChatMessage)[] | { messages: readonly OpenAIChatMessage[] }, options?: { view?: 'stored' | 'request' }): BaseMessage[]

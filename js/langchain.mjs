@@ -24,9 +24,71 @@ const SKIP = new Set(['lc_serializable', 'lc_kwargs', 'lc_namespace', 'lc_direct
 const REMOVE_ALL_MESSAGES = '__remove_all__'
 const ROLE = { human: 'user', ai: 'assistant', system: 'system', developer: 'system', tool: 'tool', function: 'tool' }
 
-function typeOf(m) {
-  const t = typeof m?.getType === 'function' ? m.getType() : m?.type ?? m?._getType?.()
-  return t === 'generic' ? 'generic' : t
+/** LangChain message class names (the `id` tail of a serialized message) -> message type. */
+const CLASS_TYPE = {
+  HumanMessage: 'human', HumanMessageChunk: 'human',
+  AIMessage: 'ai', AIMessageChunk: 'ai',
+  SystemMessage: 'system', SystemMessageChunk: 'system',
+  ToolMessage: 'tool', ToolMessageChunk: 'tool',
+  FunctionMessage: 'function', FunctionMessageChunk: 'function',
+  ChatMessage: 'generic', ChatMessageChunk: 'generic',
+}
+/** `type` of a stored message (`{ type, data }`), JS and Python spellings, chunks included. */
+const STORED_TYPE = { human: 'human', ai: 'ai', system: 'system', developer: 'developer', tool: 'tool', function: 'function', generic: 'generic', chat: 'generic', ...CLASS_TYPE }
+
+function unreadable(i, what) {
+  return Object.assign(new Error(`fromLangChainMessages: message ${i} ${what}; nothing was converted`), { name: 'ContextCompactorError', code: 'invalid_transcript' })
+}
+
+const isObject = (v) => v != null && typeof v === 'object' && !Array.isArray(v)
+
+/**
+ * One LangChain message in any of its forms -> `{ type, fields, content }` (`fields`: every
+ * field but `type` and `content`, as given). Forms: a `BaseMessage` instance; a stored
+ * message `{ type, data }` (LangChain.js `mapChatMessagesToStoredMessages`, Python
+ * `messages_to_dict`); a serialized one `{ lc: 1, type: "constructor", id: [..., class],
+ * kwargs }` (`JSON.stringify` of a message, Python `dumpd`), read as data, never
+ * instantiated; a plain `{ type, content, ... }` object. Anything else, a `RemoveMessage`,
+ * or a message without content (a string or a list of content blocks) throws
+ * `invalid_transcript` naming the index (N-1: never a row without its text).
+ */
+function readMessage(m, i) {
+  if (m == null || typeof m !== 'object' || Array.isArray(m)) throw unreadable(i, `is ${m === null ? 'null' : Array.isArray(m) ? 'an array' : typeof m}, not a LangChain message`)
+  let type
+  let source
+  if (typeof m.getType === 'function' || typeof m._getType === 'function') {
+    type = typeof m.getType === 'function' ? m.getType() : m._getType()
+    source = {}
+    for (const [k, v] of Object.entries(m)) if (!SKIP.has(k)) source[k] = v
+    source.content = m.content
+    if (type === 'generic') source.role = m.role
+  } else if (m.lc === 1 && (m.type === 'constructor' || m.type === 'secret' || m.type === 'not_implemented')) {
+    const id = Array.isArray(m.id) ? m.id : []
+    const cls = id[id.length - 1]
+    if (m.type !== 'constructor') throw unreadable(i, `is a serialized ${m.type} (${id.join('.') || 'no id'}), not a message`)
+    type = CLASS_TYPE[cls]
+    if (!type) throw unreadable(i, `is a serialized ${cls === undefined ? 'object without a class id' : `"${String(cls)}"`}, not a message class LangChain stores (${Object.keys(CLASS_TYPE).join(', ')})`)
+    if (!isObject(m.kwargs)) throw unreadable(i, `(${cls}) has no kwargs object`)
+    source = m.kwargs
+  } else if (isObject(m.data) && typeof m.type === 'string' && Object.keys(m).every((k) => k === 'type' || k === 'data')) {
+    type = STORED_TYPE[m.type]
+    if (!type) throw unreadable(i, `is a stored message of type "${m.type}", not one LangChain converts to a chat message (${Object.keys(STORED_TYPE).join(', ')})`)
+    source = m.data
+  } else if (typeof m.type === 'string') {
+    type = STORED_TYPE[m.type]
+    if (!type) throw unreadable(i, `has type "${m.type}", not a LangChain message type`)
+    source = m
+  } else {
+    throw unreadable(i, 'is not a LangChain message (a BaseMessage, a stored { type, data } message, or a serialized { lc: 1, type: "constructor", id, kwargs } one)')
+  }
+  if (type === 'remove') throw unreadable(i, 'is a RemoveMessage (a state update, not a message)')
+  const content = source.content
+  if (typeof content !== 'string' && !Array.isArray(content)) {
+    throw unreadable(i, `(${type}) has ${content === undefined ? 'no content' : `content of type ${content === null ? 'null' : typeof content}`}: expected a string or a list of content blocks`)
+  }
+  const fields = {}
+  for (const [k, v] of Object.entries(source)) if (!SKIP.has(k) && v !== undefined) fields[k] = v
+  return { type, fields, content }
 }
 
 function argumentsText(args) {
@@ -35,15 +97,19 @@ function argumentsText(args) {
 
 /**
  * LangChain messages -> OpenAI Chat rows for a compactor with `format: "openai-chat"`
- * (I-2). Every field of each `BaseMessage` rides in the row's `lc` key; provenance in
- * `additional_kwargs.context_compactor` becomes the row's provenance keys.
+ * (I-2). Reads `BaseMessage` instances, stored messages (`{ type, data }`: LangChain.js
+ * `mapChatMessagesToStoredMessages`, Python `messages_to_dict`) and serialized ones
+ * (`{ lc: 1, type: "constructor", id, kwargs }`: `JSON.stringify` of a message, Python
+ * `dumpd`), mixed freely. Every field of each message rides in the row's `lc` key;
+ * provenance in `additional_kwargs.context_compactor` becomes the row's provenance keys.
+ * Throws `invalid_transcript` naming the index of a message it cannot read (not an
+ * object, an unknown type or class, a `RemoveMessage`, no string or block-list
+ * `content`): never a row without the message's text (N-1).
  */
 export function fromLangChainMessages(messages) {
+  if (!Array.isArray(messages)) throw Object.assign(new Error(`fromLangChainMessages: expected an array of messages, got ${messages === null ? 'null' : typeof messages}`), { name: 'ContextCompactorError', code: 'invalid_transcript' })
   return messages.map((m, i) => {
-    const type = typeOf(m)
-    if (!type) throw Object.assign(new Error(`fromLangChainMessages: message ${i} is not a LangChain message`), { code: 'invalid_transcript' })
-    const fields = {}
-    for (const [k, v] of Object.entries(m)) if (!SKIP.has(k) && v !== undefined) fields[k] = v
+    const { type, fields, content } = readMessage(m, i)
     let provenance = {}
     const kw = fields.additional_kwargs
     if (kw && typeof kw === 'object' && kw.context_compactor && typeof kw.context_compactor === 'object') {
@@ -51,12 +117,12 @@ export function fromLangChainMessages(messages) {
       const { context_compactor: _, ...rest } = kw
       fields.additional_kwargs = rest
     }
-    const role = type === 'generic' ? (['user', 'assistant', 'system'].includes(m.role) ? m.role : 'user') : ROLE[type] ?? 'user'
-    const row = { role, content: m.content }
-    if (type === 'ai' && Array.isArray(m.tool_calls) && m.tool_calls.length > 0) {
-      row.tool_calls = m.tool_calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: argumentsText(c.args) } }))
+    const role = type === 'generic' ? (['user', 'assistant', 'system'].includes(fields.role) ? fields.role : 'user') : ROLE[type] ?? 'user'
+    const row = { role, content }
+    if (type === 'ai' && Array.isArray(fields.tool_calls) && fields.tool_calls.length > 0) {
+      row.tool_calls = fields.tool_calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: argumentsText(c.args) } }))
     }
-    if (type === 'tool') row.tool_call_id = m.tool_call_id
+    if (type === 'tool') row.tool_call_id = fields.tool_call_id
     row.lc = { type, ...fields }
     for (const k of PROVENANCE) if (provenance[k] !== undefined) row[k] = provenance[k]
     return row

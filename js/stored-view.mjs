@@ -63,24 +63,25 @@ export class StoredView {
 
   /**
    * Maps `incoming` (request-view rows) onto the stored view. Returns
-   * `{ rowsText, stored, request, same }`: the stored rows to measure, the request rows
-   * to send when nothing is compacted, and whether `request` is `incoming` itself.
+   * `{ rowsText, stored, request, same, base, k }`: the stored rows to measure, the
+   * request rows to send when nothing is compacted, whether `request` is `incoming`
+   * itself, and `stored[base + i]` is `incoming[k + i]`.
    */
   map(incoming) {
     const rowsText = incoming.map(text)
     if (this.stored) {
       if (startsWith(rowsText, this.requestText)) {
         const k = this.requestText.length
-        return { rowsText, stored: [...this.stored, ...incoming.slice(k)], request: incoming, same: true }
+        return { rowsText, stored: [...this.stored, ...incoming.slice(k)], request: incoming, same: true, base: this.stored.length, k }
       }
       if (startsWith(rowsText, this.sourceText)) {
         const k = this.sourceText.length
-        return { rowsText, stored: [...this.stored, ...incoming.slice(k)], request: [...this.requestRows, ...incoming.slice(k)], same: false }
+        return { rowsText, stored: [...this.stored, ...incoming.slice(k)], request: [...this.requestRows, ...incoming.slice(k)], same: false, base: this.stored.length, k }
       }
       // another history (edited, or another conversation): start over
       this.stored = this.requestRows = this.requestText = this.sourceText = null
     }
-    return { rowsText, stored: incoming, request: incoming, same: true }
+    return { rowsText, stored: incoming, request: incoming, same: true, base: 0, k: 0 }
   }
 
   /**
@@ -95,11 +96,23 @@ export class StoredView {
    * The rows to send for `incoming`: compacted when the engine says so (C-9 check, then
    * compact), else the incoming rows (the same array when nothing was mapped).
    * `envelope`: document-level fields (`system`, ...) of the format's document;
-   * `signals`: usage, tools, inRun ...
+   * `signals`: usage, tools, inRun ...; `lead`: rows the caller took out of the front of
+   * the history (the middleware's system rows, their text in `envelope.system`), put
+   * back in front of the rows returned. Engine errors name the history's index of the row.
    * Returns `{ rows, changed, result }`.
    */
-  async prepare(incoming, { envelope = {}, signals = {} } = {}) {
+  async prepare(incoming, { envelope = {}, signals = {}, lead } = {}) {
+    const head = lead ?? []
     const m = this.map(incoming)
+    const r = await this.prepareMapped(m, envelope, signals).catch((err) => {
+      // engine errors name the history's index of the row (the rows before `base` are the stored view's)
+      throw relocate(err, (i) => (i < m.base ? null : m.k + (i - m.base) + head.length))
+    })
+    return head.length === 0 ? r : { ...r, rows: [...head, ...r.rows] }
+  }
+
+  /** `prepare` on the mapped history `m` (see `map`). */
+  async prepareMapped(m, envelope, signals) {
     const doc = { ...envelope, messages: m.stored }
     const hooks = { ...this.hooks, ...signals }
     const decision = typeof hooks.countTokens === 'function'
@@ -208,6 +221,67 @@ function engineChanged(stored, host) {
   return ta.length === tb.length && ta.every((t, i) => t === tb[i])
 }
 
+const typedError = (code, message, extra = {}) => Object.assign(new Error(message), { name: 'ContextCompactorError', code, ...extra })
+
+function msOf(v, what) {
+  if (v === undefined || v === null) return undefined
+  if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0) throw typedError('invalid_config', `${what} must be a positive number of milliseconds, got ${typeof v === 'number' ? v : typeof v}`)
+  return v
+}
+
+/**
+ * Awaits `run()` (a call that waits on the host's `hook` callback; `what` says which call)
+ * within the bounds of `hooks` (I-6), as the engine bounds its own: `timeouts[hook]` or
+ * `timeoutMs` milliseconds, and `signal`. Rejects with `timeout` / `aborted` (its `cause`
+ * the signal's reason), the engine's codes and wording; nothing was committed by then.
+ */
+async function within(hooks, hook, what, run) {
+  const ms = msOf(hooks.timeouts?.[hook], `timeouts.${hook}`) ?? msOf(hooks.timeoutMs, 'timeoutMs')
+  const signal = hooks.signal ?? undefined
+  if (signal !== undefined && typeof signal?.addEventListener !== 'function') throw typedError('invalid_config', 'signal must be an AbortSignal')
+  const aborted = () => typedError('aborted', `aborted: the signal fired while awaiting the ${hook} callback (${what}); nothing was committed`, { cause: signal.reason })
+  if (signal?.aborted) throw aborted()
+  if (ms === undefined && signal === undefined) return run()
+  let timer
+  let onAbort
+  const stop = new Promise((_, reject) => {
+    if (ms !== undefined) timer = setTimeout(() => reject(typedError('timeout', `timeout: the ${hook} callback did not settle within ${ms} ms (${what}); nothing was committed`)), ms)
+    if (signal !== undefined) {
+      onAbort = () => reject(aborted())
+      signal.addEventListener('abort', onAbort, { once: true })
+    }
+  })
+  try {
+    return await Promise.race([Promise.resolve().then(run), stop])
+  } finally {
+    clearTimeout(timer)
+    if (onAbort) signal.removeEventListener('abort', onAbort)
+  }
+}
+
+/**
+ * Rewrites the row locations of an engine error (`message N`, an index into the rows the
+ * engine was given) to the host's history index (`hostIndex(N)`: a number, or null for a
+ * row the host did not send, e.g. a summary), so the host can find the row (breaker
+ * finding 9). The first located row's history index is also `err.historyIndex`.
+ */
+function relocate(err, hostIndex) {
+  if (!err || typeof err.message !== 'string' || typeof err.code !== 'string' || err.historyIndex !== undefined) return err
+  let first
+  const message = err.message.replace(/\bmessage (\d+)\b/g, (all, n) => {
+    const h = hostIndex(Number(n))
+    if (h == null) return `stored row ${n} (a row the engine wrote, not one of the history's)`
+    if (first === undefined) first = h
+    return `message ${h} of the history`
+  })
+  if (message === err.message) return err
+  try {
+    err.message = message
+    if (first !== undefined) err.historyIndex = first
+  } catch { /* a frozen error stays as it is */ }
+  return err
+}
+
 function historyMismatch(detail) {
   return Object.assign(new Error(`the history does not continue the conversation the session store holds (${detail}): an edited or regenerated history, or another conversation, is not taken; give it a store of its own`), { name: 'ContextCompactorError', code: 'invalid_transcript' })
 }
@@ -227,8 +301,19 @@ export class SessionView {
       const what = store != null && typeof store.append === 'function' ? 'a Session (pass the store you gave it: the helper builds its own Session over it)' : typeof store
       throw Object.assign(new Error(`session must be a session store { load(), save(record, info) }, e.g. sqliteStore(db, id) from context-compactor/stores; got ${what}`), { name: 'ContextCompactorError', code: 'invalid_config' })
     }
+    // M-2 / M-4 (breaker finding 3): memory records and artifact handles are scoped by
+    // the conversation's own id: `sessionId` given, else the store's (`sqliteStore(db, id)`, ...)
+    const sessionId = hooks.sessionId ?? store.sessionId
+    if (sessionId !== undefined && (typeof sessionId !== 'string' || sessionId === '')) {
+      throw typedError('invalid_config', `sessionId must be a non-empty string, got ${sessionId === null ? 'null' : typeof sessionId}`)
+    }
+    if (sessionId === undefined && ['memory', 'store', 'storeArtifact'].some((k) => hooks[k] != null)) {
+      throw typedError('invalid_config', 'session: this store has no sessionId and none was given: pass sessionId (the conversation\'s id), so the memory records and artifact handles of two conversations over one store never share a scope')
+    }
     this.compactor = compactor
-    this.hooks = hooks
+    this.hooks = sessionId === undefined ? hooks : { ...hooks, sessionId }
+    /** The id memory and artifact handles are scoped by (undefined: the engine's "default"). */
+    this.sessionId = sessionId
     this.tag = `${tag}:`
     this.state = null
     this.compactions = []
@@ -382,53 +467,122 @@ export class SessionView {
   }
 
   /**
-   * As `StoredView.prepare`: appends what the store does not hold, checks (C-9), and
-   * compacts through `Session.compact` when the engine says so. `envelope.system` goes
-   * into the first record of a new session.
+   * The record with `system` as its transcript's system prompt (C-2, C-8: each step's
+   * prompt is the current one): saved (compare-and-swap, once more on a refusal) when it
+   * changed, so the check, the compaction and a later instance all see it. `system`
+   * undefined removes it. A legacy array transcript with rows gets the envelope.
    */
-  async prepare(incoming, { envelope = {}, signals = {} } = {}) {
-    this.envelope = envelope
-    const texts = incoming.map(text)
+  async withSystem(rec, system, hooks) {
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const t = rec.transcript
+      const current = Array.isArray(t) ? undefined : t?.system
+      if (current === system || JSON.stringify(current) === JSON.stringify(system)) return rec
+      const messages = listOf(t)
+      const { system: _, ...rest } = Array.isArray(t) ? {} : (t ?? {})
+      const transcript = system === undefined ? { ...rest, messages } : { ...rest, system, messages }
+      const revision = (rec.revision ?? 0) + 1
+      const record = { transcript, state: rec.state ?? null, revision }
+      let refused = false
+      try {
+        const r = await within(hooks, 'save', 'saving the new system prompt', () => this.store.save(record, { expectedRevision: rec.revision ?? 0, revision, patch: [] }))
+        if (r && typeof r === 'object' && r.ok === false) {
+          if (r.reason !== 'stale_revision') throw typedError('save_failed', `save() refused the record: ${r.reason ?? 'no reason given'}`)
+          refused = true
+        }
+      } catch (err) {
+        // a store may refuse a stale save by throwing (W-5)
+        if (err?.code !== 'stale_revision' && err?.reason !== 'stale_revision') throw err
+        refused = true
+      }
+      if (!refused) return { ...rec, transcript, revision }
+      rec = await within(hooks, 'load', 'loading the session record', () => this.store.load())
+    }
+    // refused twice (other writers): this call still measures the current prompt
+    const t = rec.transcript
+    const { system: _, ...rest } = Array.isArray(t) ? { messages: t } : t
+    return { ...rec, transcript: system === undefined ? rest : { ...rest, system } }
+  }
+
+  /**
+   * As `StoredView.prepare`: appends what the store does not hold, checks (C-9), and
+   * compacts through `Session.compact` when the engine says so. `envelope.system` is the
+   * record's system prompt: the first record of a new session gets it, and a changed one
+   * replaces the stored one (C-2, C-8). `lead`: the leading system rows the middleware
+   * took out of the prompt (their text is `envelope.system`); they go back in front of
+   * the rows returned, and a store written before (its first row a system row) keeps
+   * them as rows. `store.load()` and `session.request()` are bounded by `timeoutMs` /
+   * `timeouts.load` / `signal` (I-6). Engine errors name the history's index of the row.
+   */
+  async prepare(incoming, { envelope = {}, signals = {}, lead } = {}) {
     const hooks = { ...this.hooks, ...signals }
-    let rec = await this.store.load()
+    const loadRec = () => within(hooks, 'load', 'loading the session record', () => this.store.load())
+    this.envelope = envelope
+    let rec = await loadRec()
     let stored = listOf(rec.transcript)
-    const h = this.held(stored, texts, incoming)
-    if (h.held < incoming.length) {
-      const fresh = incoming.slice(h.held).map((row, i) => ({ ...row, message_id: `${this.tag}${h.next + i}` }))
-      await this.session.append(fresh, bounds(hooks))
-      rec = await this.store.load()
+    let head = lead ?? []
+    if (lead !== undefined && stored[0]?.role === 'system') {
+      // written before the system prompt left the rows: the system rows stay rows
+      incoming = [...lead, ...incoming]
+      head = []
+      envelope = {}
+      this.envelope = envelope
+    } else if (lead !== undefined || envelope.system !== undefined) {
+      rec = await this.withSystem(rec, envelope.system, hooks)
       stored = listOf(rec.transcript)
     }
-    this.state = rec.state
-    // the findings ledger (Y-10) is rendered into the request view: then it is not the host's rows
-    const same = h.same && stored.length === incoming.length && !(rec.state?.findings?.length > 0)
-    const doc = rec.transcript
-    const decision = typeof hooks.countTokens === 'function'
-      ? await this.compactor.checkAsync(rec.state, doc, hooks)
-      : this.compactor.check(rec.state, doc, hooks)
-    this.lastDecision = decision
-    warnCannotFit(decision, hooks)
-    this.lastSent = doc
-    const unchanged = async () => {
-      if (same) return { rows: incoming, changed: false, decision }
-      const request = listOf(await this.session.request())
-      return { rows: this.reuse(request, incoming, texts), changed: true, decision }
+    const texts = incoming.map(text)
+    // stored row -> the host's history index (its `<tag>:<n>` stamp counts the host's rows)
+    let located = stored
+    const hostIndex = (i) => {
+      const id = located[i]?.message_id
+      if (typeof id !== 'string' || !id.startsWith(this.tag)) return null
+      const n = Number(id.slice(this.tag.length))
+      return Number.isSafeInteger(n) ? n + head.length : null
     }
-    if (!decision.compact) return unchanged()
-    let out
+    const withHead = (r) => (head.length === 0 ? r : { ...r, rows: [...head, ...r.rows] })
     try {
-      out = await this.compactRetried(hooks)
+      const h = this.held(stored, texts, incoming)
+      if (h.held < incoming.length) {
+        const fresh = incoming.slice(h.held).map((row, i) => ({ ...row, message_id: `${this.tag}${h.next + i}` }))
+        located = [...stored, ...fresh]
+        await this.session.append(fresh, bounds(hooks))
+        rec = await loadRec()
+        stored = listOf(rec.transcript)
+        located = stored
+      }
+      this.state = rec.state
+      // the findings ledger (Y-10) is rendered into the request view: then it is not the host's rows
+      const same = h.same && stored.length === incoming.length && !(rec.state?.findings?.length > 0)
+      const doc = rec.transcript
+      const decision = typeof hooks.countTokens === 'function'
+        ? await this.compactor.checkAsync(rec.state, doc, hooks)
+        : this.compactor.check(rec.state, doc, hooks)
+      this.lastDecision = decision
+      warnCannotFit(decision, hooks)
+      this.lastSent = doc
+      const unchanged = async () => {
+        if (same) return { rows: incoming, changed: false, decision }
+        const request = listOf(await within(hooks, 'load', 'session.request(), loading the session record', () => this.session.request()))
+        return { rows: this.reuse(request, incoming, texts), changed: true, decision }
+      }
+      if (!decision.compact) return withHead(await unchanged())
+      let out
+      try {
+        out = await this.compactRetried(hooks)
+      } catch (err) {
+        // another writer saved first, twice: nothing was written; the next call checks again
+        if (err?.code === 'stale_revision') return withHead({ ...(await unchanged()), refused: true })
+        throw err
+      }
+      this.state = out.state
+      if (out.status !== 'compacted') return withHead({ ...(await unchanged()), result: out })
+      const before = stored.reduce((a, r) => a + text(requestRow(r)).length, 0)
+      const rows = this.reuse(listOf(out.request), incoming, texts)
+      this.compactions.push({ before, after: rows.reduce((a, r) => a + text(r).length, 0) })
+      this.lastSent = out.transcript
+      return withHead({ rows, changed: true, decision, result: out })
     } catch (err) {
-      // another writer saved first, twice: nothing was written; the next call checks again
-      if (err?.code === 'stale_revision') return { ...(await unchanged()), refused: true }
-      throw err
+      throw relocate(err, hostIndex)
     }
-    this.state = out.state
-    if (out.status !== 'compacted') return { ...(await unchanged()), result: out }
-    const before = stored.reduce((a, r) => a + text(requestRow(r)).length, 0)
-    const rows = this.reuse(listOf(out.request), incoming, texts)
-    this.compactions.push({ before, after: rows.reduce((a, r) => a + text(r).length, 0) })
-    this.lastSent = out.transcript
-    return { rows, changed: true, decision, result: out }
   }
 }

@@ -34,7 +34,13 @@ export function typedApi(raw) {
     if (typeof C !== 'function' || patched.has(C)) continue
     patched.add(C)
     for (const key of Object.getOwnPropertyNames(C.prototype)) {
-      if (key === 'constructor' || key === 'free') continue
+      if (key === 'constructor') continue
+      if (key === 'free') {
+        // a second free() names free, not the glue's internal __destroy_into_raw
+        const f = C.prototype.free
+        Object.defineProperty(C.prototype, 'free', { ...Object.getOwnPropertyDescriptor(C.prototype, 'free'), value: { free(...args) { if (!this?.__wbg_ptr) throw typed('invalid_state', `${name}.free: free() was already called on this ${name} (or it has no WebAssembly side): nothing to free`); return f.apply(this, args) } }.free })
+        continue
+      }
       const d = Object.getOwnPropertyDescriptor(C.prototype, key)
       if (typeof d.value === 'function') {
         const f = d.value

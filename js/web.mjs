@@ -10,9 +10,9 @@ export * from '../pkg/web/context_compactor.js'
 // typed errors for freed objects and a Session over a non-compactor (issue 16)
 const api = guardedApi({ ...raw, ...typedApi(raw) },
   ['ContextCompactor', 'LiveTranscript', 'MemoryIndex', 'Session'],
-  ['detectFormat', 'dropStoreScope', 'enumerateStore', 'importTranscript', 'recallFromStore', 'recallToolDefinition', 'recordFinding', 'version'])
+  ['detectFormat', 'dropStoreScope', 'enumerateStore', 'importTranscript', 'pin', 'recallFromStore', 'recallToolDefinition', 'recordFinding', 'trustProvenance', 'version'])
 
 export const { init, initSync } = api
 export default init
 export const { ContextCompactor, LiveTranscript, MemoryIndex, Session } = api.classes
-export const { detectFormat, dropStoreScope, enumerateStore, importTranscript, recallFromStore, recallToolDefinition, recordFinding, version } = api.fns
+export const { detectFormat, dropStoreScope, enumerateStore, importTranscript, pin, recallFromStore, recallToolDefinition, recordFinding, trustProvenance, version } = api.fns

@@ -70,6 +70,19 @@ export function memoryError(message) {
   return Object.assign(new Error(message), { code: 'memory_failed' })
 }
 
+/**
+ * `pageSize` of a memory store's `enumerate` (M-4): absent -> 100; else an integer in
+ * 1..=1000 (what `enumerateStore` and `MemoryIndex.enumerate` send after clamping), or
+ * `invalid_config` naming the value.
+ */
+export function checkPageSize(pageSize, what) {
+  if (pageSize === undefined || pageSize === null) return 100
+  if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > 1000) {
+    throw Object.assign(new Error(`${what}: pageSize must be an integer in 1..1000 (records per page), got ${typeof pageSize === 'number' ? pageSize : typeof pageSize}`), { name: 'ContextCompactorError', code: 'invalid_config' })
+  }
+  return pageSize
+}
+
 export function checkSession(session, what) {
   if (typeof session !== 'string' || session === '') throw memoryError(`${what}: session must be a non-empty string`)
   return session

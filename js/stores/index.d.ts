@@ -8,6 +8,9 @@ export type SaveAnswer = { ok: true; revision: number } | { ok: false; reason: '
 
 /** `{ load, save }` for `new Session(compactor, store)` (W-5, W-8), plus `size()`. */
 export interface StoreSession {
+  /** The id the store was opened with (`sqliteStore(db, sessionId)`, ...): the AI SDK
+   * helper's `sessionId` (memory scope, artifact handle tag) when none is given (M-2, M-4). */
+  readonly sessionId: string
   /** The stored record; a session never written loads as `{ transcript: [] (or
    * options.emptyTranscript), state: null, revision: 0 }`. */
   load(): Promise<SessionRecordInput & { revision: number }> | (SessionRecordInput & { revision: number })

@@ -4,7 +4,7 @@
 // transaction on those stores (other tabs included): the revision compared in it
 // cannot move before it commits. Values are structured clones (no size limit to cut
 // to; the origin's quota applies).
-import { STALE, IndexCache, addToIndex, checkRecords, checkSession, emptyRecord, expectedOf, memoryError, recallIds, revisionOf } from './common.mjs'
+import { STALE, IndexCache, addToIndex, checkPageSize, checkRecords, checkSession, emptyRecord, expectedOf, memoryError, recallIds, revisionOf } from './common.mjs'
 
 const SESSIONS = 'cc-sessions'
 const MEMORY = 'cc-memory'
@@ -51,6 +51,8 @@ export function indexedDbStore(db, sessionId, options = {}) {
     throw Object.assign(new Error('sessionId must be a non-empty string'), { code: 'invalid_config' })
   }
   return {
+    /** The session's id (the AI SDK helper scopes memory and artifact handles by it). */
+    sessionId,
     async load() {
       const row = await req(db.transaction(SESSIONS, 'readonly').objectStore(SESSIONS).get(sessionId))
       if (!row) return emptyRecord(options)
@@ -158,7 +160,7 @@ export function indexedDbMemory(db, options = {}) {
     },
     async enumerate({ session, pageToken, pageSize }) {
       const s = checkSession(session, 'enumerate')
-      const size = pageSize ?? 100
+      const size = checkPageSize(pageSize, 'enumerate')
       const after = pageToken ? Number(pageToken) : -1
       if (!Number.isSafeInteger(after)) throw memoryError(`enumerate: bad pageToken ${JSON.stringify(pageToken)}`)
       const rows = await req(db.transaction(MEMORY, 'readonly').objectStore(MEMORY).getAll(scope(s, after), size + 1))

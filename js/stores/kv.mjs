@@ -25,7 +25,7 @@
 // atomic commit that checks it (the compare-and-swap); the old pieces are deleted in
 // that commit when they fit, else right after (they are unreachable by then).
 
-import { STALE, IndexCache, addToIndex, checkRecords, checkSession, emptyRecord, expectedOf, fromChunks, joinBytes, memoryError, splitBytes, newGeneration, recallIds, revisionOf, toChunks } from './common.mjs'
+import { STALE, IndexCache, addToIndex, checkPageSize, checkRecords, checkSession, emptyRecord, expectedOf, fromChunks, joinBytes, memoryError, splitBytes, newGeneration, recallIds, revisionOf, toChunks } from './common.mjs'
 
 const range = (n) => Array.from({ length: n }, (_, i) => i)
 
@@ -102,6 +102,8 @@ export function kvSessionStore(driver, sessionId, options = {}) {
   const metaKey = [...driver.prefix, 'session', sessionId]
   const pieceKeys = (m) => range(m.chunks).map((i) => [...metaKey, m.gen, i])
   return {
+    /** The session's id (the AI SDK helper scopes memory and artifact handles by it). */
+    sessionId,
     /** The stored record, or the empty one (revision 0) for a session never written. */
     async load() {
       for (let attempt = 0; attempt < 8; attempt++) {
@@ -275,7 +277,7 @@ export function kvMemoryStore(driver, options = {}) {
         if (gen !== m.gen || !/^\d+$/.test(seq ?? '')) return { records: [], next: null }
         after = recKey(s, m.gen, Number(seq))
       }
-      const size = pageSize ?? 100
+      const size = checkPageSize(pageSize, 'enumerate')
       const page = await driver.list([...driver.prefix, 'memory', s, m.gen, 'r'], { after, limit: size + 1 })
       const records = page.slice(0, size).map((r) => r.value.record)
       const next = page.length > size ? `${m.gen}~${page[size - 1].key[page[size - 1].key.length - 1]}` : null

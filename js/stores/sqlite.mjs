@@ -4,7 +4,7 @@
 // writes and scope drops are transactions. Memory records live in `cc_memory` with an
 // FTS5 index (`cc_memory_fts`) for the lexical side of recall. No chunking: a SQLite
 // text value holds up to 1e9 bytes by default.
-import { STALE, IndexCache, addToIndex, checkRecords, checkSession, emptyRecord, expectedOf, memoryError, recallIds, revisionOf } from './common.mjs'
+import { STALE, IndexCache, addToIndex, checkPageSize, checkRecords, checkSession, emptyRecord, expectedOf, memoryError, recallIds, revisionOf } from './common.mjs'
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS cc_sessions (id TEXT PRIMARY KEY, revision INTEGER NOT NULL, record TEXT NOT NULL);
@@ -51,6 +51,8 @@ export function sqliteStore(db, sessionId, options = {}) {
   }
   const { stmt } = prepareDb(db)
   return {
+    /** The session's id (the AI SDK helper scopes memory and artifact handles by it). */
+    sessionId,
     load() {
       const row = stmt('SELECT revision, record FROM cc_sessions WHERE id = ?').get(sessionId)
       if (!row) return emptyRecord(options)
@@ -175,7 +177,7 @@ export function sqliteMemory(db, options = {}) {
     },
     enumerate({ session, pageToken, pageSize }) {
       const s = checkSession(session, 'enumerate')
-      const size = pageSize ?? 100
+      const size = checkPageSize(pageSize, 'enumerate')
       const after = pageToken ? Number(pageToken) : 0
       if (!Number.isSafeInteger(after) || after < 0) throw memoryError(`enumerate: bad pageToken ${JSON.stringify(pageToken)}`)
       const rows = stmt('SELECT seq, record FROM cc_memory WHERE session = ? AND seq > ? ORDER BY seq LIMIT ?').all(s, after, size + 1)

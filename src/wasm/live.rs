@@ -118,7 +118,7 @@ impl LiveTranscript {
             };
             core.settle(&mut outcome);
             *inner.borrow_mut() = Some(core);
-            deliver(&outcome, out, callback_error, &hooks).await
+            deliver(&outcome, out, callback_error, &hooks, true).await
         })
     }
 

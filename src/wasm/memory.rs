@@ -96,6 +96,19 @@ fn parse_limit(options: &JsValue) -> Result<Option<usize>, JsValue> {
     }
 }
 
+/// `ranking` of a recall: absent -> `None`; `"fused"`, `"lexical"` (or `"bm25"`) or
+/// `"vector"` -> the ranking and its name; anything else `memory_failed` (`what` names the call).
+fn parse_ranking(options: &JsValue, what: &str) -> Result<Option<(memory::Ranking, String)>, JsValue> {
+    let r = get(options, "ranking");
+    if r.is_undefined() || r.is_null() {
+        return Ok(None);
+    }
+    r.as_string()
+        .and_then(|n| memory::Ranking::parse(&n).map(|k| (k, n)))
+        .map(Some)
+        .ok_or_else(|| fail(format!("{what}: ranking must be \"fused\", \"lexical\" or \"vector\"")))
+}
+
 /// Checks an `embed()` answer: `count` vectors of `dimension` finite components, none
 /// all zero. Throws `memory_failed` naming the first bad vector.
 fn check_vectors(vectors: &[Vec<f32>], count: usize, dimension: usize) -> Result<(), JsValue> {
@@ -219,14 +232,7 @@ impl MemoryIndex {
         let query = str_arg(&query, "recall: query", ErrorCode::MemoryFailed)?;
         let (session, query) = (session.as_str(), query.as_str());
         let limit = parse_limit(&options)?;
-        let r = get(&options, "ranking");
-        let ranking = if r.is_undefined() || r.is_null() {
-            memory::Ranking::Fused
-        } else {
-            r.as_string()
-                .and_then(|n| memory::Ranking::parse(&n))
-                .ok_or_else(|| fail("recall: ranking must be \"fused\", \"lexical\" or \"vector\""))?
-        };
+        let ranking = parse_ranking(&options, "recall")?.map(|(r, _)| r).unwrap_or(memory::Ranking::Fused);
         let result = match self.inner.embedder() {
             memory::EmbedderKind::Embedded => memory::recall_ranked(&self.inner, session, query, limit, ranking),
             memory::EmbedderKind::Host => {
@@ -489,7 +495,7 @@ fn parse_store_hits(out: &JsValue) -> Result<Vec<memory::Hit>, JsValue> {
     Ok(hits)
 }
 
-/// `recallFromStore(store, session, query, { limit?, embed?, embedDimension? })` ->
+/// `recallFromStore(store, session, query, { limit?, ranking?, embed?, embedDimension? })` ->
 /// Promise of `{ query, limit, hits }`, the same shape as `MemoryIndex.recall` (M-2),
 /// answered by the host's store.
 ///
@@ -506,9 +512,12 @@ fn parse_store_hits(out: &JsValue) -> Result<Vec<memory::Hit>, JsValue> {
 /// `store.search` (sync or async) answers an array (or `{ hits }`) of `{ record, score }`
 /// (`record` a full memory record, `score` a finite number, higher is better). The
 /// result keeps only records of `session` (M-4, even when the store returns others),
-/// one hit per record id, best first, at most `limit` (default 5, clamped to 1..=20).
+/// one hit per record id, best first, at most `limit` (default 5; a number is rounded
+/// down and clamped to 1..=20, as `MemoryIndex.recall` does). `ranking` (`"fused"`,
+/// `"lexical"`, `"vector"`) is checked as `MemoryIndex.recall` checks it and, when
+/// given, handed to the store as `search({ ..., ranking })`.
 ///
-/// Rejects with `memory_failed` on a bad argument, a missing `store.search`, a bad
+/// Rejects with `memory_failed` on a bad argument (a `ranking` of another name too), a missing `store.search`, a bad
 /// embedding or a malformed answer (naming the hit and field); a store or embedder
 /// throw or rejection is passed through unchanged.
 #[wasm_bindgen(js_name = recallFromStore)]
@@ -516,6 +525,8 @@ pub async fn recall_from_store(store: JsValue, session: JsValue, query: JsValue,
     let session = store_session(&session, "recallFromStore")?;
     let query = query.as_string().ok_or_else(|| fail("recallFromStore: query must be a string"))?;
     let limit = memory::effective_limit(parse_limit(&options)?);
+    // validated as MemoryIndex.recall does; the store gets it (it ranks by its own means)
+    let ranking = parse_ranking(&options, "recallFromStore")?;
     store_method(&store, "search")?;
     let embed = get(&options, "embed");
     let vector = if embed.is_undefined() || embed.is_null() {
@@ -536,6 +547,9 @@ pub async fn recall_from_store(store: JsValue, session: JsValue, query: JsValue,
     let request = from_json(&serde_json::json!({ "session": session, "query": query, "limit": limit }))?;
     if let Some(v) = vector {
         js_sys::Reflect::set(&request, &"vector".into(), &v)?;
+    }
+    if let Some((_, name)) = ranking {
+        js_sys::Reflect::set(&request, &"ranking".into(), &JsValue::from_str(&name))?;
     }
     let out = call_store(&store, "search", &request).await?;
     let hits = parse_store_hits(&out)?;

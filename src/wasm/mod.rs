@@ -455,12 +455,14 @@ pub(crate) async fn call_hook(f: &Function, arg: &JsValue) -> Result<JsValue, Js
 async fn compact_impl(config: Config, fixed: Option<Format>, state: JsValue, transcript: JsValue, hooks: JsValue) -> Result<JsValue, JsValue> {
     let state = state_of(&state)?;
     let t = decode_input(&config, fixed, &transcript)?;
+    let state_in = state.clone();
     let mut job = start_job(config, state, t, &hooks).await?;
-    let (outcome, side) = drive_job(&mut job, &hooks).await?;
+    // an abort while onEvent is awaited carries the state given (nothing was committed)
+    let (outcome, side) = drive_job(&mut job, &hooks).await.map_err(|e| session::with_state(e, &state_in))?;
     // the job holds the whole source transcript: free it before the result text is
     // written, so that text can reuse its memory (peak wasm memory)
     drop(job);
-    finish(&outcome, side, &hooks).await
+    finish(&outcome, side, &hooks, false).await.map_err(|e| session::with_state(e, &state_in))
 }
 
 /// A job over `t` with the signals of `hooks` and the host steps its hooks answer
@@ -514,16 +516,27 @@ pub(crate) struct Side {
 }
 
 /// Sends `events` to `hooks.onEvent` (bounded, I-6); a throw, rejection or timeout is
-/// recorded in `side.warnings`, never propagated.
-async fn emit(events: &[crate::engine::Event], on_event: Option<&Function>, bounds: &bounded::Bounds, side: &mut Side) {
-    let Some(f) = on_event else { return };
+/// recorded in `side.warnings`, never propagated. The signal firing while an `onEvent`
+/// call is awaited (or before one) is propagated: `Err` with code `aborted` naming the
+/// `onEvent` callback and the event it was given (breaker finding 11: the call stops
+/// there, so nothing after it commits).
+async fn emit(events: &[crate::engine::Event], on_event: Option<&Function>, bounds: &bounded::Bounds, side: &mut Side) -> Result<(), JsValue> {
+    let Some(f) = on_event else { return Ok(()) };
     for ev in events {
         let Ok(arg) = to_js(ev) else { continue };
+        let hook = format!("onEvent (a {} event)", ev.kind);
+        if let Some(e) = bounds.aborted(&hook) {
+            return Err(e);
+        }
         if let Err(e) = bounds.call("onEvent", f, &[&arg]).await {
+            if get(&e, "code").as_string().as_deref() == Some("aborted") && bounded::is_bound_error(&e) {
+                return Err(bounds.aborted(&hook).unwrap_or(e));
+            }
             let message = get(&e, "message").as_string().or_else(|| e.as_string()).unwrap_or_else(|| "onEvent failed".into());
             side.warnings.push(format!("onEvent failed on a {} event: {message}", ev.kind));
         }
     }
+    Ok(())
 }
 
 /// Drives a job to its outcome, awaiting the hooks for each step, each bounded by the
@@ -545,7 +558,7 @@ pub(crate) async fn drive_job(job: &mut Job, hooks: &JsValue) -> Result<(Box<Out
             let n = job.events().len();
             if n > side.delivered {
                 let fresh = job.events().get(side.delivered..n).unwrap_or(&[]).to_vec();
-                emit(&fresh, on_event.as_ref(), &bounds, &mut side).await;
+                emit(&fresh, on_event.as_ref(), &bounds, &mut side).await?;
                 side.delivered = n;
             }
         }
@@ -631,9 +644,11 @@ pub(crate) async fn drive_job(job: &mut Job, hooks: &JsValue) -> Result<(Box<Out
 /// Emits the outcome's events to `onEvent`, then resolves to the result JSON, or throws
 /// for a failed outcome (W-3 / J-2: the callback's own error when it threw, else a typed
 /// engine error; both carry the new `state`).
-pub(crate) async fn finish(outcome: &Outcome, side: Side, hooks: &JsValue) -> Result<JsValue, JsValue> {
+/// `committed`: whether the call already committed (a Session's save): an abort while the
+/// last events are delivered then no longer rejects.
+pub(crate) async fn finish(outcome: &Outcome, side: Side, hooks: &JsValue, committed: bool) -> Result<JsValue, JsValue> {
     let out = result_pieces(outcome, hooks)?;
-    deliver(outcome, out, side, hooks).await
+    deliver(outcome, out, side, hooks, committed).await
 }
 
 /// The `memoryRecords` option of `hooks` (issue 15): absent or `"ids"` -> the result's
@@ -674,12 +689,21 @@ pub(crate) fn result_pieces(outcome: &Outcome, hooks: &JsValue) -> Result<Vec<St
 /// that throws, rejects or times out never turns the result into a rejection: it is
 /// reported as an `on_event_failed` warning event at the end of the result's `events`
 /// (issue 14).
-pub(crate) async fn deliver(outcome: &Outcome, out: Vec<String>, mut side: Side, hooks: &JsValue) -> Result<JsValue, JsValue> {
+pub(crate) async fn deliver(outcome: &Outcome, out: Vec<String>, mut side: Side, hooks: &JsValue, committed: bool) -> Result<JsValue, JsValue> {
     let on_event = get(hooks, "onEvent").dyn_into::<Function>().ok();
     // bad bounds were refused before the job ran; unbounded here if they could not be read
     let bounds = bounded::Bounds::from_options(hooks).unwrap_or_default();
     let rest = outcome.events.get(side.delivered..).unwrap_or(&[]);
-    emit(rest, on_event.as_ref(), &bounds, &mut side).await;
+    if let Err(e) = emit(rest, on_event.as_ref(), &bounds, &mut side).await {
+        // aborted while onEvent was awaited: a call whose result is its commit rejects
+        // (nothing committed); after a commit (a Session's save, a live transcript's
+        // settle) the wait just stops and the result says so
+        if !committed {
+            return Err(e);
+        }
+        drop(e);
+        side.warnings.push("aborted: the signal fired while onEvent was awaited after the commit (the compaction was committed before it fired); the events after that one were not delivered".to_string());
+    }
     if outcome.status == "failed" {
         let err = match (side.error, &outcome.error) {
             (Some(e), Some(inner)) if matches!(inner.code, ErrorCode::SummaryFailed | ErrorCode::MemoryFailed) => e,

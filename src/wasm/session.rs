@@ -164,7 +164,7 @@ impl Session {
                     let patch = outcome.rewrite.as_ref().map(|r| serde_json::to_value(&r.patch).unwrap_or(Value::Null)).unwrap_or(Value::Array(vec![]));
                     store.save(plan, &patch, &bounds).await?;
                 }
-                let out = finish(&outcome, side, &hooks).await?;
+                let out = finish(&outcome, side, &hooks, plan.is_some()).await?;
                 if let Some(plan) = plan {
                     let saved = from_json(&json!({ "revision": plan.record.revision, "expectedRevision": plan.expected_revision }))?;
                     let _ = Reflect::set(&out, &"saved".into(), &saved);
