@@ -2,7 +2,9 @@
 // Semantic-memory benchmark (M-1..M-4): does memory find what compaction folded away?
 //
 //   npm run bench:memory              (needs a build, `npm run build`, and ../shared/transcripts)
-//   node bench/memory.mjs --smoke     (a few probes of two transcripts, 1k-record latency only)
+//   node bench/memory.mjs --smoke     (a few probes of two transcripts, 1k-record latency only,
+//                                      no host embedder)
+//   node bench/memory.mjs --misses A  (list only half A's misses: tune on A, never on B)
 //
 // Method (details and caveats: docs/memory.md):
 // 1. Probes: bench/memory-probes.json, written by hand from reading the transcripts: a
@@ -16,7 +18,10 @@
 //    is in none of the kept rows (it may be in the summary; that is reported).
 // 3. Recall@1 / @5 from the embedded memory (`MemoryIndex.recall`, fused ranking; also
 //    BM25 alone and the vectors alone), against MiniSearch (BM25, defaults, fields
-//    content + toolName) and a whitespace bag of words (cosine) over the very same records.
+//    content + toolName) and a whitespace bag of words (cosine) over the very same records;
+//    and from a host-vector index (`MemoryIndex({ dimension })` filled by `compact`'s
+//    `embed` hook) with a host embedder built from an npm package's word vectors
+//    (bench/host-embedder.mjs): fused with BM25 inside the engine, and the vectors alone.
 // 4. Fidelity of the compacted transcript: constraint sentences the person wrote, the
 //    file paths of folded tool calls and the newest request, verbatim (whitespace
 //    folded) in the new transcript (summary or kept rows).
@@ -31,10 +36,12 @@ import { fileURLToPath } from 'node:url'
 import { performance } from 'node:perf_hooks'
 import MiniSearch from 'minisearch'
 import { ContextCompactor, MemoryIndex, importTranscript } from 'context-compactor'
+import { loadEmbedder, embeddingsPath, PACKAGE } from './host-embedder.mjs'
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 const shared = join(root, '..', 'shared', 'transcripts')
 const smoke = process.argv.includes('--smoke')
+const missHalf = process.argv.includes('--misses') ? process.argv[process.argv.indexOf('--misses') + 1] : null
 if (!existsSync(shared)) {
   console.error(`bench:memory: ${shared} is missing; the probe set is built from it`)
   process.exit(1)
@@ -157,13 +164,19 @@ if (smoke) {
   const keep = new Set(['swe-agent/BabyEncryption.traj', 'claude-code/econ-detrending-correlation.jsonl'])
   probes = probes.filter((p) => keep.has(p.t))
 }
+// The host embedder (not in --smoke: loading the vectors takes about 5 s and 1 GB).
+const hostEmbedder = !smoke && embeddingsPath() ? loadEmbedder() : null
+const host = hostEmbedder ? new MemoryIndex({ dimension: hostEmbedder.dimension }) : null
 const sessions = new Map()
 for (const t of [...new Set(probes.map((p) => p.t))]) {
   const file = join(shared, t)
   const { format, document } = importTranscript('auto', readFileSync(file, 'utf8'))
   const source = Array.isArray(document) ? document : document.messages
   const compactor = new ContextCompactor({ format, profile: 'default', contextWindow: 16000 })
-  const out = await compactor.compact(null, document, { force: true, sessionId: t, memoryRecords: 'result' })
+  // with a host embedder, `compact` embeds the records through the `embed` hook into the
+  // host-vector index, as an application would; the records also come back in the result
+  const hooks = host ? { memory: host, embed: hostEmbedder.embed, embedDimension: hostEmbedder.dimension } : {}
+  const out = await compactor.compact(null, document, { force: true, sessionId: t, memoryRecords: 'result', ...hooks })
   const kept = (Array.isArray(out.transcript) ? out.transcript : out.transcript?.messages ?? []).filter((m) => m.summary_level == null)
   const after = Array.isArray(out.transcript) ? out.transcript : out.transcript?.messages ?? []
   sessions.set(t, {
@@ -191,6 +204,14 @@ const SYSTEMS = [
   ['MiniSearch (BM25)', (s, q) => s.mini.search(q, 20)],
   ['bag of words', (s, q) => s.bow.search(q, 20)],
 ]
+if (host) {
+  const qv = (q) => hostEmbedder.embed([q])[0]
+  SYSTEMS.push(
+    ['host vectors + BM25 (fused)', (s, q) => host.recall(s.t, q, { limit: 20, vector: qv(q) }).hits],
+    ['host vectors only', (s, q) => host.recall(s.t, q, { limit: 20, vector: qv(q), ranking: 'vector' }).hits],
+  )
+}
+const HOST = SYSTEMS.findIndex(([n]) => n === 'host vectors + BM25 (fused)')
 const rankOf = (hits, want) => {
   const i = hits.findIndex((h) => norm(h.content).includes(want))
   return i < 0 ? Infinity : i + 1
@@ -250,6 +271,8 @@ function table(title, rows, groups) {
 }
 
 console.log('# Semantic memory benchmark' + (smoke ? ' (smoke subset)' : ''))
+console.log(host ? `\nHost embedder: ${PACKAGE} (100-d word vectors, SIF-weighted mean, bench/host-embedder.mjs), through compact's embed hook into MemoryIndex({ dimension: ${hostEmbedder.dimension} })`
+  : `\nHost embedder: not run (${smoke ? '--smoke' : `${PACKAGE} is not installed`})`)
 console.log(`\nTranscripts: ${sessions.size}, memory records: ${[...sessions.values()].reduce((a, s) => a + s.records.length, 0)}, probes: ${results.length}` +
   ` (fact left the context: ${valid.length}; still in a kept row: ${results.filter((r) => r.inKept).length}; substring not in the source: ${results.filter((r) => !r.inSource).length})`)
 console.log(`Of the counted probes: fact in some memory record ${valid.filter((r) => r.inRecord).length}, split across records ${valid.filter((r) => !r.inRecord && r.inMemoryText).length}, also in the summary ${valid.filter((r) => r.inSummary).length}.`)
@@ -327,8 +350,11 @@ const queries = probes.filter((p) => !p.t.startsWith('glaive/')).map((p) => p.q)
 const lat = []
 console.log(`\nSearch latency over one session, same run (${cpus().length} CPUs, load average ${loadavg()[0].toFixed(1)} at the start):`)
 console.log('wall = median wall time of one recall (limit 5); cpu = process CPU time of all queries / queries\n')
-console.log('| records | add, s (wasm) | embedded fused (wasm), wall / cpu ms | MiniSearch, wall / cpu ms | bag of words (JS scan), wall ms | ratio embedded / MiniSearch (cpu) |')
-console.log('|---|---|---|---|---|---|')
+console.log('| records | add, s (wasm) | embedded fused (wasm), wall / cpu ms | MiniSearch, wall / cpu ms | bag of words (JS scan), wall ms | ratio embedded / MiniSearch (cpu) | host vectors + BM25 fused (wasm), wall / cpu ms |')
+console.log('|---|---|---|---|---|---|---|')
+// host-vector rows: each copy keeps its original's vector (the copy word is one more word)
+const poolVectors = host ? hostEmbedder.embed(pool.map((r) => r.content)) : null
+const queryVectors = host ? hostEmbedder.embed(queries) : null
 for (const n of smoke ? [1_000] : [1_000, 10_000, 100_000]) {
   const records = []
   for (let i = 0; i < n; i++) {
@@ -350,8 +376,15 @@ for (const n of smoke ? [1_000] : [1_000, 10_000, 100_000]) {
     const c = process.cpuUsage(c0)
     return (c.user + c.system) / 1000
   }
-  let [cw, cm] = [0, 0]
+  let [cw, cm, ch] = [0, 0, 0]
+  const th = []
+  let hidx = null
+  if (host) {
+    hidx = new MemoryIndex({ dimension: hostEmbedder.dimension })
+    hidx.addWithVectors(records, records.map((_, i) => poolVectors[i % pool.length]))
+  }
   for (let r = 0; r < rounds; r++) {
+    if (hidx) ch += cpu(() => { queries.forEach((q, k) => { t0 = performance.now(); hidx.recall('bench', q, { limit: 5, vector: queryVectors[k] }); th.push(performance.now() - t0) }) })
     cw += cpu(() => { for (const q of queries) { t0 = performance.now(); idx.recall('bench', q, { limit: 5 }); tw.push(performance.now() - t0) } })
     cm += cpu(() => { for (const q of queries) { t0 = performance.now(); mini.search(q, 5); tm.push(performance.now() - t0) } })
     if (bow) for (const q of queries) { t0 = performance.now(); bow.search(q, 5); tb.push(performance.now() - t0) }
@@ -359,8 +392,10 @@ for (const n of smoke ? [1_000] : [1_000, 10_000, 100_000]) {
   const [mw, mm] = [median(tw), median(tm)]
   const [pw, pm] = [cw / (rounds * queries.length), cm / (rounds * queries.length)]
   lat.push([n, mw, pw])
-  console.log(`| ${n.toLocaleString('en-US')} | ${addS.toFixed(2)} | ${mw.toFixed(2)} / ${pw.toFixed(2)} | ${mm.toFixed(2)} / ${pm.toFixed(2)} | ${bow ? median(tb).toFixed(2) : 'not run'} | ${(pw / pm).toFixed(2)} |`)
+  const hostCell = hidx ? `${median(th).toFixed(2)} / ${(ch / (rounds * queries.length)).toFixed(2)}` : 'not run'
+  console.log(`| ${n.toLocaleString('en-US')} | ${addS.toFixed(2)} | ${mw.toFixed(2)} / ${pw.toFixed(2)} | ${mm.toFixed(2)} / ${pm.toFixed(2)} | ${bow ? median(tb).toFixed(2) : 'not run'} | ${(pw / pm).toFixed(2)} | ${hostCell} |`)
   idx.free()
+  hidx?.free()
 }
 
 // ---------- 5. targets ---------------------------------------------------------------------
@@ -386,6 +421,13 @@ console.log('| target | measured | status |')
 console.log('|---|---|---|')
 console.log(`| recall@5 >= 0.8 overall (embedded) | ${r5.toFixed(3)} | ${r5 >= 0.8 ? 'met' : `NOT met (${misses.length} misses: ${cause})`} |`)
 console.log(`| recall@1 >= 0.5 overall (embedded) | ${r1.toFixed(3)} | ${r1 >= 0.5 ? 'met' : `NOT met (${cause1})`} |`)
+if (HOST >= 0) {
+  const h5 = all(HOST, 5)
+  const h1 = all(HOST, 1)
+  const gapFound = valid.filter((r) => gapOf(r) && r.ranks[HOST] <= 5).length
+  console.log(`| recall@5 >= 0.8 overall (host vectors + BM25) | ${h5.toFixed(3)} | ${h5 >= 0.8 ? 'met' : `NOT met (${valid.filter((r) => r.ranks[HOST] > 5).length} misses; of the ${valid.filter(gapOf).length} questions sharing no content word with the fact, ${gapFound} found @5)`} |`)
+  console.log(`| recall@1 >= 0.5 overall (host vectors + BM25) | ${h1.toFixed(3)} | ${h1 >= 0.5 ? 'met' : 'NOT met'} |`)
+}
 console.log(`| constraints verbatim 100% | ${pct(...fid.constraints)} | ${gap('constraints', ...fid.constraints)} |`)
 console.log(`| paths of folded calls 100% | ${pct(...fid.paths)} | ${gap('paths', ...fid.paths)} |`)
 console.log(`| newest request verbatim 100% | ${pct(...fid.newest)} | ${gap('newest', ...fid.newest)} |`)
@@ -401,7 +443,8 @@ for (const k of kinds) {
 }
 console.log(`\nAll counted probes whose question shares no content word with any record holding the fact: ${valid.filter(gapOf).length} of ${valid.length}; found @5 anyway (synonyms, context terms): ${valid.filter((r) => gapOf(r) && r.ranks[0] <= 5).length}.`)
 console.log('\nMissed @5 by the embedded memory (probe number, half, kind: question -> rank; MiniSearch rank; content words shared with the fact\'s record)')
-for (const r of misses) console.log(`- #${r.n} ${r.half} ${r.kind} ${r.t.split('/')[0]}: "${r.q}" -> ${r.ranks[0] === Infinity ? '>20' : r.ranks[0]}; MiniSearch ${r.ranks[3] === Infinity ? '>20' : r.ranks[3]}; shared ${r.shared}${r.inRecord ? '' : ' (fact in no single record)'}`)
+for (const r of misses.filter((r) => !missHalf || r.half === missHalf)) console.log(`- #${r.n} ${r.half} ${r.kind} ${r.t.split('/')[0]}: "${r.q}" -> ${r.ranks[0] === Infinity ? '>20' : r.ranks[0]}; MiniSearch ${r.ranks[3] === Infinity ? '>20' : r.ranks[3]}; shared ${r.shared}${r.inRecord ? '' : ' (fact in no single record)'}`)
+if (missHalf) console.log(`(only half ${missHalf}'s misses listed: --misses ${missHalf})`)
 const skipped = results.filter((r) => r.inKept || !r.inSource)
 if (skipped.length) {
   console.log('\nNot counted (fact still in a kept row, or substring not in the source):')

@@ -1130,10 +1130,17 @@ export interface RecallOptions {
   /** A host-vector index only (required there): the host's embedding of the query,
    * `dimension` components. */
   vector?: ArrayLike<number> | null
-  /** Embedded index: `'fused'` (default; BM25 over the inverted index and the embedded
-   * vectors, weighted reciprocal rank fusion), `'lexical'` (BM25 alone) or `'vector'`
-   * (the embedded vectors alone). Anything else throws `memory_failed`. */
+  /** `'fused'` (default), `'lexical'` (BM25 alone) or `'vector'` (the vectors alone).
+   * Embedded index: fused = BM25 over the inverted index and the embedded vectors,
+   * weighted reciprocal rank fusion. Host-vector index: fused = BM25 over the records'
+   * terms and the host vectors' cosine, relative score fusion weighted by `alpha`; a
+   * record sharing no word with the query is found by its vector. Anything else throws
+   * `memory_failed`. */
   ranking?: 'fused' | 'lexical' | 'vector' | null
+  /** Host-vector index, fused ranking: weight of the host vectors, a number in [0, 1]
+   * (0 = BM25 alone, 1 = the vectors alone; default 0.2); anything else throws
+   * `memory_failed`. Ignored on an embedded index. */
+  alpha?: number | null
 }
 
 /** Options of `MemoryIndex.enumerate` (M-4). */

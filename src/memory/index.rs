@@ -20,6 +20,12 @@
 //! (k 60; `1 / (k + bm25 rank) + VECTOR_WEIGHT / (k + vector rank)`). A
 //! record that shares no term with the query is not a candidate: the work is bounded by
 //! the postings of the query's terms, not by the size of the scope.
+//!
+//! A host-vector index ([`Index::with_dimension`]) keeps the same inverted index, and
+//! its fused ranking ([`Index::search_with_vector`]) is relative score fusion of BM25 and
+//! the host vectors' cosine (an exact scan), weighted by `alpha`
+//! ([`HOST_VECTOR_ALPHA`]): there a record sharing no term with the query is found by
+//! its vector.
 
 use super::embed::{self, DEFAULT_DIMENSION, EMBEDDER_ID};
 use super::mentions::{index_terms, index_terms_counted};
@@ -48,8 +54,17 @@ const RRF_K: f64 = 60.0;
 /// than the vectors alone; with context terms and synonyms, 0.1 did better there than
 /// 0.25 (the earlier choice), 0.5 or an equal weight.
 pub const VECTOR_WEIGHT: f64 = 0.1;
-/// How many of the best BM25 records the vector ranking re-ranks (fused ranking).
+/// How many of the best BM25 records the vector ranking re-ranks (fused ranking), and
+/// how many of the best records by host-vector cosine a host-vector index fuses.
 pub const CANDIDATES: usize = 100;
+/// Default weight of the host vectors in a host-vector index's fused ranking
+/// ([`Index::search_with_vector`], relative score fusion: `alpha * cosine' + (1 - alpha)
+/// * bm25'`, the cosines min-max scaled over their candidates, BM25 over its best).
+/// Chosen on the tuning half
+/// of the memory benchmark's probes with an averaged word-vector embedder
+/// (docs/memory.md): 0.2 did as well as BM25 alone there at 5 and better than 0.3 to
+/// 0.75; a stronger embedder may want more (the `alpha` option).
+pub const HOST_VECTOR_ALPHA: f64 = 0.2;
 
 /// Snapshot `format` tag.
 const SNAPSHOT_FORMAT: &str = "context-compactor/memory-index";
@@ -603,6 +618,43 @@ impl Scope {
         }
     }
 
+    /// Relative score fusion of BM25 and host-vector cosine (see
+    /// [`Index::search_with_vector`]).
+    fn fuse_host(&self, query: &str, vector: &[f32], limit: usize, alpha: f64) -> Vec<Hit> {
+        let lexical = self.best(self.bm25(&query_terms(query, false)), CANDIDATES);
+        let by_vector = self.best(self.cosines(vector), CANDIDATES);
+        let mut fused: FnvMap<u32, f64> = FnvMap::default();
+        // BM25's zero means "no shared term", so its scores are taken over the best one;
+        // a dense embedding's cosines sit far from zero, so theirs are min-max scaled
+        for (list, weight, floor) in [(&lexical, 1.0 - alpha, false), (&by_vector, alpha, true)] {
+            let max = list.first().map_or(0.0, |x| x.1);
+            let min = if floor { list.last().map_or(0.0, |x| x.1) } else { 0.0 };
+            if weight <= 0.0 || max - min <= f64::EPSILON * max.abs().max(1.0) {
+                continue;
+            }
+            for &(slot, x) in list.iter() {
+                *fused.entry(slot).or_insert(0.0) += weight * (x - min) / (max - min);
+            }
+        }
+        let scored: Vec<(u32, f64)> = fused.into_iter().filter(|&(_, x)| x > 0.0).collect();
+        let ranked = self.best(scored, CANDIDATES.saturating_mul(2));
+        let top = ranked.first().map_or(1.0, |x| x.1);
+        self.distinct(ranked.into_iter().map(|(s, x)| (s, x / top)), limit)
+    }
+
+    /// `(slot, cosine)` of every record with a host vector and cosine above
+    /// [`MIN_SCORE`], unordered.
+    fn cosines(&self, query: &[f32]) -> Vec<(u32, f64)> {
+        self.order
+            .values()
+            .filter_map(|&slot| {
+                let v = self.doc(slot)?.vector.as_ref()?;
+                let s = f64::from(embed::dot(query, v));
+                (s.is_finite() && s > f64::from(MIN_SCORE)).then_some((slot, s))
+            })
+            .collect()
+    }
+
     /// Exact cosine scan with a host query vector (host index).
     fn rank_vectors(&self, query: &[f32], limit: usize) -> Vec<Hit> {
         let scored: Vec<(u32, f64)> = self
@@ -714,7 +766,10 @@ impl Index {
     }
 
     /// Adds records with host vectors: `vectors[i]` embeds `records[i]`, each of exactly
-    /// [`Index::dimension`] finite components, not all zero (stored L2-normalised).
+    /// [`Index::dimension`] finite components, not all zero (stored L2-normalised). Each
+    /// record's terms are indexed as [`Index::add`] does, for the BM25 side of
+    /// [`Index::search_with_vector`]; a record without tokens is stored all the same
+    /// (its vector finds it).
     /// Same-id records replace stored ones. Fails with `memory_failed`, storing nothing,
     /// on an embedded index, a count mismatch, a wrong dimension or a zero vector.
     pub fn add_with_vectors(&mut self, records: Vec<MemoryRecord>, vectors: Vec<Vec<f32>>) -> Result<AddReport> {
@@ -736,8 +791,11 @@ impl Index {
         }
         let mut report = AddReport::default();
         for (record, vector) in records.into_iter().zip(units) {
+            // the lexical side of the fused ranking (a record without tokens is still
+            // stored: its vector finds it)
+            let (terms, len) = doc_terms(&record);
             let scope = self.scopes.get_or_insert_with(record.session.clone(), Scope::default);
-            if scope.upsert(Doc { record, terms: Vec::new(), vector: Some(vector) }, Vec::new(), 0) {
+            if scope.upsert(Doc { record, terms: Vec::new(), vector: Some(vector) }, terms, len) {
                 report.replaced += 1;
             } else {
                 report.added += 1;
@@ -783,6 +841,58 @@ impl Index {
             return Ok(Vec::new());
         }
         Ok(self.scopes.get(session).map(|s| s.rank_vectors(&q, limit)).unwrap_or_default())
+    }
+
+    /// Search in one session of a host-vector index with the query's text and the host's
+    /// embedding of it (`vector`, [`Index::dimension`] components): at most `limit` hits,
+    /// best first, one per distinct content (M-3).
+    ///
+    /// - [`Ranking::Fused`] (what recall uses): relative score fusion of BM25 over the
+    ///   records' terms (the same inverted index as the embedded index: content,
+    ///   mentions, tool name, context) and the host vectors' cosine. The best
+    ///   [`CANDIDATES`] of each ranking are taken; BM25 scores are divided by the best
+    ///   one (zero means no shared term), cosines are min-max scaled to `[0, 1]` over
+    ///   their candidates (a dense embedding's cosines sit far from zero; when they are
+    ///   all equal they add nothing: they do not tell the records apart), and a record
+    ///   scores `alpha * vector + (1 - alpha) * bm25` (0 for a list it is not in), over
+    ///   the best record's score. `alpha` in `[0, 1]`, `None` ->
+    ///   [`HOST_VECTOR_ALPHA`]. A record with a fused score of 0 is not a hit. A record
+    ///   sharing no word with the query is found by its vector alone.
+    /// - [`Ranking::Lexical`]: BM25 alone (score over the best hit's).
+    /// - [`Ranking::Vector`]: the cosine alone, an exact scan (as
+    ///   [`Index::search_by_vector`]).
+    ///
+    /// Fails with `memory_failed` on an embedded index, a wrong dimension, a zero /
+    /// non-finite vector or an `alpha` outside `[0, 1]`.
+    pub fn search_with_vector(
+        &self,
+        session: &str,
+        query: &str,
+        vector: &[f32],
+        limit: usize,
+        ranking: Ranking,
+        alpha: Option<f64>,
+    ) -> Result<Vec<Hit>> {
+        if self.embedder != EmbedderKind::Host {
+            return Err(fail("this index uses the embedded embedder; use search"));
+        }
+        if vector.len() != self.dim {
+            return Err(fail(format!("query vector has {} components; the index declares {}", vector.len(), self.dim)));
+        }
+        let alpha = alpha.unwrap_or(HOST_VECTOR_ALPHA);
+        if !(0.0..=1.0).contains(&alpha) {
+            return Err(fail(format!("alpha {alpha} is outside [0, 1]")));
+        }
+        let q = embed::normalize(vector).ok_or_else(|| fail("query vector is zero or not finite"))?;
+        if limit == 0 {
+            return Ok(Vec::new());
+        }
+        let Some(scope) = self.scopes.get(session) else { return Ok(Vec::new()) };
+        Ok(match ranking {
+            Ranking::Vector => scope.rank_vectors(&q, limit),
+            Ranking::Lexical => scope.search(query, limit, Ranking::Lexical, self.dim),
+            Ranking::Fused => scope.fuse_host(query, &q, limit, alpha),
+        })
     }
 
     /// Pages through one session's records in scope order (source offset range, byte

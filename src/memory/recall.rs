@@ -203,8 +203,10 @@ pub fn recall_ranked(index: &Index, session: &str, query: &str, limit: Option<us
 }
 
 /// Answers a `recall` call on a host-vector index: `vector` is the host's embedding of
-/// `query` (of [`Index::dimension`] components). Limit as in [`recall`]. Fails with
-/// `memory_failed` on a wrong dimension or zero vector.
+/// `query` (of [`Index::dimension`] components), fused with BM25 over the records'
+/// terms ([`Ranking::Fused`], [`super::HOST_VECTOR_ALPHA`]; see
+/// [`Index::search_with_vector`]). Limit as in [`recall`]. Fails with `memory_failed`
+/// on a wrong dimension or zero vector.
 pub fn recall_with_vector(
     index: &Index,
     session: &str,
@@ -212,8 +214,23 @@ pub fn recall_with_vector(
     vector: &[f32],
     limit: Option<usize>,
 ) -> Result<RecallResult> {
+    recall_with_vector_ranked(index, session, query, vector, limit, Ranking::Fused, None)
+}
+
+/// [`recall_with_vector`] with a chosen [`Ranking`] and host-vector weight `alpha`
+/// (`[0, 1]`, `None` -> [`super::HOST_VECTOR_ALPHA`]; fused ranking only). Fails with
+/// `memory_failed` as [`Index::search_with_vector`].
+pub fn recall_with_vector_ranked(
+    index: &Index,
+    session: &str,
+    query: &str,
+    vector: &[f32],
+    limit: Option<usize>,
+    ranking: Ranking,
+    alpha: Option<f64>,
+) -> Result<RecallResult> {
     let limit = effective_limit(limit);
-    Ok(result(query, limit, index.search_by_vector(session, vector, limit)?))
+    Ok(result(query, limit, index.search_with_vector(session, query, vector, limit, ranking, alpha)?))
 }
 
 /// Answers a `recall` call from hits a host store found (M-2, M-4): keeps only hits

@@ -220,13 +220,15 @@ impl MemoryIndex {
         to_js(&report)
     }
 
-    /// `recall(session, query, { limit?, vector?, ranking? })` -> `{ query, limit, hits:
-    /// [{ id, content, score, messageId, role, sourceRange, kind, toolName?, callId?,
-    /// handle?, mentions? }] }` (M-2). `limit`: default 5, clamped to 1..=20. Only
-    /// `session`'s records are searched. `ranking` (embedded index): `"fused"` (default:
-    /// BM25 over the inverted index and the embedded vectors, fused), `"lexical"` (BM25
-    /// alone) or `"vector"` (the embedded vectors alone); anything else throws
-    /// `memory_failed`. A host index needs `vector` (the host's embedding of `query`).
+    /// `recall(session, query, { limit?, vector?, ranking?, alpha? })` -> `{ query, limit,
+    /// hits: [{ id, content, score, messageId, role, sourceRange, kind, toolName?,
+    /// callId?, handle?, mentions? }] }` (M-2). `limit`: default 5, clamped to 1..=20.
+    /// Only `session`'s records are searched. `ranking`: `"fused"` (default: BM25 over
+    /// the inverted index and the vectors, fused), `"lexical"` (BM25 alone) or
+    /// `"vector"` (the vectors alone); anything else throws `memory_failed`. A host index
+    /// needs `vector` (the host's embedding of `query`); its fused ranking weighs the
+    /// host vectors by `alpha` (a number in [0, 1], default 0.2, relative score fusion,
+    /// see `Index::search_with_vector`); `alpha` is ignored on an embedded index.
     pub fn recall(&self, session: JsValue, query: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
         let session = session_arg(&session, "recall")?;
         let query = str_arg(&query, "recall: query", ErrorCode::MemoryFailed)?;
@@ -242,7 +244,13 @@ impl MemoryIndex {
                 }
                 let wrapped = Array::of1(&v);
                 let vector = parse_vectors(&wrapped.into(), "options.vector")?.into_iter().next().unwrap_or_default();
-                memory::recall_with_vector(&self.inner, session, query, &vector, limit).map_err(|e| js_error(&e))?
+                let a = get(&options, "alpha");
+                let alpha = if a.is_undefined() || a.is_null() {
+                    None
+                } else {
+                    Some(a.as_f64().filter(|x| (0.0..=1.0).contains(x)).ok_or_else(|| fail("recall: alpha must be a number in [0, 1]"))?)
+                };
+                memory::recall_with_vector_ranked(&self.inner, session, query, &vector, limit, ranking, alpha).map_err(|e| js_error(&e))?
             }
         };
         json_out(&result)

@@ -246,6 +246,23 @@ export function memoryCases(api) {
       },
     },
     {
+      name: 'M-3 host-vector recall fuses BM25 with the host vectors (alpha), or either alone',
+      async run() {
+        const idx = new MemoryIndex({ dimension: 3 })
+        idx.addWithVectors([record('h', 1, 'the deploy key lives in vault path secret/ci'), record('h', 2, 'lunch order was falafel'), record('h', 3, 'the weather is sunny')],
+          [[1, 0, 0], [0, 1, 0], [0, 0, 1]])
+        const nearLunch = [0.3, 1, 0.2]
+        const first = (q, o) => idx.recall('h', q, { vector: nearLunch, ...o }).hits[0]?.content
+        eq(first('where is the deploy key kept', { ranking: 'vector' }), 'lunch order was falafel', 'the vectors alone prefer lunch')
+        eq(first('where is the deploy key kept', {}), 'the deploy key lives in vault path secret/ci', 'fused by default: the shared words win at alpha 0.2')
+        eq(first('where is the deploy key kept', { alpha: 1 }), 'lunch order was falafel', 'alpha 1: the vectors')
+        eq(idx.recall('h', 'where is the deploy key kept', { vector: nearLunch, ranking: 'lexical' }).hits.length, 1, 'BM25 alone: the record sharing a term')
+        eq(first('midday meal', {}), 'lunch order was falafel', 'no shared word: found by its vector')
+        await rejects(async () => idx.recall('h', 'deploy', { vector: nearLunch, alpha: 2 }), (e) => eq(e.code, 'memory_failed', 'alpha out of range'), 'bad alpha')
+        await rejects(async () => idx.recall('h', 'deploy', { vector: nearLunch, alpha: 'x' }), (e) => eq(e.code, 'memory_failed', 'alpha not a number'), 'alpha type')
+      },
+    },
+    {
       name: 'M-3 snapshot round trip: restore gives the same records, recall and bytes',
       async run() {
         const idx = new MemoryIndex()
