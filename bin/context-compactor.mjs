@@ -15,6 +15,8 @@ export const SUBAGENTS = ['attach', 'drop']
 const WARNINGS_SHOWN = 5
 export const PROFILES = ['kerkov', 'meerkat', 'default']
 const API_KEY_ENV = 'CONTEXT_COMPACTOR_API_KEY'
+/** How long `--summarizer-url` may take to answer by default (I-6), milliseconds. */
+export const DEFAULT_TIMEOUT_MS = 120000
 
 export const USAGE = `Usage:
   context-compactor compact INPUT [options]
@@ -42,6 +44,9 @@ Options:
                         ${API_KEY_ENV}. Without it the engine's built-in
                         deterministic summary is used.
   --model NAME          the summarizer model (required with --summarizer-url)
+  --timeout-ms N        how long the summarizer may take to answer, milliseconds
+                        (default: ${DEFAULT_TIMEOUT_MS}); past it the command fails
+                        with "error: timeout: ..." (exit 1)
   -h, --help            show this help
 
 Exit status: 0 on success, 1 on error (printed as "error: <code>: <message>").`
@@ -104,7 +109,7 @@ function fail(code, message) {
  * The only code that talks to the wasm engine. Returns `{ format, decision, out }`.
  * `options` = { profile?, contextWindow? }; `summarize` is optional.
  */
-async function runEngine({ kind, text, options, summarize, importOptions }) {
+async function runEngine({ kind, text, options, summarize, importOptions, timeoutMs }) {
   let wasm
   try {
     wasm = await import('../pkg/node/context_compactor.js')
@@ -126,7 +131,8 @@ async function runEngine({ kind, text, options, summarize, importOptions }) {
   const decision = compactor.check(null, input, signals)
   const contextWindow = compactor.config.contextWindow
   // --json prints the memory records too (the library leaves them out of its result by default)
-  const out = await compactor.compact(null, input, { ...signals, force: true, resultText: true, memoryRecords: 'result', ...(summarize ? { summarize } : {}) })
+  // I-6: the summarizer is bounded (the engine's timeoutMs; the request itself is aborted too)
+  const out = await compactor.compact(null, input, { ...signals, force: true, resultText: true, memoryRecords: 'result', ...(summarize ? { summarize, timeoutMs } : {}) })
   return { format, decision, out, contextWindow, usage, imported }
 }
 
@@ -168,9 +174,11 @@ export const EVICTED_SHOWN = 10
 
 /**
  * A `summarize` callback that POSTs an OpenAI chat-completions request and returns the
- * first choice's content. Throws on an HTTP error with `err.status` set.
+ * first choice's content. Throws on an HTTP error with `err.status` set, and with code
+ * `timeout` when no whole answer came within `timeoutMs` milliseconds (default
+ * DEFAULT_TIMEOUT_MS; the request is aborted, I-6).
  */
-export function httpSummarizer({ url, model, apiKey, fetchImpl = globalThis.fetch }) {
+export function httpSummarizer({ url, model, apiKey, fetchImpl = globalThis.fetch, timeoutMs = DEFAULT_TIMEOUT_MS }) {
   const endpoint = /\/chat\/completions\/?$/.test(url) ? url : `${url.replace(/\/+$/, '')}/chat/completions`
   return async (req) => {
     const messages = [
@@ -180,13 +188,22 @@ export function httpSummarizer({ url, model, apiKey, fetchImpl = globalThis.fetc
     const body = { model, messages, ...(req.maxOutputTokens != null ? { max_tokens: req.maxOutputTokens } : {}) }
     const headers = { 'content-type': 'application/json' }
     if (apiKey) headers.authorization = `Bearer ${apiKey}`
+    const signal = AbortSignal.timeout(timeoutMs)
+    const timedOut = () => fail('timeout', `the summarizer at ${endpoint} did not answer within ${timeoutMs} ms (--timeout-ms)`)
     let res
     try {
-      res = await fetchImpl(endpoint, { method: 'POST', headers, body: JSON.stringify(body) })
+      res = await fetchImpl(endpoint, { method: 'POST', headers, body: JSON.stringify(body), signal })
     } catch (err) {
+      if (signal.aborted) throw timedOut()
       throw fail('summarizer_unreachable', `cannot reach ${endpoint}: ${err?.cause?.message ?? err?.message ?? err}`)
     }
-    const raw = await res.text()
+    let raw
+    try {
+      raw = await res.text()
+    } catch (err) {
+      if (signal.aborted) throw timedOut()
+      throw fail('summarizer_unreachable', `the answer from ${endpoint} broke off: ${err?.cause?.message ?? err?.message ?? err}`)
+    }
     if (!res.ok) {
       throw Object.assign(fail('summarizer_http_error', `summarizer returned HTTP ${res.status}: ${raw.slice(0, 500)}`),
         { status: res.status })
@@ -222,6 +239,7 @@ function parse(argv) {
         verbose: { type: 'boolean', default: false },
         'summarizer-url': { type: 'string' },
         model: { type: 'string' },
+        'timeout-ms': { type: 'string' },
         subagents: { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
       },
@@ -254,6 +272,14 @@ function parse(argv) {
   const url = v['summarizer-url']
   if (url !== undefined && !v.model) throw fail('usage', '--summarizer-url needs --model')
   if (url === undefined && v.model) throw fail('usage', '--model is only used with --summarizer-url')
+  let timeoutMs = DEFAULT_TIMEOUT_MS
+  if (v['timeout-ms'] !== undefined) {
+    if (url === undefined) throw fail('usage', '--timeout-ms is only used with --summarizer-url')
+    timeoutMs = Number(v['timeout-ms'])
+    if (!Number.isSafeInteger(timeoutMs) || timeoutMs <= 0) {
+      throw fail('usage', `--timeout-ms must be a positive integer, got "${v['timeout-ms']}"`)
+    }
+  }
   return {
     input, kind: v.format, out: v.out, importOptions: v.subagents !== undefined ? { subagents: v.subagents } : {}, outRequest: v['out-request'], json: v.json, verbose: v.verbose,
     options: {
@@ -261,7 +287,7 @@ function parse(argv) {
       ...(v.profile !== undefined ? { profile: v.profile } : {}),
       ...(contextWindow !== undefined ? { contextWindow } : {}),
     },
-    summarizer: url === undefined ? null : { url, model: v.model, apiKey: process.env[API_KEY_ENV] },
+    summarizer: url === undefined ? null : { url, model: v.model, apiKey: process.env[API_KEY_ENV], timeoutMs },
   }
 }
 
@@ -326,7 +352,7 @@ export async function main(argv = process.argv.slice(2)) {
       throw fail('io_error', `cannot read ${args.input}: ${err.message}`)
     }
     const summarize = args.summarizer ? httpSummarizer(args.summarizer) : undefined
-    const { format, decision, out, contextWindow, usage, imported } = await runEngine({ kind: args.kind, text, options: args.options, summarize, importOptions: args.importOptions })
+    const { format, decision, out, contextWindow, usage, imported } = await runEngine({ kind: args.kind, text, options: args.options, summarize, importOptions: args.importOptions, timeoutMs: args.summarizer?.timeoutMs })
     if (args.out) {
       try {
         await writeFile(args.out, `${out.transcriptText != null ? indentJson(out.transcriptText) : JSON.stringify(out.transcript, null, 2)}\n`)

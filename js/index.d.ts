@@ -712,6 +712,13 @@ export interface SessionState {
   /** The session's tag in its artifact handles (8 lowercase letters set at the first
    * stored body, or your own: 1-16 lowercase letters; issue 14). Omitted when unset. */
   artifactTag?: string
+  /** Whose tag `artifactTag` is: 16 hex digits of the FNV-1a hash of the session id it
+   * was derived under; a call under another `sessionId` re-tags first (issue 14).
+   * Omitted when unset. */
+  artifactTagSession?: string
+  /** The session's earlier artifact tags, oldest first (newest 64): their handles are
+   * still the session's. Omitted when empty. */
+  earlierArtifactTags?: string[]
   cadence: Cadence
   /** Calls folded by stage-2 compactions of the open run (Y-5), oldest first. */
   ledger: FoldedCall[]

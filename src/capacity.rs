@@ -136,13 +136,18 @@ impl EditKind {
 }
 
 /// Notes a host change to the transcript (C-3): the anchor no longer describes it and is
-/// dropped; an edit and a fork also drop a recorded refusal (C-6).
+/// dropped; an edit and a fork also drop a recorded refusal (C-6). A fork also gets its
+/// own artifact tag (issue 14, [`crate::trust::fork_tag`]): the returned state is the
+/// fork's, and the fork and its parent never propose the same handle.
 pub fn note_transcript_edit(state: &SessionState, kind: EditKind) -> SessionState {
     let mut s = state.clone();
     s.cadence.anchor = None;
     if matches!(kind, EditKind::Edit | EditKind::Fork) {
         s.cadence.refusal = false;
         s.cadence.refusal_source = None;
+    }
+    if kind == EditKind::Fork {
+        crate::trust::fork_tag(&mut s);
     }
     s
 }

@@ -120,3 +120,127 @@ impl Error {
 
 /// The crate's result type: `Ok(T)` or an [`Error`].
 pub type Result<T> = std::result::Result<T, Error>;
+
+/// The error for JSON text that serde refused (`e`), named `what` (e.g. `rows`), with
+/// `code`. A string escape of a lone UTF-16 surrogate (`\uD800` with no low half: what
+/// `JSON.stringify` writes for an unpaired code unit) is said as such, with the value's
+/// path (`[3].content`, array indexes and object keys from the top) and the line and
+/// column; any other syntax error keeps serde's text (`invalid JSON: ...`).
+pub fn json_text_error(what: &str, text: &str, e: &serde_json::Error, code: ErrorCode) -> Error {
+    lone_surrogate_error(what, text, e, code).unwrap_or_else(|| Error::new(code, format!("{what}: invalid JSON: {e}")))
+}
+
+/// [`json_text_error`]'s lone-surrogate error, or `None` when `e` is another error.
+pub fn lone_surrogate_error(what: &str, text: &str, e: &serde_json::Error, code: ErrorCode) -> Option<Error> {
+    let said = e.to_string();
+    if !(said.contains("surrogate") || said.contains("hex escape")) {
+        return None;
+    }
+    let at = byte_offset(text, e.line(), e.column());
+    // the escape that failed: the last `\u` at or before the error position
+    let head = text.get(..at.min(text.len())).unwrap_or(text);
+    let unit = head.rfind("\\u").and_then(|i| text.get(i + 2..i + 6)).unwrap_or("????").to_ascii_uppercase();
+    let path = json_path_at(text, head.rfind("\\u").unwrap_or(at));
+    Some(Error::new(
+        code,
+        format!(
+            "{what}: the string at {} holds a lone surrogate (\\u{unit}, an unpaired UTF-16 code unit) at line {} column {}: it is not text and cannot be kept byte for byte; send well-formed text (String.prototype.toWellFormed() replaces it with U+FFFD)",
+            if path.is_empty() { "the top level".to_string() } else { path },
+            e.line(),
+            e.column()
+        ),
+    ))
+}
+
+/// The byte offset of a 1-based (line, column) in `text` (serde_json counts columns in bytes).
+fn byte_offset(text: &str, line: usize, column: usize) -> usize {
+    let start: usize = text.split_inclusive('\n').take(line.saturating_sub(1)).map(str::len).sum();
+    start.saturating_add(column.saturating_sub(1)).min(text.len())
+}
+
+/// The path of the JSON value holding byte `at` of `text` (`[3].content`, `.a[0]`), by a
+/// scan of the text before it: array indexes and object keys (keys quoted when they are
+/// not plain identifiers). Text that is not well-formed before `at` gives what was read.
+fn json_path_at(text: &str, at: usize) -> String {
+    enum Frame {
+        Arr(usize),
+        Obj(Option<String>),
+    }
+    let b = text.as_bytes();
+    let mut stack: Vec<Frame> = Vec::new();
+    let mut i = 0;
+    let mut expect_key = false;
+    while i < at.min(b.len()) {
+        match b.get(i).copied().unwrap_or(b' ') {
+            b'"' => {
+                let start = i + 1;
+                let mut j = start;
+                while j < b.len() && b.get(j) != Some(&b'"') {
+                    j += if b.get(j) == Some(&b'\\') { 2 } else { 1 };
+                }
+                if j >= at {
+                    break; // the string holding `at`
+                }
+                if expect_key {
+                    if let Some(Frame::Obj(k)) = stack.last_mut() {
+                        *k = Some(text.get(start..j).unwrap_or("").to_string());
+                    }
+                    expect_key = false;
+                }
+                i = j + 1;
+                continue;
+            }
+            b'[' => stack.push(Frame::Arr(0)),
+            b'{' => {
+                stack.push(Frame::Obj(None));
+                expect_key = true;
+            }
+            b']' | b'}' => {
+                stack.pop();
+            }
+            b',' => match stack.last_mut() {
+                Some(Frame::Arr(n)) => *n += 1,
+                Some(Frame::Obj(k)) => {
+                    *k = None;
+                    expect_key = true;
+                }
+                None => {}
+            },
+            _ => {}
+        }
+        i += 1;
+    }
+    let mut out = String::new();
+    for f in &stack {
+        match f {
+            Frame::Arr(n) => out.push_str(&format!("[{n}]")),
+            Frame::Obj(Some(k)) if !k.is_empty() && k.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_') => {
+                out.push('.');
+                out.push_str(k);
+            }
+            Frame::Obj(Some(k)) => out.push_str(&format!("[{k:?}]")),
+            Frame::Obj(None) => {}
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn i14_a_lone_surrogate_is_named_with_its_path() {
+        let text = r#"[{"role":"user","content":"ok"},{"role":"user","content":"bad \ud800 text"}]"#;
+        let e = serde_json::from_str::<serde_json::Value>(text).unwrap_err();
+        let err = json_text_error("rows", text, &e, ErrorCode::InvalidTranscript);
+        assert!(err.message.starts_with("rows: the string at [1].content holds a lone surrogate (\\uD800"), "{}", err.message);
+        assert!(!err.message.contains("hex escape"), "{}", err.message);
+        let text = r#"{"a":{"b c":["x","\udc00"]}}"#;
+        let e = serde_json::from_str::<serde_json::Value>(text).unwrap_err();
+        let err = json_text_error("state", text, &e, ErrorCode::InvalidState);
+        assert!(err.message.contains(r#"at .a["b c"][1] holds a lone surrogate (\uDC00"#), "{}", err.message);
+        let e = serde_json::from_str::<serde_json::Value>("[1,").unwrap_err();
+        assert!(json_text_error("rows", "[1,", &e, ErrorCode::InvalidTranscript).message.starts_with("rows: invalid JSON: "));
+    }
+}

@@ -22,6 +22,22 @@ pub struct SessionState {
     /// when empty.
     #[serde(skip_serializing_if = "String::is_empty")]
     pub artifact_tag: String,
+    /// Whose tag `artifactTag` is (issue 14): the 16 lowercase hex digits of the FNV-1a
+    /// hash of the session id the tag was derived under (`sessionId`, `"default"` when
+    /// none is given). A call running under another session id derives a new tag from
+    /// that id, the old tag and the transcript ([`crate::trust::derive_tag`]) before it
+    /// proposes a handle, so two sessions whose states or rows are alike never propose
+    /// the same handle. Empty in states written before it (and for a tag the host set):
+    /// the tag is then kept for `"default"` and re-derived under any other session id.
+    /// Omitted when empty.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub artifact_tag_session: String,
+    /// The session's earlier artifact tags, oldest first (newest 64 kept; issue 14):
+    /// handles `artifact#<tag>-N` under any of them (N below `nextArtifact`) are still
+    /// the session's, after a fork ([`crate::capacity::note_transcript_edit`]) or a new
+    /// session id gave the state a new tag. Omitted when empty.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub earlier_artifact_tags: Vec<String>,
     /// Cadence (C-4, C-5, C-6): boundaries, last attempt, refusal, projection anchor.
     pub cadence: Cadence,
     /// Calls folded by stage-2 compactions of the open run (Y-5), oldest first.
@@ -235,6 +251,12 @@ impl SessionState {
         let s: SessionState = serde_json::from_value(v.clone()).map_err(|e| crate::Error::new(crate::ErrorCode::InvalidState, format!("state: {e}")))?;
         if !s.artifact_tag.is_empty() && !crate::trust::valid_tag(&s.artifact_tag) {
             return Err(crate::Error::new(crate::ErrorCode::InvalidState, format!("state.artifactTag: {:?} must be 1 to 16 lowercase ASCII letters", s.artifact_tag)));
+        }
+        if let Some(t) = s.earlier_artifact_tags.iter().find(|t| !crate::trust::valid_tag(t)) {
+            return Err(crate::Error::new(crate::ErrorCode::InvalidState, format!("state.earlierArtifactTags: {t:?} must be 1 to 16 lowercase ASCII letters")));
+        }
+        if !s.artifact_tag_session.is_empty() && (s.artifact_tag_session.len() != 16 || !s.artifact_tag_session.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))) {
+            return Err(crate::Error::new(crate::ErrorCode::InvalidState, format!("state.artifactTagSession: {:?} must be 16 lowercase hex digits", s.artifact_tag_session)));
         }
         if let Some(t) = s.twins.iter().find(|t| t.hash.len() != 16 || !t.hash.bytes().all(|b| b.is_ascii_hexdigit()) || t.counters.first() == Some(&0) || t.counters.windows(2).any(|w| w[0] >= w[1])) {
             return Err(crate::Error::new(crate::ErrorCode::InvalidState, format!("state.twins: entry {:?} must have a 16-hex-digit hash and strictly increasing counters from 1", t.hash)));

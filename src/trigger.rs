@@ -170,7 +170,9 @@ pub struct SignalValue {
     /// How a crossing is treated: `high_water` (an ordinary mark: waits for the
     /// cadence), `recovery` (never waits, unless the last attempt failed, C-5),
     /// `history` (recovery when the last rewrite got history under the threshold,
-    /// else waits), `refusal` (forces one compaction on a whole-transcript check).
+    /// else waits; the request forecast over the window never waits for a failed
+    /// attempt's back-off, C-8 over C-5), `refusal` (forces one compaction on a
+    /// whole-transcript check).
     pub kind: &'static str,
 }
 
@@ -415,11 +417,14 @@ pub fn decide_from(t: &Transcript, totals: &Totals, config: &Config, state: &Ses
     }
     // C-5: a selection that found nothing to fold is not retried on the same transcript.
     let unchanged = c.failed_on.as_ref().is_some_and(|f| *f == crate::state::RowsMark::of(t));
+    // C-8 over C-5: a request forecast over the window fails as sent, so a failed
+    // attempt's back-off never holds it (only C-4's over-threshold rewrite does).
     let allowed = |s: &SignalValue| match s.kind {
         "refusal" => true,
         _ if unchanged => false,
         "high_water" => cadence_open,
         "history" if rewrite_over => cadence_open,
+        "history" if s.name == "forecast_request_tokens" => true,
         _ => cadence_open || !last_failed,
     };
     let mut decided_by = out.iter().find(|s| s.crossed && s.kind == "refusal").or_else(|| out.iter().find(|s| s.crossed && allowed(s))).map(|s| s.name);

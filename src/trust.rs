@@ -60,20 +60,96 @@ pub fn handle_parts(handle: &str) -> Option<(&str, u64)> {
     }
 }
 
-/// The tag a session's handles carry when its state names none (issue 14): 8 lowercase
-/// letters from the FNV-1a hash of the session id and the content ids of its
-/// transcript, so two sessions (or two stateless calls) over one store differ.
-pub fn derive_tag(session: &str, t: &Transcript) -> String {
+/// A new artifact tag (issue 14): 8 lowercase letters from the FNV-1a hash of the
+/// session id, the tag it replaces (`prior`, `""` for none) and the content ids of the
+/// transcript, so two sessions (or two stateless calls) over one store differ, and a
+/// state re-tagged under another session id never gets back the tag it had.
+/// Deterministic (J-5): the same inputs give the same tag.
+pub fn derive_tag(session: &str, prior: &str, t: &Transcript) -> String {
     let mut h = crate::transcript::fnv1a(session.as_bytes());
+    h = (h ^ crate::transcript::fnv1a(prior.as_bytes())).wrapping_mul(0x0000_0100_0000_01b3);
     for m in &t.messages {
         h = (h ^ crate::transcript::fnv1a(m.id.as_bytes())).wrapping_mul(0x0000_0100_0000_01b3);
     }
+    letters(h)
+}
+
+/// 8 lowercase letters spelling `h` in base 26.
+fn letters(mut h: u64) -> String {
     let mut out = String::with_capacity(8);
     for _ in 0..8 {
         out.push(char::from(b'a' + u8::try_from(h % 26).unwrap_or(0)));
         h /= 26;
     }
     out
+}
+
+/// The key `state.artifactTagSession` records for a session id: FNV-1a 64 of its UTF-8
+/// bytes, 16 lowercase hex digits.
+pub fn session_key(session: &str) -> String {
+    format!("{:016x}", crate::transcript::fnv1a(session.as_bytes()))
+}
+
+/// Is `tag` the state's tag or one of its earlier tags (issue 14)?
+pub fn own_tag(state: &SessionState, tag: &str) -> bool {
+    !tag.is_empty() && (tag == state.artifact_tag || state.earlier_artifact_tags.iter().any(|t| t == tag))
+}
+
+/// The most earlier tags a state keeps.
+const EARLIER_TAGS_KEPT: usize = 64;
+
+/// Replaces the state's tag by `fresh` (issue 14): the old one joins
+/// `earlierArtifactTags` (newest 64 kept) so the handles it issued stay the session's.
+/// A `fresh` tag the state already had is mixed again until it is new.
+fn retag(state: &mut SessionState, mut fresh: String) {
+    let mut salt = 0u64;
+    while own_tag(state, &fresh) {
+        salt += 1;
+        fresh = letters(crate::transcript::fnv1a(format!("{fresh}:{salt}").as_bytes()));
+    }
+    let old = std::mem::replace(&mut state.artifact_tag, fresh);
+    if !old.is_empty() {
+        state.earlier_artifact_tags.retain(|t| *t != old);
+        state.earlier_artifact_tags.push(old);
+        let skip = state.earlier_artifact_tags.len().saturating_sub(EARLIER_TAGS_KEPT);
+        state.earlier_artifact_tags.drain(..skip);
+    }
+}
+
+/// Makes the state's artifact tag the one of `session` before a handle is proposed
+/// (issue 14): a state with no tag gets one ([`derive_tag`]); a tag derived under
+/// another session id (`state.artifactTagSession`), or one that names no session while
+/// the call runs under a session id other than `"default"`, is replaced by a tag
+/// derived from `session`, the old tag and `t`; the old tag is kept in
+/// `earlierArtifactTags`. A tag naming no session under `"default"` is kept (states
+/// written before `artifactTagSession`, a tag the host set). Then
+/// `state.artifactTagSession` names `session`.
+pub fn adopt_tag(state: &mut SessionState, session: &str, t: &Transcript) {
+    let key = session_key(session);
+    let keep = if state.artifact_tag.is_empty() {
+        false
+    } else if state.artifact_tag_session.is_empty() {
+        session == "default"
+    } else {
+        state.artifact_tag_session == key
+    };
+    if !keep {
+        let fresh = derive_tag(session, &state.artifact_tag, t);
+        retag(state, fresh);
+    }
+    state.artifact_tag_session = key;
+}
+
+/// Gives a forked state its own artifact tag (issue 14): derived from the parent's whole
+/// state (its tag and the session it belongs to, revision, artifact counter, summaries),
+/// so the fork and its parent never propose the same handle (the parent keeps its tag).
+/// The parent's tag stays in the fork's `earlierArtifactTags`: handles the parent issued
+/// before the fork are in the fork's transcript too. Deterministic (J-5).
+pub fn fork_tag(state: &mut SessionState) {
+    // the whole state (its tag, counters, summaries, content-id table) seeds the fork's
+    let seed = serde_json::to_vec(&*state).unwrap_or_default();
+    let h = crate::transcript::fnv1a(b"fork\0");
+    retag(state, letters((h ^ crate::transcript::fnv1a(&seed)).wrapping_mul(0x0000_0100_0000_01b3)));
 }
 
 /// The artifact handles the engine can vouch for (see the module doc).
@@ -85,6 +161,8 @@ pub struct KnownHandles {
     issued_below: u64,
     /// The session's artifact tag (`state.artifactTag`).
     tag: String,
+    /// Its earlier tags (`state.earlierArtifactTags`).
+    earlier: Vec<String>,
 }
 
 impl KnownHandles {
@@ -100,7 +178,7 @@ impl KnownHandles {
                 set.extend(crate::quote::record_artifacts(&m.text()));
             }
         }
-        KnownHandles { set, issued_below: state.next_artifact, tag: state.artifact_tag.clone() }
+        KnownHandles { set, issued_below: state.next_artifact, tag: state.artifact_tag.clone(), earlier: state.earlier_artifact_tags.clone() }
     }
 
     /// Whether `handle` is one the engine can vouch for.
@@ -108,7 +186,7 @@ impl KnownHandles {
         if self.set.contains(handle) {
             return true;
         }
-        handle_parts(handle).is_some_and(|(tag, n)| (tag.is_empty() || tag == self.tag) && n >= 1 && n < self.issued_below)
+        handle_parts(handle).is_some_and(|(tag, n)| (tag.is_empty() || tag == self.tag || self.earlier.iter().any(|t| t == tag)) && n >= 1 && n < self.issued_below)
     }
 }
 
@@ -138,7 +216,7 @@ pub fn summary_hash(m: &Message) -> String {
 /// It first gives repeated rows the ids the state keeps for them ([`remap_twins`], T-4).
 pub fn apply(t: &mut Transcript, state: &SessionState, max_pinned_bytes: u64) -> Vec<Value> {
     remap_twins(t, &state.twins);
-    let issued = KnownHandles { set: state.handles.iter().cloned().collect(), issued_below: state.next_artifact, tag: state.artifact_tag.clone() };
+    let issued = KnownHandles { set: state.handles.iter().cloned().collect(), issued_below: state.next_artifact, tag: state.artifact_tag.clone(), earlier: state.earlier_artifact_tags.clone() };
     let mut summaries: Vec<String> = Vec::new();
     let mut pins: Vec<String> = Vec::new();
     let mut refs: Vec<String> = Vec::new();
@@ -213,7 +291,7 @@ pub fn record(state: &mut SessionState, t: &Transcript, stored: impl IntoIterato
     let ids: std::collections::BTreeSet<&str> = t.messages.iter().map(|m| m.id.as_str()).collect();
     state.pins.retain(|p| ids.contains(p.as_str()));
     for h in stored {
-        let numbered = handle_parts(&h).is_some_and(|(tag, _)| tag.is_empty() || tag == state.artifact_tag);
+        let numbered = handle_parts(&h).is_some_and(|(tag, _)| tag.is_empty() || own_tag(state, tag));
         if !numbered && !state.handles.contains(&h) {
             state.handles.push(h);
         }

@@ -260,7 +260,8 @@ fn c4_kerkov_profile_has_no_cadence() {
 
 #[test]
 fn c5_a_failed_attempt_counts_for_cadence_so_recovery_does_not_retry_every_boundary() {
-    let cfg = config(json!({ "contextWindow": 10000 }));
+    // over the threshold (16,000 tokens), under the window with the output reserve
+    let cfg = config(json!({ "contextWindow": 20000 }));
     let big = decode(&history(4, 8000));
     let mut job = Job::start(cfg.clone(), SessionState::default(), big.clone(), JobOptions { signals: Signals::default(), has_summarizer: true });
     let out = run_sync(&mut job, |_| Reply::Failed { message: "boom".into(), context_exceeded: false }).unwrap();
@@ -278,6 +279,31 @@ fn c5_a_failed_attempt_counts_for_cadence_so_recovery_does_not_retry_every_bound
     assert_eq!(summarize_calls(&skip.state), 1);
     let d = decide(&big, &cfg, &skip.state, &Signals::default());
     assert!(d.compact);
+}
+
+#[test]
+fn c8_c5_a_failed_attempt_never_holds_a_forecast_over_the_window() {
+    // the same failure (a summarizer error or timeout) at a 10,000-token window: the
+    // next request (~16,000 tokens + reserve) cannot be sent as is, so the next check
+    // compacts instead of `waiting_for_cadence` (C-8 over C-5)
+    let cfg = config(json!({ "contextWindow": 10000 }));
+    let big = decode(&history(4, 8000));
+    let mut job = Job::start(cfg.clone(), SessionState::default(), big.clone(), JobOptions { signals: Signals::default(), has_summarizer: true });
+    let out = run_sync(&mut job, |_| Reply::Failed { message: "timeout: the summarize callback did not settle within 100 ms".into(), context_exceeded: false }).unwrap();
+    assert_eq!(out.status, "failed");
+    let d = decide(&big, &cfg, &out.state, &Signals::default());
+    assert!(d.cadence.last_attempt_failed && !d.cadence.open, "{:?}", d.cadence);
+    assert!(d.compact, "{}: {:?}", d.reason, d.suppressed);
+    assert_eq!((d.reason.as_str(), d.decided_by), ("forecast_over_window", Some("forecast_request_tokens")));
+    assert!(d.suppressed.contains(&"estimated_transcript_tokens"), "the threshold crossing alone still backs off");
+    // C-4 still holds: after a rewrite that left history over the threshold, an
+    // over-window forecast waits for the cadence like the other history crossings
+    let mut over = out.state.clone();
+    over.cadence.last_rewrite_tokens = Some(9000);
+    let d = decide(&big, &cfg, &over, &Signals::default());
+    assert!(!d.compact);
+    assert_eq!(d.reason, "waiting_for_cadence");
+    assert!(d.suppressed.contains(&"forecast_request_tokens"));
 }
 
 #[test]

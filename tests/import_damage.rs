@@ -15,7 +15,7 @@ use proptest::prelude::*;
 use serde_json::{json, Value};
 
 /// Warning codes an importer documents ([`context_compactor::formats::import::ImportWarning::code`]).
-const DOCUMENTED: [&str; 24] = [
+const DOCUMENTED: [&str; 26] = [
     "not_json",
     "torn_line",
     "fused_line",
@@ -40,6 +40,8 @@ const DOCUMENTED: [&str; 24] = [
     "bad_entry",
     "normalised_item",
     "compact_boundary_without_summary",
+    "other_session",
+    "missing_parent",
 ];
 
 /// How the units of a seed are put back together into the importer's input.

@@ -379,12 +379,11 @@ impl Job {
         (items, keys)
     }
 
-    /// Sets `state.artifactTag` when the state has none (issue 14), derived from the
-    /// session id and the transcript ([`crate::trust::derive_tag`]); see [`next_handle`].
+    /// Makes `state.artifactTag` the tag of the session id this job runs under before a
+    /// handle is proposed (issue 14, [`crate::trust::adopt_tag`]): set when the state has
+    /// none, replaced when it was derived under another session id; see [`next_handle`].
     pub(super) fn ensure_artifact_tag(&mut self) {
-        if self.state.artifact_tag.is_empty() {
-            self.state.artifact_tag = crate::trust::derive_tag(&self.session, &self.source);
-        }
+        crate::trust::adopt_tag(&mut self.state, &self.session, &self.source);
     }
 
     /// Records the handles the artifact store answered for `items` (keyed by `keys`);

@@ -86,7 +86,8 @@ pub fn decode_owned_with_ids(format: Format, text: String, ids: &mut ContentIds)
             messages.push(m);
             continue;
         }
-        let value: Value = serde_json::from_str(item.get()).map_err(|e| Error::invalid(format!("message {at}: {e}")))?;
+        let value: Value = serde_json::from_str(item.get())
+            .map_err(|e| crate::error::lone_surrogate_error(&format!("message {at}"), item.get(), &e, crate::ErrorCode::InvalidTranscript).unwrap_or_else(|| Error::invalid(format!("message {at}: {e}"))))?;
         messages.push(decode_message(format, value, Some((&source, item)), at, ids)?);
     }
     if format == Format::Gemini {

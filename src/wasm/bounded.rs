@@ -210,3 +210,9 @@ fn abort_error(signal: &JsValue, hook: &str) -> JsValue {
 pub(crate) fn is_bound_error(e: &JsValue) -> bool {
     matches!(get(e, "code").as_string().as_deref(), Some("timeout" | "aborted")) && get(e, "name").as_string().as_deref() == Some("ContextCompactorError")
 }
+
+/// Is `e` the `aborted` rejection of [`Bounds`] (the host's signal fired)? A cancel is
+/// not a failed attempt (C-5): callers reject with it instead of recording a failure.
+pub(crate) fn is_abort(e: &JsValue) -> bool {
+    get(e, "code").as_string().as_deref() == Some("aborted") && get(e, "name").as_string().as_deref() == Some("ContextCompactorError")
+}

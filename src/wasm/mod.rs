@@ -65,7 +65,8 @@ pub(crate) fn to_json(v: &JsValue, what: &str) -> Result<Value, JsValue> {
         _ => ErrorCode::InvalidTranscript,
     };
     let text = json_text(v, what, code)?;
-    serde_json::from_str(&text).map_err(|e| js_error(&Error::new(code, format!("{what}: invalid JSON: {e}"))))
+    // a lone surrogate is said as such, with the value's path (crate::error::json_text_error)
+    serde_json::from_str(&text).map_err(|e| js_error(&crate::error::json_text_error(what, &text, &e, code)))
 }
 
 /// The JSON text of a host value: the string itself, or `JSON.stringify` of anything
@@ -407,7 +408,21 @@ pub(crate) async fn counted_async(hooks: &JsValue, t: &crate::Transcript, signal
 }
 
 pub(crate) fn parse_signals(v: &JsValue) -> Result<Signals, JsValue> {
-    let mut j = to_json(v, "signals")?;
+    // only the signal keys are read: another option (a bad `sessionId`, a store) is
+    // checked, and named, where it is used
+    let picked = if v.is_object() {
+        let o = js_sys::Object::new();
+        for k in ["usage", "tools", "toolsBytes", "requestBytes", "force", "provider", "model", "inRun"] {
+            let x = get(v, k);
+            if !x.is_undefined() {
+                let _ = Reflect::set(&o, &k.into(), &x);
+            }
+        }
+        o.into()
+    } else {
+        v.clone()
+    };
+    let mut j = to_json(&picked, "signals")?;
     if let Value::Object(map) = &mut j {
         // hooks objects may carry functions; JSON drops them, and unknown keys are ignored.
         map.retain(|k, _| matches!(k.as_str(), "usage" | "tools" | "toolsBytes" | "requestBytes" | "force" | "provider" | "model" | "inRun"));
@@ -585,9 +600,12 @@ pub(crate) async fn drive_job(job: &mut Job, hooks: &JsValue) -> Result<(Box<Out
                             Reply::Summary { text, usage }
                         }
                     }
+                    // I-6 / C-5: a cancel is no failed attempt: the call rejects with
+                    // `aborted` and the state it was given (no cadence back-off)
+                    Err(e) if bounded::is_abort(&e) => return Err(e),
                     Err(e) => {
                         // Y-6: never a fallback for a curator, whatever the error says;
-                        // nor for a timeout or an abort (I-6).
+                        // nor for a timeout (I-6).
                         let context_exceeded = req.kind != "curate" && !bounded::is_bound_error(&e) && is_context_error(&e);
                         let message = get(&e, "message").as_string().or_else(|| e.as_string()).unwrap_or_else(|| "summarize callback failed".into());
                         side.error = Some(e);
@@ -603,6 +621,7 @@ pub(crate) async fn drive_job(job: &mut Job, hooks: &JsValue) -> Result<(Box<Out
                 let accepted = bounds.bound("memory", async { memory_hooks.accept(&batch).await.map(|()| JsValue::UNDEFINED) }).await;
                 let reply = match accepted {
                     Ok(_) => Reply::Accepted,
+                    Err(e) if bounded::is_abort(&e) => return Err(e),
                     Err(e) => {
                         let message = get(&e, "message").as_string().or_else(|| e.as_string()).unwrap_or_else(|| "memory store failed".into());
                         side.error = Some(e);

@@ -167,3 +167,43 @@ test('cli_reads_the_usage_recorded_in_a_claude_code_log', { skip: !haveShared &&
   const signal = json.decision.signals.find((s) => s.name === 'provider_total_tokens')
   assert.equal(signal.value, 45564)
 })
+
+test('I-6: --summarizer-url on an endpoint that never answers fails with a typed timeout after --timeout-ms (exit 1)', async () => {
+  const golden = fileURLToPath(new URL('../fixtures/golden.json', import.meta.url))
+  let requests = 0
+  const server = createServer((req) => { requests++; req.resume() }) // never answers
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve))
+  try {
+    const url = `http://127.0.0.1:${server.address().port}/v1`
+    const started = Date.now()
+    const r = await cli('compact', golden, '--summarizer-url', url, '--model', 'x', '--timeout-ms', '300')
+    assert.equal(r.code, 1, r.stdout + r.stderr)
+    assert.match(r.stderr, /^error: timeout: .*300 ms/m)
+    assert.ok(requests >= 1, 'the summarizer was asked')
+    assert.ok(Date.now() - started < 30000, 'no hang')
+  } finally {
+    server.closeAllConnections()
+    server.close()
+  }
+  // the flag is checked like the others
+  for (const args of [['--timeout-ms', '0'], ['--timeout-ms', 'soon'], ['--timeout-ms', '1.5']]) {
+    const r = await cli('compact', golden, '--summarizer-url', 'http://127.0.0.1:9/v1', '--model', 'x', ...args)
+    assert.equal(r.code, 1)
+    assert.match(r.stderr, /^error: usage: --timeout-ms must be a positive integer/)
+  }
+  const r = await cli('compact', golden, '--timeout-ms', '100')
+  assert.match(r.stderr, /^error: usage: --timeout-ms is only used with --summarizer-url/)
+  assert.match((await cli('--help')).stdout, /--timeout-ms N .*\n.*\(default: 120000\)/)
+})
+
+test('I-6: httpSummarizer aborts a request that does not answer within timeoutMs (code timeout)', async () => {
+  const server = createServer((req) => { req.resume() })
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve))
+  try {
+    const summarize = httpSummarizer({ url: `http://127.0.0.1:${server.address().port}/v1`, model: 'm1', timeoutMs: 200 })
+    await assert.rejects(summarize({ system: 's', messages: [], maxOutputTokens: 10 }), (err) => err.code === 'timeout' && /within 200 ms/.test(err.message))
+  } finally {
+    server.closeAllConnections()
+    server.close()
+  }
+})

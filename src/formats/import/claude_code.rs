@@ -402,12 +402,119 @@ fn dead_branches(lines: &[super::Line]) -> Vec<usize> {
     out
 }
 
+/// The session id a row names (`sessionId`, or `session_id` in stream-json), if any.
+fn session_of(row: &Value) -> Option<&str> {
+    row.get("sessionId").or_else(|| row.get("session_id")).and_then(Value::as_str)
+}
+
+/// Rows of another session (LOG-FORMATS "must not get wrong" 13, N-2): the log's session
+/// is the one the first main-thread row naming a session names. A resumed session's file holds the
+/// rows of its whole lineage under several session ids, chained by `parentUuid`
+/// (`logicalParentUuid` across a compaction), so a session whose rows link to the
+/// log's session (directly or through another linked session) is the same
+/// conversation. The main-thread rows of any other session (rows written to the wrong
+/// file, anthropics/claude-code#30802) are removed from `lines`, with one
+/// `other_session` warning per such session naming its lines. Sidechain rows (their
+/// own run's session id) and rows with no session id are kept.
+fn drop_other_sessions(lines: &mut Vec<super::Line>, w: &mut Warnings) {
+    let main = |v: &Value| subagent_key(v).is_none();
+    let Some(own) = lines.iter().filter(|l| main(&l.value)).find_map(|l| session_of(&l.value)).map(str::to_string) else {
+        return;
+    };
+    if lines.iter().all(|l| !main(&l.value) || session_of(&l.value).is_none_or(|s| s == own)) {
+        return;
+    }
+    let mut session_by_uuid: crate::sorted::SortedMap<String, String> = crate::sorted::SortedMap::new();
+    for l in lines.iter() {
+        if let (Some(u), Some(s)) = (l.value.get("uuid").and_then(Value::as_str), session_of(&l.value)) {
+            if session_by_uuid.get(&u.to_string()).is_none() {
+                session_by_uuid.insert(u.to_string(), s.to_string());
+            }
+        }
+    }
+    // sessions linked by a parent edge across session ids, grown from the log's own
+    let mut edges: Vec<(String, String)> = Vec::new();
+    for l in lines.iter() {
+        let Some(s) = session_of(&l.value) else { continue };
+        for key in ["parentUuid", "logicalParentUuid"] {
+            if let Some(ps) = l.value.get(key).and_then(Value::as_str).and_then(|p| session_by_uuid.get(&p.to_string())) {
+                if ps != s {
+                    edges.push((s.to_string(), ps.clone()));
+                }
+            }
+        }
+    }
+    let mut linked: Vec<String> = vec![own.clone()];
+    loop {
+        let before = linked.len();
+        for (a, b) in &edges {
+            let (ha, hb) = (linked.contains(a), linked.contains(b));
+            if ha && !hb {
+                linked.push(b.clone());
+            } else if hb && !ha {
+                linked.push(a.clone());
+            }
+        }
+        if linked.len() == before {
+            break;
+        }
+    }
+    let mut foreign: Vec<(String, Vec<usize>)> = Vec::new();
+    lines.retain(|l| {
+        let Some(s) = session_of(&l.value).filter(|s| main(&l.value) && !linked.iter().any(|k| k == s)) else { return true };
+        match foreign.iter_mut().find(|(k, _)| k == s) {
+            Some((_, nos)) => nos.push(l.no),
+            None => foreign.push((s.to_string(), vec![l.no])),
+        }
+        false
+    });
+    for (s, nos) in foreign {
+        let shown: Vec<String> = nos.iter().take(10).map(usize::to_string).collect();
+        let more = if nos.len() > 10 { format!(" and {} more", nos.len() - 10) } else { String::new() };
+        let first = nos.first().copied();
+        w.push(
+            first,
+            "other_session",
+            format!(
+                "line {}: {} row(s) of another session ({s:?}; this log's session is {own:?}) skipped, not linked to it by parentUuid (rows written to the wrong file?): line(s) {}{more}",
+                first.unwrap_or(0),
+                nos.len(),
+                shown.join(", ")
+            ),
+        );
+    }
+}
+
+/// LOG-FORMATS "must not get wrong" 3 (N-2): a main-thread row whose `parentUuid` names
+/// a row the file does not hold (never written, or on a lost line) starts a new root;
+/// each gets a `missing_parent` warning naming its line. Lines in `skip` are not checked.
+fn warn_missing_parents(lines: &[super::Line], skip: &[usize], w: &mut Warnings) {
+    let mut uuids: crate::sorted::SortedSet<String> = crate::sorted::SortedSet::new();
+    for l in lines {
+        if let Some(u) = l.value.get("uuid").and_then(Value::as_str) {
+            uuids.insert(u.to_string());
+        }
+    }
+    for l in lines {
+        if subagent_key(&l.value).is_some() || skip.binary_search(&l.no).is_ok() {
+            continue;
+        }
+        let Some(p) = l.value.get("parentUuid").and_then(Value::as_str) else { continue };
+        if !uuids.contains(&p.to_string()) {
+            let no = l.no;
+            w.push(Some(no), "missing_parent", format!("line {no}: its parent row {p:?} is not in the log (never written, or on a lost line); the row starts a new root of the thread"));
+        }
+    }
+}
+
 pub(super) fn import(text: &str, options: &ImportOptions, w: &mut Warnings) -> Result<Output> {
-    let lines = read_jsonl(text, w);
+    let mut lines = read_jsonl(text, w);
     if lines.is_empty() {
         return Err(Error::invalid("Claude Code log: no JSON rows found"));
     }
+    drop_other_sessions(&mut lines, w);
     let dead = dead_branches(&lines);
+    warn_missing_parents(&lines, &dead, w);
     if let Some(first) = dead.first() {
         w.push(Some(*first), "rewound_branch", format!("{} conversation row(s) on branches abandoned by a rewind skipped (not on the parentUuid chain of the newest row; first at line {first})", dead.len()));
     }

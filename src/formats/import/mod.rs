@@ -204,7 +204,9 @@ pub struct ImportWarning {
     /// `compact_boundary`, `attachment_not_imported`, `subagent_dropped`,
     /// `subagent_unattached`, `subagent_file`, `rewound_branch`, `orphan_result`, `unanswered_call`, `duplicate_call_id`,
     /// `empty_message`, `orphan_observation`, `bad_turn`, `bad_entry`, `normalised_item`,
-    /// `compact_boundary_without_summary`.
+    /// `compact_boundary_without_summary`, `other_session` (Claude Code rows of a
+    /// session not linked to the log's, skipped), `missing_parent` (a Claude Code row
+    /// whose `parentUuid` names a row the log does not hold).
     pub code: &'static str,
     /// What was skipped or repaired, and why.
     pub message: String,
