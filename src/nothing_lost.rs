@@ -335,6 +335,8 @@ struct SummaryIndex<'a> {
     markers: std::collections::HashMap<usize, Vec<&'a str>>,
     /// FNV-1a hashes named by rollup clip markers ([`crate::summarize::carry::ROLLUP_CLIPPED_PREFIX`]).
     rollup_marks: std::collections::HashSet<u64>,
+    /// Whether a rollup's count line ([`crate::summarize::carry::is_collapsed_line`]) is in the summary.
+    rollup_counted: bool,
 }
 
 impl<'a> SummaryIndex<'a> {
@@ -342,8 +344,10 @@ impl<'a> SummaryIndex<'a> {
         let mut pieces = std::collections::HashSet::new();
         let mut markers: std::collections::HashMap<usize, Vec<&'a str>> = std::collections::HashMap::new();
         let mut rollup_marks = std::collections::HashSet::new();
+        let mut rollup_counted = false;
         for line in summary.lines() {
             pieces.insert(line);
+            rollup_counted |= crate::summarize::carry::is_collapsed_line(line);
             if let Some(h) = line.strip_prefix(crate::summarize::carry::ROLLUP_CLIPPED_PREFIX).and_then(|r| r.get(..16)).and_then(|h| u64::from_str_radix(h, 16).ok()) {
                 rollup_marks.insert(h);
             }
@@ -382,7 +386,7 @@ impl<'a> SummaryIndex<'a> {
                 None => rest = head.get(le..).unwrap_or(""),
             }
         }
-        SummaryIndex { summary, pieces, markers, rollup_marks }
+        SummaryIndex { summary, pieces, markers, rollup_marks, rollup_counted }
     }
 
     /// Whether the summary holds `text` verbatim: as a whole line, item or bullet first
@@ -424,7 +428,9 @@ pub(crate) fn contains_bounded(hay: &str, needle: &str) -> bool {
 ///
 /// Time: linear in the summary and the folded text (the summary is indexed once).
 pub fn check(source: &[Message], kept: &[bool], summary: &str) -> Result<Vec<Clipped>> {
-    let (first, newest) = first_and_newest(source);
+    // the first task as the floor placed it: once a summary carries it, the first live
+    // user row is an ordinary request (S-9; the carried item is check_rollup's)
+    let (first, newest) = (session_first_task(source), first_and_newest(source).1);
     let index = SummaryIndex::of(summary);
     let mut clipped = Vec::new();
     // tier-4 runs named by their first and last message ids (ids of this source only:
@@ -477,16 +483,25 @@ pub fn check(source: &[Message], kept: &[bool], summary: &str) -> Result<Vec<Cli
                 continue;
             }
             let marker = format!("{CLIPPED_PREFIX}{}, offset {o}): ", quote::content(&m.id));
-            let line = index.markers.get(&o).and_then(|ls| ls.iter().find(|l| l.starts_with(&marker)));
-            if let Some(line) = line {
-                let head = line.get(marker.len()..).unwrap_or("");
-                let head = head.rsplit_once(" [+").map_or(head, |(h, _)| h);
-                if !quote::content(t).starts_with(head) {
+            // a message of several text blocks has one marker per clipped block: this
+            // block's is the one whose head starts it; a block without one may be named
+            // by a run line or quoted elsewhere (below)
+            let mut lines = index.markers.get(&o).into_iter().flatten().filter(|l| l.starts_with(&marker)).peekable();
+            if lines.peek().is_some() {
+                let quoted = quote::content(t);
+                let is_head = lines.any(|line| {
+                    let head = line.get(marker.len()..).unwrap_or("");
+                    let head = head.rsplit_once(" [+").map_or(head, |(h, _)| h);
+                    quoted.starts_with(head)
+                });
+                if is_head {
+                    constraints_kept(o, t)?;
+                    clipped.push(clipped_of(o, m, t, &mut joined)?);
+                    continue;
+                }
+                if m.user_texts().nth(1).is_none() {
                     return Err(lost(o, "the clipped quote of a user text block is not its head"));
                 }
-                constraints_kept(o, t)?;
-                clipped.push(clipped_of(o, m, t, &mut joined)?);
-                continue;
             }
             // clipped by a rollup of the summary that quoted it in this same call (Y-3)
             if in_run(o) || (!index.rollup_marks.is_empty() && index.rollup_marks.contains(&crate::transcript::fnv1a(quote::content(t).as_bytes()))) {
@@ -503,6 +518,15 @@ pub fn check(source: &[Message], kept: &[bool], summary: &str) -> Result<Vec<Cli
             }
             if Some(o) == newest {
                 return Err(lost(o, "the newest request is neither kept nor quoted verbatim in the summary"));
+            }
+            // counted by a rollup of this same call (Y-3): the rollup's count line names no
+            // message, so the block must be whole in the memory records (check_memory) and
+            // its constraint sentences verbatim; the first task and the newest request
+            // never end here (above)
+            if index.rollup_counted {
+                constraints_kept(o, t)?;
+                clipped.push(clipped_of(o, m, t, &mut joined)?);
+                continue;
             }
             return Err(lost(o, "a user text block is neither kept, quoted verbatim nor clipped with a marker in the summary"));
         }

@@ -891,3 +891,26 @@ fn n1_user_text_in_a_text_document_or_a_text_inline_part_is_the_users_text() {
     let t = source(Format::OpenaiChat, &json!([{ "role": "user", "content": [{ "type": "file", "file": { "filename": "a.pdf", "file_data": "data:application/pdf;base64,JVBERi0=" } }] }]));
     assert!(t.messages[0].user_texts().next().is_none());
 }
+
+#[test]
+fn n1_a_user_message_of_several_text_blocks_is_clipped_block_by_block() {
+    // adversarial finding (session 5): a message of two text blocks, both clipped, each
+    // with its own marker; the check compared every block with the first marker's head
+    let mut msgs = Vec::new();
+    for i in 0..10 {
+        msgs.push(json!({ "role": "user", "content": [{ "type": "text", "text": format!("Request {i} {}", "a".repeat(500)) }, { "type": "text", "text": format!("second {i} {}", "b".repeat(500)) }] }));
+        msgs.push(json!({ "role": "assistant", "content": [{ "type": "text", "text": format!("Answer {i} {}", "blah ".repeat(100)) }] }));
+    }
+    let doc = json!({ "messages": msgs });
+    let src = source(Format::Anthropic, &doc);
+    for summarizer in [false, true] {
+        let o = run(Format::Anthropic, &doc, opts("default", 4_000), SessionState::default(), summarizer);
+        if o.status != "compacted" {
+            let s: String = o.transcript.messages.iter().filter(|m| m.is_summary()).map(Message::text).collect();
+            eprintln!("{s}");
+        }
+        assert_nothing_lost(&o, &src, "two text blocks");
+        let text: String = o.transcript.messages.iter().filter(|m| m.is_summary()).map(Message::text).collect();
+        assert!(text.matches(CLIPPED_PREFIX).count() >= 2, "both blocks of a message clipped with their own markers");
+    }
+}

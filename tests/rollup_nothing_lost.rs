@@ -38,6 +38,16 @@ struct Figures {
     max_rollups: usize,
 }
 
+/// `rep` sentences a request, or with `rep == 0` a size that varies from turn to turn
+/// (1 to 9 sentences: some requests fit the rollup's quotes whole, some do not).
+fn rep_of(rep: usize, turn: usize) -> usize {
+    if rep == 0 {
+        1 + (turn * 5) % 9
+    } else {
+        rep
+    }
+}
+
 fn request(i: usize, rep: usize) -> String {
     format!("Request {i}: ") + &format!("please revise section {i} with more detail about item {i}. ").repeat(rep)
 }
@@ -53,7 +63,7 @@ fn breaker_loop(window: u64, turns: usize, rep: usize, answer: usize, hook: bool
     let mut memory: HashMap<String, String> = HashMap::new();
     let mut f = Figures { compactions: 0, first_task_missing: 0, first_item_missing: 0, lost: Vec::new(), max_after_tokens: 0, over_window: 0, cannot_fit: 0, max_rollups: 0 };
     for turn in 0..turns {
-        rows.push(json!({ "role": "user", "content": request(turn, rep) }));
+        rows.push(json!({ "role": "user", "content": request(turn, rep_of(rep, turn)) }));
         rows.push(json!({ "role": "assistant", "content": format!("answer {turn} {}", "w".repeat(answer)) }));
         let tokens = (serde_json::to_string(&rows).unwrap().len() / 4) as u64;
         let usage = json!({ "prompt_tokens": tokens, "completion_tokens": 50, "total_tokens": tokens + 50 });
@@ -89,7 +99,7 @@ fn breaker_loop(window: u64, turns: usize, rep: usize, answer: usize, hook: bool
     let all = serde_json::to_string(&rows.iter().map(|r| r["content"].as_str().unwrap_or("").to_string()).collect::<Vec<_>>()).unwrap();
     let records: String = memory.values().cloned().collect::<Vec<_>>().join("\n");
     for i in 0..turns {
-        let r = request(i, rep);
+        let r = request(i, rep_of(rep, i));
         // whole in memory: every sentence of it in the records (a record holds at most 1,000 bytes)
         let in_memory = r.split_inclusive(". ").all(|s| records.contains(s.trim()));
         if !all.contains(&r) && !in_memory {
@@ -142,5 +152,27 @@ fn n1_y3_projection_off_keeps_every_request_whole_then_says_cannot_fit() {
         // engine says so (C-8) instead of rewriting over the window again and again
         assert!(f.cannot_fit > 0, "hook {hook}: never cannot_fit");
         assert!(f.over_window <= 10, "hook {hook}: {} compactions over the window", f.over_window);
+    }
+}
+
+#[test]
+fn n1_y3_a_rollup_in_the_same_call_as_its_fold_may_count_the_folded_requests_it_cannot_quote() {
+    // adversarial finding (session 5): a saved (state, transcript) pair of a synthetic
+    // openai-chat loop (tests/fixtures/rollup-same-call.json) whose next compaction folds
+    // rows and rolls the summaries up in one call; the rollup counts one of the fold's own
+    // requests ("Step 20") on its count line, and the N-1 check failed that compaction
+    // and every later one. Counted text must be whole in memory (check_memory): it commits.
+    let j: Value = serde_json::from_str(include_str!("fixtures/rollup-same-call.json")).unwrap();
+    let state: SessionState = serde_json::from_value(j["state"].clone()).unwrap();
+    let config = Config::from_options(&json!({ "format": "openai-chat", "contextWindow": j["W"] })).unwrap();
+    let t = formats::decode(Format::OpenaiChat, j["msgs"].clone()).unwrap();
+    let step20 = t.messages.iter().find_map(|m| m.user_texts().find(|u| u.starts_with("Step 20:")).map(str::to_string)).expect("the fixture holds Step 20");
+    for hook in [false, true] {
+        let mut job = Job::start(config.clone(), state.clone(), t.clone(), JobOptions { signals: Signals::default(), has_summarizer: hook }).with_user_text_only_memory(true);
+        let o = run_sync(&mut job, |_| Reply::Summary { text: "Short summary.".into(), usage: None }).expect("job runs");
+        assert_eq!(o.status, "compacted", "hook {hook}: {}", o.reason);
+        let summary: String = o.transcript.messages.iter().filter(|m| m.is_summary()).map(|m| m.text()).collect();
+        let records: String = o.memory.iter().flat_map(|b| b.records.iter()).map(|r| r.content.as_str()).collect::<Vec<_>>().join("\n");
+        assert!(summary.contains(&step20) || records.contains(step20.trim()), "hook {hook}: Step 20 is in the summary or whole in the records");
     }
 }

@@ -35,6 +35,12 @@ pub const ROLLUP_CLIPPED_PREFIX: &str = "User text (clipped; whole in memory, ro
 /// ([`collapsed_line`]).
 const COLLAPSED_END: &str = " blocks quoted or clipped by earlier summaries";
 
+/// Whether `line` is a rollup's count line ([`collapsed_line`]): `User texts not quoted
+/// (whole in memory): <n> blocks quoted or clipped by earlier summaries`.
+pub fn is_collapsed_line(line: &str) -> bool {
+    line.strip_prefix(crate::nothing_lost::UNQUOTED_PREFIX).and_then(|r| r.strip_suffix(COLLAPSED_END)).is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+}
+
 /// The line counting `n` user text blocks earlier summaries carried that a rollup
 /// neither quotes nor clips: `User texts not quoted (whole in memory): <n> blocks quoted
 /// or clipped by earlier summaries`.
