@@ -1,6 +1,6 @@
 // Types of context-compactor/ai-sdk (I-1). Structural: they name only what the AI SDK
 // hands in and takes back, so they fit `ai` 6.x and 7.x without importing it.
-import type { CompactHooks, CompactorOptions, ContextCompactor, Decision, SessionState, SessionStore, Session, AiSdkMessage } from './index.js'
+import type { CompactHooks, CompactorOptions, ContextCompactor, Decision, MemoryIndex, SessionState, SessionStore, Session, AiSdkMessage } from './index.js'
 
 /** Options of both helpers: the compactor's options (its `format` is `ai-sdk`) or a
  * ready `compactor`, the compact hooks, and a session store for the conversation. */
@@ -39,6 +39,11 @@ export interface StoredView {
   /** With `session`: the engine's `Session` the helper writes through (`request()`,
    * `load()`, `recordFinding()`); absent without one. */
   session?: Session<'ai-sdk'>
+  /** Where the folded rows' memory records went (N-1, M-1): the `memory` hook given, or,
+   * with no `memory` / `store` / `embed` hook, the helper's own in-process MemoryIndex
+   * (recall with `view.memory.recall(sessionId ?? 'default', query)`); null with a host
+   * `store` / `embed`. */
+  memory: MemoryIndex | { add(records: unknown[]): unknown } | null
 }
 
 /** A language-model middleware (`wrapLanguageModel({ model, middleware })`). */

@@ -14,7 +14,7 @@
 // stored rows, so the second, third, ... compaction of one loop still finds its summary.
 // Both count the system prompt and the tool definitions and read the SDK's usage
 // (LanguageModelUsage, or the provider-level usage a middleware sees).
-import { ContextCompactor, Session } from 'context-compactor'
+import { ContextCompactor, MemoryIndex, Session } from 'context-compactor'
 import { SessionView, StoredView } from './stored-view.mjs'
 
 const HOOK_KEYS = ['summarize', 'curator', 'storeArtifact', 'onEvent', 'countTokens', 'sessionId', 'memory', 'embed', 'embedDimension', 'store', 'timeoutMs', 'timeouts', 'signal']
@@ -34,9 +34,18 @@ function split(options = {}) {
  * store) when given, else held in this instance. */
 function viewOf(options) {
   const { compactor, hooks } = split(options)
-  return options.session != null
+  const view = options.session != null
     ? new SessionView(compactor, options.session, hooks, { tag: 'ai-sdk', Session })
     : new StoredView(compactor, hooks)
+  // N-1 / M-1: the folded user text a summary clips must be whole somewhere. With no
+  // memory hook of the host's (`memory` / `store`), the helper keeps its own in-process
+  // MemoryIndex (one per helper, so one conversation's scope): `view.memory`, recallable
+  // with `view.memory.recall(sessionId ?? 'default', query)`.
+  if (hooks.memory == null && hooks.store == null && hooks.embed == null) {
+    view.hooks = { ...view.hooks, memory: new MemoryIndex() }
+  }
+  view.memory = view.hooks.memory ?? null
+  return view
 }
 
 function systemText(s) {

@@ -1,7 +1,7 @@
 // Types of context-compactor/langchain (I-2).
 import type { BaseMessage } from '@langchain/core/messages'
 import type { AgentMiddleware } from 'langchain'
-import type { CompactHooks, CompactorOptions, ContextCompactor, OpenAIChatMessage, Provenance, SessionState } from './index.js'
+import type { CompactHooks, CompactorOptions, ContextCompactor, MemoryIndex, OpenAIChatMessage, Provenance, SessionState } from './index.js'
 
 /** An OpenAI Chat row holding a LangChain message: every field of it in `lc`. */
 export interface LangChainRow extends OpenAIChatMessage, Provenance {
@@ -37,5 +37,9 @@ export interface LangChainCompactionOptions extends Omit<CompactorOptions, 'form
 /** Middleware for LangChain v1 `createAgent` (I-2). */
 export function compactionMiddleware(options?: LangChainCompactionOptions): AgentMiddleware & {
   readonly compactor: ContextCompactor<'openai-chat'> | ContextCompactor<'auto'>
+  /** Where the folded rows' memory records went (N-1, M-1): the `memory` hook given, or,
+   * with no `memory` / `store` / `embed` hook, the middleware's own in-process MemoryIndex;
+   * null with a host `store` / `embed`. */
+  readonly memory: MemoryIndex | { add(records: unknown[]): unknown } | null
   stats(): { state: SessionState | null; compactions: { before: number; after: number }[] }
 }

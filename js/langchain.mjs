@@ -16,7 +16,7 @@
 import { AIMessage, ChatMessage, FunctionMessage, HumanMessage, RemoveMessage, SystemMessage, ToolMessage } from '@langchain/core/messages'
 import { toJsonSchema } from '@langchain/core/utils/json_schema'
 import { createMiddleware } from 'langchain'
-import { ContextCompactor } from 'context-compactor'
+import { ContextCompactor, MemoryIndex } from 'context-compactor'
 
 const PROVENANCE = ['summary_level', 'artifact_ref', 'transcript_role', 'message_id', 'observation_source', 'pinned']
 const SKIP = new Set(['lc_serializable', 'lc_kwargs', 'lc_namespace', 'lc_direct_tool_output', 'type', 'content'])
@@ -202,6 +202,9 @@ export function compactionMiddleware(options = {}) {
     else if (!['compactor', 'tools', 'systemPrompt', 'name'].includes(k)) config[k] = v
   }
   const compactor = options.compactor ?? new ContextCompactor({ profile: 'default', ...config, format: 'openai-chat' })
+  // N-1 / M-1: with no memory hook of the host's, the folded user text a summary clips is
+  // kept whole in the middleware's own in-process MemoryIndex (`middleware.memory`)
+  if (hooks.memory == null && hooks.store == null && hooks.embed == null) hooks.memory = new MemoryIndex()
   const tools = options.tools?.map((t) => ({ name: t.name, description: t.description, schema: schemaJson(t.schema) }))
   const envelope = options.systemPrompt ? [{ role: 'system', content: String(options.systemPrompt) }] : []
   let state = null
@@ -243,6 +246,7 @@ export function compactionMiddleware(options = {}) {
     },
   })
   Object.defineProperty(middleware, 'compactor', { value: compactor, enumerable: false })
+  Object.defineProperty(middleware, 'memory', { value: hooks.memory ?? null, enumerable: false })
   Object.defineProperty(middleware, 'stats', { value: () => ({ state, compactions }), enumerable: false })
   return middleware
 }
