@@ -57,18 +57,29 @@ pub(crate) fn text_of_data(data: &str, mime: Option<&str>) -> Option<String> {
 }
 
 /// Decodes base64 (standard or URL-safe alphabet, padding optional, ASCII whitespace
-/// skipped); `None` on any other byte or a dangling 6 bits.
+/// skipped); `None` on any other byte (after the padding too) or a dangling 6 bits.
 pub(crate) fn base64_decode(data: &str) -> Option<Vec<u8>> {
     let mut out = Vec::with_capacity(data.len() / 4 * 3);
     let (mut acc, mut bits) = (0u32, 0u32);
+    let mut padded = false;
     for c in data.bytes() {
+        // after the padding only more padding or white space: `b2s=%%%` is not base64
+        if padded {
+            if c == b'=' || c.is_ascii_whitespace() {
+                continue;
+            }
+            return None;
+        }
         let v = match c {
             b'A'..=b'Z' => c - b'A',
             b'a'..=b'z' => c - b'a' + 26,
             b'0'..=b'9' => c - b'0' + 52,
             b'+' | b'-' => 62,
             b'/' | b'_' => 63,
-            b'=' => break,
+            b'=' => {
+                padded = true;
+                continue;
+            }
             c if c.is_ascii_whitespace() => continue,
             _ => return None,
         };
@@ -100,6 +111,8 @@ mod tests {
         assert_eq!(text_of_data("https://example.com/a.txt", Some("text/plain")), None);
         assert_eq!(text_of_data("data:text/plain,Hi", None), None, "not base64");
         assert_eq!(text_of_data("/w==", Some("text/plain")), None, "not UTF-8");
+        assert_eq!(text_of_data("b2s=%%%", Some("text/plain")), None, "bytes after the padding");
+        assert_eq!(text_of_data("b2s= \n", Some("text/plain")).as_deref(), Some("ok"));
         assert_eq!(text_mime_of_name("notes.MD"), Some("text/markdown"));
         assert_eq!(text_mime_of_name("report.pdf"), None);
         assert!(is_text_mime("application/ld+json") && !is_text_mime("application/octet-stream"));
