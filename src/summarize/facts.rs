@@ -211,6 +211,27 @@ pub const DECISION_WORDS: [&str; 21] = [
     "the fix", "instead of", "suggests", "this means", "looks like", "it seems", "we need to", "we should", "confirmed",
 ];
 
+/// Phrases that mark an assistant sentence as a finding: what a check showed, what ran
+/// and how it ended, what exists or is missing (issue 13: "what the agent found"),
+/// matched case-insensitively on word edges. A sentence holding one is a finding unless
+/// it is a question or a plan ([`PLAN_OPENERS`]).
+pub const FINDING_WORDS: [&str; 30] = [
+    "successfully", "succeeded", "succeeds", "appears", "is equal to", "equals", "received", "returned", "returns", "shows", "showed",
+    "installed", "missing", "not found", "exists", "does not exist", "doesn't exist", "works", "passed", "passes", "failed", "fails",
+    "timed out", "means", "contains", "is set to", "the result", "the output", "the value", "mismatch",
+];
+
+/// Lowercase starts of an assistant sentence that say what the agent is about to do, not
+/// what it found: such a sentence is a finding only through [`DECISION_WORDS`].
+pub const PLAN_OPENERS: [&str; 16] = [
+    "let me", "let's", "lets ", "now let", "now i'll", "now i will", "now we", "i'll", "i will", "i am going to", "i'm going to", "we will",
+    "we'll", "next,", "first,", "time to",
+];
+
+/// At most this many sentences of one assistant text are findings by a fact token or a
+/// finding word alone (a table of numbers is a handful of findings, not the section).
+const FINDINGS_PER_TEXT: usize = 6;
+
 /// Starts of a user row's text that mark it as an instruction document a host injected
 /// (slash-command expansions), read as injected context even when a log types the row
 /// conversational (N-6). Claude Code skill expansions need no prefix: the importer types
@@ -272,6 +293,7 @@ const fn first_bytes<const N: usize>(words: &[&str; N]) -> [u32; 256] {
 
 const CONSTRAINT_FIRST: [u32; 256] = first_bytes(&CONSTRAINT_WORDS);
 const DECISION_FIRST: [u32; 256] = first_bytes(&DECISION_WORDS);
+const FINDING_FIRST: [u32; 256] = first_bytes(&FINDING_WORDS);
 
 /// `words.iter().any(|w| lower_has_word(lower, w))` in one pass over `lower` (issue
 /// 15: one search per phrase per sentence was most of [`Facts::read`]): at each byte
@@ -451,8 +473,59 @@ pub fn constraint_sentences(text: &str) -> Vec<&str> {
     sentences(text).into_iter().filter(|s| sentence_has_any(s, &CONSTRAINT_WORDS, &CONSTRAINT_FIRST)).collect()
 }
 
+/// The decision and finding sentences of an assistant text, verbatim, in order (issue
+/// 13, §7 of the handoff): a sentence holding one of [`DECISION_WORDS`]; or, at most
+/// [`FINDINGS_PER_TEXT`] of them, a statement (no question, no [`PLAN_OPENERS`] start)
+/// holding one of [`FINDING_WORDS`] or a fact token ([`has_fact_token`]: a number, a
+/// hex value, a `code` span). Lines inside a fenced code block are code, not sentences.
 fn decision_sentences(text: &str) -> Vec<&str> {
-    sentences(text).into_iter().filter(|s| sentence_has_any(s, &DECISION_WORDS, &DECISION_FIRST)).collect()
+    let mut out = Vec::new();
+    let mut in_fence = false;
+    let mut findings = 0usize;
+    for line in text.lines() {
+        let t = line.trim_start();
+        if t.starts_with("```") || t.starts_with("~~~") {
+            in_fence = !in_fence;
+            continue;
+        }
+        if in_fence {
+            continue;
+        }
+        for s in sentences(line) {
+            if sentence_has_any(s, &DECISION_WORDS, &DECISION_FIRST) {
+                out.push(s);
+            } else if findings < FINDINGS_PER_TEXT && is_finding(s) {
+                findings += 1;
+                out.push(s);
+            }
+        }
+    }
+    out
+}
+
+/// A statement of what was found: not a question, not a plan, at least 12 bytes, with a
+/// finding word or a fact token.
+fn is_finding(s: &str) -> bool {
+    let s = s.trim();
+    if s.len() < 12 || s.ends_with('?') {
+        return false;
+    }
+    let body = s.trim_start_matches(|c: char| matches!(c, '-' | '*' | '#' | '>' | ' '));
+    let head: String = body.chars().take(16).collect::<String>().to_lowercase().replace('\u{2019}', "'");
+    if PLAN_OPENERS.iter().any(|p| head.starts_with(p)) {
+        return false;
+    }
+    sentence_has_any(s, &FINDING_WORDS, &FINDING_FIRST) || has_fact_token(s)
+}
+
+/// Whether a sentence names a value: a run of two or more digits, a `0x` hex value or a
+/// `code` span (a pair of backticks).
+fn has_fact_token(s: &str) -> bool {
+    let b = s.as_bytes();
+    if b.iter().filter(|&&c| c == b'`').count() >= 2 {
+        return true;
+    }
+    b.windows(2).any(|w| w.first().is_some_and(u8::is_ascii_digit) && w.get(1).is_some_and(u8::is_ascii_digit) || w == b"0x")
 }
 
 /// Argument keys that hold one file path.
@@ -963,7 +1036,7 @@ mod tests {
 
     #[test]
     fn t4_phrase_lists_cannot_overlap_themselves_on_an_edge() {
-        for w in CONSTRAINT_WORDS.iter().chain(DECISION_WORDS.iter()) {
+        for w in CONSTRAINT_WORDS.iter().chain(DECISION_WORDS.iter()).chain(FINDING_WORDS.iter()) {
             let b = w.as_bytes();
             for shift in 1..b.len() {
                 let edge_inside = b.get(shift - 1).is_some_and(|c| !c.is_ascii_alphanumeric());
@@ -971,7 +1044,23 @@ mod tests {
                 assert!(!(edge_inside && overlaps), "{w:?} overlaps itself at {shift}");
             }
         }
-        assert!(CONSTRAINT_WORDS.len() <= 32 && DECISION_WORDS.len() <= 32);
+        assert!(CONSTRAINT_WORDS.len() <= 32 && DECISION_WORDS.len() <= 32 && FINDING_WORDS.len() <= 32);
+    }
+
+    #[test]
+    fn issue13_findings_are_statements_with_a_value_or_a_finding_word_not_plans_questions_or_code() {
+        let text = "Let me check the config file at line 42.\nThe port is set to 8080.\nWhy did 3 tests fail?\n\
+            ```\nx = 12345 # because\n```\nThe build passes now. I'll use serde instead of a hand parser.\nOK then.";
+        assert_eq!(
+            decision_sentences(text),
+            vec!["The port is set to 8080.", "The build passes now.", "I'll use serde instead of a hand parser."]
+        );
+        // a table of values gives at most FINDINGS_PER_TEXT findings; decision phrases are not capped
+        let rows: String = (0..10).map(|i| format!("| bus {i} | {} MW |\n", 100 + i)).collect();
+        let t = format!("{rows}We decided to keep bus 7 because it is the slack bus.");
+        let got = decision_sentences(&t);
+        assert_eq!(got.len(), FINDINGS_PER_TEXT + 1, "{got:?}");
+        assert_eq!(got.last().copied(), Some("We decided to keep bus 7 because it is the slack bus."));
     }
 
     #[test]
@@ -985,7 +1074,7 @@ mod tests {
             "", "m", "ensure\nensured", "a root cause.", "it seems", "itseems", "prefer avoid required",
         ];
         for t in texts {
-            for (words, first) in [(&CONSTRAINT_WORDS[..], &CONSTRAINT_FIRST), (&DECISION_WORDS[..], &DECISION_FIRST)] {
+            for (words, first) in [(&CONSTRAINT_WORDS[..], &CONSTRAINT_FIRST), (&DECISION_WORDS[..], &DECISION_FIRST), (&FINDING_WORDS[..], &FINDING_FIRST)] {
                 let want = words.iter().any(|w| lower_has_word(t, w));
                 assert_eq!(lower_has_any(t, words, first), want, "{t:?}");
             }
