@@ -614,6 +614,7 @@ fn n3_detection_refuses_foreign_shapes_with_a_hint() {
         (json!([{ "object": "trace.span", "id": "span_1", "trace_id": "t", "span_data": { "type": "function" } }]), "Agents SDK"),
         (json!({ "object": "trace", "id": "trace_1", "workflow_name": "w" }), "Agents SDK"),
         (json!({ "contents": 5 }), "contents"),
+        (json!([{ "id": "u0", "role": "user", "parts": [{ "type": "text", "text": "never use tabs" }] }, { "id": "a0", "role": "assistant", "parts": [{ "type": "step-start" }, { "type": "text", "text": "ok" }] }]), "convertToModelMessages"),
         (json!([{ "role": "user", "content": "hi" }, { "type": "function_call", "call_id": "c", "name": "f", "arguments": "{}" }, { "type": "banana" }]), "does not fit"),
     ];
     for (doc, hint) in cases {
@@ -626,6 +627,11 @@ fn n3_detection_refuses_foreign_shapes_with_a_hint() {
         assert_eq!(e.code, ErrorCode::UnknownFormat, "auto import of {text}");
     }
     assert!(detect(&json!([{ "type": "human", "data": {} }])).unwrap_err().message.contains("langchain integration"));
+    // N-3: UI messages given as ai-sdk say what they are, not only that `content` is missing
+    let ui = json!([{ "id": "u0", "role": "user", "parts": [{ "type": "text", "text": "never use tabs" }] }]);
+    let e = context_compactor::formats::decode(Format::AiSdk, ui).unwrap_err();
+    assert!(e.message.contains("convertToModelMessages") && e.message.contains("message 0"), "{}", e.message);
+    assert_eq!(detect(&json!([{ "role": "user", "parts": [{ "text": "hi" }] }])).unwrap(), Format::Gemini);
     // the shapes that are provider documents still detect
     assert_eq!(detect(&json!({ "contents": [{ "role": "user", "parts": [{ "text": "hi" }] }] })).unwrap(), Format::Gemini);
     assert_eq!(detect(&json!([{ "role": "user", "content": "hi" }, { "type": "function_call", "call_id": "c", "name": "f", "arguments": "{}" }])).unwrap(), Format::OpenaiResponses);

@@ -914,3 +914,33 @@ fn n1_a_user_message_of_several_text_blocks_is_clipped_block_by_block() {
         assert!(text.matches(CLIPPED_PREFIX).count() >= 2, "both blocks of a message clipped with their own markers");
     }
 }
+
+/// Adversarial finding (session 6): an Anthropic `search_result` block, in a user
+/// message or inside a tool result, folded to nothing (an opaque byte count): its text is
+/// now read, so a fold keeps it in the summary or memory (N-1, M-1).
+#[test]
+fn n1_m1_anthropic_search_result_blocks_are_read_as_text() {
+    let sr = |title: &str, text: &str| json!({ "type": "search_result", "source": "https://wiki.example/sla", "title": title, "content": [{ "type": "text", "text": text }], "citations": { "enabled": true } });
+    let mut msgs = vec![json!({ "role": "user", "content": [sr("SLA page", "SEARCH-RESULT: the SLA is 99.9%."), { "type": "text", "text": "First task: answer from these results." }] })];
+    msgs.push(json!({ "role": "assistant", "content": [{ "type": "tool_use", "id": "t1", "name": "search", "input": { "q": "uptime" } }] }));
+    msgs.push(json!({ "role": "user", "content": [{ "type": "tool_result", "tool_use_id": "t1", "content": [sr("Uptime", "TOOL-SEARCH: uptime was 99.95% in May.")] }] }));
+    for t in 0..10 {
+        msgs.push(json!({ "role": "assistant", "content": format!("step {t} {}", "detail ".repeat(200)) }));
+        msgs.push(json!({ "role": "user", "content": format!("next {t}") }));
+    }
+    let doc = json!({ "messages": msgs });
+    let src = source(Format::Anthropic, &doc);
+    let first: Vec<&str> = src.messages[0].user_texts().collect();
+    assert!(first.iter().any(|t| t.contains("SEARCH-RESULT: the SLA is 99.9%.") && t.contains("SLA page") && t.contains("https://wiki.example/sla")), "{first:?}");
+    let result = src.messages[2].blocks.iter().find_map(|b| match b {
+        context_compactor::transcript::Block::ToolResult { text, .. } => Some(text.clone()),
+        _ => None,
+    });
+    assert!(result.as_deref().is_some_and(|t| t.contains("TOOL-SEARCH: uptime was 99.95% in May.")), "{result:?}");
+    let o = run(Format::Anthropic, &doc, opts("default", 4_000), SessionState::default(), true);
+    assert_nothing_lost(&o, &src, "anthropic");
+    let rw = o.rewrite.as_ref().unwrap();
+    assert!(rw.discarded.contains(&2), "the tool result's row is folded");
+    let memory = o.memory.as_ref().unwrap();
+    assert!(memory.records.iter().any(|r| r.content.contains("TOOL-SEARCH")), "the tool's search result is in memory");
+}

@@ -145,6 +145,9 @@ impl Adapter for AiSdk {
                 return Ok((role, blocks));
             }
             Some(Value::Array(parts)) => parts,
+            _ if super::detect::ui_message(raw) => {
+                return Err(Error::invalid(format!("message {at}: no `content` but `parts`: {}", super::detect::UI_MESSAGES_HINT)))
+            }
             _ => return Err(Error::invalid(format!("message {at}: `content` must be a string or an array of parts"))),
         };
         for (k, p) in parts.iter().enumerate() {

@@ -59,6 +59,31 @@ fn document_text(b: &Value) -> Option<String> {
     }
 }
 
+/// The text of a `search_result` block (`{"type": "search_result", "source", "title",
+/// "content": [{"type": "text", "text"}...]}`, search results a host or a tool hands the
+/// model with citations): a first line naming the title and source, then the content
+/// texts. Read as text, so a folded one reaches the summary and memory like any other
+/// text of its row (N-1, M-1) instead of an opaque byte count.
+fn search_result_text(b: &Value) -> String {
+    let title = b.get("title").and_then(Value::as_str).unwrap_or("");
+    let source = b.get("source").and_then(Value::as_str).unwrap_or("");
+    let mut t = match (title.is_empty(), source.is_empty()) {
+        (false, false) => format!("[search result: {title} ({source})]"),
+        (false, true) => format!("[search result: {title}]"),
+        (true, false) => format!("[search result: {source}]"),
+        (true, true) => "[search result]".to_string(),
+    };
+    if let Some(Value::Array(items)) = b.get("content") {
+        for i in items {
+            if let Some(x) = i.get("text").and_then(Value::as_str) {
+                t.push('\n');
+                t.push_str(x);
+            }
+        }
+    }
+    t
+}
+
 impl Adapter for Anthropic {
     fn view(raw: &Value, at: usize) -> Result<(Role, Vec<Block>)> {
         let role = match raw.get("role").and_then(Value::as_str) {
@@ -82,6 +107,7 @@ impl Adapter for Anthropic {
                                 blocks.push(Block::Media { kind, bytes, inline });
                             }
                         }
+                        "search_result" => blocks.push(Block::Text { text: search_result_text(b) }),
                         "tool_use" => {
                             let id = b.get("id").and_then(Value::as_str).ok_or_else(|| Error::invalid(format!("message {at}: content[{k}] tool_use has no string `id`")))?;
                             let name = b.get("name").and_then(Value::as_str).unwrap_or("");
@@ -98,7 +124,8 @@ impl Adapter for Anthropic {
                                 Some(Value::String(s)) => text.push_str(s),
                                 Some(Value::Array(parts)) => {
                                     for p in parts {
-                                        if let Some(t) = p.get("text").and_then(Value::as_str) {
+                                        let search = (p.get("type").and_then(Value::as_str) == Some("search_result")).then(|| search_result_text(p));
+                                        if let Some(t) = search.as_deref().or_else(|| p.get("text").and_then(Value::as_str)) {
                                             if !text.is_empty() {
                                                 text.push('\n');
                                             }
@@ -226,7 +253,7 @@ pub(crate) fn view_text(text: &str) -> Option<(Role, Vec<Block>)> {
                 media_bytes: 0,
             }),
             "redacted_thinking" => blocks.push(Block::Reasoning { text: String::new(), bytes: item.get().len(), signed: true }),
-            "image" | "document" | "thinking" => return None,
+            "image" | "document" | "thinking" | "search_result" => return None,
             _ => blocks.push(Block::Opaque { kind: ty.to_string(), bytes: item.get().len() }),
         }
     }

@@ -42,10 +42,28 @@ pub(crate) fn foreign_hint(item: &Value) -> Option<&'static str> {
     if item.get("history").is_some_and(Value::is_array) && item.get("trajectory").is_some() {
         return Some("this looks like a SWE-agent trajectory: import it with kind swe-agent-traj");
     }
+    if ui_message(item) {
+        return Some(UI_MESSAGES_HINT);
+    }
     if matches!(ty, Some("user" | "assistant" | "system" | "attachment")) && item.get("message").is_some_and(Value::is_object) && item.get("role").is_none() {
         return Some("this looks like Claude Code log rows: import the .jsonl log with kind claude-code-jsonl");
     }
     None
+}
+
+/// What to do with AI SDK UI messages (N-3): they are the chat state of `useChat`, not
+/// a model transcript.
+pub(crate) const UI_MESSAGES_HINT: &str = "this looks like AI SDK UI messages (useChat's UIMessage[]: {id, role, parts}): convert them with convertToModelMessages from 'ai', then import as ai-sdk";
+
+/// An AI SDK `UIMessage`: a `role`, no `content` and a non-empty `parts` array whose
+/// every part has a string `type` (Gemini's `parts` have none).
+pub(crate) fn ui_message(item: &Value) -> bool {
+    item.get("content").is_none()
+        && matches!(item.get("role").and_then(Value::as_str), Some("user" | "assistant" | "system"))
+        && item
+            .get("parts")
+            .and_then(Value::as_array)
+            .is_some_and(|p| !p.is_empty() && p.iter().all(|x| x.get("type").is_some_and(Value::is_string)))
 }
 
 fn hint_error(hint: &str) -> Error {
