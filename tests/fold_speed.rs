@@ -95,9 +95,12 @@ fn configs() -> Vec<context_compactor::config::Config> {
 }
 
 /// Issue 15, Y-8, Y-9, E-2: the summarize request built with rows rendered on demand (a
-/// clipped row from its head and tail, a dropped row never rendered) is the request from
-/// every row rendered first, on odd rows (fence tags, engine-looking lines and multi-byte
-/// characters around the cuts, failed results) under every clipping stage.
+/// clipped row from its head and tail, lengths counted without rendering, user rows known
+/// by role) is the request from every row rendered first, on odd rows (fence tags,
+/// engine-looking lines and multi-byte characters around the cuts, failed results) under
+/// every clipping stage. Both ways share the bounds (one code path): this checks the
+/// on-demand rows; the bounds' own oracle is the written-out requests of
+/// tests/summary_request.rs.
 #[test]
 fn issue15_y8_request_rendered_on_demand_equals_the_request_from_rendered_rows() {
     use context_compactor::formats::Format;
