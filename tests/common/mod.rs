@@ -8,7 +8,7 @@ use context_compactor::state::SessionState;
 use context_compactor::summarize::SummarizeRequest;
 use context_compactor::trigger::Signals;
 use serde_json::{json, Value};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// `../shared` beside the crate, or None (a failure under `CI=true`).
 pub fn shared_dir() -> Option<PathBuf> {
@@ -21,6 +21,26 @@ pub fn shared_dir() -> Option<PathBuf> {
     }
     eprintln!("note: ../shared not found; skipping suites over it");
     None
+}
+
+/// Every file under `../shared/transcripts` but the `.md` notes, sorted, and that folder;
+/// `None` where [`shared_dir`] gives none (`../shared` absent outside CI).
+pub fn shared_transcript_files() -> Option<(PathBuf, Vec<PathBuf>)> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        for entry in std::fs::read_dir(dir).unwrap_or_else(|e| panic!("read {}: {e}", dir.display())) {
+            let path = entry.unwrap_or_else(|e| panic!("read {}: {e}", dir.display())).path();
+            if path.is_dir() {
+                walk(&path, out);
+            } else if path.extension().and_then(|e| e.to_str()) != Some("md") {
+                out.push(path);
+            }
+        }
+    }
+    let dir = shared_dir()?.join("transcripts");
+    let mut files = Vec::new();
+    walk(&dir, &mut files);
+    files.sort();
+    Some((dir, files))
 }
 
 /// A regression case from ../shared/cases.
