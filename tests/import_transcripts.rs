@@ -96,14 +96,7 @@ fn f1_f3_f5_every_shared_transcript_imports_pairs_and_round_trips() {
         let rel = path.strip_prefix(&dir).unwrap().display().to_string();
         let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{rel}: {e}"));
         let kind = sniff(&text).unwrap_or_else(|| panic!("{rel}: sniff found no log kind"));
-        let expected = match rel.split('/').next() {
-            Some("claude-code") => Some(ImportKind::ClaudeCodeJsonl),
-            Some("swe-agent") => Some(ImportKind::SweAgentTraj),
-            Some("tau-bench") => Some(ImportKind::TauBench),
-            Some("glaive") => Some(ImportKind::Glaive),
-            _ => None,
-        };
-        if let Some(expected) = expected {
+        if let Some(expected) = common::shared_transcript_kind(&dir, path) {
             assert_eq!(kind, expected, "{rel}: sniffed kind");
         }
         kinds_seen.insert(kind.name());

@@ -3,6 +3,7 @@
 
 use context_compactor::config::Config;
 use context_compactor::engine::{run_sync, Job, JobOptions, Outcome, Reply};
+use context_compactor::formats::import::ImportKind;
 use context_compactor::formats::{self, Format};
 use context_compactor::state::SessionState;
 use context_compactor::summarize::SummarizeRequest;
@@ -41,6 +42,18 @@ pub fn shared_transcript_files() -> Option<(PathBuf, Vec<PathBuf>)> {
     walk(&dir, &mut files);
     files.sort();
     Some((dir, files))
+}
+
+/// The log kind of a file of [`shared_transcript_files`] by its folder under `root` (the
+/// transcripts folder): `claude-code`, `swe-agent`, `tau-bench`, `glaive`; `None` elsewhere.
+pub fn shared_transcript_kind(root: &Path, path: &Path) -> Option<ImportKind> {
+    match path.strip_prefix(root).ok()?.iter().next()?.to_str()? {
+        "claude-code" => Some(ImportKind::ClaudeCodeJsonl),
+        "swe-agent" => Some(ImportKind::SweAgentTraj),
+        "tau-bench" => Some(ImportKind::TauBench),
+        "glaive" => Some(ImportKind::Glaive),
+        _ => None,
+    }
 }
 
 /// A regression case from ../shared/cases.
