@@ -95,10 +95,15 @@ pub fn fake_summary(req: &SummarizeRequest) -> Reply {
 /// The transcripts of these tests stand for the host's own stored transcripts: the host
 /// vouches for their provenance (summary marks, pins, artifact refs) through the state
 /// (`context_compactor::trust::vouch`, issue 14), as a host resuming a stored session does.
-pub fn compact_with(format: Format, doc: Value, config: Config, state: SessionState, signals: Signals, mut reply: impl FnMut(&SummarizeRequest) -> Reply) -> (Outcome, Vec<SummarizeRequest>) {
+pub fn compact_with(format: Format, doc: Value, config: Config, state: SessionState, signals: Signals, reply: impl FnMut(&SummarizeRequest) -> Reply) -> (Outcome, Vec<SummarizeRequest>) {
     let t = formats::decode(format, doc).expect("decode");
     let state = context_compactor::trust::vouch(&state, &t);
-    let mut job = Job::start(config, state, t, JobOptions { signals, has_summarizer: true });
+    run_recording(Job::start(config, state, t, JobOptions { signals, has_summarizer: true }), reply)
+}
+
+/// Runs `job` to its outcome with the summarizer `reply`; returns the outcome and the
+/// requests it was asked, in order.
+pub fn run_recording(mut job: Job, mut reply: impl FnMut(&SummarizeRequest) -> Reply) -> (Outcome, Vec<SummarizeRequest>) {
     let mut seen = Vec::new();
     let out = run_sync(&mut job, |r| {
         seen.push(r.clone());
