@@ -12,30 +12,13 @@ use context_compactor::engine::compact_document;
 use context_compactor::state::SessionState;
 use context_compactor::trigger::Signals;
 use context_compactor::{Config, Format, Profile};
-use serde_json::{json, Value};
+use serde_json::json;
 use std::time::Instant;
 
-/// A transcript of about `bytes` UTF-8 bytes: user rows of about 1 KB of constraint
+/// The transcript (tests/common/flood.rs): user rows of about 1 KB of constraint
 /// sentences, each answered by a short assistant row.
-pub fn flood(bytes: usize, distinct: bool) -> Value {
-    let words = ["You must keep", "Never touch", "Always run", "Do not rename", "Make sure to test", "You should document"];
-    let mut messages = vec![json!({"role": "system", "content": "You are a coding agent."})];
-    let mut total = 0usize;
-    let mut k = 0usize;
-    while total < bytes {
-        let mut text = String::new();
-        while text.len() < 1_000 {
-            let n = if distinct { k } else { k % 50 };
-            text.push_str(&format!("{} module_{n}/file_{n}.rs as it is. ", words[n % words.len()]));
-            k += 1;
-        }
-        total += text.len();
-        messages.push(json!({"role": "user", "content": text}));
-        messages.push(json!({"role": "assistant", "content": "Understood."}));
-    }
-    messages.push(json!({"role": "user", "content": "Now fix the parser."}));
-    json!({ "messages": messages })
-}
+#[path = "../tests/common/flood.rs"]
+mod flood;
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -46,7 +29,7 @@ fn main() {
     }
     let mut base = None;
     for mb in sizes {
-        let doc = flood((mb * 1_000_000.0) as usize, distinct);
+        let doc = json!({ "messages": flood::constraint_flood((mb * 1_000_000.0) as usize, distinct) });
         let mut config = Config::preset(Profile::Default);
         config.context_window = 200_000;
         let t = Instant::now();

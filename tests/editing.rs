@@ -506,23 +506,12 @@ fn k4_anthropic_cache_breakpoints_on_system_summary_end_and_last_message() {
 #[test]
 fn k1_clearing_every_real_session_keeps_pairing_and_opaque_items_whole() {
     use context_compactor::formats::import::{import, ImportKind};
-    let Some(shared) = shared_dir() else { return };
-    let mut files = Vec::new();
-    for (sub, kind) in [("transcripts/claude-code", ImportKind::ClaudeCodeJsonl), ("transcripts/swe-agent", ImportKind::SweAgentTraj)] {
-        let mut stack = vec![shared.join(sub)];
-        while let Some(d) = stack.pop() {
-            let Ok(rd) = std::fs::read_dir(&d) else { continue };
-            for e in rd.flatten() {
-                let p = e.path();
-                if p.is_dir() {
-                    stack.push(p);
-                } else if p.extension().is_some_and(|x| x == "jsonl" || x == "traj") {
-                    files.push((p, kind));
-                }
-            }
-        }
-    }
-    files.sort_by(|a, b| a.0.cmp(&b.0));
+    let Some((root, all)) = common::shared_transcript_files() else { return };
+    // the Claude Code and SWE-agent sessions, by folder
+    let files: Vec<_> = all
+        .into_iter()
+        .filter_map(|p| common::shared_transcript_kind(&root, &p).filter(|k| matches!(k, ImportKind::ClaudeCodeJsonl | ImportKind::SweAgentTraj)).map(|k| (p, k)))
+        .collect();
     assert!(files.len() >= 12, "the shared sessions are there");
     let mut cleared_total = 0;
     for (p, kind) in files {

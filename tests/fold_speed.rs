@@ -7,34 +7,15 @@
 //! The real-transcript part skips (with a notice) only when `../shared` is absent and
 //! `CI` is not `true`.
 
+mod common;
 use context_compactor::formats::decode;
 use context_compactor::formats::import::{import, sniff};
 use context_compactor::summarize::Facts;
 use context_compactor::transcript::{Message, Transcript};
-use std::path::{Path, PathBuf};
-
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(rd) = std::fs::read_dir(dir) else { return };
-    for e in rd.flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            walk(&p, out);
-        } else if !p.file_name().is_some_and(|n| n.to_string_lossy().ends_with(".md")) {
-            out.push(p);
-        }
-    }
-}
 
 /// Every shared transcript, decoded (empty when `../shared` is absent outside CI).
 pub fn shared_transcripts() -> Vec<(String, Transcript)> {
-    let shared = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared");
-    if !shared.exists() && std::env::var("CI").as_deref() != Ok("true") {
-        eprintln!("NOTICE: {} not found; skipping the real-transcript part", shared.display());
-        return Vec::new();
-    }
-    let mut files = Vec::new();
-    walk(&shared.join("transcripts"), &mut files);
-    files.sort();
+    let Some((_, files)) = common::shared_transcript_files() else { return Vec::new() };
     let mut out = Vec::new();
     for path in &files {
         let Ok(text) = std::fs::read_to_string(path) else { continue };
@@ -95,9 +76,12 @@ fn configs() -> Vec<context_compactor::config::Config> {
 }
 
 /// Issue 15, Y-8, Y-9, E-2: the summarize request built with rows rendered on demand (a
-/// clipped row from its head and tail, a dropped row never rendered) is the request from
-/// every row rendered first, on odd rows (fence tags, engine-looking lines and multi-byte
-/// characters around the cuts, failed results) under every clipping stage.
+/// clipped row from its head and tail, lengths counted without rendering, user rows known
+/// by role) is the request from every row rendered first, on odd rows (fence tags,
+/// engine-looking lines and multi-byte characters around the cuts, failed results) under
+/// every clipping stage. Both ways share the bounds (one code path): this checks the
+/// on-demand rows; the bounds' own oracle is the written-out requests of
+/// tests/summary_request.rs.
 #[test]
 fn issue15_y8_request_rendered_on_demand_equals_the_request_from_rendered_rows() {
     use context_compactor::formats::Format;

@@ -13,6 +13,7 @@
 //!
 //! Skips (with a notice) only when `../shared` is absent and `CI` is not `true`.
 
+mod common;
 use context_compactor::config::{Config, Profile};
 use context_compactor::engine::compact_document;
 use context_compactor::formats::decode;
@@ -21,19 +22,7 @@ use context_compactor::state::SessionState;
 use context_compactor::transcript::{Block, Transcript};
 use context_compactor::trigger::Signals;
 use serde_json::Value;
-use std::path::{Path, PathBuf};
-
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(rd) = std::fs::read_dir(dir) else { return };
-    for e in rd.flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            walk(&p, out);
-        } else if !p.file_name().is_some_and(|n| n.to_string_lossy().ends_with(".md")) {
-            out.push(p);
-        }
-    }
-}
+use std::path::Path;
 
 const WORDS: [&str; 9] = ["must", "never", "don't", "do not", "always", "should", "make sure", "prefer", "dont"];
 
@@ -68,15 +57,7 @@ fn pct(x: (usize, usize)) -> String {
 /// Y-6, N-1, N-5 on every shared transcript (see the module docs for what is measured).
 #[test]
 fn y6_n1_n5_handoff_summary_on_real_transcripts_keeps_paths_constraints_request_and_plan() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let shared = root.join("../shared");
-    if !shared.exists() && std::env::var("CI").as_deref() != Ok("true") {
-        eprintln!("NOTICE: {} not found; skipping the real-transcript handoff test", shared.display());
-        return;
-    }
-    let mut files = Vec::new();
-    walk(&shared.join("transcripts"), &mut files);
-    files.sort();
+    let Some((_, files)) = common::shared_transcript_files() else { return };
     let mut tally = Tally::default();
     let mut compacted = 0;
     for path in &files {

@@ -3,13 +3,13 @@
 //! (encode(decode(doc)) in the stored view gives `doc` back), F-5 (tool calls pair and
 //! call ids are unique).
 
+mod common;
 use context_compactor::formats::import::{import, import_with, sniff, ImportKind, ImportOptions};
 use context_compactor::formats::{self, decode, encode, validate_pairing, Format, View};
 use context_compactor::transcript::{Block, Role, Transcript};
 use context_compactor::ErrorCode;
 use serde_json::{json, Value};
 use std::collections::HashSet;
-use std::path::{Path, PathBuf};
 
 // ------------------------------------------------------------------ helpers
 
@@ -81,17 +81,6 @@ fn source_facts(kind: ImportKind, text: &str) -> (bool, usize) {
     }
 }
 
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).unwrap_or_else(|e| panic!("read {}: {e}", dir.display())) {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            walk(&path, out);
-        } else if path.extension().and_then(|e| e.to_str()) != Some("md") {
-            out.push(path);
-        }
-    }
-}
-
 // ------------------------------------------------------------------ real transcripts
 
 /// F-1, F-3, F-5 on every file under `../shared/transcripts`: sniff finds the folder's
@@ -100,31 +89,14 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
 /// `true`.
 #[test]
 fn f1_f3_f5_every_shared_transcript_imports_pairs_and_round_trips() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let shared = root.join("../shared");
-    if !shared.exists() && std::env::var("CI").as_deref() != Ok("true") {
-        eprintln!("NOTICE: {} not found; skipping the real-transcript import test", shared.display());
-        return;
-    }
-    let dir = shared.join("transcripts");
-    assert!(dir.is_dir(), "{} is missing", dir.display());
-    let mut files = Vec::new();
-    walk(&dir, &mut files);
-    files.sort();
+    let Some((dir, files)) = common::shared_transcript_files() else { return };
     assert!(!files.is_empty(), "no transcripts under {}", dir.display());
     let mut kinds_seen = HashSet::new();
     for path in &files {
         let rel = path.strip_prefix(&dir).unwrap().display().to_string();
         let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{rel}: {e}"));
         let kind = sniff(&text).unwrap_or_else(|| panic!("{rel}: sniff found no log kind"));
-        let expected = match rel.split('/').next() {
-            Some("claude-code") => Some(ImportKind::ClaudeCodeJsonl),
-            Some("swe-agent") => Some(ImportKind::SweAgentTraj),
-            Some("tau-bench") => Some(ImportKind::TauBench),
-            Some("glaive") => Some(ImportKind::Glaive),
-            _ => None,
-        };
-        if let Some(expected) = expected {
+        if let Some(expected) = common::shared_transcript_kind(&dir, path) {
             assert_eq!(kind, expected, "{rel}: sniffed kind");
         }
         kinds_seen.insert(kind.name());

@@ -15,7 +15,6 @@ use context_compactor::transcript::{Role, TranscriptRole};
 use context_compactor::trigger::Signals;
 use context_compactor::ErrorCode;
 use serde_json::{json, Value};
-use std::path::{Path, PathBuf};
 
 // ------------------------------------------------------------------ helpers
 
@@ -639,23 +638,8 @@ fn n3_detection_refuses_foreign_shapes_with_a_hint() {
 
 // ------------------------------------------------------------------ real logs
 
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).expect("read dir") {
-        let path = entry.expect("entry").path();
-        if path.is_dir() {
-            walk(&path, out);
-        } else if path.extension().and_then(|e| e.to_str()) != Some("md") {
-            out.push(path);
-        }
-    }
-}
-
 fn shared_files() -> Vec<(String, String)> {
-    let Some(dir) = common::shared_dir() else { return Vec::new() };
-    let dir = dir.join("transcripts");
-    let mut files = Vec::new();
-    walk(&dir, &mut files);
-    files.sort();
+    let Some((dir, files)) = common::shared_transcript_files() else { return Vec::new() };
     files.into_iter().map(|p| (p.strip_prefix(&dir).unwrap().display().to_string(), std::fs::read_to_string(&p).unwrap())).collect()
 }
 

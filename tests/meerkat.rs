@@ -879,9 +879,11 @@ fn w8_session_saved_and_reloaded_behaves_like_the_live_one() {
     }
 }
 
-/// Y-8: the engine builds the summarize request from unrendered rows, rendering each in
-/// turn and clipping tool outputs at once (peak memory); the request is the one the
-/// rendered rows give, whatever the mix of sizes, roles and bounds.
+/// Y-8: the engine builds the summarize request from unrendered rows, rendering a row only
+/// when the request carries it whole (peak memory); the request is the one the rendered
+/// rows give, whatever the mix of sizes, roles and bounds. The two share the bounds (one
+/// code path), so this checks the on-demand rows (lengths, clips, user rows); the
+/// bounds' oracle is the written-out requests of tests/summary_request.rs.
 #[test]
 fn y8_request_from_unrendered_rows_equals_the_request_from_rendered_rows() {
     let mut seed: u64 = 7;

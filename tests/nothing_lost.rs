@@ -6,7 +6,10 @@
 //! where the rule applies.
 
 mod common;
+#[path = "common/flood.rs"]
+mod flood;
 use common::*;
+use flood::constraint_flood;
 use context_compactor::capacity::{observe_usage, Observation};
 use context_compactor::config::Config;
 use context_compactor::engine::{run_sync, Job, JobOptions, Outcome, Reply};
@@ -736,27 +739,6 @@ fn n1_projection_off_quotes_every_folded_user_text_whole_or_cannot_fit_names_the
     assert_eq!(o.status, "cannot_fit", "{} {:?} {:?}", o.reason, o.after, o.over_window);
     assert!(o.reason.contains("the summary's user text") && o.reason.contains("projectMemory is off"), "{}", o.reason);
     assert!(o.rewrite.is_none());
-}
-
-/// A transcript of about `bytes` UTF-8 bytes whose user rows are nothing but constraint
-/// sentences (`distinct`: each one different; else 50 distinct, repeated).
-fn constraint_flood(bytes: usize, distinct: bool) -> Value {
-    let words = ["You must keep", "Never touch", "Always run", "Do not rename", "Make sure to test", "You should document"];
-    let mut messages = vec![json!({ "role": "system", "content": "You are a coding agent." })];
-    let (mut total, mut k) = (0usize, 0usize);
-    while total < bytes {
-        let mut text = String::new();
-        while text.len() < 1_000 {
-            let n = if distinct { k } else { k % 50 };
-            text.push_str(&format!("{} module_{n}/file_{n}.rs as it is. ", words[n % words.len()]));
-            k += 1;
-        }
-        total += text.len();
-        messages.push(json!({ "role": "user", "content": text }));
-        messages.push(json!({ "role": "assistant", "content": "Understood." }));
-    }
-    messages.push(json!({ "role": "user", "content": "Now fix the parser." }));
-    Value::Array(messages)
 }
 
 #[test]

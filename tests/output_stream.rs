@@ -57,21 +57,10 @@ fn run(format: formats::Format, doc: Value, config: Config, state: SessionState,
 fn j5_streamed_result_matches_value_tree_on_real_transcripts_and_cases() {
     let Some(dir) = shared_dir() else { return };
     let mut docs: Vec<(String, formats::Format, Value)> = Vec::new();
-    for sub in ["swe-agent", "tau-bench", "glaive", "claude-code"] {
-        let mut stack = vec![dir.join("transcripts").join(sub)];
-        while let Some(d) = stack.pop() {
-            let Ok(rd) = std::fs::read_dir(&d) else { continue };
-            for e in rd.flatten() {
-                let p = e.path();
-                if p.is_dir() {
-                    stack.push(p);
-                } else if p.extension().is_some_and(|x| x == "traj" || x == "json" || x == "jsonl") {
-                    let text = std::fs::read_to_string(&p).unwrap();
-                    let (format, doc) = formats::import::import_any("auto", &text).expect("import");
-                    docs.push((p.display().to_string(), format, doc));
-                }
-            }
-        }
+    for p in common::shared_transcript_files().map(|(_, files)| files).unwrap_or_default() {
+        let text = std::fs::read_to_string(&p).unwrap();
+        let (format, doc) = formats::import::import_any("auto", &text).expect("import");
+        docs.push((p.display().to_string(), format, doc));
     }
     for e in std::fs::read_dir(dir.join("cases")).unwrap().flatten() {
         let file = e.file_name().to_string_lossy().to_string();

@@ -9,8 +9,9 @@ use context_compactor::output::MessageJson;
 use context_compactor::state::SessionState;
 use context_compactor::trigger::Signals;
 use proptest::prelude::*;
-
-const FORMATS: [Format; 6] = [Format::OpenaiChat, Format::Anthropic, Format::Gemini, Format::OpenaiResponses, Format::AiSdk, Format::Canonical];
+#[path = "common/rows.rs"]
+mod rows;
+use rows::{document as doc, text_row, FORMATS};
 
 /// Extra keys a stored row may carry (JSON member texts), placed first or last.
 const EXTRAS: [&str; 8] = [
@@ -23,34 +24,6 @@ const EXTRAS: [&str; 8] = [
     r#""trace_id":1234567890123456789"#,
     r#""big":[18446744073709551615,9007199254740993]"#,
 ];
-
-/// One user-ish text row of `format` with `extra` members before (`first`) or after the body.
-fn text_row(format: Format, role: &str, text: &str, extra: &[&str], first: bool) -> String {
-    let text = serde_json::to_string(text).unwrap();
-    let role = if format == Format::Gemini && role == "assistant" { "model" } else { role };
-    let body = match format {
-        Format::Gemini => format!(r#""role":"{role}","parts":[{{"text":{text}}}]"#),
-        Format::Canonical => format!(r#""role":"{role}","content":[{{"type":"text","text":{text}}}]"#),
-        _ => format!(r#""role":"{role}","content":{text}"#),
-    };
-    let extra = extra.join(",");
-    match (extra.is_empty(), first) {
-        (true, _) => format!("{{{body}}}"),
-        (false, true) => format!("{{{extra},{body}}}"),
-        (false, false) => format!("{{{body},{extra}}}"),
-    }
-}
-
-fn doc(format: Format, rows: &[String]) -> String {
-    let list = format!("[{}]", rows.join(","));
-    match format {
-        Format::OpenaiChat => list,
-        Format::Anthropic | Format::AiSdk => format!(r#"{{"system":"Be careful.","messages":{list}}}"#),
-        Format::Gemini => format!(r#"{{"contents":{list}}}"#),
-        Format::OpenaiResponses => format!(r#"{{"input":{list}}}"#),
-        Format::Canonical => format!(r#"{{"messages":{list}}}"#),
-    }
-}
 
 #[derive(Debug, Clone)]
 struct Row {

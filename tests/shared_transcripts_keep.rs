@@ -6,7 +6,6 @@
 //! budget). Skips when `../shared` is absent.
 
 mod common;
-use common::shared_dir;
 use context_compactor::config::Config;
 use context_compactor::engine::{run_sync, Job, JobOptions, Reply};
 use context_compactor::formats::import::{import, ImportKind};
@@ -16,31 +15,12 @@ use context_compactor::state::SessionState;
 use context_compactor::transcript::{Message, Role};
 use context_compactor::trigger::Signals;
 use serde_json::json;
-use std::path::{Path, PathBuf};
-
-fn files(dir: &Path, ext: &str, out: &mut Vec<PathBuf>) {
-    let Ok(rd) = std::fs::read_dir(dir) else { return };
-    let mut entries: Vec<PathBuf> = rd.filter_map(|e| e.ok().map(|e| e.path())).collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            files(&p, ext, out);
-        } else if p.extension().is_some_and(|e| e == ext) {
-            out.push(p);
-        }
-    }
-}
+use std::path::PathBuf;
 
 #[test]
 fn n1_n4_c8_every_shared_transcript_compacts_validly_under_the_window_or_cannot_fit_truly() {
-    let Some(shared) = shared_dir() else { return };
-    let root = shared.join("transcripts");
-    let mut inputs: Vec<(PathBuf, ImportKind)> = Vec::new();
-    for (folder, ext, kind) in [("claude-code", "jsonl", ImportKind::ClaudeCodeJsonl), ("swe-agent", "traj", ImportKind::SweAgentTraj), ("tau-bench", "json", ImportKind::TauBench), ("glaive", "json", ImportKind::Glaive)] {
-        let mut found = Vec::new();
-        files(&root.join(folder), ext, &mut found);
-        inputs.extend(found.into_iter().map(|p| (p, kind)));
-    }
+    let Some((root, files)) = common::shared_transcript_files() else { return };
+    let inputs: Vec<(PathBuf, ImportKind)> = files.into_iter().filter_map(|p| common::shared_transcript_kind(&root, &p).map(|k| (p, k))).collect();
     assert!(inputs.len() >= 14, "the shared transcripts are there ({} found)", inputs.len());
     let mut compacted = 0;
     for (path, kind) in &inputs {

@@ -119,16 +119,11 @@ fn config() -> Config {
     Config::from_options(&json!({ "profile": "default", "contextWindow": 4000, "preserveRecentTurns": 1, "maxSummariesBeforeRollup": 4 })).unwrap()
 }
 
-fn run(format: Format, doc: Value, state: SessionState, curator: bool, mut reply: impl FnMut(&SummarizeRequest) -> Reply) -> (Outcome, Vec<SummarizeRequest>) {
+/// A forced compaction of `doc` as given (no provenance vouched for), with a curator when
+/// `curator`; the outcome and the requests seen.
+fn run(format: Format, doc: Value, state: SessionState, curator: bool, reply: impl FnMut(&SummarizeRequest) -> Reply) -> (Outcome, Vec<SummarizeRequest>) {
     let t = formats::decode(format, doc).expect("decode");
-    let mut job = Job::start(config(), state, t, JobOptions { signals: Signals { force: true, ..Signals::default() }, has_summarizer: true }).with_curator(curator);
-    let mut seen = Vec::new();
-    let out = run_sync(&mut job, |r| {
-        seen.push(r.clone());
-        reply(r)
-    })
-    .expect("job runs");
-    (out, seen)
+    common::run_recording(Job::start(config(), state, t, JobOptions { signals: Signals { force: true, ..Signals::default() }, has_summarizer: true }).with_curator(curator), reply)
 }
 
 /// Occurrences of `needle` (ASCII, any case) in `hay`.

@@ -135,22 +135,24 @@ impl Adapter for OpenaiChat {
 /// text (no `Value` tree). Any shape this does not take (content parts, the legacy
 /// `function_call`, a provenance key, a duplicate field, a wrong type) fails the parse,
 /// and the caller takes the `Value` path, so a view built here is always the one
-/// [`OpenaiChat::view`] builds.
+/// [`OpenaiChat::view`] builds. `Text` reads `content` and `reasoning_content`, `C` a call
+/// of `tool_calls`: [`ViewRow`] and [`IdsRow`].
 #[derive(serde::Deserialize)]
+#[serde(bound(deserialize = "Text: Deserialize<'de>, C: Deserialize<'de>"))]
 #[allow(dead_code)] // the `refuse` fields are never read: their presence is the point
-struct Row<'a> {
+struct Row<'a, Text, C> {
     #[serde(borrow)]
     role: Cow<'a, str>,
     #[serde(default)]
-    content: Option<Content>,
-    #[serde(borrow, default)]
-    tool_calls: Option<Vec<Call<'a>>>,
+    content: Option<Text>,
+    #[serde(default)]
+    tool_calls: Option<Vec<C>>,
     #[serde(borrow, default)]
     tool_call_id: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     name: Option<Cow<'a, str>>,
     #[serde(default)]
-    reasoning_content: Option<String>,
+    reasoning_content: Option<Text>,
     #[serde(default, deserialize_with = "refuse")]
     function_call: (),
     #[serde(default, deserialize_with = "refuse")]
@@ -165,6 +167,32 @@ struct Row<'a> {
     observation_source: (),
     #[serde(default, deserialize_with = "refuse")]
     pinned: (),
+}
+
+/// What the view reads ([`view_text`]): string texts, calls with their function.
+type ViewRow<'a> = Row<'a, Content, Call<'a>>;
+
+impl<Text, C> Row<'_, Text, C> {
+    /// The role, `None` for one the typed parse does not take.
+    fn role(&self) -> Option<Role> {
+        match self.role.as_ref() {
+            "system" | "developer" => Some(Role::System),
+            "user" => Some(Role::User),
+            "assistant" => Some(Role::Assistant),
+            "tool" | "function" => Some(Role::Tool),
+            _ => None,
+        }
+    }
+
+    /// The call id a tool row answers (a legacy `function` row: `function:NAME`); `None`
+    /// for a `tool` row with no `tool_call_id`.
+    fn result_call_id(&mut self) -> Option<String> {
+        match (self.tool_call_id.take(), self.role.as_ref()) {
+            (Some(id), _) => Some(id.into_owned()),
+            (None, "function") => Some(format!("function:{}", self.name.as_deref().unwrap_or(""))),
+            (None, _) => None,
+        }
+    }
 }
 
 #[derive(serde::Deserialize)]
@@ -207,21 +235,11 @@ pub(super) fn raw_present<'de, D: serde::Deserializer<'de>>(d: D) -> std::result
 /// The view of one message straight from its JSON text; `None` when the message needs
 /// the `Value` path (see [`Row`]).
 pub(crate) fn view_text(text: &str) -> Option<(Role, Vec<Block>)> {
-    let row: Row = serde_json::from_str(text).ok()?;
-    let role = match row.role.as_ref() {
-        "system" | "developer" => Role::System,
-        "user" => Role::User,
-        "assistant" => Role::Assistant,
-        "tool" | "function" => Role::Tool,
-        _ => return None,
-    };
-    let text = row.content.map(|Content(t)| t);
+    let mut row: ViewRow = serde_json::from_str(text).ok()?;
+    let role = row.role()?;
+    let text = row.content.take().map(|Content(t)| t);
     if role == Role::Tool {
-        let call_id = match (row.tool_call_id, row.role.as_ref()) {
-            (Some(id), _) => id.into_owned(),
-            (None, "function") => format!("function:{}", row.name.as_deref().unwrap_or("")),
-            (None, _) => return None,
-        };
+        let call_id = row.result_call_id()?;
         let result = Block::ToolResult {
             call_id,
             name: row.name.map(Cow::into_owned),
@@ -234,7 +252,7 @@ pub(crate) fn view_text(text: &str) -> Option<(Role, Vec<Block>)> {
     }
     let calls = row.tool_calls.as_ref().map_or(0, Vec::len);
     let mut blocks = Vec::with_capacity(usize::from(row.reasoning_content.is_some()) + usize::from(text.is_some()) + calls);
-    if let Some(r) = row.reasoning_content {
+    if let Some(Content(r)) = row.reasoning_content {
         let bytes = r.len();
         blocks.push(Block::Reasoning { text: r, bytes, signed: false });
     }
@@ -260,36 +278,11 @@ pub(crate) fn view_text(text: &str) -> Option<(Role, Vec<Block>)> {
 
 
 /// What pairing (F-2) reads of a Chat Completions message, borrowed from its JSON text:
-/// role, the calls' ids, the result's call id; the content is skipped, not copied. The
-/// same fields and refusals as [`Row`] (a provenance key, the legacy `function_call`,
-/// a wrong type: `None`, and the caller takes the full decode), except that content
-/// parts are taken (they carry no ids).
-#[derive(serde::Deserialize)]
-#[allow(dead_code)] // the `refuse` fields are never read: their presence is the point
-struct IdsRow<'a> {
-    #[serde(borrow)]
-    role: Cow<'a, str>,
-    #[serde(borrow, default)]
-    tool_calls: Option<Vec<IdsCall<'a>>>,
-    #[serde(borrow, default)]
-    tool_call_id: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    name: Option<Cow<'a, str>>,
-    #[serde(default, deserialize_with = "refuse")]
-    function_call: (),
-    #[serde(default, deserialize_with = "refuse")]
-    summary_level: (),
-    #[serde(default, deserialize_with = "refuse")]
-    artifact_ref: (),
-    #[serde(default, deserialize_with = "refuse")]
-    transcript_role: (),
-    #[serde(default, deserialize_with = "refuse")]
-    message_id: (),
-    #[serde(default, deserialize_with = "refuse")]
-    observation_source: (),
-    #[serde(default, deserialize_with = "refuse")]
-    pinned: (),
-}
+/// role, the calls' ids, the result's call id; the texts are skipped, not copied. The
+/// same fields and refusals as [`ViewRow`] (a provenance key, the legacy `function_call`,
+/// a wrong type: `None`, and the caller takes the full decode), except that content of
+/// any shape is taken (parts carry no ids).
+type IdsRow<'a> = Row<'a, serde::de::IgnoredAny, IdsCall<'a>>;
 
 #[derive(serde::Deserialize)]
 struct IdsCall<'a> {
@@ -301,20 +294,10 @@ struct IdsCall<'a> {
 /// arguments, the tool result with an empty body), as [`view_text`] would give them
 /// minus the text; `None` when the message needs the full decode (see [`IdsRow`]).
 pub(crate) fn pairing_view(text: &str) -> Option<(Role, Vec<Block>)> {
-    let row: IdsRow = serde_json::from_str(text).ok()?;
-    let role = match row.role.as_ref() {
-        "system" | "developer" => Role::System,
-        "user" => Role::User,
-        "assistant" => Role::Assistant,
-        "tool" | "function" => Role::Tool,
-        _ => return None,
-    };
+    let mut row: IdsRow = serde_json::from_str(text).ok()?;
+    let role = row.role()?;
     if role == Role::Tool {
-        let call_id = match (row.tool_call_id, row.role.as_ref()) {
-            (Some(id), _) => id.into_owned(),
-            (None, "function") => format!("function:{}", row.name.as_deref().unwrap_or("")),
-            (None, _) => return None,
-        };
+        let call_id = row.result_call_id()?;
         let result = Block::ToolResult { call_id, name: None, text: String::new(), is_error: false, media: Vec::new(), media_bytes: 0 };
         return Some((role, vec![result]));
     }

@@ -359,19 +359,20 @@ fn is_user_row(text: &str) -> bool {
 pub fn summary_request(rows: Vec<RenderedRow>, config: &Config, system: &str) -> SummarizeRequest {
     let lens: Vec<usize> = rows.iter().map(|r| r.text.len()).collect();
     let tool: Vec<bool> = rows.iter().map(|r| r.tool_output).collect();
+    let user: Vec<bool> = rows.iter().map(|r| is_user_row(&r.text)).collect();
     // the rows' own texts, moved (no second copy of the folded range)
-    let mut texts: Vec<Option<String>> = rows.into_iter().map(|r| Some(r.text)).collect();
-    request_from(&lens, &tool, |i| texts.get_mut(i).and_then(Option::take).unwrap_or_default(), config, system)
+    let mut texts = Rendered(rows.into_iter().map(|r| Some(r.text)).collect());
+    bounded_request(&lens, &tool, &user, &mut texts, config, system)
 }
 
 /// [`summary_request`] over folded rows not rendered yet: `(offset, message)` pairs as
-/// [`render_row`] takes them. The same request, but each row is rendered only when its
-/// turn comes and a tool output is clipped right away, so the folded range is never held
-/// rendered in full (peak memory).
+/// [`render_row`] takes them. The same request, but a row is rendered only when the
+/// request carries it whole, so the folded range is never held rendered in full (peak
+/// memory).
 ///
 /// Issue 15: a row the bounds clip is built from its rendered head and tail
-/// (`clip_segments`), and a row they drop is never rendered; only the rows the request
-/// carries whole are rendered in full. The request equals [`summary_request`] over the
+/// (`clip_segments`), and a row they drop is never rendered. The bounds are
+/// [`summary_request`]'s (one code path); the request equals [`summary_request`] over the
 /// rendered rows (tested on odd rows: escapes, multi-byte characters at the cuts, every
 /// clipping stage).
 pub fn summary_request_for(rows: &[(usize, &Message)], config: &Config, system: &str) -> SummarizeRequest {
@@ -379,16 +380,51 @@ pub fn summary_request_for(rows: &[(usize, &Message)], config: &Config, system: 
     let lens: Vec<usize> = rows.iter().map(|(o, m)| rendered_len_named(*o, m, &names)).collect();
     let tool: Vec<bool> = rows.iter().map(|(_, m)| m.has_results()).collect();
     let user: Vec<bool> = rows.iter().map(|(_, m)| m.role == Role::User).collect();
-    let render = |i: usize| rows.get(i).map(|(o, m)| render_message_named(*o, m, &names)).unwrap_or_default();
-    let clipped = |i: usize, cap: usize| -> String {
-        let Some((o, m)) = rows.get(i) else { return String::new() };
-        let len = lens.get(i).copied().unwrap_or(0);
-        clip_segments(&segments(*o, m, &names), len, cap).unwrap_or_else(|| clip_row(&render_message_named(*o, m, &names), cap))
-    };
-    request_lazy(&lens, &tool, &user, &render, &clipped, config, system)
+    let mut source = Unrendered { rows, names: &names, lens: &lens };
+    bounded_request(&lens, &tool, &user, &mut source, config, system)
 }
 
-/// A row of [`request_lazy`]: its text, or not rendered yet (row index, rendered length).
+/// Where [`bounded_request`] gets the text of a row it keeps, each row asked for at most
+/// once (by one of the two).
+trait RowTexts {
+    /// Row `i` rendered whole.
+    fn text(&mut self, i: usize) -> String;
+    /// `clip_row(&text(i), cap)`, for a row longer than `cap` plus the marker.
+    fn clipped(&mut self, i: usize, cap: usize) -> String;
+}
+
+/// Rows rendered already ([`summary_request`]), moved out as they are asked for.
+struct Rendered(Vec<Option<String>>);
+
+impl RowTexts for Rendered {
+    fn text(&mut self, i: usize) -> String {
+        self.0.get_mut(i).and_then(Option::take).unwrap_or_default()
+    }
+    fn clipped(&mut self, i: usize, cap: usize) -> String {
+        clip_row(&self.text(i), cap)
+    }
+}
+
+/// Rows rendered on demand ([`summary_request_for`]): a clipped row from its rendered head
+/// and tail, `lens` the rows' rendered lengths.
+struct Unrendered<'r, 'm> {
+    rows: &'r [(usize, &'m Message)],
+    names: &'r CallNames,
+    lens: &'r [usize],
+}
+
+impl RowTexts for Unrendered<'_, '_> {
+    fn text(&mut self, i: usize) -> String {
+        self.rows.get(i).map(|(o, m)| render_message_named(*o, m, self.names)).unwrap_or_default()
+    }
+    fn clipped(&mut self, i: usize, cap: usize) -> String {
+        let Some((o, m)) = self.rows.get(i) else { return String::new() };
+        let len = self.lens.get(i).copied().unwrap_or(0);
+        clip_segments(&segments(*o, m, self.names), len, cap).unwrap_or_else(|| clip_row(&render_message_named(*o, m, self.names), cap))
+    }
+}
+
+/// A row of [`bounded_request`]: its text, or not asked for yet (row index, rendered length).
 enum Kept {
     Text(String),
     Later(usize, usize),
@@ -403,12 +439,12 @@ impl Kept {
     }
 }
 
-/// [`request_from`] with rows rendered on demand: `render(i)` gives row `i`'s rendered text,
-/// `clipped(i, cap)` gives `clip_row(&render(i), cap)` for a row longer than `cap` plus
-/// the marker, `user[i]` whether row `i` is a user row (its header is `[#N user]`). The
-/// same bounds, stages and request as [`request_from`], step for step.
-#[allow(clippy::too_many_arguments)]
-fn request_lazy(lens: &[usize], tool: &[bool], user: &[bool], render: &dyn Fn(usize) -> String, clipped: &dyn Fn(usize, usize) -> String, config: &Config, system: &str) -> SummarizeRequest {
+/// The summarize request over rows of rendered lengths `lens` (tool-output rows flagged in
+/// `tool`, user rows in `user`), their texts from `rows`: see [`summary_request`] for the
+/// bounds and the clipping order. The bounds are reckoned from the lengths; a row's text
+/// is asked for only when the request keeps it (clipped or whole), a dropped row's never.
+fn bounded_request(lens: &[usize], tool: &[bool], user: &[bool], rows: &mut impl RowTexts, config: &Config, system: &str) -> SummarizeRequest {
+    // `as usize` would truncate on wasm32 (bytesPerToken 2^32 -> 0, a division by zero).
     let bpt = usize::try_from(config.bytes_per_token.max(1)).unwrap_or(usize::MAX);
     let window = config.summarizer_window();
     let budget_tokens = window.saturating_sub(config.summary_max_output_tokens).saturating_sub((system.len() / bpt) as u64 + 64);
@@ -422,6 +458,7 @@ fn request_lazy(lens: &[usize], tool: &[bool], user: &[bool], render: &dyn Fn(us
     };
     let budget_bytes = window_bytes.min(share_bytes);
     let size_of = |rows: &[Kept]| rows.iter().map(|r| r.len() + 2).sum::<usize>() + fence_overhead;
+    // the largest cap in [lo, hi] whose clipped size fits (lo when none does)
     let search = |lo: usize, hi: usize, size: &dyn Fn(usize) -> usize| -> usize {
         let (mut lo, mut hi) = (lo, hi.max(lo));
         if size(lo) > budget_bytes {
@@ -440,17 +477,18 @@ fn request_lazy(lens: &[usize], tool: &[bool], user: &[bool], render: &dyn Fn(us
     let clipped_len = |len: usize, cap: usize| if len > cap + CLIP_MARKER_BYTES { cap + CLIP_MARKER_BYTES } else { len };
     let trimmed = rows_bytes > budget_bytes;
     let coverage = if trimmed { "trimmed" } else { "whole" };
+    // 1. largest tool outputs first: the largest common cap that fits, from the lengths
+    // alone; each tool row over it clipped (from its head and tail); the rest later.
     let max_tool = lens.iter().zip(tool).filter(|(_, t)| **t).map(|(l, _)| *l).max().unwrap_or(0);
     let tool_cap = (trimmed && max_tool > MIN_CLIPPED_ROW_BYTES).then(|| {
         let size = |cap: usize| -> usize { lens.iter().zip(tool).map(|(l, t)| if *t { clipped_len(*l, cap) } else { *l } + 2).sum::<usize>() + fence_overhead };
         search(MIN_CLIPPED_ROW_BYTES, max_tool, &size)
     });
-    // 1. tool outputs over the common cap clipped (from their head and tail); the rest later
     let mut kept: Vec<Kept> = Vec::with_capacity(lens.len());
     for (i, t) in tool.iter().enumerate() {
         let len = lens.get(i).copied().unwrap_or(0);
         kept.push(match tool_cap {
-            Some(cap) if *t && len > cap.saturating_add(CLIP_MARKER_BYTES) => Kept::Text(clipped(i, cap)),
+            Some(cap) if *t && len > cap.saturating_add(CLIP_MARKER_BYTES) => Kept::Text(rows.clipped(i, cap)),
             _ => Kept::Later(i, len),
         });
     }
@@ -473,12 +511,12 @@ fn request_lazy(lens: &[usize], tool: &[bool], user: &[bool], render: &dyn Fn(us
                 if k.len() > c.saturating_add(CLIP_MARKER_BYTES) {
                     *k = Kept::Text(match k {
                         Kept::Text(t) => clip_row(t, c),
-                        Kept::Later(i, _) => clipped(*i, c),
+                        Kept::Later(i, _) => rows.clipped(*i, c),
                     });
                 }
             }
         }
-        // 3. then older rows are dropped (never rendered).
+        // 3. then older rows are dropped (never asked for).
         let mut size = size_of(&kept);
         let mut drop = 0;
         while size > budget_bytes && drop + 1 < kept.len() {
@@ -491,7 +529,7 @@ fn request_lazy(lens: &[usize], tool: &[bool], user: &[bool], render: &dyn Fn(us
                 let room = budget_bytes.saturating_sub(fence_overhead + CLIP_MARKER_BYTES + 2);
                 let text = match last {
                     Kept::Text(t) => std::mem::take(t),
-                    Kept::Later(i, _) => render(*i),
+                    Kept::Later(i, _) => rows.text(*i),
                 };
                 *last = Kept::Text(clip_row(&text, room));
             }
@@ -504,107 +542,10 @@ fn request_lazy(lens: &[usize], tool: &[bool], user: &[bool], render: &dyn Fn(us
         .into_iter()
         .map(|k| match k {
             Kept::Text(t) => t,
-            Kept::Later(i, _) => render(i),
+            Kept::Later(i, _) => rows.text(i),
         })
         .collect();
     let body = format!("<transcript>\n{}\n</transcript>", texts.join("\n\n"));
-    let estimated_input_tokens = ((system.len() + body.len()) / bpt) as u64 + 8;
-    SummarizeRequest {
-        kind: "summary".into(),
-        system: system.to_string(),
-        messages: vec![ChatMessage { role: "user".into(), content: body }],
-        max_output_tokens: config.summary_max_output_tokens,
-        estimated_input_tokens,
-        coverage: coverage.into(),
-        rows: Vec::new(),
-    }
-}
-
-/// The summarize request over rows of rendered lengths `lens` (tool-output rows flagged in
-/// `tool`), `text(i)` giving row `i`'s rendered text (each asked for once, in order); see
-/// [`summary_request`] for the bounds and the clipping order.
-fn request_from(lens: &[usize], tool: &[bool], mut text: impl FnMut(usize) -> String, config: &Config, system: &str) -> SummarizeRequest {
-    // `as usize` would truncate on wasm32 (bytesPerToken 2^32 -> 0, a division by zero).
-    let bpt = usize::try_from(config.bytes_per_token.max(1)).unwrap_or(usize::MAX);
-    let window = config.summarizer_window();
-    let budget_tokens = window.saturating_sub(config.summary_max_output_tokens).saturating_sub((system.len() / bpt) as u64 + 64);
-    let window_bytes = usize::try_from(budget_tokens).unwrap_or(usize::MAX).saturating_mul(bpt);
-    let fence_overhead = 64;
-    let rows_bytes: usize = lens.iter().map(|l| l + 2).sum::<usize>() + fence_overhead;
-    let share_bytes = if config.summary_input_share >= 1.0 {
-        usize::MAX
-    } else {
-        ((rows_bytes as f64 * config.summary_input_share) as usize).saturating_sub(system.len()).max(MIN_SUMMARY_INPUT_BYTES)
-    };
-    let budget_bytes = window_bytes.min(share_bytes);
-    let size_of = |rows: &[String]| rows.iter().map(|r| r.len() + 2).sum::<usize>() + fence_overhead;
-    // the largest cap in [lo, hi] whose clipped size fits (lo when none does)
-    let search = |lo: usize, hi: usize, size: &dyn Fn(usize) -> usize| -> usize {
-        let (mut lo, mut hi) = (lo, hi.max(lo));
-        if size(lo) > budget_bytes {
-            return lo;
-        }
-        while lo < hi {
-            let mid = lo + (hi - lo).div_ceil(2);
-            if size(mid) <= budget_bytes {
-                lo = mid;
-            } else {
-                hi = mid - 1;
-            }
-        }
-        lo
-    };
-    let clipped_len = |len: usize, cap: usize| if len > cap + CLIP_MARKER_BYTES { cap + CLIP_MARKER_BYTES } else { len };
-    let trimmed = rows_bytes > budget_bytes;
-    let coverage = if trimmed { "trimmed" } else { "whole" };
-    // 1. largest tool outputs first: the largest common cap that fits, from the lengths
-    // alone; each tool row is clipped to it as soon as it is rendered.
-    let max_tool = lens.iter().zip(tool).filter(|(_, t)| **t).map(|(l, _)| *l).max().unwrap_or(0);
-    let tool_cap = (trimmed && max_tool > MIN_CLIPPED_ROW_BYTES).then(|| {
-        let size = |cap: usize| -> usize { lens.iter().zip(tool).map(|(l, t)| if *t { clipped_len(*l, cap) } else { *l } + 2).sum::<usize>() + fence_overhead };
-        search(MIN_CLIPPED_ROW_BYTES, max_tool, &size)
-    });
-    let mut kept: Vec<String> = Vec::with_capacity(lens.len());
-    for (i, t) in tool.iter().enumerate() {
-        let row = text(i);
-        kept.push(match tool_cap {
-            Some(cap) if *t && row.len() > cap.saturating_add(CLIP_MARKER_BYTES) => clip_row(&row, cap),
-            _ => row,
-        });
-    }
-    if trimmed {
-        // 2. then every row to a common cap, user text to twice it.
-        if size_of(&kept) > budget_bytes {
-            let users: Vec<bool> = kept.iter().map(|k| is_user_row(k)).collect();
-            let cap_of = |user: bool, cap: usize| if user { cap.saturating_mul(2) } else { cap };
-            let max_row = kept.iter().map(String::len).max().unwrap_or(0);
-            let size = |cap: usize| -> usize { kept.iter().zip(&users).map(|(k, u)| clipped_len(k.len(), cap_of(*u, cap)) + 2).sum::<usize>() + fence_overhead };
-            let cap = search(MIN_ROW_CAP_BYTES, max_row, &size);
-            for (k, u) in kept.iter_mut().zip(&users) {
-                if k.len() > cap_of(*u, cap).saturating_add(CLIP_MARKER_BYTES) {
-                    *k = clip_row(k, cap_of(*u, cap));
-                }
-            }
-        }
-        // 3. then older rows are dropped.
-        let mut size = size_of(&kept);
-        let mut drop = 0;
-        while size > budget_bytes && drop + 1 < kept.len() {
-            size -= kept[drop].len() + 2;
-            drop += 1;
-        }
-        kept.drain(..drop);
-        if size > budget_bytes {
-            if let Some(last) = kept.last_mut() {
-                let room = budget_bytes.saturating_sub(fence_overhead + CLIP_MARKER_BYTES + 2);
-                *last = clip_row(last, room);
-            }
-            if size_of(&kept) > budget_bytes {
-                kept.clear();
-            }
-        }
-    }
-    let body = format!("<transcript>\n{}\n</transcript>", kept.join("\n\n"));
     let estimated_input_tokens = ((system.len() + body.len()) / bpt) as u64 + 8;
     SummarizeRequest {
         kind: "summary".into(),

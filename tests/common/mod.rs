@@ -3,12 +3,13 @@
 
 use context_compactor::config::Config;
 use context_compactor::engine::{run_sync, Job, JobOptions, Outcome, Reply};
+use context_compactor::formats::import::ImportKind;
 use context_compactor::formats::{self, Format};
 use context_compactor::state::SessionState;
 use context_compactor::summarize::SummarizeRequest;
 use context_compactor::trigger::Signals;
 use serde_json::{json, Value};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// `../shared` beside the crate, or None (a failure under `CI=true`).
 pub fn shared_dir() -> Option<PathBuf> {
@@ -21,6 +22,38 @@ pub fn shared_dir() -> Option<PathBuf> {
     }
     eprintln!("note: ../shared not found; skipping suites over it");
     None
+}
+
+/// Every file under `../shared/transcripts` but the `.md` notes, sorted, and that folder;
+/// `None` where [`shared_dir`] gives none (`../shared` absent outside CI).
+pub fn shared_transcript_files() -> Option<(PathBuf, Vec<PathBuf>)> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        for entry in std::fs::read_dir(dir).unwrap_or_else(|e| panic!("read {}: {e}", dir.display())) {
+            let path = entry.unwrap_or_else(|e| panic!("read {}: {e}", dir.display())).path();
+            if path.is_dir() {
+                walk(&path, out);
+            } else if path.extension().and_then(|e| e.to_str()) != Some("md") {
+                out.push(path);
+            }
+        }
+    }
+    let dir = shared_dir()?.join("transcripts");
+    let mut files = Vec::new();
+    walk(&dir, &mut files);
+    files.sort();
+    Some((dir, files))
+}
+
+/// The log kind of a file of [`shared_transcript_files`] by its folder under `root` (the
+/// transcripts folder): `claude-code`, `swe-agent`, `tau-bench`, `glaive`; `None` elsewhere.
+pub fn shared_transcript_kind(root: &Path, path: &Path) -> Option<ImportKind> {
+    match path.strip_prefix(root).ok()?.iter().next()?.to_str()? {
+        "claude-code" => Some(ImportKind::ClaudeCodeJsonl),
+        "swe-agent" => Some(ImportKind::SweAgentTraj),
+        "tau-bench" => Some(ImportKind::TauBench),
+        "glaive" => Some(ImportKind::Glaive),
+        _ => None,
+    }
 }
 
 /// A regression case from ../shared/cases.
@@ -62,10 +95,15 @@ pub fn fake_summary(req: &SummarizeRequest) -> Reply {
 /// The transcripts of these tests stand for the host's own stored transcripts: the host
 /// vouches for their provenance (summary marks, pins, artifact refs) through the state
 /// (`context_compactor::trust::vouch`, issue 14), as a host resuming a stored session does.
-pub fn compact_with(format: Format, doc: Value, config: Config, state: SessionState, signals: Signals, mut reply: impl FnMut(&SummarizeRequest) -> Reply) -> (Outcome, Vec<SummarizeRequest>) {
+pub fn compact_with(format: Format, doc: Value, config: Config, state: SessionState, signals: Signals, reply: impl FnMut(&SummarizeRequest) -> Reply) -> (Outcome, Vec<SummarizeRequest>) {
     let t = formats::decode(format, doc).expect("decode");
     let state = context_compactor::trust::vouch(&state, &t);
-    let mut job = Job::start(config, state, t, JobOptions { signals, has_summarizer: true });
+    run_recording(Job::start(config, state, t, JobOptions { signals, has_summarizer: true }), reply)
+}
+
+/// Runs `job` to its outcome with the summarizer `reply`; returns the outcome and the
+/// requests it was asked, in order.
+pub fn run_recording(mut job: Job, mut reply: impl FnMut(&SummarizeRequest) -> Reply) -> (Outcome, Vec<SummarizeRequest>) {
     let mut seen = Vec::new();
     let out = run_sync(&mut job, |r| {
         seen.push(r.clone());

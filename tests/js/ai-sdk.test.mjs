@@ -19,9 +19,10 @@ function usageV4(input) {
   return { inputTokens: { total: input, noCache: input, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 12, text: 12, reasoning: 0 } }
 }
 
-/** A mock model that calls `read` STEPS - 1 times, then answers; records every prompt. */
-function loopModel(prompts) {
-  return new MockLanguageModelV4({
+/** A mock model that calls `read` STEPS - 1 times, then answers; records every prompt.
+ *  `Mock`: the ai package's mock model class (ai 7: MockLanguageModelV4). */
+function loopModel(prompts, Mock = MockLanguageModelV4) {
+  return new Mock({
     doGenerate: async ({ prompt }) => {
       prompts.push(prompt)
       const n = prompts.length
@@ -283,16 +284,7 @@ test('i1_w5_two_writers_on_one_session_lose_no_row', async () => {
 test('i1_ai_sdk_6x_prepare_step_and_middleware_keep_the_loop_under_the_window', async (t) => {
   const ai6 = await import('ai6')
   const { MockLanguageModelV3 } = await import('ai6/test')
-  const loop6 = (prompts) => new MockLanguageModelV3({
-    doGenerate: async ({ prompt }) => {
-      prompts.push(prompt)
-      const n = prompts.length
-      const content = n < STEPS
-        ? [{ type: 'tool-call', toolCallId: `call-${n}`, toolName: 'read', input: JSON.stringify({ path: `src/file${n}.rs` }) }]
-        : [{ type: 'text', text: 'all files read' }]
-      return { content, finishReason: { unified: n < STEPS ? 'tool-calls' : 'stop', raw: undefined }, usage: usageV4(promptTokens(prompt)), warnings: [] }
-    },
-  })
+  const loop6 = (prompts) => loopModel(prompts, MockLanguageModelV3)
   const tools6 = { read: ai6.tool({ description: 'read a file', inputSchema: ai6.jsonSchema({ type: 'object', properties: { path: { type: 'string' } } }), execute: tools.read.execute }) }
   const a = []
   const prepareStep = prepareStepCompaction({ ...opts, tools: tools6 })

@@ -4,18 +4,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { ContextCompactor, Session, MemoryIndex, detectFormat } from 'context-compactor'
-
-function doc(turns = 6) {
-  const msgs = [{ role: 'system', content: 'You are a careful agent.' }]
-  for (let i = 0; i < turns; i++) {
-    msgs.push({ role: 'user', content: `task ${i}: ${'detail '.repeat(60)}` })
-    msgs.push({ role: 'assistant', content: null, tool_calls: [{ id: `o${i}`, type: 'function', function: { name: 'read_log', arguments: `{"n":${i}}` } }] })
-    msgs.push({ role: 'tool', tool_call_id: `o${i}`, content: `log ${i} ${'line\n'.repeat(400)}` })
-    msgs.push({ role: 'assistant', content: `read log ${i}` })
-  }
-  msgs.push({ role: 'user', content: 'write the report' })
-  return msgs
-}
+import { logDoc as doc } from './fixtures.mjs'
 
 /** An in-memory CAS store; `null` record = nothing saved yet. */
 function memoryStore(transcript) {

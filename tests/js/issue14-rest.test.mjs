@@ -6,18 +6,8 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { ContextCompactor, Session } from 'context-compactor'
+import { logDoc as doc } from './fixtures.mjs'
 
-function doc(turns = 6) {
-  const msgs = [{ role: 'system', content: 'You are a careful agent.' }]
-  for (let i = 0; i < turns; i++) {
-    msgs.push({ role: 'user', content: `task ${i}: ${'detail '.repeat(60)}` })
-    msgs.push({ role: 'assistant', content: null, tool_calls: [{ id: `o${i}`, type: 'function', function: { name: 'read_log', arguments: `{"n":${i}}` } }] })
-    msgs.push({ role: 'tool', tool_call_id: `o${i}`, content: `log ${i} ${'line\n'.repeat(400)}` })
-    msgs.push({ role: 'assistant', content: `read log ${i}` })
-  }
-  msgs.push({ role: 'user', content: 'write the report' })
-  return msgs
-}
 const summarize = (req) => `Summary of ${req.kind}.`
 
 test('issue 14 item 7: contextWindow NaN / Infinity / negative / string is invalid_config naming the option', () => {
