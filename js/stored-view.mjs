@@ -52,7 +52,7 @@ function warnCannotFit(decision, hooks) {
   if (decision?.reason !== 'cannot_fit' || typeof hooks.onEvent !== 'function') return
   const fl = decision.floor ?? {}
   const forecast = decision.signals?.find((s) => s.name === 'forecast_request_tokens')?.value ?? null
-  const message = `cannot_fit: the request (${forecast ?? '?'} tokens forecast, context window ${decision.contextWindow}) is over budget and nothing can be folded: the floor (${fl.totalTokens} tokens: system ${fl.systemTokens}, tools ${fl.toolsTokens}, protected request ${fl.protectedTokens}, output reserve ${fl.outputReserveTokens}) is over the budget of ${fl.budgetTokens} tokens; the prompt goes out unchanged`
+  const message = `cannot_fit: the request (${forecast ?? '?'} tokens forecast, context window ${decision.contextWindow}) is over budget and nothing can be folded: the floor (${fl.totalTokens} tokens: system ${fl.systemTokens}, tools ${fl.toolsTokens}, protected request ${fl.protectedTokens}, findings ledger ${fl.findingsTokens ?? 0}, output reserve ${fl.outputReserveTokens}) is over the budget of ${fl.budgetTokens} tokens; the prompt goes out unchanged`
   hooks.onEvent({ type: 'warning', data: { code: 'cannot_fit', message, floor: fl, forecastTokens: forecast, thresholdTokens: decision.thresholdTokens, contextWindow: decision.contextWindow } })
 }
 

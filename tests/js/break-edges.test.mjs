@@ -256,3 +256,37 @@ test('F-1 break 12: nesting past the reader limit: a typed error naming the row;
   const text = JSON.stringify(r.document)
   assert.ok(text.includes('Now add a test, and never use unwrap.') && text.includes('ok rows'))
 })
+
+test('E-4 / M-1 break 17: a cleared result whose body memory holds says so (recall it), not "not recoverable"', async () => {
+  const { MemoryIndex } = await import('context-compactor')
+  const c = new ContextCompactor({ format: 'openai-chat', contextWindow: 20000, clearToolUses: { trigger: 1000, keep: 1 } })
+  const m = [{ role: 'user', content: 'go' }]
+  for (let i = 0; i < 5; i++) m.push({ role: 'assistant', content: null, tool_calls: [{ id: `c${i}`, type: 'function', function: { name: 'read', arguments: '{}' } }] }, { role: 'tool', tool_call_id: `c${i}`, content: `SECRET-FINDING-${i} ${'q'.repeat(3000)}` })
+  m.push({ role: 'assistant', content: 'done' })
+  const mem = new MemoryIndex()
+  const out = await c.compact(null, m, { memory: mem, sessionId: 's' })
+  const placeholder = out.transcript[2].content
+  assert.match(placeholder, /in session memory: recall it/)
+  assert.doesNotMatch(placeholder, /not recoverable/)
+  assert.ok(mem.recall('s', 'SECRET-FINDING-0', { limit: 1 }).hits[0].content.includes('SECRET-FINDING-0'), 'and recall finds it')
+  // with no memory hook the body is in no memory: the placeholder says so
+  const bare = await c.compact(null, m, {})
+  assert.match(bare.transcript[2].content, /not recoverable/)
+})
+
+test('M-2 break 17: recallFromStore / enumerateStore give a thrown non-Error a memory_failed code (an Error passes through)', async () => {
+  const { recallFromStore, enumerateStore } = await import('context-compactor')
+  for (const [name, thrown] of [['string', 'x'], ['null', null], ['number', 42]]) {
+    await assert.rejects(recallFromStore({ search: () => { throw thrown } }, 's', 'q'), (e) => {
+      assert.ok(e instanceof Error, name)
+      assert.equal(e.code, 'memory_failed', name)
+      assert.match(e.message, /store\.search\(\) threw a value that is not an Error/)
+      assert.equal(e.cause, thrown)
+      return true
+    })
+  }
+  await assert.rejects(recallFromStore({ search: async () => { throw 42 } }, 's', 'q'), (e) => e.code === 'memory_failed' && e.cause === 42)
+  await assert.rejects(enumerateStore({ enumerate: () => { throw 'boom' } }, 's', {}), (e) => e.code === 'memory_failed' && /store\.enumerate\(\) threw .*"boom"/.test(e.message))
+  const own = new Error('mine')
+  await assert.rejects(recallFromStore({ search: () => { throw own } }, 's', 'q'), (e) => e === own)
+})
