@@ -377,7 +377,7 @@ export interface MemoryHooks {
 /** The second argument of `summarize` / `curator`. */
 export interface SummarizeContext {
   /** Fires when the compaction stops waiting for this callback (aborted or timed out). */
-  readonly signal: AbortSignal
+  readonly signal: AbortSignalLike
 }
 
 /** Hooks (and signals) of one `compact` call. */
