@@ -99,7 +99,7 @@ test('I-6 break 14: the AI SDK middleware passes the call\'s abortSignal: an abo
       seen.started++
       assert.ok(ctx?.signal instanceof AbortSignal, 'summarize gets { signal }')
       ctx.signal.addEventListener('abort', () => { seen.signalFired = true; seen.reason = ctx.signal.reason })
-      await sleep(2000)
+      await sleep(3000)
       seen.finished++
       return 'summary text'
     },
@@ -116,7 +116,9 @@ test('I-6 break 14: the AI SDK middleware passes the call\'s abortSignal: an abo
     assert.equal(err?.code, 'aborted', `${e?.name}: ${e?.message}`)
     return true
   })
-  assert.ok(Date.now() - t0 < 1500, `rejected soon after the abort (${Date.now() - t0} ms)`)
+  // well before the 3 s summarizer ends (a loaded machine may hold the timer a while)
+  assert.ok(Date.now() - t0 < 2500, `rejected soon after the abort (${Date.now() - t0} ms)`)
+  assert.equal(seen.finished, 0, 'the summarizer had not finished')
   assert.equal(seen.started, 1)
   assert.ok(seen.signalFired, 'the summarize signal fired')
   assert.equal(seen.reason?.code, 'aborted', 'its reason is the aborted error')
