@@ -33,6 +33,9 @@ Options:
                         they never enter the main thread)
   --out FILE            write the compacted transcript (stored view) to FILE as JSON
   --out-request FILE    write the request view (what to send the provider) to FILE
+  --out-memory FILE     write the memory records of what was folded to FILE as JSON
+                        Lines (one record object a line): the only whole copy of the
+                        user texts the summary names "whole in memory"
   --json                print the whole result object as JSON instead of the report
   --no-memory           project no memory records (projectMemory: false): the
                         result and --json leave them out
@@ -169,6 +172,20 @@ export function logUsage(kind, text) {
   return undefined
 }
 
+/**
+ * The `warning: memory_not_written ...` line for `records` (the result's memory records)
+ * when they hold folded text this command writes nowhere, else `null`. Names how many
+ * user texts (user messages with a narrative record) exist only in those records.
+ */
+export function memoryNotWritten(records) {
+  if (!records?.length) return null
+  const users = new Set(records.filter((r) => r?.role === 'user' && r?.kind === 'narrative').map((r) => r.messageId))
+  const what = users.size
+    ? `${n(users.size)} user text${users.size === 1 ? '' : 's'} exist${users.size === 1 ? 's' : ''} only in memory records (${n(records.length)} in all) that were not written`
+    : `${n(records.length)} memory record${records.length === 1 ? '' : 's'} of the folded rows were not written`
+  return `warning:    memory_not_written: ${what}; pass --out-memory FILE to keep them (or --json to print them)`
+}
+
 /** Evicted entries shown in the report without --verbose. */
 export const EVICTED_SHOWN = 10
 
@@ -234,6 +251,7 @@ function parse(argv) {
         profile: { type: 'string' },
         out: { type: 'string' },
         'out-request': { type: 'string' },
+        'out-memory': { type: 'string' },
         json: { type: 'boolean', default: false },
         'no-memory': { type: 'boolean', default: false },
         verbose: { type: 'boolean', default: false },
@@ -281,7 +299,7 @@ function parse(argv) {
     }
   }
   return {
-    input, kind: v.format, out: v.out, importOptions: v.subagents !== undefined ? { subagents: v.subagents } : {}, outRequest: v['out-request'], json: v.json, verbose: v.verbose,
+    input, kind: v.format, out: v.out, importOptions: v.subagents !== undefined ? { subagents: v.subagents } : {}, outRequest: v['out-request'], outMemory: v['out-memory'], json: v.json, verbose: v.verbose,
     options: {
       ...(v['no-memory'] ? { projectMemory: false } : {}),
       ...(v.profile !== undefined ? { profile: v.profile } : {}),
@@ -367,6 +385,17 @@ export async function main(argv = process.argv.slice(2)) {
         throw fail('io_error', `cannot write ${args.outRequest}: ${err.message}`)
       }
     }
+    const records = out.memory?.records ?? []
+    if (args.outMemory) {
+      try {
+        await writeFile(args.outMemory, records.map((r) => `${JSON.stringify(r)}\n`).join(''))
+      } catch (err) {
+        throw fail('io_error', `cannot write ${args.outMemory}: ${err.message}`)
+      }
+    }
+    // break finding 1 (N-1): the records are the one whole copy of the user text the
+    // summary clips or names "whole in memory"; say so when this command writes them nowhere
+    const unsaved = !args.json && !args.outMemory ? memoryNotWritten(records) : null
     if (args.json) {
       if (imported?.warnings?.length) console.error(importLines(imported).join('\n'))
       // issue 14: the engine's own JSON text, re-indented (JSON.stringify of the parsed
@@ -377,6 +406,12 @@ export async function main(argv = process.argv.slice(2)) {
       console.log(report({ input: args.input, format, decision, out, contextWindow, usage, verbose: args.verbose, imported }))
       if (args.out) console.log(`wrote:      ${args.out}`)
       if (args.outRequest) console.log(`wrote:      ${args.outRequest} (request view)`)
+      if (args.outMemory) console.log(`wrote:      ${args.outMemory} (${n(records.length)} memory record${records.length === 1 ? '' : 's'}, JSON Lines)`)
+      if (unsaved) {
+        console.log(unsaved)
+        // on stderr too: stdout is often redirected or read by a script
+        console.error(unsaved)
+      }
     }
     return 0
   } catch (err) {

@@ -1,6 +1,6 @@
 // Types of context-compactor/ai-sdk (I-1). Structural: they name only what the AI SDK
 // hands in and takes back, so they fit `ai` 6.x and 7.x without importing it.
-import type { CompactHooks, CompactorOptions, ContextCompactor, Decision, MemoryIndex, SessionState, SessionStore, Session, AiSdkMessage } from './index.js'
+import type { AbortSignalLike, CompactHooks, CompactorOptions, ContextCompactor, Decision, MemoryIndex, SessionState, SessionStore, Session, AiSdkMessage } from './index.js'
 
 /** Options of both helpers: the compactor's options (its `format` is `ai-sdk`) or a
  * ready `compactor`, the compact hooks, and a session store for the conversation. */
@@ -50,12 +50,15 @@ export interface StoredView {
 export interface CompactionMiddleware {
   readonly specificationVersion: 'v4'
   readonly view: StoredView
-  transformParams(options: { type: 'generate' | 'stream'; params: { prompt: unknown[]; tools?: unknown; [key: string]: unknown }; model?: unknown }): Promise<any>
+  /** `params.abortSignal` (the call's) bounds the compaction with the `signal` option:
+   * once either fires the call rejects with code `aborted`, nothing committed (I-6). */
+  transformParams(options: { type: 'generate' | 'stream'; params: { prompt: unknown[]; tools?: unknown; abortSignal?: AbortSignalLike; [key: string]: unknown }; model?: unknown }): Promise<any>
   wrapGenerate(options: { doGenerate: () => PromiseLike<any>; [key: string]: unknown }): Promise<any>
   wrapStream(options: { doStream: () => PromiseLike<any>; [key: string]: unknown }): Promise<any>
 }
 
-/** Compacts the prompt the model is about to get (I-1). */
+/** Compacts the prompt the model is about to get (I-1); each call's `abortSignal`
+ * cancels its compaction (rejects with `aborted`, commits nothing). */
 export function compactionMiddleware(options?: AiSdkCompactionOptions): CompactionMiddleware
 
 /** What `prepareStep` is given (the fields read). */

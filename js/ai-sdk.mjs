@@ -15,7 +15,7 @@
 // Both count the system prompt and the tool definitions and read the SDK's usage
 // (LanguageModelUsage, or the provider-level usage a middleware sees).
 import { ContextCompactor, MemoryIndex, Session } from 'context-compactor'
-import { SessionView, StoredView } from './stored-view.mjs'
+import { SessionView, StoredView, anySignal } from './stored-view.mjs'
 
 const HOOK_KEYS = ['summarize', 'curator', 'storeArtifact', 'onEvent', 'countTokens', 'sessionId', 'memory', 'embed', 'embedDimension', 'store', 'timeoutMs', 'timeouts', 'signal']
 
@@ -103,6 +103,10 @@ function schemaJson(schema) {
  * is taken as the current one, C-2) and `params.tools` are counted; the
  * usage of each answer (generate and stream) is read.
  * The prompt is passed on unchanged (the same object) when nothing was compacted.
+ * The call's `params.abortSignal` (what `generateText({ abortSignal })` passes) bounds the
+ * compaction together with the `signal` option (I-6): once either fires, the request
+ * rejects with code `aborted` and nothing is committed (no stored rows, no state); the
+ * `summarize` callback gets the engine's signal as `{ signal }` to cancel its own request.
  */
 export function compactionMiddleware(options = {}) {
   const view = viewOf(options)
@@ -121,6 +125,10 @@ export function compactionMiddleware(options = {}) {
       if (!Array.isArray(prompt) || prompt.length === 0) return params
       const last = prompt[prompt.length - 1]
       const signals = { usage, tools: toolDefs(params.tools), inRun: last?.role === 'tool' }
+      // break finding 14 (I-6): the call's own `abortSignal` bounds its compaction with the
+      // helper's `signal`: an aborted request rejects with `aborted`, nothing committed
+      const signal = anySignal(view.hooks.signal, params.abortSignal)
+      if (signal !== undefined) signals.signal = signal
       // C-2 / C-8: the leading system rows are this request's system prompt (counted as
       // the document's `system`, never matched as history rows: a changed one is current)
       let k = 0

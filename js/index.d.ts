@@ -374,16 +374,27 @@ export interface MemoryHooks {
   memoryRecords?: 'ids' | 'result'
 }
 
+/** The second argument of `summarize` / `curator`. */
+export interface SummarizeContext {
+  /** Fires when the compaction stops waiting for this callback (aborted or timed out). */
+  readonly signal: AbortSignalLike
+}
+
 /** Hooks (and signals) of one `compact` call. */
 export interface CompactHooks extends Signals, MemoryHooks, CallBounds {
   /** Writes a summary or rollup. Without it the deterministic handoff summary is used.
    * A throw or rejection leaves the transcript untouched; a recognised context-size
    * error (`contextExceeded: true`, `status: 413`, or such a message) falls back to the
-   * mechanical summary (Y-6), any other reaches the caller unchanged. */
-  summarize?: (request: SummarizeRequest) => MaybePromise<SummarizeReply>
+   * mechanical summary (Y-6), any other reaches the caller unchanged.
+   * The second argument's `signal` fires when the call stops waiting for this callback
+   * (the `signal` option fired, or its `timeoutMs` / `timeouts.summarize` ran out); its
+   * `reason` is the `aborted` / `timeout` error the call rejects with. Pass it on to the
+   * HTTP request (`fetch(url, { signal })`) so the summarizer's work stops too. */
+  summarize?: (request: SummarizeRequest, context: SummarizeContext) => MaybePromise<SummarizeReply>
   /** Writes the stage-1 summary of the rows before the open run (Y-1): called with
-   * `kind: 'curate'` and `rows`. A throw fails the attempt, never a fallback. */
-  curator?: (request: SummarizeRequest) => MaybePromise<SummarizeReply>
+   * `kind: 'curate'` and `rows`. A throw fails the attempt, never a fallback. Gets
+   * `{ signal }` as `summarize` does. */
+  curator?: (request: SummarizeRequest, context: SummarizeContext) => MaybePromise<SummarizeReply>
   /** Keeps an evicted tool-result body in the host's store before eviction (E-6). */
   storeArtifact?: (item: ArtifactItem) => MaybePromise<StoreArtifactReply>
   /** Receives each event as it happens (J-4): the ones before a host call are delivered

@@ -24,7 +24,7 @@ export function fromLangChainMessages(messages: readonly (BaseMessage | StoredLa
 export function toLangChainMessages(rows: readonly (LangChainRow | OpenAIChatMessage)[] | { messages: readonly OpenAIChatMessage[] }, options?: { view?: 'stored' | 'request' }): BaseMessage[]
 
 export interface LangChainCompactionOptions extends Omit<CompactorOptions, 'format'>,
-  Pick<CompactHooks, 'summarize' | 'curator' | 'storeArtifact' | 'onEvent' | 'countTokens' | 'sessionId' | 'memory' | 'embed' | 'embedDimension' | 'store'> {
+  Pick<CompactHooks, 'summarize' | 'curator' | 'storeArtifact' | 'onEvent' | 'countTokens' | 'sessionId' | 'memory' | 'embed' | 'embedDimension' | 'store' | 'timeoutMs' | 'timeouts' | 'signal'> {
   compactor?: ContextCompactor<'openai-chat'> | ContextCompactor<'auto'>
   /** The agent's tools (counted in the forecast). */
   tools?: readonly { name: string; description?: string; schema?: unknown }[]

@@ -17,6 +17,7 @@ import { AIMessage, ChatMessage, FunctionMessage, HumanMessage, RemoveMessage, S
 import { toJsonSchema } from '@langchain/core/utils/json_schema'
 import { createMiddleware } from 'langchain'
 import { ContextCompactor, MemoryIndex } from 'context-compactor'
+import { anySignal } from './stored-view.mjs'
 
 const PROVENANCE = ['summary_level', 'artifact_ref', 'transcript_role', 'message_id', 'observation_source', 'pinned']
 const SKIP = new Set(['lc_serializable', 'lc_kwargs', 'lc_namespace', 'lc_direct_tool_output', 'type', 'content'])
@@ -180,7 +181,12 @@ function stripProvenance(messages) {
   return changed ? out : messages
 }
 
-const HOOK_KEYS = ['summarize', 'curator', 'storeArtifact', 'onEvent', 'countTokens', 'sessionId', 'memory', 'embed', 'embedDimension', 'store']
+const HOOK_KEYS = ['summarize', 'curator', 'storeArtifact', 'onEvent', 'countTokens', 'sessionId', 'memory', 'embed', 'embedDimension', 'store', 'timeoutMs', 'timeouts', 'signal']
+
+/** The engine's `aborted` error for `signal` (its `cause` the signal's reason). */
+function abortedError(signal) {
+  return Object.assign(new Error('aborted: the signal fired as the compaction settled; nothing was committed'), { name: 'ContextCompactorError', code: 'aborted', cause: signal.reason })
+}
 
 /**
  * `compactionMiddleware(options)`: middleware for LangChain v1 `createAgent({ model,
@@ -191,8 +197,11 @@ const HOOK_KEYS = ['summarize', 'curator', 'storeArtifact', 'onEvent', 'countTok
  * keeps the engine's provenance (stored view); `wrapModelCall` sends the model the
  * request view. Options: the `ContextCompactor` options (`contextWindow`, `profile`,
  * ...; `format` is `openai-chat`) or `compactor`, and the compact hooks (`summarize`,
- * `onEvent`, `countTokens`, ...). `.compactor` and `.stats()` are exposed for
- * inspection (engine state and compactions).
+ * `onEvent`, `countTokens`, `timeoutMs`, `signal`, ...). The invocation's signal
+ * (`agent.invoke(input, { signal })`, the runtime's `signal`) bounds the compaction with
+ * the `signal` option (I-6): a cancelled invocation rejects with `aborted` and commits no
+ * compaction. `.compactor` and `.stats()` are exposed for inspection (engine state and
+ * compactions).
  */
 export function compactionMiddleware(options = {}) {
   const hooks = {}
@@ -212,7 +221,7 @@ export function compactionMiddleware(options = {}) {
   const compactions = []
   const middleware = createMiddleware({
     name: options.name ?? 'ContextCompactorMiddleware',
-    beforeModel: async (agentState) => {
+    beforeModel: async (agentState, runtime) => {
       const messages = agentState.messages ?? []
       if (messages.length === 0) return undefined
       const rows = fromLangChainMessages(messages)
@@ -231,9 +240,16 @@ export function compactionMiddleware(options = {}) {
       const doc = [...envelope, ...rows]
       const inRun = rows[rows.length - 1]?.role === 'tool'
       const signals = { ...hooks, usage, tools, inRun }
+      // break finding 14 (I-6): the invocation's signal (`invoke(..., { signal })`, the
+      // runtime's) bounds the compaction with the `signal` option: a cancelled invoke
+      // rejects with `aborted` and commits no compaction
+      const signal = anySignal(hooks.signal, runtime?.signal)
+      if (signal !== undefined) signals.signal = signal
       const decision = typeof hooks.countTokens === 'function' ? await compactor.checkAsync(state, doc, signals) : compactor.check(state, doc, signals)
       if (!decision.compact) return undefined
       const out = await compactor.compact(state, doc, signals)
+      // aborted as the compaction settled: the cancelled invocation keeps nothing of it
+      if (signal?.aborted) throw abortedError(signal)
       state = out.state
       if (out.status !== 'compacted') return undefined
       const kept = out.transcript.slice(envelope.length)

@@ -15,6 +15,26 @@
 
 const text = (row) => JSON.stringify(row)
 
+/**
+ * One `AbortSignal` that fires when any of `signals` does (`null` / `undefined` skipped),
+ * with that signal's `reason`; the one signal itself when only one is given, `undefined`
+ * when none is (break finding 14: a request's own signal and the helper's `signal`).
+ */
+export function anySignal(...signals) {
+  const given = signals.filter((s) => s != null)
+  if (given.length <= 1) return given[0]
+  if (typeof AbortSignal.any === 'function') return AbortSignal.any(given)
+  const c = new AbortController()
+  for (const s of given) {
+    if (s.aborted) {
+      c.abort(s.reason)
+      break
+    }
+    s.addEventListener('abort', () => c.abort(s.reason), { once: true })
+  }
+  return c.signal
+}
+
 function startsWith(rows, prefix) {
   if (!prefix || rows.length < prefix.length) return false
   for (let i = 0; i < prefix.length; i++) if (rows[i] !== prefix[i]) return false
@@ -32,7 +52,7 @@ function warnCannotFit(decision, hooks) {
   if (decision?.reason !== 'cannot_fit' || typeof hooks.onEvent !== 'function') return
   const fl = decision.floor ?? {}
   const forecast = decision.signals?.find((s) => s.name === 'forecast_request_tokens')?.value ?? null
-  const message = `cannot_fit: the request (${forecast ?? '?'} tokens forecast, context window ${decision.contextWindow}) is over budget and nothing can be folded: the floor (${fl.totalTokens} tokens: system ${fl.systemTokens}, tools ${fl.toolsTokens}, protected request ${fl.protectedTokens}, output reserve ${fl.outputReserveTokens}) is over the budget of ${fl.budgetTokens} tokens; the prompt goes out unchanged`
+  const message = `cannot_fit: the request (${forecast ?? '?'} tokens forecast, context window ${decision.contextWindow}) is over budget and nothing can be folded: the floor (${fl.totalTokens} tokens: system ${fl.systemTokens}, tools ${fl.toolsTokens}, protected request ${fl.protectedTokens}, findings ledger ${fl.findingsTokens ?? 0}, output reserve ${fl.outputReserveTokens}) is over the budget of ${fl.budgetTokens} tokens; the prompt goes out unchanged`
   hooks.onEvent({ type: 'warning', data: { code: 'cannot_fit', message, floor: fl, forecastTokens: forecast, thresholdTokens: decision.thresholdTokens, contextWindow: decision.contextWindow } })
 }
 
@@ -125,6 +145,8 @@ export class StoredView {
       return { rows: m.request, changed: !m.same, decision }
     }
     const out = await this.compactor.compact(this.state, doc, hooks)
+    // break finding 14: aborted as the compaction settled: the cancelled request keeps nothing
+    if (hooks.signal?.aborted) throw typedError('aborted', 'aborted: the signal fired as the compaction settled; nothing was committed', { cause: hooks.signal.reason })
     this.state = out.state
     if (out.status !== 'compacted') {
       this.lastSent = doc

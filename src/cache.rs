@@ -232,43 +232,73 @@ fn round2(x: f64) -> f64 {
     (x * 100.0).round() / 100.0
 }
 
+/// Anthropic's limit on `cache_control` marks in one request.
+pub const MAX_BREAKPOINTS: usize = 4;
+
 /// Adds Anthropic `cache_control: { type: "ephemeral" }` breakpoints to a request view
-/// (K-4): on the system prompt (the envelope's `system`: a string becomes one text
-/// block), on the last block of the message at `summary_end` - 1 (the end of the summary
-/// block, when there is one) and on the last block of the last message. String content
-/// becomes one text block to carry it. At most 3 breakpoints (Anthropic allows 4).
+/// (K-4), newest stable point first: on the last block of the last message, on the last
+/// block of the message at `summary_end` - 1 (the end of the summary block, when there is
+/// one) and on the system prompt (the envelope's `system`: a string becomes one text
+/// block). String content becomes one text block to carry a mark. Break finding 13: the
+/// view never carries more than [`MAX_BREAKPOINTS`] marks: the host's own marks (any
+/// `cache_control` already in the view) count first, and the engine's fill what is left
+/// in the order above (a point the host already marked costs nothing). When the host
+/// already set 4 or more, nothing is added.
 /// Other formats: unchanged (OpenAI and Gemini cache prefixes without markers).
 pub fn place_breakpoints(view: &mut Value, summary_end: Option<usize>) {
-    let mark = || json!({ "type": "ephemeral" });
-    let on_blocks = |content: &mut Value| {
+    let mut left = MAX_BREAKPOINTS.saturating_sub(count_marks(view));
+    let on_blocks = |content: &mut Value, left: &mut usize| {
+        let already = content.as_array().and_then(|a| a.last()).and_then(|b| b.get("cache_control")).is_some();
+        if already || *left == 0 {
+            return;
+        }
         if let Value::String(text) = content {
             *content = json!([{ "type": "text", "text": text.clone() }]);
         }
         if let Some(last) = content.as_array_mut().and_then(|a| a.last_mut()).and_then(Value::as_object_mut) {
-            last.insert("cache_control".into(), mark());
+            last.insert("cache_control".into(), json!({ "type": "ephemeral" }));
+            *left -= 1;
         }
     };
-    if let Some(obj) = view.as_object_mut() {
-        if let Some(system) = obj.get_mut("system") {
-            on_blocks(system);
-        }
-    }
-    let list = match view {
+    let list = match &mut *view {
         Value::Array(a) => Some(a),
         Value::Object(o) => o.get_mut("messages").and_then(Value::as_array_mut),
         _ => None,
     };
-    let Some(list) = list else { return };
-    let n = list.len();
-    let mut at: Vec<usize> = summary_end.filter(|&e| e > 0 && e < n).map(|e| e - 1).into_iter().collect();
-    if n > 0 {
-        at.push(n - 1);
-    }
-    for i in at {
-        if let Some(content) = list.get_mut(i).and_then(|m| m.get_mut("content")) {
-            on_blocks(content);
+    if let Some(list) = list {
+        let n = list.len();
+        let mut at: Vec<usize> = Vec::new();
+        if n > 0 {
+            at.push(n - 1);
+        }
+        at.extend(summary_end.filter(|&e| e > 0 && e < n).map(|e| e - 1));
+        for i in at {
+            if let Some(content) = list.get_mut(i).and_then(|m| m.get_mut("content")) {
+                on_blocks(content, &mut left);
+            }
         }
     }
+    if let Some(system) = view.as_object_mut().and_then(|o| o.get_mut("system")) {
+        on_blocks(system, &mut left);
+    }
+}
+
+/// How many `cache_control` marks `v` carries (keys at any depth, iteratively: a host
+/// view may nest deeply).
+pub fn count_marks(v: &Value) -> usize {
+    let mut n = 0;
+    let mut stack = vec![v];
+    while let Some(x) = stack.pop() {
+        match x {
+            Value::Object(o) => {
+                n += usize::from(o.contains_key("cache_control"));
+                stack.extend(o.values());
+            }
+            Value::Array(a) => stack.extend(a.iter()),
+            _ => {}
+        }
+    }
+    n
 }
 
 /// End (exclusive) of the summary block in the request view of `t` (K-4): after the

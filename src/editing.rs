@@ -161,7 +161,7 @@ pub fn clearing_now(t: &Transcript, config: &Config, state: &SessionState) -> Cl
     if config.clear_tool_uses.is_none() && config.clear_thinking.is_none() {
         return Clearing::default();
     }
-    plan(t.format, &t.messages, config.clear_tool_uses.as_ref(), config.clear_thinking.as_ref(), &Default::default(), config, state.calibration()).unwrap_or_default()
+    plan(t.format, &t.messages, config.clear_tool_uses.as_ref(), config.clear_thinking.as_ref(), &Default::default(), config, state.calibration(), false).unwrap_or_default()
 }
 
 /// Adds the K signals, forecast, cache report and policy to a decision (see the module doc).

@@ -127,7 +127,31 @@ pub type Result<T> = std::result::Result<T, Error>;
 /// path (`[3].content`, array indexes and object keys from the top) and the line and
 /// column; any other syntax error keeps serde's text (`invalid JSON: ...`).
 pub fn json_text_error(what: &str, text: &str, e: &serde_json::Error, code: ErrorCode) -> Error {
-    lone_surrogate_error(what, text, e, code).unwrap_or_else(|| Error::new(code, format!("{what}: invalid JSON: {e}")))
+    lone_surrogate_error(what, text, e, code)
+        .or_else(|| too_deep_error(what, e, code))
+        .unwrap_or_else(|| Error::new(code, format!("{what}: invalid JSON: {e}")))
+}
+
+/// How deep a JSON value may nest (objects and arrays) before it is refused: serde_json's
+/// recursion limit, which keeps the reader within the wasm stack.
+pub const MAX_JSON_DEPTH: usize = 128;
+
+/// Break finding 12: the error for a JSON value nested deeper than [`MAX_JSON_DEPTH`]
+/// levels (valid JSON that `JSON.parse` reads), saying so with `what` (the row) and the
+/// position, or `None` when `e` is another error.
+pub fn too_deep_error(what: &str, e: &serde_json::Error, code: ErrorCode) -> Option<Error> {
+    too_deep_note(e).map(|note| Error::new(code, format!("{what}: {note}")))
+}
+
+/// `"nested deeper than 128 levels ..."` when `e` is serde_json's recursion-limit error.
+pub fn too_deep_note(e: &serde_json::Error) -> Option<String> {
+    e.to_string().starts_with("recursion limit exceeded").then(|| {
+        format!(
+            "the JSON value is nested deeper than {MAX_JSON_DEPTH} levels (objects / arrays inside each other) at line {} column {}: valid JSON, but over the reader's nesting limit; flatten the value or send it as a JSON string",
+            e.line(),
+            e.column()
+        )
+    })
 }
 
 /// [`json_text_error`]'s lone-surrogate error, or `None` when `e` is another error.

@@ -465,6 +465,24 @@ fn c8_floor_over_budget_is_cannot_fit_with_zero_summarize_calls_even_with_a_refu
     assert!(d.floor.system_tokens > 0 && d.floor.total_tokens >= d.floor.budget_tokens);
 }
 
+/// Break finding 17: the findings ledger (Y-10) is a part of the floor: `cannot_fit` names
+/// it with its tokens (the parts add up to the total) and says how to shrink it.
+#[test]
+fn c8_cannot_fit_names_the_findings_ledger_in_its_floor() {
+    let cfg = config(json!({ "contextWindow": 4000 }));
+    let doc = json!({ "messages": [user("go"), assistant("ok"), user("next")] });
+    let mut state = SessionState::default();
+    state.findings = (0..100).map(|i| format!("Finding {i}: {}", "f".repeat(400))).collect();
+    let (out, _) = compact_with(Format::Anthropic, doc, cfg, state, Signals { force: true, ..Signals::default() }, fake_summary);
+    assert_eq!(out.status, "cannot_fit");
+    let fl = &out.decision.floor;
+    assert!(fl.findings_tokens > 0);
+    let named = format!("findings ledger {}", fl.findings_tokens);
+    assert!(out.reason.contains(&named), "{}", out.reason);
+    assert_eq!(fl.total_tokens, fl.system_tokens + fl.tools_tokens + fl.protected_tokens + fl.findings_tokens + fl.output_reserve_tokens);
+    assert!(out.reason.contains("the findings ledger (100 findings) is most of it"), "{}", out.reason);
+}
+
 // ---------------------------------------------------------------- B-1..B-3
 
 fn run_with_results(bodies: &[(&str, usize)]) -> Value {

@@ -499,6 +499,48 @@ fn k4_anthropic_cache_breakpoints_on_system_summary_end_and_last_message() {
     assert_eq!(marks, 3, "at most 3 of Anthropic's 4 breakpoints");
 }
 
+/// Break finding 13: the host's own `cache_control` marks count first; the engine fills
+/// what is left of Anthropic's 4, newest stable point first (last message, summary end,
+/// system), and never returns more than 4.
+#[test]
+fn k4_cache_breakpoints_never_pass_four_with_host_marks() {
+    let cc = json!({"type": "ephemeral"});
+    let view = |host: usize| {
+        let mut msgs = vec![json!({"role": "user", "content": "summary text"})];
+        for i in 0..6 {
+            let mut b = json!({"type": "text", "text": format!("q{i}")});
+            if i < host {
+                b["cache_control"] = cc.clone();
+            }
+            msgs.push(json!({"role": if i % 2 == 0 { "user" } else { "assistant" }, "content": [b]}));
+        }
+        json!({ "system": "be careful", "messages": msgs })
+    };
+    for host in 0..=5 {
+        let mut v = view(host);
+        context_compactor::cache::place_breakpoints(&mut v, Some(1));
+        let marks = context_compactor::cache::count_marks(&v);
+        assert_eq!(marks, if host >= 4 { host } else { (host + 3).min(4) }, "host marks {host}: {v}");
+        let last = v["messages"][6]["content"][0].get("cache_control").is_some();
+        let summary = v["messages"][0]["content"][0].get("cache_control").is_some();
+        let system = v["system"].get(0).and_then(|b| b.get("cache_control")).is_some();
+        match host {
+            0 | 1 => assert!(last && summary && system, "host {host}"),
+            2 => assert!(last && summary && !system, "newest first: the system mark is the one left out"),
+            3 => assert!(last && !summary && !system, "only the last message"),
+            _ => assert!(!summary && !system && v["system"].is_string(), "host {host}: nothing added"),
+        }
+    }
+    // a point the host already marked costs nothing: 3 host marks, one on the last message
+    let mut v = view(0);
+    for i in [2, 4, 6] {
+        v["messages"][i]["content"][0]["cache_control"] = cc.clone();
+    }
+    context_compactor::cache::place_breakpoints(&mut v, Some(1));
+    assert_eq!(context_compactor::cache::count_marks(&v), 4);
+    assert!(v["messages"][0]["content"][0].get("cache_control").is_some(), "the freed slot goes to the summary end");
+}
+
 /// Every real Claude Code and SWE-agent session, cleared with every option on: the
 /// rewrite keeps pairing valid in its format and when clearing reaches the target no
 /// summary call is made (K-1). Signed blocks left must be byte-exact (T-3; these logs

@@ -15,9 +15,10 @@ use proptest::prelude::*;
 use serde_json::{json, Value};
 
 /// Warning codes an importer documents ([`context_compactor::formats::import::ImportWarning::code`]).
-const DOCUMENTED: [&str; 26] = [
+const DOCUMENTED: [&str; 27] = [
     "not_json",
     "torn_line",
+    "nested_too_deep",
     "fused_line",
     "not_object",
     "missing_type",

@@ -43,7 +43,7 @@ impl Job {
         }
         let cal = self.state.calibration();
         // plan once without handles: only a clearing that will happen asks the store
-        let probe = plan(self.format(), &self.source.messages, self.config.clear_tool_uses.as_ref(), self.config.clear_thinking.as_ref(), &self.stored, &self.config, cal)?;
+        let probe = plan(self.format(), &self.source.messages, self.config.clear_tool_uses.as_ref(), self.config.clear_thinking.as_ref(), &self.stored, &self.config, cal, self.config.project_memory && !self.user_text_only_memory)?;
         if self.artifact_store && !probe.is_empty() {
             if let Some(cfg) = self.config.clear_tool_uses.clone() {
                 self.ensure_artifact_tag();
@@ -100,7 +100,7 @@ impl Job {
     /// clear then summarize.
     fn apply_clearing(&mut self) -> Result<Step> {
         let cal = self.state.calibration();
-        let clearing = plan(self.format(), &self.source.messages, self.config.clear_tool_uses.as_ref(), self.config.clear_thinking.as_ref(), &self.stored, &self.config, cal)?;
+        let clearing = plan(self.format(), &self.source.messages, self.config.clear_tool_uses.as_ref(), self.config.clear_thinking.as_ref(), &self.stored, &self.config, cal, self.config.project_memory && !self.user_text_only_memory)?;
         let decision = self.decision.clone();
         let by_clear = decision.as_ref().and_then(|d| d.decided_by) == Some(CLEAR_TRIGGER);
         if clearing.is_empty() {

@@ -281,9 +281,16 @@ impl Job {
             // Y-10 / issue 14: the pinned rows in the floor are named (capped by maxPinnedBytes)
             let pinned: Vec<String> = self.source.messages.iter().filter(|m| m.provenance.is_pinned() && m.role != crate::Role::System).map(|m| m.id.clone()).collect();
             let pinned_note = if pinned.is_empty() { String::new() } else { format!("; pinned rows in it: {} (at most maxPinnedBytes {} bytes)", pinned.join(", "), self.config.max_pinned_bytes) };
+            // break finding 17: the findings ledger (Y-10) is part of the floor; named, and
+            // how to shrink it when it is what does not fit
+            let ledger_note = if fl.findings_tokens > 0 && fl.findings_tokens.saturating_mul(2) >= fl.total_tokens {
+                format!("; the findings ledger ({} findings) is most of it: drop or merge findings in state.findings", self.state.findings.len())
+            } else {
+                String::new()
+            };
             let reason = format!(
-                "cannot_fit: the floor ({} tokens: system {}, tools {}, protected request {}, output reserve {}) is over the budget of {} tokens{pinned_note}",
-                fl.total_tokens, fl.system_tokens, fl.tools_tokens, fl.protected_tokens, fl.output_reserve_tokens, fl.budget_tokens
+                "cannot_fit: the floor ({} tokens: system {}, tools {}, protected request {}, findings ledger {}, output reserve {}) is over the budget of {} tokens{pinned_note}{ledger_note}",
+                fl.total_tokens, fl.system_tokens, fl.tools_tokens, fl.protected_tokens, fl.findings_tokens, fl.output_reserve_tokens, fl.budget_tokens
             );
             self.state.cadence.last_failure = Some("cannot_fit".into());
             self.events.push(event("warning", json!({ "code": "cannot_fit", "message": reason, "floor": fl, "pinnedRows": pinned })));

@@ -73,7 +73,7 @@ pub fn decode_owned_with_ids(format: Format, text: String, ids: &mut ContentIds)
     let key = messages_key(format);
     let Some(doc) = crate::raw::split_document(&source, key) else {
         // not a well-formed document of this format's shape: the `Value` path reports why
-        let doc: Value = serde_json::from_str(&source).map_err(|e| Error::invalid(format!("transcript: invalid JSON: {e}")))?;
+        let doc: Value = serde_json::from_str(&source).map_err(|e| crate::error::too_deep_error("transcript", &e, crate::ErrorCode::InvalidTranscript).unwrap_or_else(|| Error::invalid(format!("transcript: invalid JSON: {e}"))))?;
         return decode_with_ids(format, doc, ids);
     };
     let envelope = match doc.fields {
@@ -87,7 +87,12 @@ pub fn decode_owned_with_ids(format: Format, text: String, ids: &mut ContentIds)
             continue;
         }
         let value: Value = serde_json::from_str(item.get())
-            .map_err(|e| crate::error::lone_surrogate_error(&format!("message {at}"), item.get(), &e, crate::ErrorCode::InvalidTranscript).unwrap_or_else(|| Error::invalid(format!("message {at}: {e}"))))?;
+            .map_err(|e| {
+                let what = format!("message {at}");
+                crate::error::lone_surrogate_error(&what, item.get(), &e, crate::ErrorCode::InvalidTranscript)
+                    .or_else(|| crate::error::too_deep_error(&what, &e, crate::ErrorCode::InvalidTranscript))
+                    .unwrap_or_else(|| Error::invalid(format!("message {at}: {e}")))
+            })?;
         messages.push(decode_message(format, value, Some((&source, item)), at, ids)?);
     }
     if format == Format::Gemini {

@@ -192,8 +192,66 @@ impl Bounds {
             [a] => f.call1(&JsValue::NULL, a)?,
             [a, b, ..] => f.call2(&JsValue::NULL, a, b)?,
         };
-        self.bound(hook, JsFuture::from(Promise::resolve(&r))).await
+        self.bound(hook, settle(hook, &r)?).await
     }
+
+    /// Calls `f(arg, { signal })` within the bounds of `hook` (break finding 14): `signal` is
+    /// an `AbortSignal` of the engine's own that fires when this call stops waiting, on the
+    /// host's `signal` or on the hook's timeout, so the callback can cancel its own work (an
+    /// HTTP request). Its `reason` is the `aborted` / `timeout` error the call rejects with.
+    /// In a runtime without a global `AbortController` the host's own `signal` (or
+    /// `undefined`) is passed instead.
+    pub(crate) async fn call_cancellable(&self, hook: &str, f: &Function, arg: &JsValue) -> Result<JsValue, JsValue> {
+        if let Some(e) = self.aborted(hook) {
+            return Err(e);
+        }
+        let controller = abort_controller();
+        let signal = controller.as_ref().map(|c| get(c, "signal")).or_else(|| self.signal.clone()).unwrap_or(JsValue::UNDEFINED);
+        let extra = js_sys::Object::new();
+        let _ = Reflect::set(&extra, &"signal".into(), &signal);
+        let r = f.call2(&JsValue::NULL, arg, &extra)?;
+        let out = self.bound(hook, settle(hook, &r)?).await;
+        if let (Err(e), Some(c)) = (&out, &controller) {
+            if is_bound_error(e) {
+                if let Ok(abort) = get(c, "abort").dyn_into::<Function>() {
+                    let _ = abort.call1(c, e);
+                }
+            }
+        }
+        out
+    }
+}
+
+/// A new `AbortController` from the global one, if the runtime has it.
+fn abort_controller() -> Option<JsValue> {
+    let ctor = Reflect::get(&js_sys::global(), &"AbortController".into()).ok()?.dyn_into::<Function>().ok()?;
+    Reflect::construct(&ctor, &js_sys::Array::new()).ok()
+}
+
+/// The future of a callback's return value `r`. Break finding 16: a result whose `then`
+/// cannot be read (a Proxy whose `get` throws) is no error of the callback: it rejects with
+/// a typed error (`summary_failed` for summarize / curator, `memory_failed` for memory,
+/// else `invalid_config`) naming the hook, with the thrown value as `cause`.
+fn settle(hook: &str, r: &JsValue) -> Result<JsFuture, JsValue> {
+    if r.is_object() || r.is_function() {
+        if let Err(cause) = Reflect::get(r, &"then".into()) {
+            let code = match hook {
+                "summarize" | "curator" => ErrorCode::SummaryFailed,
+                "memory" => ErrorCode::MemoryFailed,
+                _ => ErrorCode::InvalidConfig,
+            };
+            let why = get(&cause, "message").as_string().or_else(|| cause.as_string()).unwrap_or_else(|| super::js_type(&cause));
+            let e = super::with_cause(&Error::new(code, format!("the {hook} callback returned a value that cannot be read (reading its `then` threw: {why})")), &cause);
+            let _ = Reflect::set(&e, &"unreadableResult".into(), &JsValue::TRUE);
+            return Err(e);
+        }
+    }
+    Ok(JsFuture::from(Promise::resolve(r)))
+}
+
+/// Is `e` the error [`settle`] gives for a result that cannot be read?
+pub(crate) fn is_unreadable_result(e: &JsValue) -> bool {
+    get(e, "unreadableResult").as_bool() == Some(true) && get(e, "name").as_string().as_deref() == Some("ContextCompactorError")
 }
 
 fn timeout_error(hook: &str, ms: f64) -> JsValue {

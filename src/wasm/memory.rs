@@ -520,8 +520,19 @@ fn store_method(store: &JsValue, name: &str) -> Result<Function, JsValue> {
 /// A throw or rejection is passed through unchanged.
 async fn call_store(store: &JsValue, name: &str, request: &JsValue) -> Result<JsValue, JsValue> {
     let f = store_method(store, name)?;
-    let r = f.call1(store, request)?;
-    wasm_bindgen_futures::JsFuture::from(Promise::resolve(&r)).await
+    let r = f.call1(store, request).map_err(|e| coded(e, &format!("store.{name}()")))?;
+    wasm_bindgen_futures::JsFuture::from(Promise::resolve(&r)).await.map_err(|e| coded(e, &format!("store.{name}()")))
+}
+
+/// Break finding 17: a host throw or rejection that is an `Error` passes through unchanged;
+/// anything else (a string, `null`, a number) becomes a `memory_failed` error naming
+/// `what` and the value, with the value as `cause`.
+fn coded(e: JsValue, what: &str) -> JsValue {
+    if e.is_instance_of::<js_sys::Error>() {
+        return e;
+    }
+    let shown = e.as_string().map(|s| format!("{s:?}")).or_else(|| e.as_f64().map(|n| n.to_string())).unwrap_or_else(|| super::js_type(&e));
+    super::with_cause(&Error::new(ErrorCode::MemoryFailed, format!("{what} threw a value that is not an Error: {shown}")), &e)
 }
 
 /// A memory record from a store answer; `what` names where it came from.
@@ -575,7 +586,8 @@ fn parse_store_hits(out: &JsValue) -> Result<Vec<memory::Hit>, JsValue> {
 ///
 /// Rejects with `memory_failed` on a bad argument (a `ranking` of another name too), a missing `store.search`, a bad
 /// embedding or a malformed answer (naming the hit and field); a store or embedder
-/// throw or rejection is passed through unchanged.
+/// throw or rejection that is an `Error` is passed through unchanged, any other thrown
+/// value becomes `memory_failed` naming it (the value as `cause`).
 #[wasm_bindgen(js_name = recallFromStore)]
 pub fn recall_from_store(store: JsValue, session: JsValue, query: JsValue, options: JsValue) -> Promise {
     super::promise(recall_from_store_impl(store, session, query, options))
@@ -599,7 +611,7 @@ async fn recall_from_store_impl(store: JsValue, session: JsValue, query: JsValue
             .ok_or_else(|| fail(format!("recallFromStore: options.embedDimension must be an integer in 1..={MAX_DIMENSION} when options.embed is given")))?
             as usize;
         let texts = Array::of1(&JsValue::from_str(&query));
-        let out = call_hook(&f, &texts.into()).await?;
+        let out = call_hook(&f, &texts.into()).await.map_err(|e| coded(e, "embed()"))?;
         check_vectors(&parse_vectors(&out, "embed() result")?, 1, dimension)?;
         // The host's own vector, unchanged (no f32 rounding).
         Some(Array::from(&out).get(0))
@@ -626,7 +638,8 @@ async fn recall_from_store_impl(store: JsValue, session: JsValue, query: JsValue
 /// records, every one of `session`, and `next` the (new) token of the following page or
 /// null on the last one. Anything else rejects with `memory_failed` naming what is
 /// wrong (a record of another session is an error here, not skipped: paging a scope
-/// must see exactly that scope). A store throw or rejection is passed through.
+/// must see exactly that scope). A store throw or rejection is passed through when it
+/// is an `Error`; another thrown value becomes `memory_failed` (the value as `cause`).
 #[wasm_bindgen(js_name = enumerateStore)]
 pub fn enumerate_store(store: JsValue, session: JsValue, options: JsValue) -> Promise {
     super::promise(enumerate_store_impl(store, session, options))

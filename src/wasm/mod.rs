@@ -52,6 +52,13 @@ pub(crate) fn js_error(e: &Error) -> JsValue {
     err.into()
 }
 
+/// [`js_error`] with `cause` set to the host value that caused it.
+pub(crate) fn with_cause(e: &Error, cause: &JsValue) -> JsValue {
+    let err = js_error(e);
+    let _ = Reflect::set(&err, &"cause".into(), cause);
+    err
+}
+
 /// JS value (object or JSON text) -> serde_json::Value. Errors carry the code of what
 /// was being read: `invalid_state` for `state`, `invalid_config` for options, signals
 /// and hooks, `invalid_transcript` otherwise.
@@ -456,6 +463,17 @@ pub(crate) fn is_context_error(err: &JsValue) -> bool {
     ["context_length_exceeded", "context length", "context window", "maximum context", "prompt is too long", "request too large", "request_too_large", "too many tokens", "input is too long"]
         .iter()
         .any(|p| text.contains(p))
+        || gemini_context_error(&text)
+}
+
+/// Gemini's context-size errors (break finding 10), recognised by their message, never by
+/// status 400 alone (`INVALID_ARGUMENT` is also a malformed request): the Gemini API /
+/// GenAI SDK `ApiError` ("The input token count (N) exceeds the maximum number of tokens
+/// allowed (M).", also inside the JSON error text the SDK puts in `message`) and Vertex AI
+/// ("Unable to submit request because the input token count is N but model only supports
+/// up to M"). `text` is lowercased.
+pub(crate) fn gemini_context_error(text: &str) -> bool {
+    text.contains("input token count") && (text.contains("exceeds the maximum number of tokens") || text.contains("only supports up to"))
 }
 
 pub(crate) async fn call_hook(f: &Function, arg: &JsValue) -> Result<JsValue, JsValue> {
@@ -586,7 +604,7 @@ pub(crate) async fn drive_job(job: &mut Job, hooks: &JsValue) -> Result<(Box<Out
                     return Err(js_error(&Error::new(ErrorCode::ProtocolError, "summary requested without a summarize hook")));
                 };
                 let arg = request_to_js(&req)?;
-                let reply = match bounds.call(hook_name, f, &[&arg]).await {
+                let reply = match bounds.call_cancellable(hook_name, f, &arg).await {
                     Ok(v) => {
                         if let Some(s) = v.as_string() {
                             Reply::Summary { text: s, usage: None }
@@ -594,11 +612,37 @@ pub(crate) async fn drive_job(job: &mut Job, hooks: &JsValue) -> Result<(Box<Out
                             // Neither a string nor { text }: a typed failure (with the state), not "empty summary".
                             let message = format!("the {hook_name} callback returned {} instead of a string or {{ text }}", js_type(&v));
                             Reply::Failed { message, context_exceeded: false }
+                        } else if js_sys::Array::is_array(&v) {
+                            let message = format!("the {hook_name} callback returned an array instead of a string or {{ text }}");
+                            Reply::Failed { message, context_exceeded: false }
                         } else {
-                            let text = get(&v, "text").as_string().unwrap_or_default();
-                            let usage = to_json(&get(&v, "usage"), "usage").ok().filter(|u| !u.is_null());
-                            Reply::Summary { text, usage }
+                            // break finding 16: a `text` getter (or a Proxy) that throws is the
+                            // result's failure, named with its cause, never swallowed
+                            match Reflect::get(&v, &"text".into()) {
+                                Err(cause) => {
+                                    let why = get(&cause, "message").as_string().or_else(|| cause.as_string()).unwrap_or_else(|| js_type(&cause));
+                                    let message = format!("reading `text` of the {hook_name} callback's result threw: {why}");
+                                    side.error = Some(with_cause(&Error::new(ErrorCode::SummaryFailed, message.clone()), &cause));
+                                    Reply::Failed { message, context_exceeded: false }
+                                }
+                                Ok(t) => match t.as_string() {
+                                    Some(text) => {
+                                        let usage = Reflect::get(&v, &"usage".into()).ok().and_then(|u| to_json(&u, "usage").ok()).filter(|u| !u.is_null());
+                                        Reply::Summary { text, usage }
+                                    }
+                                    None => {
+                                        let got = if t.is_undefined() { "no `text`".to_string() } else { format!("`text` of type {}", js_type(&t)) };
+                                        let message = format!("the {hook_name} callback returned an object without a string `text` (it has {got})");
+                                        Reply::Failed { message, context_exceeded: false }
+                                    }
+                                },
+                            }
                         }
+                    }
+                    Err(e) if bounded::is_unreadable_result(&e) => {
+                        let message = get(&e, "message").as_string().unwrap_or_default();
+                        side.error = Some(e);
+                        Reply::Failed { message, context_exceeded: false }
                     }
                     // I-6 / C-5: a cancel is no failed attempt: the call rejects with
                     // `aborted` and the state it was given (no cadence back-off)

@@ -39,10 +39,10 @@ if (!existsSync(shared)) {
         let out = run(window)
         if (out.status === 'cannot_fit') {
           // allowed only when its reason is true: the floor's parts add up and are over the budget
-          const m = /floor \((\d+) tokens: system (\d+), tools (\d+), protected request (\d+), output reserve (\d+)\) is over the budget of (\d+) tokens/.exec(out.reason)
+          const m = /floor \((\d+) tokens: system (\d+), tools (\d+), protected request (\d+), findings ledger (\d+), output reserve (\d+)\) is over the budget of (\d+) tokens/.exec(out.reason)
           assert.ok(m, `cannot_fit names its floor: ${out.reason}`)
-          const [floor, sys, tools, req, reserve, budget] = m.slice(1).map(Number)
-          assert.equal(floor, sys + tools + req + reserve)
+          const [floor, sys, tools, req, ledger, reserve, budget] = m.slice(1).map(Number)
+          assert.equal(floor, sys + tools + req + ledger + reserve)
           assert.ok(floor > budget)
           window = 8000
           out = run(window)

@@ -30,6 +30,15 @@ export async function main(transcript: OpenAIChatDocument, saved: SessionState |
     onEvent: async (e) => { console.log(e.type, e.data) },
     force: true,
   }
+  // break finding 14: the second argument carries the engine's signal (aborted or timed out)
+  const cancellable: CompactHooks = {
+    summarize: async (req, { signal }) => {
+      const aborted: boolean = signal.aborted
+      signal.addEventListener('abort', () => { console.log('stop', signal.reason) })
+      return aborted ? '' : `cancellable ${req.kind}`
+    },
+  }
+  await c.compact(null, transcript, cancellable)
   const r1: CompactResult = await c.compact(saved, transcript, syncHooks)
   const r2 = await c.compact(r1.state, JSON.stringify(transcript), asyncHooks)
   if (r2.rewrite) {

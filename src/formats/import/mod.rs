@@ -199,7 +199,8 @@ pub struct ImportWarning {
     /// 1-based line of the input it is about (JSON Lines inputs); `null` for whole-JSON
     /// inputs, whose `message` names the index instead.
     pub line: Option<usize>,
-    /// Stable code: `not_json`, `torn_line`, `fused_line`, `not_object`, `missing_type`,
+    /// Stable code: `not_json`, `torn_line`, `nested_too_deep` (a valid JSON line nested
+    /// deeper than 128 levels: its deep fields kept as JSON text, or the line skipped), `fused_line`, `not_object`, `missing_type`,
     /// `bad_content`, `bad_block`, `duplicate_row`, `unknown_line_type`,
     /// `compact_boundary`, `attachment_not_imported`, `subagent_dropped`,
     /// `subagent_unattached`, `subagent_file`, `rewound_branch`, `orphan_result`, `unanswered_call`, `duplicate_call_id`,
@@ -389,8 +390,10 @@ pub(super) struct Line {
 /// splits on `\n` only (U+2028 / U+2029 inside a line are text), drops a trailing
 /// `\r`, NUL bytes and a byte-order mark; skips blank lines; non-JSON text (shell
 /// banners) is skipped with one counted `not_json` warning; a torn line is skipped
-/// (`torn_line`); two objects fused on one line are both read (`fused_line`); a value
-/// that is not an object is skipped (`not_object`).
+/// (`torn_line`); a valid line nested deeper than 128 levels is read with its deep fields
+/// as JSON text, or skipped when its `message` is the deep part (`nested_too_deep`); two
+/// objects fused on one line are both read (`fused_line`); a value that is not an object is
+/// skipped (`not_object`).
 pub(super) fn read_jsonl(text: &str, w: &mut Warnings) -> Vec<Line> {
     let mut out = Vec::new();
     let mut text_lines: Vec<usize> = Vec::new();
@@ -417,7 +420,19 @@ pub(super) fn read_jsonl(text: &str, w: &mut Warnings) -> Vec<Line> {
             }
         }
         match (values.len(), error) {
-            (0, Some(e)) => w.push(Some(no), "torn_line", format!("line {no}: not valid JSON, skipped (torn or truncated line?): {e}")),
+            (0, Some(e)) => match crate::error::too_deep_note(&e) {
+                // break finding 12: valid JSON over the nesting limit is no torn line; the
+                // row is read with its too-deep fields (structured tool output) as their
+                // JSON text, unless the deep part is its message
+                Some(note) => match shallow_row(line) {
+                    Some((value, deep)) => {
+                        w.push(Some(no), "nested_too_deep", format!("line {no}: field(s) {} kept as JSON text: {note}", deep.join(", ")));
+                        out.push(Line { no, value });
+                    }
+                    None => w.push(Some(no), "nested_too_deep", format!("line {no}: skipped: {note}")),
+                },
+                None => w.push(Some(no), "torn_line", format!("line {no}: not valid JSON, skipped (torn or truncated line?): {e}")),
+            },
             (0, None) => continue,
             (k, err) => {
                 if k > 1 {
@@ -440,6 +455,29 @@ pub(super) fn read_jsonl(text: &str, w: &mut Warnings) -> Vec<Line> {
         w.push(Some(*first), "not_json", format!("{} line(s) of non-JSON text skipped (first at line {first}, e.g. a shell banner)", text_lines.len()));
     }
     out
+}
+
+/// A JSON Lines row nested past [`crate::error::MAX_JSON_DEPTH`] (break finding 12), read
+/// one level down: each top-level field is parsed on its own, and a field still too deep
+/// becomes a string of its JSON text (serde_json skips a raw value without recursing). Returns
+/// the row and the names of those fields, or `None` when the line is not a JSON object or
+/// the too-deep field is `message` (the row's content: a string there would change it).
+fn shallow_row(line: &str) -> Option<(Value, Vec<String>)> {
+    let fields: Vec<(String, Box<serde_json::value::RawValue>)> = serde_json::from_str::<std::collections::BTreeMap<String, Box<serde_json::value::RawValue>>>(line).ok()?.into_iter().collect();
+    let mut map = serde_json::Map::new();
+    let mut deep = Vec::new();
+    for (k, raw) in fields {
+        let v = match serde_json::from_str::<Value>(raw.get()) {
+            Ok(v) => v,
+            Err(_) if k == "message" => return None,
+            Err(_) => {
+                deep.push(format!("`{k}`"));
+                Value::String(raw.get().to_string())
+            }
+        };
+        map.insert(k, v);
+    }
+    Some((Value::Object(map), deep))
 }
 
 /// Imports `text` as `kind` with the default options (see [`import_any_with`]).
