@@ -369,8 +369,13 @@ fn context<'a>(session: &'a str, messages: &[Message], offsets: &SortedSet<usize
 fn build(session: &str, messages: &[Message], discarded: &[usize], evicted_bodies: &[EvictedBody]) -> MemoryBatch {
     let offsets: SortedSet<usize> = discarded.iter().copied().collect();
     let cx = context(session, messages, &offsets, evicted_bodies);
+    build_in(&cx, messages, &offsets, evicted_bodies)
+}
+
+/// The records of the rows at `offsets` and of `evicted_bodies`, read against `cx`.
+fn build_in(cx: &Context<'_>, messages: &[Message], offsets: &SortedSet<usize>, evicted_bodies: &[EvictedBody]) -> MemoryBatch {
     // most rows make one record: sized for that, so the list rarely regrows
-    let mut records: Vec<MemoryRecord> = Vec::with_capacity(discarded.len() + evicted_bodies.len());
+    let mut records: Vec<MemoryRecord> = Vec::with_capacity(offsets.iter().count() + evicted_bodies.len());
     for &offset in offsets.iter() {
         if let Some(m) = messages.get(offset) {
             cx.row(&mut records, m, offset);
@@ -596,19 +601,7 @@ mod tests {
     fn build_reading_every_call(session: &str, messages: &[Message], discarded: &[usize], evicted_bodies: &[EvictedBody]) -> MemoryBatch {
         let every: SortedSet<&str> = messages.iter().flat_map(|m| m.blocks.iter()).filter_map(|b| if let Block::ToolCall { id, .. } = b { Some(id.as_str()) } else { None }).collect();
         let cx = Context { session, names: tool_names(messages, &every), evicted_calls: evicted_bodies.iter().map(|b| b.call_id.as_str()).collect(), users: user_texts(messages) };
-        let offsets: SortedSet<usize> = discarded.iter().copied().collect();
-        let mut records = Vec::new();
-        for &offset in offsets.iter() {
-            if let Some(m) = messages.get(offset) {
-                cx.row(&mut records, m, offset);
-            }
-        }
-        for b in evicted_bodies {
-            if let Some(m) = messages.get(b.offset) {
-                cx.body(&mut records, m, b);
-            }
-        }
-        cx.finish(records)
+        build_in(&cx, messages, &discarded.iter().copied().collect(), evicted_bodies)
     }
 
     /// Every shared transcript (`../shared/transcripts`), decoded; empty when absent.
