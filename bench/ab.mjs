@@ -5,7 +5,8 @@
 // build gets a fresh wasm instance. Reports the median `compact` time from JSON text (with a
 // summarize callback that answers at once), the median JSON.parse + JSON.stringify round
 // trip measured in the same loop, and each build's wasm memory after its runs.
-// Usage: node bench/ab.mjs OTHER_CHECKOUT [--mb 10] [--runs 15]
+// `--call check` / `--call toRequest` times that call instead of `compact`.
+// Usage: node bench/ab.mjs OTHER_CHECKOUT [--mb 10] [--runs 15] [--call compact|check|toRequest]
 import { readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -23,6 +24,11 @@ if (!other) {
 }
 const mb = Number(opt('mb', 10))
 const runs = Number(opt('runs', 15))
+const call = opt('call', 'compact')
+if (!['compact', 'check', 'toRequest'].includes(call)) {
+  console.error(`--call takes compact, check or toRequest, not ${call}`)
+  process.exit(2)
+}
 const path = join(OUT_DIR, `openai-chat-${mb}mb.json`)
 let text
 try {
@@ -49,20 +55,21 @@ const median = (xs) => {
 const summarize = () => 'The user and the agent worked through earlier tasks.'
 const builds = [await load(resolve('.'), 'a'), await load(other, 'b')]
 const roundTrips = []
-for (const b of builds) await b.compactor.compact(null, text, { summarize }) // warm-up
+const run = (c) => (call === 'check' ? c.check(null, text, {}) : call === 'toRequest' ? c.toRequest(text) : c.compact(null, text, { summarize }))
+for (const b of builds) await run(b.compactor) // warm-up
 for (let i = 0; i < runs; i++) {
   let t0 = performance.now()
   JSON.stringify(JSON.parse(text))
   roundTrips.push(performance.now() - t0)
   for (const b of builds) {
     t0 = performance.now()
-    await b.compactor.compact(null, text, { summarize })
+    await run(b.compactor)
     b.times.push(performance.now() - t0)
   }
 }
 const rt = median(roundTrips)
 console.log(`${mb} MB session (${bytes} bytes), ${runs} alternating runs; round trip median ${rt.toFixed(1)} ms`)
-console.log('| build | compact, text (ms) | ratio to round trip | wasm memory / transcript bytes |')
+console.log(`| build | ${call === 'compact' ? 'compact, text' : call} (ms) | ratio to round trip | wasm memory / transcript bytes |`)
 console.log('|---|---|---|---|')
 for (const b of builds) {
   const t = median(b.times)

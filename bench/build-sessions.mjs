@@ -59,6 +59,23 @@ function suffixIds(msg, suffix) {
 }
 
 /**
+ * `messages` up to the last point where every tool call is answered: a source that ends
+ * on a call with no result (a SWE-agent trajectory's final `submit`) would leave that call
+ * open in the session, and no later row could be a cut point.
+ */
+function answered(messages) {
+  let open = 0
+  let end = 0
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i]
+    if (m.role === 'assistant' && Array.isArray(m.tool_calls)) open += m.tool_calls.length
+    if (m.role === 'tool') open = Math.max(0, open - 1)
+    if (open === 0) end = i + 1
+  }
+  return messages.slice(0, end)
+}
+
+/**
  * Builds one session of at most `targetBytes` UTF-8 bytes of JSON (`{"messages":[...]}`).
  * Returns `{ text, messages, bytes }`.
  */
@@ -73,7 +90,7 @@ export function buildSession(sources, targetBytes) {
   for (let copy = 0; bytes < targetBytes; copy++) {
     for (let j = 0; j < sources.length && bytes < targetBytes; j++) {
       const suffix = copy === 0 && j === 0 ? '' : `~c${copy}s${j}`
-      const msgs = sources[j].messages
+      const msgs = answered(sources[j].messages)
       for (let i = j === 0 ? 1 : 0; i < msgs.length; i++) {
         let m = suffixIds(msgs[i], suffix)
         if (m.role === 'system') m = { ...m, role: 'user' }

@@ -65,7 +65,9 @@ fn main() {
     };
     for _ in 0..runs {
         let t0 = Instant::now();
-        let v: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
+        // NO_ROUND_TRIP set: skipped (so a heap profiler's peak is the compaction's)
+        let skip = std::env::var("NO_ROUND_TRIP").is_ok();
+        let v: serde_json::Value = if skip { serde_json::Value::Null } else { serde_json::from_str(&text).unwrap_or_default() };
         let round = serde_json::to_string(&v).unwrap_or_default();
         let rt = t0.elapsed().as_secs_f64() * 1e3;
         drop((v, round));
@@ -77,14 +79,20 @@ fn main() {
         let after_decode = heap();
         let mut config = Config::preset(Profile::Default);
         // as the wasm layer runs it with no memory hook: nothing takes the records
-        config.project_memory = std::env::var("PROJECT_MEMORY").is_ok();
+        // DEFAULT set: as the wasm layer runs a call with no memory hook (the folded user
+        // text projected, its records returned: N-1)
+        let default = std::env::var("DEFAULT").is_ok();
+        config.project_memory = default || std::env::var("PROJECT_MEMORY").is_ok();
         // SUMMARIZE set: a summarize callback that answers at once (as bench/run.mjs)
         let summarizer = std::env::var("SUMMARIZE").is_ok();
-        let mut job = Job::start(config, SessionState::default(), t, JobOptions { has_summarizer: summarizer, ..JobOptions::default() });
+        let mut job = Job::start(config, SessionState::default(), t, JobOptions { has_summarizer: summarizer, ..JobOptions::default() }).with_user_text_only_memory(default);
         let outcome = or_exit(
             "compact",
             run_sync(&mut job, |_| match summarizer {
-                true => Reply::Summary { text: "The user and the agent worked through earlier tasks.".into(), usage: None },
+                true => {
+                    println!("heap at summarize: {}", heap());
+                    Reply::Summary { text: "The user and the agent worked through earlier tasks.".into(), usage: None }
+                }
                 false => Reply::Failed { message: "no summarizer".into(), context_exceeded: false },
             }),
         );

@@ -185,12 +185,15 @@ impl<K: Ord> SortedSet<K> {
 }
 
 impl<K: Ord> FromIterator<K> for SortedSet<K> {
+    /// The keys sorted once and deduplicated (the first of equal keys kept), not inserted
+    /// one by one (O(n log n), not O(n^2) moves for keys in no order).
     fn from_iter<I: IntoIterator<Item = K>>(iter: I) -> Self {
-        let mut set = SortedSet::new();
-        for k in iter {
-            set.insert(k);
+        let mut keys: Vec<K> = iter.into_iter().collect();
+        if !keys.windows(2).all(|w| matches!(w, [a, b] if a < b)) {
+            sort_by(&mut keys, |a, b| a.cmp(b));
+            keys.dedup_by(|later, earlier| later == earlier);
         }
-        set
+        SortedSet { map: SortedMap { items: keys.into_iter().map(|k| (k, ())).collect() } }
     }
 }
 

@@ -4,7 +4,7 @@ use super::{Job, Outcome, OverWindow, Phase, Reply, Rewrite, Step};
 use crate::error::{Error, ErrorCode, Result};
 use crate::events::event;
 use crate::measure::transcript_size;
-use crate::memory::{try_project, try_project_consuming, MemoryBatch};
+use crate::memory::{try_project, try_project_consuming, try_project_user_text, MemoryBatch};
 use crate::rewrite::{provenance, validate_clipped, Expectations, Origin};
 use crate::transcript::{Message, Transcript};
 use crate::trigger::decide;
@@ -137,7 +137,11 @@ impl Job {
             } else {
                 (&discarded[..], &self.bodies[..])
             };
-            let batch = if self.confirm_memory {
+            let batch = if self.user_text_only_memory {
+                // only the user rows' narrative records are kept: no tool call, result or
+                // body is read (the records equal the full projection's user narrative ones)
+                try_project_user_text(&self.session, &mut self.source.messages, discarded, !self.confirm_memory)
+            } else if self.confirm_memory {
                 try_project(&self.session, &self.source.messages, discarded, bodies)
             } else {
                 // No host step can fail the commit from here (W-3), so the discarded rows
@@ -145,12 +149,6 @@ impl Job {
                 // built: the records never sit beside a second copy of the folded range.
                 try_project_consuming(&self.session, &mut self.source.messages, discarded, bodies)
             };
-            let batch = batch.map(|mut b| {
-                if self.user_text_only_memory {
-                    b.records.retain(|r| r.role == crate::Role::User && r.kind == crate::memory::RecordKind::Narrative);
-                }
-                b
-            });
             match batch {
                 Ok(batch) => self.memory = Some(std::sync::Arc::new(batch)),
                 Err(e) => return self.done("failed", format!("memory_failed: {}", e.message), Some(e)),

@@ -24,6 +24,54 @@ fn is_break(c: char) -> bool {
         || c.is_control()
 }
 
+/// The pieces of `text` between [`is_break`] characters, exactly `text.split(is_break)`
+/// (empty pieces included), read a byte at a time: an ASCII byte is tested by a table and
+/// only a non-ASCII character is decoded.
+fn words(text: &str) -> impl Iterator<Item = &str> {
+    // ASCII bytes that `is_break` holds: controls, whitespace, the listed punctuation
+    const fn table() -> [bool; 128] {
+        let mut t = [false; 128];
+        let mut i = 0;
+        while i < 128 {
+            t[i] = i < 0x20 || i == 0x7f || matches!(i as u8, b' ' | b'"' | b'\'' | b'`' | b'(' | b')' | b'[' | b']' | b'{' | b'}' | b'<' | b'>' | b',' | b';' | b'|' | b'*');
+            i += 1;
+        }
+        t
+    }
+    const ASCII_BREAK: [bool; 128] = table();
+    let bytes = text.as_bytes();
+    let mut start = 0usize;
+    let mut done = false;
+    std::iter::from_fn(move || {
+        if done {
+            return None;
+        }
+        let mut i = start;
+        while let Some(&b) = bytes.get(i) {
+            let width = if b < 0x80 {
+                if ASCII_BREAK.get(b as usize).copied().unwrap_or(false) {
+                    let piece = text.get(start..i);
+                    start = i + 1;
+                    return piece;
+                }
+                1
+            } else {
+                let c = text.get(i..).and_then(|r| r.chars().next());
+                let w = c.map_or(1, char::len_utf8);
+                if c.is_some_and(is_break) {
+                    let piece = text.get(start..i);
+                    start = i + w;
+                    return piece;
+                }
+                w
+            };
+            i += width;
+        }
+        done = true;
+        text.get(start..)
+    })
+}
+
 /// Trailing characters trimmed off a word (sentence punctuation after a path).
 fn is_trail(c: char) -> bool {
     matches!(c, '.' | ':' | '!' | '?' | '=' | '-' | '/' | '\\' | '#' | '&' | '+' | '%' | '$' | '@' | '~')
@@ -104,7 +152,7 @@ fn classify(w: &str) -> bool {
 /// `["src/foo/bar_baz.py", "https://x.org/a", "getUser"]`.
 pub fn mentions(text: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
-    for raw in text.split(is_break) {
+    for raw in words(text) {
         if out.len() >= MAX_MENTIONS {
             break;
         }
@@ -199,7 +247,7 @@ pub fn index_terms(text: &str) -> Vec<String> {
 pub(crate) fn index_terms_counted(text: &str) -> (Vec<String>, usize) {
     let mut out = tokenize(text);
     let plain = out.len();
-    for raw in text.split(is_break) {
+    for raw in words(text) {
         if !maybe_name(raw) {
             continue;
         }
@@ -236,6 +284,27 @@ fn maybe_name(w: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 15: the byte-wise word split is `str::split(is_break)`, on every ASCII byte
+    /// and on non-ASCII breaks (U+2192, U+00A0, U+2028, U+3000, U+0085) and non-breaks.
+    #[test]
+    fn issue15_m1_word_split_equals_the_character_split() {
+        let mut texts: Vec<String> = vec![String::new(), " ".into(), "a".into(), "ab cd".into(), "  lead,trail  ".into()];
+        let odd = ['\u{2192}', '\u{a0}', '\u{2028}', '\u{3000}', '\u{85}', '\u{80}', 'é', '日', '😀', '\u{feff}', '\u{200b}'];
+        for b in 0u8..128 {
+            let c = b as char;
+            texts.push(format!("x{c}y"));
+            texts.push(format!("{c}{c}src/a_b.py{c}"));
+            for o in odd {
+                texts.push(format!("{o}{c}w{o}ord{c}{o}"));
+            }
+        }
+        texts.push(odd.iter().collect());
+        texts.push("Edit src/foo/bar_baz.py (see https://x.org/a?b=1)\u{2192}getUser;\tok\r\n日本語 café".into());
+        for t in &texts {
+            assert_eq!(words(t).collect::<Vec<_>>(), t.split(is_break).collect::<Vec<_>>(), "{t:?}");
+        }
+    }
 
     #[test]
     fn m1_mentions_paths_urls_identifiers() {

@@ -24,7 +24,7 @@ pub mod recall;
 pub use embed::{tokenize, DEFAULT_DIMENSION};
 pub use index::{AddReport, EmbedderKind, Hit, Index, Page, Ranking, CANDIDATES, CONTEXT_WEIGHT, HOST_VECTOR_ALPHA, MAX_DIMENSION, SNAPSHOT_VERSION, SYNONYM_WEIGHT, VECTOR_WEIGHT};
 pub use mentions::{index_terms, mentions, MAX_MENTIONS};
-pub use project::{project, render_arguments, try_project, try_project_consuming, EvictedBody, CHUNK_BYTES, CONTEXT_BYTES, CONTEXT_PART_BYTES};
+pub use project::{project, render_arguments, try_project, try_project_consuming, try_project_user_text, EvictedBody, CHUNK_BYTES, CONTEXT_BYTES, CONTEXT_PART_BYTES};
 pub use recall::{
     effective_limit, recall, recall_from_arguments, recall_from_hits, recall_ranked, recall_tool_definition, recall_with_vector, recall_with_vector_ranked, RecallHit,
     RecallResult, DEFAULT_LIMIT, MAX_LIMIT, RECALL_TOOL_NAME,

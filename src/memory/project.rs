@@ -132,15 +132,20 @@ struct CallInfo {
     intent: Option<String>,
 }
 
-/// Call id -> tool name and argument mentions, from every tool call of the transcript
-/// (first wins).
-fn tool_names(messages: &[Message]) -> SortedMap<String, CallInfo> {
+/// Call id -> tool name and argument mentions, from the tool calls of the transcript
+/// (first wins) whose id is in `wanted`: the calls the records read (those of the
+/// discarded rows, of their results and of the evicted bodies). A call no record reads
+/// is not rendered (its arguments parsed, its mentions found) at all.
+fn tool_names(messages: &[Message], wanted: &SortedSet<&str>) -> SortedMap<String, CallInfo> {
     let mut names: SortedMap<String, CallInfo> = SortedMap::new();
+    if wanted.iter().next().is_none() {
+        return names;
+    }
     for m in messages {
         let mut intent: Option<Option<String>> = None;
         for b in &m.blocks {
             if let Block::ToolCall { id, name, arguments } = b {
-                if names.get(id.as_str()).is_none() {
+                if wanted.contains(id.as_str()) && names.get(id.as_str()).is_none() {
                     let rendered = render_arguments(arguments);
                     let intent = intent.get_or_insert_with(|| clip_context(&m.text())).clone();
                     names.get_or_insert_with(id.clone(), || CallInfo {
@@ -344,20 +349,33 @@ impl Context<'_> {
     }
 }
 
-fn context<'a>(session: &'a str, messages: &[Message], evicted_bodies: &'a [EvictedBody]) -> Context<'a> {
+fn context<'a>(session: &'a str, messages: &[Message], offsets: &SortedSet<usize>, evicted_bodies: &'a [EvictedBody]) -> Context<'a> {
+    // the call ids a record can look up: the calls and results of the discarded rows
+    // (`Context::row`) and the calls of the evicted bodies (`Context::body`)
+    let named = offsets.iter().filter_map(|&o| messages.get(o)).filter(|m| !excluded(m)).flat_map(|m| m.blocks.iter()).filter_map(|b| match b {
+        Block::ToolCall { id, .. } => Some(id.as_str()),
+        Block::ToolResult { call_id, .. } => Some(call_id.as_str()),
+        _ => None,
+    });
+    let wanted: SortedSet<&str> = evicted_bodies.iter().map(|b| b.call_id.as_str()).chain(named).collect();
     Context {
         session,
-        names: tool_names(messages),
+        names: tool_names(messages, &wanted),
         evicted_calls: evicted_bodies.iter().map(|b| b.call_id.as_str()).collect(),
         users: user_texts(messages),
     }
 }
 
 fn build(session: &str, messages: &[Message], discarded: &[usize], evicted_bodies: &[EvictedBody]) -> MemoryBatch {
-    let cx = context(session, messages, evicted_bodies);
     let offsets: SortedSet<usize> = discarded.iter().copied().collect();
+    let cx = context(session, messages, &offsets, evicted_bodies);
+    build_in(&cx, messages, &offsets, evicted_bodies)
+}
+
+/// The records of the rows at `offsets` and of `evicted_bodies`, read against `cx`.
+fn build_in(cx: &Context<'_>, messages: &[Message], offsets: &SortedSet<usize>, evicted_bodies: &[EvictedBody]) -> MemoryBatch {
     // most rows make one record: sized for that, so the list rarely regrows
-    let mut records: Vec<MemoryRecord> = Vec::with_capacity(discarded.len() + evicted_bodies.len());
+    let mut records: Vec<MemoryRecord> = Vec::with_capacity(offsets.iter().count() + evicted_bodies.len());
     for &offset in offsets.iter() {
         if let Some(m) = messages.get(offset) {
             cx.row(&mut records, m, offset);
@@ -384,8 +402,8 @@ pub fn try_project_consuming(
     evicted_bodies: &[EvictedBody],
 ) -> Result<MemoryBatch> {
     check_inputs(messages.len(), discarded, evicted_bodies)?;
-    let cx = context(session, messages, evicted_bodies);
     let offsets: SortedSet<usize> = discarded.iter().copied().collect();
+    let cx = context(session, messages, &offsets, evicted_bodies);
     // evicted bodies by the row they sat on, so each row's are built before it is freed
     let mut by_row: Vec<(usize, usize)> = evicted_bodies.iter().enumerate().map(|(i, b)| (b.offset, i)).collect();
     crate::sorted::sort_by(&mut by_row, |a, b| a.cmp(b));
@@ -401,6 +419,42 @@ pub fn try_project_consuming(
             }
         }
         // `m` is freed here, before the next row's records are built
+    }
+    Ok(cx.finish(records))
+}
+
+/// The records of [`try_project`] that hold what a person wrote: the `narrative` records
+/// of the discarded user rows (N-1: with no memory hook these are the one whole copy of
+/// the folded user text, returned in the result). Equal to [`try_project`]'s batch with
+/// every record but `role == User && kind == Narrative` removed, without reading any tool
+/// call, tool result or evicted body. With `consume`, the rows are taken out of
+/// `messages` (leaving it empty) and each is freed once its records exist, as
+/// [`try_project_consuming`] does. Errors: `memory_failed` for a discarded offset outside
+/// `messages` (then `messages` is left as it was).
+pub fn try_project_user_text(session: &str, messages: &mut Vec<Message>, discarded: &[usize], consume: bool) -> Result<MemoryBatch> {
+    check_inputs(messages.len(), discarded, &[])?;
+    let cx = Context { session, names: SortedMap::new(), evicted_calls: SortedSet::new(), users: Vec::new() };
+    let offsets: SortedSet<usize> = discarded.iter().copied().collect();
+    let mut records: Vec<MemoryRecord> = Vec::with_capacity(discarded.len());
+    let user_row = |records: &mut Vec<MemoryRecord>, m: &Message, offset: usize| {
+        if m.role == Role::User && !excluded(m) {
+            // what `Context::row` builds for a user row's text: no context, no call
+            let src = Source { session, message: m, offset, kind: RecordKind::Narrative, tool_name: None, call_id: None, handle: None, context_mentions: &[], context: None };
+            push_chunks(records, &src, &with_media_names(m));
+        }
+    };
+    if consume {
+        for (offset, m) in std::mem::take(messages).into_iter().enumerate() {
+            if offsets.contains(&offset) {
+                user_row(&mut records, &m, offset);
+            }
+        }
+    } else {
+        for &offset in offsets.iter() {
+            if let Some(m) = messages.get(offset) {
+                user_row(&mut records, m, offset);
+            }
+        }
     }
     Ok(cx.finish(records))
 }
@@ -541,6 +595,125 @@ pub(crate) fn chunk_ranges(text: &str, max: usize) -> Vec<(usize, usize)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The projection as it was before issue 15's pass: every call of the transcript
+    /// rendered into the call table (the test oracle of the table read for what is named).
+    fn build_reading_every_call(session: &str, messages: &[Message], discarded: &[usize], evicted_bodies: &[EvictedBody]) -> MemoryBatch {
+        let every: SortedSet<&str> = messages.iter().flat_map(|m| m.blocks.iter()).filter_map(|b| if let Block::ToolCall { id, .. } = b { Some(id.as_str()) } else { None }).collect();
+        let cx = Context { session, names: tool_names(messages, &every), evicted_calls: evicted_bodies.iter().map(|b| b.call_id.as_str()).collect(), users: user_texts(messages) };
+        build_in(&cx, messages, &discarded.iter().copied().collect(), evicted_bodies)
+    }
+
+    /// Every shared transcript (`../shared/transcripts`), decoded; empty when absent.
+    #[cfg(not(feature = "lite"))]
+    fn shared() -> Vec<(String, Vec<Message>)> {
+        fn walk(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+            let Ok(rd) = std::fs::read_dir(dir) else { return };
+            for e in rd.flatten() {
+                let p = e.path();
+                if p.is_dir() {
+                    walk(&p, out);
+                } else if !p.to_string_lossy().ends_with(".md") {
+                    out.push(p);
+                }
+            }
+        }
+        let mut files = Vec::new();
+        walk(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/transcripts"), &mut files);
+        files.sort();
+        let mut out = Vec::new();
+        for path in files {
+            let Ok(text) = std::fs::read_to_string(&path) else { continue };
+            let Some(kind) = crate::formats::import::sniff(&text) else { continue };
+            let Ok((format, doc)) = crate::formats::import::import(kind, &text) else { continue };
+            if let Ok(t) = crate::formats::decode(format, doc) {
+                out.push((path.to_string_lossy().to_string(), t.messages));
+            }
+        }
+        out
+    }
+
+    /// Discarded sets and evicted bodies to project a transcript with: every row, every
+    /// third row, the second half, the first row only; bodies for every other tool
+    /// result of the discarded rows (their calls then read through the body).
+    fn cases(messages: &[Message]) -> Vec<(Vec<usize>, Vec<EvictedBody>)> {
+        let n = messages.len();
+        let sets: Vec<Vec<usize>> = vec![(0..n).collect(), (0..n).step_by(3).collect(), (n / 2..n).collect(), vec![0]];
+        sets.into_iter()
+            .map(|d| {
+                let mut bodies = Vec::new();
+                for (k, &o) in d.iter().enumerate() {
+                    for b in messages.get(o).map_or(&[][..], |m| &m.blocks[..]) {
+                        if let Block::ToolResult { call_id, text, .. } = b {
+                            if k % 2 == 0 {
+                                bodies.push(EvictedBody { offset: o, call_id: call_id.clone(), tool_name: None, handle: Some(format!("artifact#{k}")), body: text.clone() });
+                            }
+                        }
+                    }
+                }
+                (d, bodies)
+            })
+            .collect()
+    }
+
+    /// Issue 15, M-1: the call table read only for the calls a record names gives the
+    /// records of the table of every call, on every shared transcript.
+    #[cfg(not(feature = "lite"))]
+    #[test]
+    fn issue15_m1_projection_reading_only_the_named_calls_equals_reading_every_call() {
+        let mut tried = 0;
+        for (name, messages) in shared() {
+            for (discarded, bodies) in cases(&messages) {
+                let want = build_reading_every_call("s", &messages, &discarded, &bodies);
+                assert_eq!(build("s", &messages, &discarded, &bodies), want, "{name}");
+                let mut rows = messages.clone();
+                assert_eq!(try_project_consuming("s", &mut rows, &discarded, &bodies).expect("projects"), want, "{name}");
+                tried += 1;
+            }
+        }
+        assert!(tried > 0 || std::env::var("CI").as_deref() != Ok("true"), "no shared transcripts in CI");
+    }
+
+    /// Issue 15, N-1: the user-text projection (no memory hook) is the full projection's
+    /// user narrative records, consuming the rows or not, on every shared transcript and
+    /// on rows a user role carries besides text (tool results, media, a summary, injected
+    /// context).
+    #[cfg(not(feature = "lite"))]
+    #[test]
+    fn issue15_n1_user_text_projection_equals_the_full_projections_user_narrative() {
+        let mut all = shared();
+        let odd: serde_json::Value = serde_json::json!({ "messages": [
+            { "role": "user", "content": [{ "type": "text", "text": "first part names src/a_b.py" }, { "type": "tool_result", "tool_use_id": "t1", "content": "result text" }, { "type": "text", "text": "second part" }] },
+            { "role": "user", "content": [{ "type": "image", "source": { "type": "base64", "media_type": "image/png", "data": "aGVsbG8=" } }, { "type": "text", "text": "see the picture, getUser" }] },
+            { "role": "assistant", "content": [{ "type": "text", "text": "ok" }] },
+            { "role": "user", "content": format!("{} end", "long words ".repeat(300)) }
+        ]});
+        if let Ok(t) = crate::formats::decode(crate::format::Format::Anthropic, odd) {
+            all.push(("odd".into(), t.messages));
+        }
+        assert!(all.iter().any(|(n, _)| n == "odd"), "the odd rows decode");
+        for (name, mut messages) in all {
+            // a summary or injected context of user role is never projected
+            let mut users = messages.iter_mut().filter(|m| m.role == Role::User);
+            if let Some(m) = users.next() {
+                m.provenance.summary_level = Some(1);
+            }
+            if let Some(m) = users.next() {
+                m.provenance.transcript_role = TranscriptRole::InjectedContext;
+            }
+            for (discarded, bodies) in cases(&messages) {
+                let mut want = build("s", &messages, &discarded, &bodies);
+                want.records.retain(|r| r.role == Role::User && r.kind == RecordKind::Narrative);
+                let mut rows = messages.clone();
+                assert_eq!(try_project_user_text("s", &mut rows, &discarded, false).expect("projects"), want, "{name}");
+                assert_eq!(rows, messages, "{name}: not consumed");
+                assert_eq!(try_project_user_text("s", &mut rows, &discarded, true).expect("projects"), want, "{name}");
+                assert!(rows.is_empty(), "{name}: consumed");
+            }
+        }
+        let mut rows = vec![];
+        assert_eq!(try_project_user_text("s", &mut rows, &[3], true).err().map(|e| e.code), Some(ErrorCode::MemoryFailed));
+    }
 
     #[test]
     fn chunks_respect_char_boundaries_and_size() {

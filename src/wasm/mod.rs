@@ -83,14 +83,22 @@ pub(crate) fn json_text(v: &JsValue, what: &str, code: ErrorCode) -> Result<Stri
         return Ok("null".into());
     }
     let text = match v.dyn_ref::<js_sys::JsString>() {
-        // issue 14: a lone surrogate in JSON text is refused as in an object (whose
-        // `JSON.stringify` escape serde refuses), never turned into U+FFFD
-        Some(s) if !well_formed(s) => return Err(js_error(&Error::new(code, format!("{what}: the JSON text holds a lone surrogate (unpaired UTF-16 code unit); it cannot be kept byte for byte")))),
-        Some(s) => s.clone(),
+        Some(s) => {
+            // issue 15: copied into wasm memory at its UTF-8 size (wasm-bindgen's glue
+            // grows its buffer to 3 bytes a unit on the first non-ASCII character)
+            let text = utf8::exact(s);
+            // issue 14: a lone surrogate in JSON text is refused as in an object (whose
+            // `JSON.stringify` escape serde refuses), never turned into U+FFFD. The
+            // encoder writes U+FFFD for each lone surrogate, so a text without one is
+            // well formed (issue 15: the string is scanned again only when it has one)
+            if text.contains('\u{FFFD}') && !well_formed(s) {
+                return Err(js_error(&Error::new(code, format!("{what}: the JSON text holds a lone surrogate (unpaired UTF-16 code unit); it cannot be kept byte for byte"))));
+            }
+            return Ok(text);
+        }
         None => JSON::stringify(v).map_err(|_| js_error(&Error::new(code, format!("{what}: not JSON-serializable"))))?,
     };
-    // issue 15: copied into wasm memory at its UTF-8 size (wasm-bindgen's glue grows
-    // its buffer to 3 bytes a unit on the first non-ASCII character)
+    // issue 15: copied into wasm memory at its UTF-8 size
     Ok(utf8::exact(&text))
 }
 

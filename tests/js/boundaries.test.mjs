@@ -232,6 +232,18 @@ test('T-1 (issue 14 item 7): a lone surrogate is refused the same way as JSON te
   }
 })
 
+test('T-1 (issue 14 item 7, issue 15): JSON text is scanned for lone surrogates only when its UTF-8 holds U+FFFD: a real U+FFFD is kept, a lone surrogate beside or without one is refused', async () => {
+  const rows = [{ role: 'user', content: 'a real \uFFFD replacement character' }, { role: 'assistant', content: 'ok' }]
+  const text = JSON.stringify(rows)
+  assert.ok(text.includes('\uFFFD'))
+  assert.equal(compactor.check(null, text).compact, compactor.check(null, rows).compact)
+  assert.deepEqual(compactor.toRequest(text), rows)
+  for (const bad of [text.replace('real', 'real \uD800'), text.replace('real \uFFFD', 'lone \uDBFF'), JSON.stringify(rows).replace('\uFFFD', '\uDC00')]) {
+    assert.throws(() => compactor.check(null, bad), (e) => e.code === 'invalid_transcript' && /lone surrogate/.test(e.message), JSON.stringify(bad))
+    assert.throws(() => compactor.toRequest(bad), (e) => e.code === 'invalid_transcript' && /lone surrogate/.test(e.message))
+  }
+})
+
 test('T-1 (issue 14 item 7): the CLI keeps integers past 2^53 and null / false provenance keys byte for byte', async () => {
   const { execFile } = await import('node:child_process')
   const { promisify } = await import('node:util')
