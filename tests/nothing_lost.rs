@@ -892,6 +892,72 @@ fn n1_user_text_in_a_text_document_or_a_text_inline_part_is_the_users_text() {
     assert!(t.messages[0].user_texts().next().is_none());
 }
 
+/// Standard base64 of `s` (test helper).
+fn b64(s: &str) -> String {
+    const A: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::new();
+    for c in s.as_bytes().chunks(3) {
+        let n = (u32::from(c[0]) << 16) | (u32::from(*c.get(1).unwrap_or(&0)) << 8) | u32::from(*c.get(2).unwrap_or(&0));
+        for k in 0..4 {
+            out.push(if k <= c.len() { A[((n >> (18 - 6 * k)) & 63) as usize] as char } else { '=' });
+        }
+    }
+    out
+}
+
+#[test]
+fn n1_i2_langchain_text_file_blocks_are_the_users_text() {
+    // adversarial finding (session 5): LangChain standard content blocks carrying a text
+    // file (rows of the langchain integration are openai-chat rows keeping the message's
+    // blocks as given) were a document placeholder or an opaque part, so a folded
+    // attachment was neither quoted nor in memory
+    let doc_text = "Spec from the customer: the export runs nightly. You must keep the CSV header order. DOCSECRET42 is the batch name.";
+    let enc = b64(doc_text);
+    let blocks = [
+        // v1 JS: `text-plain` with text; `text-plain` with base64 data; `file` with a text mimeType
+        json!({ "type": "text-plain", "text": doc_text, "mimeType": "text/plain", "title": "spec.txt" }),
+        json!({ "type": "text-plain", "data": enc, "mimeType": "text/plain" }),
+        json!({ "type": "file", "mimeType": "text/csv", "data": enc, "metadata": { "filename": "spec.csv" } }),
+        // v1 Python: `base64` and `mime_type`
+        json!({ "type": "text-plain", "base64": enc, "mime_type": "text/plain" }),
+        json!({ "type": "file", "base64": enc, "mime_type": "text/markdown" }),
+        // a data URL; a bare file name telling the type
+        json!({ "type": "file", "url": format!("data:text/plain;base64,{enc}") }),
+        json!({ "type": "file", "data": enc, "filename": "spec.txt" }),
+        // the older data blocks (langchain-core 0.3)
+        json!({ "type": "file", "source_type": "text", "text": doc_text, "mime_type": "text/plain" }),
+        json!({ "type": "file", "source_type": "base64", "mime_type": "text/plain", "data": enc }),
+    ];
+    for block in &blocks {
+        let mut msgs = vec![json!({ "role": "user", "content": "First task: build the exporter." })];
+        msgs.push(json!({ "role": "user", "content": [{ "type": "text", "text": "Here is the spec." }, block], "lc": { "type": "human", "id": "h-spec" } }));
+        for t in 0..10 {
+            msgs.push(json!({ "role": "assistant", "content": format!("step {t} {}", "detail ".repeat(200)) }));
+            msgs.push(json!({ "role": "user", "content": format!("next {t}") }));
+        }
+        let doc = Value::Array(msgs);
+        let src = source(Format::OpenaiChat, &doc);
+        assert!(src.messages[1].user_texts().any(|t| t == doc_text), "{block}: read as the user's text");
+        let o = run(Format::OpenaiChat, &doc, opts("default", 4_000), SessionState::default(), false);
+        assert_nothing_lost(&o, &src, &block.to_string());
+        let rw = o.rewrite.as_ref().unwrap();
+        assert!(rw.discarded.contains(&1), "{block}: the attachment's row is folded");
+        assert!(rw.summary.as_ref().unwrap().text.contains("You must keep the CSV header order."), "{block}: constraint verbatim");
+        assert!(o.memory.as_ref().unwrap().records.iter().any(|r| r.content.contains("DOCSECRET42")), "{block}: whole in memory");
+    }
+    // other files stay documents: a PDF, a file id, an http URL, text that is not base64
+    for block in [
+        json!({ "type": "file", "mimeType": "application/pdf", "data": "JVBERi0=" }),
+        json!({ "type": "file", "fileId": "file-abc", "mimeType": "text/plain" }),
+        json!({ "type": "text-plain", "url": "https://example.com/spec.txt" }),
+        json!({ "type": "file", "source_type": "base64", "mime_type": "text/plain", "data": "not base64!" }),
+    ] {
+        let t = source(Format::OpenaiChat, &json!([{ "role": "user", "content": [block.clone()] }]));
+        assert!(t.messages[0].user_texts().next().is_none(), "{block}");
+        assert!(matches!(t.messages[0].blocks[0], context_compactor::transcript::Block::Media { kind: context_compactor::transcript::MediaKind::Document, .. }), "{block}: a document placeholder");
+    }
+}
+
 #[test]
 fn n1_a_user_message_of_several_text_blocks_is_clipped_block_by_block() {
     // adversarial finding (session 5): a message of two text blocks, both clipped, each
