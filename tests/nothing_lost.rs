@@ -16,7 +16,7 @@ use context_compactor::nothing_lost::{self, ATTACHMENT_PREFIX, CLIPPED_PREFIX, U
 use context_compactor::rewrite::{validate, Expectations, Origin};
 use context_compactor::state::SessionState;
 use context_compactor::transcript::{Message, Role, Transcript};
-use context_compactor::trigger::Signals;
+use context_compactor::trigger::{decide, Signals};
 use context_compactor::ErrorCode;
 use serde_json::{json, Value};
 
@@ -734,8 +734,70 @@ fn n1_projection_off_quotes_every_folded_user_text_whole_or_cannot_fit_names_the
     let small = Config::from_options(&json!({ "profile": "default", "contextWindow": 6_000, "projectMemory": false })).unwrap();
     let o = run(Format::OpenaiChat, &long, small, SessionState::default(), true);
     assert_eq!(o.status, "cannot_fit", "{} {:?} {:?}", o.reason, o.after, o.over_window);
-    assert!(o.reason.contains("the summary's user text") && o.reason.contains("projectMemory is off"), "{}", o.reason);
+    // the check sees it before any summary is asked for: the floor counts the user text
+    assert!(o.reason.contains("user text quoted whole as projectMemory is off"), "{}", o.reason);
     assert!(o.rewrite.is_none());
+}
+
+#[test]
+fn n1_c8_n4_with_projection_off_the_floor_figures_count_the_user_text_quoted_whole() {
+    // adversarial finding (session 5): with projectMemory off every folded user text is
+    // quoted whole, yet the floor of the check, of cannot_fit and of the over_window
+    // warning counted none of it
+    let user = |i: usize| format!("Request {i}: you must keep the API stable. {}", "context of the request ".repeat(40));
+    let doc = |n: usize| {
+        let mut d = vec![json!({ "role": "system", "content": "sys" })];
+        for i in 0..n {
+            d.push(json!({ "role": "user", "content": user(i) }));
+            d.push(json!({ "role": "assistant", "content": format!("answer {i} {}", "work ".repeat(300)) }));
+        }
+        d.push(json!({ "role": "user", "content": "now write the report" }));
+        Value::Array(d)
+    };
+    let cfg = |memory: bool| Config::from_options(&json!({ "profile": "default", "contextWindow": 20_000, "outputReserveTokens": 0, "projectMemory": memory })).unwrap();
+    let t = source(Format::OpenaiChat, &doc(10));
+    let off = decide(&t, &cfg(false), &SessionState::default(), &Signals::default()).floor;
+    let on = decide(&t, &cfg(true), &SessionState::default(), &Signals::default()).floor;
+    // every user text but the protected newest request, at the estimate's rate
+    let bytes: usize = (0..10).map(|i| user(i).len()).sum();
+    assert_eq!(off.user_text_tokens, est_tokens(bytes, &cfg(false)));
+    assert_eq!(on.user_text_tokens, 0, "memory on: the records keep what a summary clips");
+    assert_eq!(off.total_tokens, on.total_tokens + off.user_text_tokens);
+    assert!(serde_json::to_value(&on).unwrap().get("userTextTokens").is_none());
+    // a summary the engine wrote quotes them: they stay in the floor after the fold
+    let o = run(Format::OpenaiChat, &doc(10), cfg(false), SessionState::default(), true);
+    assert_eq!(o.status, "compacted", "{}", o.reason);
+    let after = decide(&o.transcript, &cfg(false), &vouched(&o), &Signals::default()).floor;
+    assert!(after.user_text_tokens * 10 >= off.user_text_tokens * 9, "{} of {}", after.user_text_tokens, off.user_text_tokens);
+    // over the window: cannot_fit names the figure, and its total holds it
+    let small = Config::from_options(&json!({ "profile": "default", "contextWindow": 3_000, "outputReserveTokens": 0, "projectMemory": false })).unwrap();
+    assert!(off.total_tokens >= small.threshold_tokens() && on.total_tokens < small.threshold_tokens(), "{} {}", off.total_tokens, small.threshold_tokens());
+    let o = run(Format::OpenaiChat, &doc(10), small, SessionState::default(), true);
+    assert_eq!(o.status, "cannot_fit", "{}", o.reason);
+    assert!(o.reason.contains(&format!("user text quoted whole as projectMemory is off {}", off.user_text_tokens)), "{}", o.reason);
+    // over_window (N-4): a rewrite left over the threshold reports the floor with the user text
+    let mut found = false;
+    for window in (3_000..10_000).step_by(50) {
+        let c = Config::from_options(&json!({ "profile": "default", "contextWindow": window, "outputReserveTokens": 0, "projectMemory": false })).unwrap();
+        let o = run(Format::OpenaiChat, &doc(10), c.clone(), SessionState::default(), true);
+        if let Some(ow) = &o.over_window {
+            let fl = decide(&t, &c, &SessionState::default(), &Signals::default()).floor;
+            assert_eq!(ow.floor_tokens, fl.total_tokens);
+            assert!(ow.floor_tokens >= fl.user_text_tokens + fl.system_tokens + fl.protected_tokens && fl.user_text_tokens > 0);
+            found = true;
+            break;
+        }
+    }
+    assert!(found, "some window leaves the rewrite over its threshold");
+}
+
+fn est_tokens(bytes: usize, c: &Config) -> u64 {
+    context_compactor::measure::text_tokens(bytes, c, 1.0)
+}
+
+/// The state of `o` vouching for the summaries it wrote (as the next call's would).
+fn vouched(o: &Outcome) -> SessionState {
+    context_compactor::trust::vouch(&o.state, &o.transcript)
 }
 
 /// A transcript of about `bytes` UTF-8 bytes whose user rows are nothing but constraint

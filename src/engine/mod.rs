@@ -281,8 +281,10 @@ impl Job {
             // Y-10 / issue 14: the pinned rows in the floor are named (capped by maxPinnedBytes)
             let pinned: Vec<String> = self.source.messages.iter().filter(|m| m.provenance.is_pinned() && m.role != crate::Role::System).map(|m| m.id.clone()).collect();
             let pinned_note = if pinned.is_empty() { String::new() } else { format!("; pinned rows in it: {} (at most maxPinnedBytes {} bytes)", pinned.join(", "), self.config.max_pinned_bytes) };
+            // N-1 with projectMemory off: the user text every summary must quote whole
+            let user_note = if fl.user_text_tokens > 0 { format!(", user text quoted whole as projectMemory is off {}", fl.user_text_tokens) } else { String::new() };
             let reason = format!(
-                "cannot_fit: the floor ({} tokens: system {}, tools {}, protected request {}, output reserve {}) is over the budget of {} tokens{pinned_note}",
+                "cannot_fit: the floor ({} tokens: system {}, tools {}, protected request {}{user_note}, output reserve {}) is over the budget of {} tokens{pinned_note}",
                 fl.total_tokens, fl.system_tokens, fl.tools_tokens, fl.protected_tokens, fl.output_reserve_tokens, fl.budget_tokens
             );
             self.state.cadence.last_failure = Some("cannot_fit".into());
