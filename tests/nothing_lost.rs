@@ -986,6 +986,8 @@ fn n1_i2_langchain_text_file_blocks_are_the_users_text() {
         // a data URL; a bare file name telling the type
         json!({ "type": "file", "url": format!("data:text/plain;base64,{enc}") }),
         json!({ "type": "file", "data": enc, "filename": "spec.txt" }),
+        // LangChain.js `data` as a Uint8Array, as JSON.stringify writes it
+        json!({ "type": "text-plain", "mimeType": "text/plain", "data": doc_text.bytes().enumerate().map(|(i, b)| (i.to_string(), json!(b))).collect::<serde_json::Map<String, Value>>() }),
         // the older data blocks (langchain-core 0.3)
         json!({ "type": "file", "source_type": "text", "text": doc_text, "mime_type": "text/plain" }),
         json!({ "type": "file", "source_type": "base64", "mime_type": "text/plain", "data": enc }),
@@ -1013,6 +1015,8 @@ fn n1_i2_langchain_text_file_blocks_are_the_users_text() {
         json!({ "type": "file", "fileId": "file-abc", "mimeType": "text/plain" }),
         json!({ "type": "text-plain", "url": "https://example.com/spec.txt" }),
         json!({ "type": "file", "source_type": "base64", "mime_type": "text/plain", "data": "not base64!" }),
+        json!({ "type": "file", "mimeType": "application/pdf", "data": { "0": 37, "1": 80 } }),
+        json!({ "type": "text-plain", "data": { "0": 72, "2": 105 } }),
     ] {
         let t = source(Format::OpenaiChat, &json!([{ "role": "user", "content": [block.clone()] }]));
         assert!(t.messages[0].user_texts().next().is_none(), "{block}");

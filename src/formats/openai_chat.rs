@@ -103,7 +103,8 @@ fn check_content(content: Option<&Value>, role: &str, at: usize) -> Result<()> {
 
 /// The text of a LangChain standard content block that carries a text file (N-1, I-2:
 /// rows of `context-compactor/langchain` keep the message's blocks as given):
-/// - v1 `text-plain` (`text`, or base64 in `data` (JS) / `base64` (Python), or a
+/// - v1 `text-plain` (`text`, or base64 in `data` (JS; a `Uint8Array` there, as JSON
+///   writes it, is read as its bytes) / `base64` (Python), or a
 ///   `data:` URL in `url`; its media type is text/plain unless `mimeType` /
 ///   `mime_type` says otherwise);
 /// - v1 `file` with a text `mimeType` / `mime_type` and base64 `data` / `base64` or a
@@ -131,9 +132,20 @@ pub(crate) fn langchain_text(p: &Value) -> Option<String> {
             .find_map(|k| p.pointer(k).and_then(Value::as_str).and_then(super::text_media::text_mime_of_name))
     };
     let mime = p.get("mimeType").or_else(|| p.get("mime_type")).and_then(Value::as_str).or_else(named).or((ty == "text-plain").then_some("text/plain"));
+    // LangChain.js takes `data` as a Uint8Array too, which JSON writes as {"0": b0, ...}
+    if let Some(bytes) = p.get("data").and_then(byte_object) {
+        return mime.filter(|m| super::text_media::is_text_mime(m)).and_then(|_| String::from_utf8(bytes).ok());
+    }
     let url = || p.get("url").and_then(Value::as_str).filter(|u| u.starts_with("data:"));
     let data = p.get("data").or_else(|| p.get("base64")).and_then(Value::as_str).or_else(url)?;
     super::text_media::text_of_data(data, mime)
+}
+
+/// The bytes of a JS `Uint8Array` as `JSON.stringify` writes it (`{"0": 72, "1": 105}`):
+/// keys `0..n` in any order, each value an integer 0..=255; `None` for anything else.
+fn byte_object(v: &Value) -> Option<Vec<u8>> {
+    let map = v.as_object().filter(|m| !m.is_empty())?;
+    (0..map.len()).map(|i| map.get(&i.to_string()).and_then(Value::as_u64).and_then(|b| u8::try_from(b).ok())).collect()
 }
 
 impl Adapter for OpenaiChat {

@@ -154,6 +154,12 @@ test('n1_i2_langchain_text_file_blocks_are_read_as_the_users_text_and_come_back_
     const back = toLangChainMessages(out.transcript)
     assert.deepEqual(fields(back.at(-1)), fields(msgs.at(-1)))
   }
+  // LangChain.js also takes `data` as a Uint8Array (JSON writes it as an object of bytes)
+  const msgs = [new HumanMessage('First task: build the exporter.')]
+  msgs.push(new HumanMessage({ content: [{ type: 'text-plain', mimeType: 'text/plain', data: new TextEncoder().encode(spec) }], id: 'h-bytes' }))
+  for (let i = 0; i < 8; i++) msgs.push(new AIMessage(`step ${i} ` + 'detail '.repeat(200)), new HumanMessage(`next ${i}`))
+  const out = await c.compact(null, fromLangChainMessages(msgs), { force: true, memoryRecords: 'result' })
+  assert.ok(out.memory.records.some((r) => r.content.includes('DOCSECRET42')), 'a Uint8Array text file is read as text')
 })
 
 test('j2_i2_from_langchain_messages_gives_a_typed_error_naming_the_message_for_fields_json_cannot_hold', async () => {
