@@ -486,6 +486,10 @@ export interface Floor {
   protectedTokens: number
   /** The findings ledger rendered into every request (Y-10). */
   findingsTokens: number
+  /** With `projectMemory: false`: the user text every summary must quote whole (the
+   * rows' but the protected request's, and what the summary block carries; N-1).
+   * Omitted when 0 (always with memory on). */
+  userTextTokens?: number
   outputReserveTokens: number
   totalTokens: number
   /** What the floor is held to: the threshold. */
@@ -730,6 +734,10 @@ export interface SessionState {
   /** The session's earlier artifact tags, oldest first (newest 64): their handles are
    * still the session's. Omitted when empty. */
   earlierArtifactTags?: string[]
+  /** The tag came from `noteTranscriptEdit(state, 'fork')`: it is derived again from the
+   * fork's own rows before its first handle, so two forks of one state differ (J-5).
+   * Omitted when false. */
+  artifactTagFork?: boolean
   cadence: Cadence
   /** Calls folded by stage-2 compactions of the open run (Y-5), oldest first. */
   ledger: FoldedCall[]
@@ -1002,6 +1010,10 @@ export interface SessionRecord<out F extends ProviderFormat | 'auto' = ProviderF
   state: SessionState
   /** +1 per committed rewrite. */
   revision: number
+  /** The folded user text, whole (N-1): the user `narrative` memory records of the rows
+   * `Session.compact` folded while no memory hook (`memory`, `store`, `embed`) took
+   * them, oldest first. Every save carries them on. Omitted when empty. */
+  memory?: MemoryRecord[]
 }
 
 /** What `load()` may return: missing `state` = a new session, missing `revision` =
@@ -1010,6 +1022,7 @@ export interface SessionRecordInput {
   transcript: object
   state?: StateInput
   revision?: number | null
+  memory?: MemoryRecord[] | null
 }
 
 /** The second argument of `save` (W-5). */

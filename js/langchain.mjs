@@ -92,6 +92,47 @@ function readMessage(m, i) {
   return { type, fields, content }
 }
 
+/**
+ * Nesting the engine reads in one row: 127 levels of objects and arrays, the row itself
+ * the first (its JSON parser stops at 128, the document's array included).
+ */
+const MAX_ROW_DEPTH = 127
+
+/**
+ * Why `v` cannot go into a row as JSON (`[path, what]`), or `null`: a circular
+ * reference, a BigInt, or nesting past MAX_ROW_DEPTH (`depth`: the level `v` would sit at, the row being 1).
+ * `path` names the field. A walk over the containers (strings are leaves), with the
+ * enclosing objects of the current path held to tell a cycle from a shared value.
+ */
+function jsonProblem(v, path, depth, open = new Set()) {
+  if (typeof v === 'bigint') return [path, 'is a BigInt, which JSON cannot hold']
+  if (v === null || typeof v !== 'object') return null
+  if (typeof v.toJSON === 'function') {
+    try { v = v.toJSON() } catch (e) { return [path, `has a toJSON() that threw (${e?.message ?? e})`] }
+    if (v === null || typeof v !== 'object') return typeof v === 'bigint' ? [path, 'is a BigInt, which JSON cannot hold'] : null
+  }
+  if (open.has(v)) return [path, 'refers back to an object that contains it (a circular reference)']
+  if (depth > MAX_ROW_DEPTH) return [path, `is nested past ${MAX_ROW_DEPTH} levels of objects and arrays (the row being the first), deeper than the engine reads`]
+  open.add(v)
+  let problem = null
+  if (Array.isArray(v)) {
+    for (let k = 0; k < v.length && !problem; k++) problem = jsonProblem(v[k], `${path}[${k}]`, depth + 1, open)
+  } else {
+    for (const k of Object.keys(v)) {
+      problem = jsonProblem(v[k], `${path}.${k}`, depth + 1, open)
+      if (problem) break
+    }
+  }
+  open.delete(v)
+  return problem
+}
+
+/** A path shortened for a message: the first and last few steps of a long one. */
+function shortPath(p) {
+  if (p.length <= 120) return p
+  return `${p.slice(0, 50)}...${p.slice(-50)}`
+}
+
 function argumentsText(args) {
   return typeof args === 'string' ? args : JSON.stringify(args ?? {})
 }
@@ -105,12 +146,19 @@ function argumentsText(args) {
  * provenance in `additional_kwargs.context_compactor` becomes the row's provenance keys.
  * Throws `invalid_transcript` naming the index of a message it cannot read (not an
  * object, an unknown type or class, a `RemoveMessage`, no string or block-list
- * `content`): never a row without the message's text (N-1).
+ * `content`): never a row without the message's text (N-1); or of one whose fields JSON
+ * cannot hold (a circular reference, a BigInt, more than 127 levels of nesting in the
+ * row: what the engine reads), naming the field.
  */
 export function fromLangChainMessages(messages) {
   if (!Array.isArray(messages)) throw Object.assign(new Error(`fromLangChainMessages: expected an array of messages, got ${messages === null ? 'null' : typeof messages}`), { name: 'ContextCompactorError', code: 'invalid_transcript' })
   return messages.map((m, i) => {
     const { type, fields, content } = readMessage(m, i)
+    // never a row the engine cannot read as JSON (a cycle, a BigInt, 5000 levels deep):
+    // the row's `content` sits at level 2, its `lc` fields at level 3
+    let problem = jsonProblem(content, 'content', 2)
+    for (const [k, v] of Object.entries(fields)) if (!problem) problem = jsonProblem(v, k, 3)
+    if (problem) throw unreadable(i, `(${type}) cannot be written as JSON: ${shortPath(problem[0])} ${problem[1]}`)
     let provenance = {}
     const kw = fields.additional_kwargs
     if (kw && typeof kw === 'object' && kw.context_compactor && typeof kw.context_compactor === 'object') {

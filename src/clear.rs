@@ -386,8 +386,8 @@ fn clear_call_input(format: Format, raw: &mut Value, k: usize) -> bool {
             set(part.and_then(|p| p.get_mut("input")), json!({}))
         }
         Format::Gemini => {
-            let part = raw.get_mut("parts").and_then(Value::as_array_mut).and_then(|c| c.iter_mut().filter(|p| p.get("functionCall").is_some()).nth(k));
-            set(part.and_then(|p| p.get_mut("functionCall")).and_then(|f| f.get_mut("args")), json!({}))
+            let part = raw.get_mut("parts").and_then(Value::as_array_mut).and_then(|c| c.iter_mut().filter(|p| crate::formats::gemini::field(p, "functionCall", "function_call").is_some()).nth(k));
+            set(part.and_then(|p| crate::formats::gemini::field_mut(p, "functionCall", "function_call")).and_then(|f| f.get_mut("args")), json!({}))
         }
         Format::AiSdk => {
             let part = raw.get_mut("content").and_then(Value::as_array_mut).and_then(|c| {

@@ -312,7 +312,10 @@ pub fn rewrite_shape(t: &Transcript, config: &Config, state: &SessionState, d: &
 /// The recent window's byte cap the engine uses under byte pressure (S-8).
 pub fn recent_cap(config: &Config, d: &Decision) -> Option<usize> {
     config.fit_recent_window.then(|| {
-        let spare = d.threshold_tokens.saturating_sub(d.floor.total_tokens.saturating_add(config.summary_max_output_tokens));
+        // the floor without the user text a projection-off summary quotes (N-1): that
+        // text is folded rows' text, not a part of the recent window's room
+        let floor = d.floor.total_tokens.saturating_sub(d.floor.user_text_tokens);
+        let spare = d.threshold_tokens.saturating_sub(floor.saturating_add(config.summary_max_output_tokens));
         usize::try_from(spare.saturating_mul(config.bytes_per_token) / 2).unwrap_or(usize::MAX)
     })
 }

@@ -36,6 +36,12 @@ struct Measures {
     /// Offset of the newest message that starts a turn (S-7), if any, and whether it is
     /// pinned (then it is already in `pinned_tokens`).
     last_request: Option<(usize, bool)>,
+    /// With `projectMemory: false`: the user text bytes of the non-pinned rows
+    /// ([`crate::trigger::row_user_bytes`]), and those of the newest request (taken out
+    /// again: it is protected), plus the summary block's ([`Totals::user_text_bytes`]).
+    user_bytes: u64,
+    request_user_bytes: u64,
+    summary_user_bytes: u64,
     totals: Totals,
 }
 
@@ -48,7 +54,10 @@ impl Measures {
             tokens: Vec::with_capacity(t.messages.len()),
             pinned_tokens: 0,
             last_request: None,
-            totals: Totals { estimated_tokens: env_tokens, bytes: env_bytes as u64, system_tokens: env_tokens, protected_tokens: 0 },
+            user_bytes: 0,
+            request_user_bytes: 0,
+            summary_user_bytes: if config.project_memory { 0 } else { crate::trigger::summary_user_bytes(&t.messages) },
+            totals: Totals { estimated_tokens: env_tokens, bytes: env_bytes as u64, system_tokens: env_tokens, protected_tokens: 0, user_text_bytes: 0 },
         };
         m.add(&t.messages, 0, config);
         m
@@ -67,9 +76,15 @@ impl Measures {
             } else if row.provenance.is_pinned() {
                 self.pinned_tokens = self.pinned_tokens.saturating_add(tokens);
             }
+            let user = if config.project_memory || row.role == Role::System || row.provenance.is_pinned() { 0 } else { crate::trigger::row_user_bytes(row) };
+            self.user_bytes = self.user_bytes.saturating_add(user);
             if row.starts_turn() {
                 self.last_request = Some((first + k, row.provenance.is_pinned()));
+                self.request_user_bytes = user;
             }
+        }
+        if !config.project_memory {
+            self.totals.user_text_bytes = self.user_bytes.saturating_sub(self.request_user_bytes).saturating_add(self.summary_user_bytes);
         }
         // The newest request counts once: not again when it is also pinned (C-8).
         let request = match self.last_request {

@@ -18,7 +18,8 @@ use crate::transcript::Transcript;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-/// What a host stores per session. JSON (camelCase): `{ transcript, state, revision }`.
+/// What a host stores per session. JSON (camelCase): `{ transcript, state, revision,
+/// memory? }`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SessionRecord {
@@ -30,6 +31,14 @@ pub struct SessionRecord {
     /// Revision of this record; +1 per committed rewrite. Missing = `state.revision`.
     #[serde(default)]
     pub revision: Option<u64>,
+    /// The folded user text, whole (N-1, M-1): the `narrative` memory records of the user
+    /// rows the session's compactions folded while no memory hook (`memory`, `store`,
+    /// `embed`) took them, oldest first, a record of the same id replaced in place. With
+    /// no hook these records are the one whole copy of what a summary clips (or a later
+    /// rollup does), so the saved session keeps them beside its transcript; every save
+    /// carries them on. Omitted when empty.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub memory: Vec<crate::memory::MemoryRecord>,
 }
 
 impl SessionRecord {
@@ -51,7 +60,11 @@ impl SessionRecord {
                     .ok_or_else(|| Error::new(ErrorCode::InvalidState, format!("load(): `revision` must be an integer in 0..={}, got {r}", crate::state::MAX_REVISION)))?,
             ),
         };
-        Ok(SessionRecord { transcript, state, revision })
+        let memory = match map.get("memory") {
+            None | Some(Value::Null) => Vec::new(),
+            Some(m) => serde_json::from_value(m.clone()).map_err(|e| Error::new(ErrorCode::InvalidState, format!("load(): `memory` must be the array of memory records a save wrote: {e}")))?,
+        };
+        Ok(SessionRecord { transcript, state, revision, memory })
     }
 
     /// The revision in force: `revision`, else the state's.
@@ -73,9 +86,11 @@ pub struct SavePlan {
 
 /// What to save after a job over `loaded` (W-8): the new transcript (when a rewrite was
 /// committed) and the new state, together, at the next revision, expected at the loaded
-/// one (a skip advances the revision too: every write does, W-5). A failed outcome saves
-/// nothing (W-3): `None`.
-pub fn plan_save(loaded: &SessionRecord, outcome: &Outcome) -> Option<SavePlan> {
+/// one (a skip advances the revision too: every write does, W-5). With `keep_memory`
+/// (no memory hook took the outcome's records) the folded user text records of the
+/// outcome join the record's `memory` ([`SessionRecord::memory`], N-1). A failed outcome
+/// saves nothing (W-3): `None`.
+pub fn plan_save(loaded: &SessionRecord, outcome: &Outcome, keep_memory: bool) -> Option<SavePlan> {
     if outcome.status == "failed" {
         return None;
     }
@@ -89,7 +104,31 @@ pub fn plan_save(loaded: &SessionRecord, outcome: &Outcome) -> Option<SavePlan> 
     };
     let mut state = outcome.state.clone();
     state.revision = revision;
-    Some(SavePlan { record: SessionRecord { transcript, state, revision: Some(revision) }, expected_revision: base })
+    let mut memory = loaded.memory.clone();
+    if let (true, Some(_), Some(batch)) = (keep_memory, &outcome.rewrite, &outcome.memory) {
+        keep_user_text(&mut memory, &batch.records);
+    }
+    Some(SavePlan { record: SessionRecord { transcript, state, revision: Some(revision), memory }, expected_revision: base })
+}
+
+/// Adds the user rows' `narrative` records of `new` to `memory` (N-1): a record whose id
+/// is already there replaces it in place (ids are deterministic, so a retried
+/// compaction of the same rows writes no second copy), the others go at the end.
+fn keep_user_text(memory: &mut Vec<crate::memory::MemoryRecord>, new: &[crate::memory::MemoryRecord]) {
+    let mut at: std::collections::HashMap<String, usize> = memory.iter().enumerate().map(|(i, r)| (r.id.clone(), i)).collect();
+    for r in new.iter().filter(|r| r.role == crate::Role::User && r.kind == crate::memory::RecordKind::Narrative) {
+        match at.get(&r.id) {
+            Some(&i) => {
+                if let Some(slot) = memory.get_mut(i) {
+                    *slot = r.clone();
+                }
+            }
+            None => {
+                at.insert(r.id.clone(), memory.len());
+                memory.push(r.clone());
+            }
+        }
+    }
 }
 
 /// The compare-and-swap rule (W-5): a save expected at `expected` is accepted only when
@@ -131,7 +170,7 @@ impl SessionRecord {
     /// `undefined`): an empty transcript (a bare array), a new state, revision 0. Its
     /// first write creates it (expected at revision 0).
     pub fn empty() -> SessionRecord {
-        SessionRecord { transcript: Value::Array(Vec::new()), state: SessionState::default(), revision: Some(0) }
+        SessionRecord { transcript: Value::Array(Vec::new()), state: SessionState::default(), revision: Some(0), memory: Vec::new() }
     }
 }
 
@@ -200,7 +239,7 @@ pub fn plan_append(loaded: &SessionRecord, format: Format, rows: Vec<Value>) -> 
     let mut state = loaded.state.clone();
     state.revision = revision;
     let patch = serde_json::json!([{ "start": start, "deleteCount": 0, "insert": rows }]);
-    Ok((SavePlan { record: SessionRecord { transcript: doc, state, revision: Some(revision) }, expected_revision: base }, patch))
+    Ok((SavePlan { record: SessionRecord { transcript: doc, state, revision: Some(revision), memory: loaded.memory.clone() }, expected_revision: base }, patch))
 }
 
 /// The save that records `text` in the findings ledger of `loaded` (Y-10): the same
@@ -215,7 +254,7 @@ pub fn plan_finding(loaded: &SessionRecord, text: &str) -> Result<Option<SavePla
     let base = loaded.current_revision();
     let revision = base.saturating_add(1);
     state.revision = revision;
-    Ok(Some(SavePlan { record: SessionRecord { transcript: loaded.transcript.clone(), state, revision: Some(revision) }, expected_revision: base }))
+    Ok(Some(SavePlan { record: SessionRecord { transcript: loaded.transcript.clone(), state, revision: Some(revision), memory: loaded.memory.clone() }, expected_revision: base }))
 }
 
 /// Most bytes one finding may hold, UTF-8 bytes.

@@ -38,6 +38,13 @@ pub struct SessionState {
     /// session id gave the state a new tag. Omitted when empty.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub earlier_artifact_tags: Vec<String>,
+    /// The tag came from a fork (`noteTranscriptEdit(state, "fork")`, J-5 / issue 14) and
+    /// is derived again, before the fork's first handle, from it, the session id and the
+    /// fork's own transcript ([`crate::trust::adopt_tag`]): two forks of one state are
+    /// the same state, and only what each goes on to hold tells them apart. Omitted when
+    /// false.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub artifact_tag_fork: bool,
     /// Cadence (C-4, C-5, C-6): boundaries, last attempt, refusal, projection anchor.
     pub cadence: Cadence,
     /// Calls folded by stage-2 compactions of the open run (Y-5), oldest first.
@@ -247,6 +254,18 @@ impl SessionState {
     pub fn from_json(v: &serde_json::Value) -> crate::Result<SessionState> {
         if v.is_null() {
             return Ok(SessionState::default());
+        }
+        // serde would read a JSON array as the struct's fields in order (`[]` as a new
+        // session): a state is the object a call returned, never anything else
+        if !v.is_object() {
+            let got = match v {
+                serde_json::Value::Array(_) => "an array",
+                serde_json::Value::String(_) => "a string",
+                serde_json::Value::Number(_) => "a number",
+                serde_json::Value::Bool(_) => "a boolean",
+                _ => "a non-object",
+            };
+            return Err(crate::Error::new(crate::ErrorCode::InvalidState, format!("state: expected the state object a previous call returned (or null for a new session), got {got}")));
         }
         let s: SessionState = serde_json::from_value(v.clone()).map_err(|e| crate::Error::new(crate::ErrorCode::InvalidState, format!("state: {e}")))?;
         if !s.artifact_tag.is_empty() && !crate::trust::valid_tag(&s.artifact_tag) {

@@ -228,6 +228,12 @@ pub struct Floor {
     pub protected_tokens: u64,
     /// The findings ledger rendered into every request (Y-10).
     pub findings_tokens: u64,
+    /// With `projectMemory: false`, the user text no compaction may clip (N-1): every
+    /// conversational user text of the rows but the protected ones, and what the summary
+    /// block quotes whole (no memory record keeps it whole elsewhere); 0 (and omitted)
+    /// with memory on.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub user_text_tokens: u64,
     /// The output reserve.
     pub output_reserve_tokens: u64,
     /// The sum of the parts (saturating), tokens.
@@ -280,6 +286,28 @@ pub struct Decision {
     pub cache: Option<crate::cache::CacheReport>,
 }
 
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+/// UTF-8 bytes of the user text a row holds for the floor with `projectMemory: false`
+/// ([`Floor::user_text_tokens`]): its conversational user text blocks.
+pub(crate) fn row_user_bytes(m: &crate::transcript::Message) -> u64 {
+    m.user_texts().map(|t| t.len() as u64).fold(0, u64::saturating_add)
+}
+
+/// UTF-8 bytes the summary block of `messages` carries verbatim with memory off (its
+/// members' first task, constraints, whole quotes and marker lines, read as a rollup
+/// reads them, [`crate::summarize::carry::MemberUserText::required_bytes`]).
+pub(crate) fn summary_user_bytes(messages: &[crate::transcript::Message]) -> u64 {
+    let block: Vec<String> = messages.iter().filter(|m| m.is_summary()).map(crate::transcript::Message::text).collect();
+    if block.is_empty() {
+        return 0;
+    }
+    let newest_live = messages.iter().any(crate::transcript::Message::has_user_text);
+    crate::summarize::carry::MemberUserText::read(&block, newest_live).required_bytes(false) as u64
+}
+
 /// The transcript measures a decision reads, tokens at one calibration and bytes.
 /// [`Totals::of`] measures a whole transcript; a live handle keeps them up to date as
 /// rows are appended (see [`crate::live`]).
@@ -293,6 +321,9 @@ pub struct Totals {
     pub system_tokens: u64,
     /// The newest user request and the pinned non-system rows, tokens (C-8).
     pub protected_tokens: u64,
+    /// With `projectMemory: false`, the user text bytes of [`Floor::user_text_tokens`]
+    /// (0 with memory on).
+    pub user_text_bytes: u64,
 }
 
 impl Totals {
@@ -301,7 +332,8 @@ impl Totals {
         let cal = state.calibration();
         let env_tokens = text_tokens(t.envelope.bytes(), config, cal);
         let last_request = t.messages.iter().rposition(|m| m.starts_turn());
-        let mut out = Totals { estimated_tokens: env_tokens, bytes: t.envelope.bytes() as u64, system_tokens: env_tokens, protected_tokens: 0 };
+        let mut out = Totals { estimated_tokens: env_tokens, bytes: t.envelope.bytes() as u64, system_tokens: env_tokens, protected_tokens: 0, user_text_bytes: 0 };
+        let user_floor = !config.project_memory;
         for (i, m) in t.messages.iter().enumerate() {
             let tokens = message_tokens(m, config, cal);
             // Saturating: `imageTokens` / `bytesPerToken` may be as large as u64::MAX.
@@ -311,14 +343,21 @@ impl Totals {
                 out.system_tokens = out.system_tokens.saturating_add(tokens);
             } else if Some(i) == last_request || m.provenance.is_pinned() {
                 out.protected_tokens = out.protected_tokens.saturating_add(tokens);
+            } else if user_floor {
+                out.user_text_bytes = out.user_text_bytes.saturating_add(row_user_bytes(m));
             }
+        }
+        if user_floor {
+            out.user_text_bytes = out.user_text_bytes.saturating_add(summary_user_bytes(&t.messages));
         }
         out
     }
 }
 
 /// Computes the floor (C-8): system rows + envelope system prompt + tool definitions +
-/// the newest user request and pinned rows + the findings ledger (Y-10) + output reserve.
+/// the newest user request and pinned rows + the findings ledger (Y-10) + output reserve,
+/// and with `projectMemory: false` the user text every summary must quote whole (N-1,
+/// [`Floor::user_text_tokens`]).
 pub fn floor(t: &Transcript, config: &Config, state: &SessionState, signals: &Signals) -> Floor {
     floor_of(&Totals::of(t, config, state), config, state, signals)
 }
@@ -328,12 +367,14 @@ pub fn floor_of(totals: &Totals, config: &Config, state: &SessionState, signals:
     let cal = state.calibration();
     let tools_tokens = crate::measure::bytes_tokens(signals.tools_bytes(), config, cal);
     let findings_tokens = text_tokens(crate::state::findings_bytes(&state.findings), config, cal);
-    let total = [tools_tokens, totals.protected_tokens, findings_tokens, config.output_reserve()].iter().fold(totals.system_tokens, |a, &b| a.saturating_add(b));
+    let user_text_tokens = text_tokens(usize::try_from(totals.user_text_bytes).unwrap_or(usize::MAX), config, cal);
+    let total = [tools_tokens, totals.protected_tokens, findings_tokens, user_text_tokens, config.output_reserve()].iter().fold(totals.system_tokens, |a, &b| a.saturating_add(b));
     Floor {
         system_tokens: totals.system_tokens,
         tools_tokens,
         protected_tokens: totals.protected_tokens,
         findings_tokens,
+        user_text_tokens,
         output_reserve_tokens: config.output_reserve(),
         total_tokens: total,
         budget_tokens: config.threshold_tokens(),

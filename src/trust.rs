@@ -121,12 +121,15 @@ fn retag(state: &mut SessionState, mut fresh: String) {
 /// another session id (`state.artifactTagSession`), or one that names no session while
 /// the call runs under a session id other than `"default"`, is replaced by a tag
 /// derived from `session`, the old tag and `t`; the old tag is kept in
-/// `earlierArtifactTags`. A tag naming no session under `"default"` is kept (states
-/// written before `artifactTagSession`, a tag the host set). Then
-/// `state.artifactTagSession` names `session`.
+/// `earlierArtifactTags`. So is a fork's tag (`state.artifactTagFork`, [`fork_tag`]):
+/// every fork of one state has the same one, and the fork's own rows (its content ids,
+/// which differ after the common prefix) make it its own. A tag naming no session under
+/// `"default"` is kept (states written before `artifactTagSession`, a tag the host
+/// set). Then `state.artifactTagSession` names `session`.
 pub fn adopt_tag(state: &mut SessionState, session: &str, t: &Transcript) {
     let key = session_key(session);
-    let keep = if state.artifact_tag.is_empty() {
+    let keep = if state.artifact_tag.is_empty() || state.artifact_tag_fork {
+        // a fork's tag is its parent state's: the fork's own rows tell it from its siblings
         false
     } else if state.artifact_tag_session.is_empty() {
         session == "default"
@@ -137,6 +140,7 @@ pub fn adopt_tag(state: &mut SessionState, session: &str, t: &Transcript) {
         let fresh = derive_tag(session, &state.artifact_tag, t);
         retag(state, fresh);
     }
+    state.artifact_tag_fork = false;
     state.artifact_tag_session = key;
 }
 
@@ -144,12 +148,16 @@ pub fn adopt_tag(state: &mut SessionState, session: &str, t: &Transcript) {
 /// state (its tag and the session it belongs to, revision, artifact counter, summaries),
 /// so the fork and its parent never propose the same handle (the parent keeps its tag).
 /// The parent's tag stays in the fork's `earlierArtifactTags`: handles the parent issued
-/// before the fork are in the fork's transcript too. Deterministic (J-5).
+/// before the fork are in the fork's transcript too. Two forks of one state get the same
+/// tag here (the same inputs, J-5), so the tag is marked (`artifactTagFork`) and derived
+/// again before the fork's first handle from the fork's own transcript ([`adopt_tag`]):
+/// forks whose rows differ never propose the same handle. Deterministic (J-5).
 pub fn fork_tag(state: &mut SessionState) {
     // the whole state (its tag, counters, summaries, content-id table) seeds the fork's
     let seed = serde_json::to_vec(&*state).unwrap_or_default();
     let h = crate::transcript::fnv1a(b"fork\0");
     retag(state, letters((h ^ crate::transcript::fnv1a(&seed)).wrapping_mul(0x0000_0100_0000_01b3)));
+    state.artifact_tag_fork = true;
 }
 
 /// The artifact handles the engine can vouch for (see the module doc).

@@ -174,3 +174,58 @@ fn i14_a_fork_never_proposes_its_parents_handles_even_under_the_same_session_id(
     assert!(collisions.is_empty() && p.state.artifact_tag != f.state.artifact_tag);
     assert_eq!(store.len(), 2);
 }
+
+#[test]
+fn j5_i14_two_forks_of_one_state_under_one_session_id_never_propose_the_same_handle() {
+    // adversarial finding (session 5): both forks of a state got the same tag (the tag
+    // came from the parent state only), so under one session id they proposed the same
+    // handles for different bodies. What tells them apart is what each goes on to hold:
+    // the fork's tag is derived again from its own rows before its first handle
+    let (mut store, mut collisions) = (BTreeMap::new(), Vec::new());
+    let base = compact(&SessionState::default(), &opening(), "main", &mut store, &mut collisions);
+    let f1 = note_transcript_edit(&base.state, EditKind::Fork);
+    let f2 = note_transcript_edit(&base.state, EditKind::Fork);
+    assert_eq!(f1, f2, "two forks of one state are the same state (J-5)");
+    assert!(f1.artifact_tag_fork);
+    let rows = transcript_rows(&base);
+    let with = |who: &str| {
+        let mut r = rows.clone();
+        r.extend(tail(who));
+        r
+    };
+    let (mut store, mut collisions) = (BTreeMap::new(), Vec::new());
+    let p1 = compact(&f1, &with("ONE"), "main", &mut store, &mut collisions);
+    let p2 = compact(&f2, &with("TWO"), "main", &mut store, &mut collisions);
+    let pp = compact(&base.state, &with("PARENT"), "main", &mut store, &mut collisions);
+    assert!(collisions.is_empty(), "{collisions:?}");
+    let tags = [&p1.state.artifact_tag, &p2.state.artifact_tag, &pp.state.artifact_tag];
+    for t in tags {
+        assert!(store.keys().any(|h| h.starts_with(&format!("artifact#{t}-"))), "bodies stored under {t}: {:?}", store.keys().collect::<Vec<_>>());
+    }
+    assert!(tags[0] != tags[1] && tags[0] != tags[2] && tags[1] != tags[2], "{tags:?}");
+    assert!(!p1.state.artifact_tag_fork && !p2.state.artifact_tag_fork, "the fork's tag is its own now");
+    // the tag stays with the fork after that: its next handles use it
+    let mut more = transcript_rows(&p1);
+    more.extend(tail("ONE AGAIN"));
+    let q1 = compact(&p1.state, &more, "main", &mut store, &mut collisions);
+    assert_eq!(q1.state.artifact_tag, p1.state.artifact_tag);
+    assert!(collisions.is_empty(), "{collisions:?}");
+    // the parent's handles (in both forks' rows) stay each fork's
+    for s in [&p1.state, &p2.state] {
+        assert!(KnownHandles::of(&[], std::iter::empty(), s).knows(&format!("artifact#{}-1", base.state.artifact_tag)));
+    }
+    // J-5: the same fork and rows give the same bytes; forks with the same rows are the
+    // same inputs and give the same handles (for the same bodies)
+    let (mut s2, mut c2) = (BTreeMap::new(), Vec::new());
+    let again = compact(&f1, &with("ONE"), "main", &mut s2, &mut c2);
+    assert_eq!(again.state, p1.state);
+    assert_eq!(transcript_rows(&again), transcript_rows(&p1));
+    let twin = compact(&f2, &with("ONE"), "main", &mut s2, &mut c2);
+    assert_eq!(twin.state.artifact_tag, p1.state.artifact_tag);
+    assert!(c2.is_empty());
+    // the flag round-trips with the state (W-6) and is omitted once used
+    let j = serde_json::to_value(&f1).unwrap();
+    assert_eq!(j["artifactTagFork"], json!(true));
+    assert_eq!(SessionState::from_json(&j).unwrap(), f1);
+    assert!(serde_json::to_value(&p1.state).unwrap().get("artifactTagFork").is_none());
+}

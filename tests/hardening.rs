@@ -226,3 +226,60 @@ fn y8_summary_request_with_extreme_bytes_per_token_and_caps() {
         assert!(["compacted", "cannot_fit", "skipped"].contains(&out.status), "{opts}: {}", out.status);
     }
 }
+
+#[test]
+fn w6_a_state_that_is_not_an_object_is_invalid_state_never_a_new_session() {
+    // adversarial finding (session 5): serde reads a JSON array as a struct's fields in
+    // order, so `compact([], ...)` ran as a new session (its cadence and ledger lost)
+    for (v, what) in [(json!([]), "an array"), (json!([0, 1]), "an array"), (json!("x"), "a string"), (json!(3), "a number"), (json!(true), "a boolean")] {
+        let e = SessionState::from_json(&v).unwrap_err();
+        assert_eq!(e.code, context_compactor::ErrorCode::InvalidState, "{v}");
+        assert!(e.message.contains(&format!("got {what}")) && e.message.starts_with("state: "), "{v}: {}", e.message);
+    }
+    assert_eq!(SessionState::from_json(&Value::Null).unwrap(), SessionState::default());
+    assert_eq!(SessionState::from_json(&json!({})).unwrap(), SessionState::default());
+}
+
+#[test]
+fn f5_n1_openai_chat_rows_without_required_content_are_invalid_transcript_naming_the_row() {
+    // adversarial finding (session 5): `{role: "user"}` with no content was read as an
+    // empty request. OpenAI Chat requires content for system, developer, user and tool
+    // messages; no real log writes them without (spec/LOG-FORMATS.md)
+    let ok = |c: Value| json!([{ "role": "user", "content": "first" }, c]);
+    for (row, says) in [
+        (json!({ "role": "user" }), "message 1: user message has no `content`"),
+        (json!({ "role": "user", "content": null }), "message 1: user message has `content: null`"),
+        (json!({ "role": "user", "content": 7 }), "message 1: user message has a number as `content`"),
+        (json!({ "role": "user", "content": { "type": "text", "text": "x" } }), "message 1: user message has an object as `content`"),
+        (json!({ "role": "system", "content": null }), "message 1: system message has `content: null`"),
+        (json!({ "role": "developer" }), "message 1: developer message has no `content`"),
+        (json!({ "role": "assistant", "content": true }), "message 1: assistant message has a boolean `content`"),
+    ] {
+        let doc = ok(row.clone());
+        for e in [formats::decode(Format::OpenaiChat, doc.clone()).unwrap_err(), formats::decode_text(Format::OpenaiChat, &doc.to_string()).unwrap_err()] {
+            assert_eq!(e.code, context_compactor::ErrorCode::InvalidTranscript, "{row}");
+            assert!(e.message.contains(says) && e.message.contains("a string or an array of content parts"), "{row}: {}", e.message);
+        }
+        // the request-view shortcut does not write what the decode refuses
+        assert!(!matches!(formats::request_text(Format::OpenaiChat, &doc.to_string()), Some(Ok(_))), "{row}");
+    }
+    let doc = json!([{ "role": "user", "content": "run" }, { "role": "assistant", "content": null, "tool_calls": [{ "id": "c", "type": "function", "function": { "name": "f", "arguments": "{}" } }] }]);
+    let tool = |c: Value| {
+        let mut d = doc.clone();
+        d.as_array_mut().unwrap().push(c);
+        d
+    };
+    let e = formats::decode(Format::OpenaiChat, tool(json!({ "role": "tool", "tool_call_id": "c" }))).unwrap_err();
+    assert!(e.message.contains("message 2: tool message has no `content`"), "{}", e.message);
+    // what the format allows stays allowed: an assistant's null or absent content, a
+    // legacy function message, empty strings and part lists
+    for d in [
+        tool(json!({ "role": "tool", "tool_call_id": "c", "content": "" })),
+        tool(json!({ "role": "tool", "tool_call_id": "c", "content": [] })),
+        json!([{ "role": "user", "content": "" }, { "role": "assistant" }, { "role": "assistant", "content": null, "refusal": "no" }]),
+        json!([{ "role": "user", "content": [] }, { "role": "assistant", "content": null, "function_call": { "name": "f", "arguments": "{}" } }, { "role": "function", "name": "f", "content": null }]),
+    ] {
+        formats::decode(Format::OpenaiChat, d.clone()).unwrap_or_else(|e| panic!("{d}: {e}"));
+        formats::decode_text(Format::OpenaiChat, &d.to_string()).unwrap_or_else(|e| panic!("{d}: {e}"));
+    }
+}

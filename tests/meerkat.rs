@@ -831,13 +831,13 @@ fn compact_record(rec: &SessionRecord) -> (Outcome, Option<session::SavePlan>) {
     let t = formats::decode(Format::OpenaiChat, rec.transcript.clone()).unwrap();
     let mut job = Job::start(meerkat(), rec.state.clone(), t, JobOptions { signals: forced(), has_summarizer: true });
     let o = run_sync(&mut job, fake_summary).unwrap();
-    let plan = plan_save(rec, &o);
+    let plan = plan_save(rec, &o, true);
     (o, plan)
 }
 
 #[test]
 fn w5_second_worker_save_is_refused_and_nothing_half_written() {
-    let mut store = MemoryStore { record: Some(SessionRecord { transcript: Value::Array(run_doc()), state: SessionState::default(), revision: None }) };
+    let mut store = MemoryStore { record: Some(SessionRecord { transcript: Value::Array(run_doc()), state: SessionState::default(), revision: None, memory: Vec::new() }) };
     let a = store.load().unwrap();
     let b = store.load().unwrap();
     let (_, plan_a) = compact_record(&a);
@@ -854,7 +854,7 @@ fn w5_second_worker_save_is_refused_and_nothing_half_written() {
 
 #[test]
 fn w8_session_saved_and_reloaded_behaves_like_the_live_one() {
-    let mut store = MemoryStore { record: Some(SessionRecord { transcript: Value::Array(run_doc()), state: SessionState::default(), revision: None }) };
+    let mut store = MemoryStore { record: Some(SessionRecord { transcript: Value::Array(run_doc()), state: SessionState::default(), revision: None, memory: Vec::new() }) };
     let mut live_doc = run_doc();
     let mut live_state = SessionState::default();
     for k in 0..4 {

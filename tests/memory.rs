@@ -77,8 +77,9 @@ fn m1_projection_indexes_narrative_and_chunked_tool_bodies() {
         assert!(r.content.len() <= CHUNK_BYTES);
         assert_eq!(body.get(r.byte_range[0]..r.byte_range[1]), Some(r.content.as_str()));
     }
-    let joined: String = c1.iter().map(|r| r.content.as_str()).collect::<Vec<_>>().join("\n");
-    assert_eq!(joined, body.trim_end());
+    // the chunks tile the body: concatenated, they are the body byte for byte (N-1, M-1)
+    let joined: String = c1.iter().map(|r| r.content.as_str()).collect();
+    assert_eq!(joined, body);
     // The placeholder left in the transcript is not indexed in place of the body.
     assert!(batch.records.iter().all(|r| !r.content.contains("[evicted")));
 

@@ -19,7 +19,7 @@ use context_compactor::nothing_lost::{self, ATTACHMENT_PREFIX, CLIPPED_PREFIX, U
 use context_compactor::rewrite::{validate, Expectations, Origin};
 use context_compactor::state::SessionState;
 use context_compactor::transcript::{Message, Role, Transcript};
-use context_compactor::trigger::Signals;
+use context_compactor::trigger::{decide, Signals};
 use context_compactor::ErrorCode;
 use serde_json::{json, Value};
 
@@ -737,8 +737,70 @@ fn n1_projection_off_quotes_every_folded_user_text_whole_or_cannot_fit_names_the
     let small = Config::from_options(&json!({ "profile": "default", "contextWindow": 6_000, "projectMemory": false })).unwrap();
     let o = run(Format::OpenaiChat, &long, small, SessionState::default(), true);
     assert_eq!(o.status, "cannot_fit", "{} {:?} {:?}", o.reason, o.after, o.over_window);
-    assert!(o.reason.contains("the summary's user text") && o.reason.contains("projectMemory is off"), "{}", o.reason);
+    // the check sees it before any summary is asked for: the floor counts the user text
+    assert!(o.reason.contains("user text quoted whole as projectMemory is off"), "{}", o.reason);
     assert!(o.rewrite.is_none());
+}
+
+#[test]
+fn n1_c8_n4_with_projection_off_the_floor_figures_count_the_user_text_quoted_whole() {
+    // adversarial finding (session 5): with projectMemory off every folded user text is
+    // quoted whole, yet the floor of the check, of cannot_fit and of the over_window
+    // warning counted none of it
+    let user = |i: usize| format!("Request {i}: you must keep the API stable. {}", "context of the request ".repeat(40));
+    let doc = |n: usize| {
+        let mut d = vec![json!({ "role": "system", "content": "sys" })];
+        for i in 0..n {
+            d.push(json!({ "role": "user", "content": user(i) }));
+            d.push(json!({ "role": "assistant", "content": format!("answer {i} {}", "work ".repeat(300)) }));
+        }
+        d.push(json!({ "role": "user", "content": "now write the report" }));
+        Value::Array(d)
+    };
+    let cfg = |memory: bool| Config::from_options(&json!({ "profile": "default", "contextWindow": 20_000, "outputReserveTokens": 0, "projectMemory": memory })).unwrap();
+    let t = source(Format::OpenaiChat, &doc(10));
+    let off = decide(&t, &cfg(false), &SessionState::default(), &Signals::default()).floor;
+    let on = decide(&t, &cfg(true), &SessionState::default(), &Signals::default()).floor;
+    // every user text but the protected newest request, at the estimate's rate
+    let bytes: usize = (0..10).map(|i| user(i).len()).sum();
+    assert_eq!(off.user_text_tokens, est_tokens(bytes, &cfg(false)));
+    assert_eq!(on.user_text_tokens, 0, "memory on: the records keep what a summary clips");
+    assert_eq!(off.total_tokens, on.total_tokens + off.user_text_tokens);
+    assert!(serde_json::to_value(&on).unwrap().get("userTextTokens").is_none());
+    // a summary the engine wrote quotes them: they stay in the floor after the fold
+    let o = run(Format::OpenaiChat, &doc(10), cfg(false), SessionState::default(), true);
+    assert_eq!(o.status, "compacted", "{}", o.reason);
+    let after = decide(&o.transcript, &cfg(false), &vouched(&o), &Signals::default()).floor;
+    assert!(after.user_text_tokens * 10 >= off.user_text_tokens * 9, "{} of {}", after.user_text_tokens, off.user_text_tokens);
+    // over the window: cannot_fit names the figure, and its total holds it
+    let small = Config::from_options(&json!({ "profile": "default", "contextWindow": 3_000, "outputReserveTokens": 0, "projectMemory": false })).unwrap();
+    assert!(off.total_tokens >= small.threshold_tokens() && on.total_tokens < small.threshold_tokens(), "{} {}", off.total_tokens, small.threshold_tokens());
+    let o = run(Format::OpenaiChat, &doc(10), small, SessionState::default(), true);
+    assert_eq!(o.status, "cannot_fit", "{}", o.reason);
+    assert!(o.reason.contains(&format!("user text quoted whole as projectMemory is off {}", off.user_text_tokens)), "{}", o.reason);
+    // over_window (N-4): a rewrite left over the threshold reports the floor with the user text
+    let mut found = false;
+    for window in (3_000..10_000).step_by(50) {
+        let c = Config::from_options(&json!({ "profile": "default", "contextWindow": window, "outputReserveTokens": 0, "projectMemory": false })).unwrap();
+        let o = run(Format::OpenaiChat, &doc(10), c.clone(), SessionState::default(), true);
+        if let Some(ow) = &o.over_window {
+            let fl = decide(&t, &c, &SessionState::default(), &Signals::default()).floor;
+            assert_eq!(ow.floor_tokens, fl.total_tokens);
+            assert!(ow.floor_tokens >= fl.user_text_tokens + fl.system_tokens + fl.protected_tokens && fl.user_text_tokens > 0);
+            found = true;
+            break;
+        }
+    }
+    assert!(found, "some window leaves the rewrite over its threshold");
+}
+
+fn est_tokens(bytes: usize, c: &Config) -> u64 {
+    context_compactor::measure::text_tokens(bytes, c, 1.0)
+}
+
+/// The state of `o` vouching for the summaries it wrote (as the next call's would).
+fn vouched(o: &Outcome) -> SessionState {
+    context_compactor::trust::vouch(&o.state, &o.transcript)
 }
 
 #[test]
@@ -872,6 +934,76 @@ fn n1_user_text_in_a_text_document_or_a_text_inline_part_is_the_users_text() {
     assert!(t.messages[0].user_texts().next().is_none());
     let t = source(Format::OpenaiChat, &json!([{ "role": "user", "content": [{ "type": "file", "file": { "filename": "a.pdf", "file_data": "data:application/pdf;base64,JVBERi0=" } }] }]));
     assert!(t.messages[0].user_texts().next().is_none());
+}
+
+/// Standard base64 of `s` (test helper).
+fn b64(s: &str) -> String {
+    const A: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::new();
+    for c in s.as_bytes().chunks(3) {
+        let n = (u32::from(c[0]) << 16) | (u32::from(*c.get(1).unwrap_or(&0)) << 8) | u32::from(*c.get(2).unwrap_or(&0));
+        for k in 0..4 {
+            out.push(if k <= c.len() { A[((n >> (18 - 6 * k)) & 63) as usize] as char } else { '=' });
+        }
+    }
+    out
+}
+
+#[test]
+fn n1_i2_langchain_text_file_blocks_are_the_users_text() {
+    // adversarial finding (session 5): LangChain standard content blocks carrying a text
+    // file (rows of the langchain integration are openai-chat rows keeping the message's
+    // blocks as given) were a document placeholder or an opaque part, so a folded
+    // attachment was neither quoted nor in memory
+    let doc_text = "Spec from the customer: the export runs nightly. You must keep the CSV header order. DOCSECRET42 is the batch name.";
+    let enc = b64(doc_text);
+    let blocks = [
+        // v1 JS: `text-plain` with text; `text-plain` with base64 data; `file` with a text mimeType
+        json!({ "type": "text-plain", "text": doc_text, "mimeType": "text/plain", "title": "spec.txt" }),
+        json!({ "type": "text-plain", "data": enc, "mimeType": "text/plain" }),
+        json!({ "type": "file", "mimeType": "text/csv", "data": enc, "metadata": { "filename": "spec.csv" } }),
+        // v1 Python: `base64` and `mime_type`
+        json!({ "type": "text-plain", "base64": enc, "mime_type": "text/plain" }),
+        json!({ "type": "file", "base64": enc, "mime_type": "text/markdown" }),
+        // a data URL; a bare file name telling the type
+        json!({ "type": "file", "url": format!("data:text/plain;base64,{enc}") }),
+        json!({ "type": "file", "data": enc, "filename": "spec.txt" }),
+        // LangChain.js `data` as a Uint8Array, as JSON.stringify writes it
+        json!({ "type": "text-plain", "mimeType": "text/plain", "data": doc_text.bytes().enumerate().map(|(i, b)| (i.to_string(), json!(b))).collect::<serde_json::Map<String, Value>>() }),
+        // the older data blocks (langchain-core 0.3)
+        json!({ "type": "file", "source_type": "text", "text": doc_text, "mime_type": "text/plain" }),
+        json!({ "type": "file", "source_type": "base64", "mime_type": "text/plain", "data": enc }),
+    ];
+    for block in &blocks {
+        let mut msgs = vec![json!({ "role": "user", "content": "First task: build the exporter." })];
+        msgs.push(json!({ "role": "user", "content": [{ "type": "text", "text": "Here is the spec." }, block], "lc": { "type": "human", "id": "h-spec" } }));
+        for t in 0..10 {
+            msgs.push(json!({ "role": "assistant", "content": format!("step {t} {}", "detail ".repeat(200)) }));
+            msgs.push(json!({ "role": "user", "content": format!("next {t}") }));
+        }
+        let doc = Value::Array(msgs);
+        let src = source(Format::OpenaiChat, &doc);
+        assert!(src.messages[1].user_texts().any(|t| t == doc_text), "{block}: read as the user's text");
+        let o = run(Format::OpenaiChat, &doc, opts("default", 4_000), SessionState::default(), false);
+        assert_nothing_lost(&o, &src, &block.to_string());
+        let rw = o.rewrite.as_ref().unwrap();
+        assert!(rw.discarded.contains(&1), "{block}: the attachment's row is folded");
+        assert!(rw.summary.as_ref().unwrap().text.contains("You must keep the CSV header order."), "{block}: constraint verbatim");
+        assert!(o.memory.as_ref().unwrap().records.iter().any(|r| r.content.contains("DOCSECRET42")), "{block}: whole in memory");
+    }
+    // other files stay documents: a PDF, a file id, an http URL, text that is not base64
+    for block in [
+        json!({ "type": "file", "mimeType": "application/pdf", "data": "JVBERi0=" }),
+        json!({ "type": "file", "fileId": "file-abc", "mimeType": "text/plain" }),
+        json!({ "type": "text-plain", "url": "https://example.com/spec.txt" }),
+        json!({ "type": "file", "source_type": "base64", "mime_type": "text/plain", "data": "not base64!" }),
+        json!({ "type": "file", "mimeType": "application/pdf", "data": { "0": 37, "1": 80 } }),
+        json!({ "type": "text-plain", "data": { "0": 72, "2": 105 } }),
+    ] {
+        let t = source(Format::OpenaiChat, &json!([{ "role": "user", "content": [block.clone()] }]));
+        assert!(t.messages[0].user_texts().next().is_none(), "{block}");
+        assert!(matches!(t.messages[0].blocks[0], context_compactor::transcript::Block::Media { kind: context_compactor::transcript::MediaKind::Document, .. }), "{block}: a document placeholder");
+    }
 }
 
 #[test]

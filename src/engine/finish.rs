@@ -291,7 +291,9 @@ impl Job {
         let block: Vec<String> = new_t.messages.iter().filter(|m| m.is_summary()).map(Message::text).collect();
         let block_bytes = crate::summarize::carry::MemberUserText::read(&block, newest_live).required_bytes(self.config.project_memory);
         let user = crate::measure::text_tokens(bytes.max(block_bytes), &self.config, cal);
-        let total = user.saturating_add(fl.total_tokens);
+        // the trigger's floor without its own user-text part (projectMemory off): the
+        // rewrite's figure above replaces it
+        let total = user.saturating_add(fl.total_tokens.saturating_sub(fl.user_text_tokens));
         if total <= window {
             return None;
         }

@@ -288,8 +288,10 @@ impl Job {
             } else {
                 String::new()
             };
+            // N-1 with projectMemory off: the user text every summary must quote whole
+            let user_note = if fl.user_text_tokens > 0 { format!(", user text quoted whole as projectMemory is off {}", fl.user_text_tokens) } else { String::new() };
             let reason = format!(
-                "cannot_fit: the floor ({} tokens: system {}, tools {}, protected request {}, findings ledger {}, output reserve {}) is over the budget of {} tokens{pinned_note}{ledger_note}",
+                "cannot_fit: the floor ({} tokens: system {}, tools {}, protected request {}, findings ledger {}{user_note}, output reserve {}) is over the budget of {} tokens{pinned_note}{ledger_note}",
                 fl.total_tokens, fl.system_tokens, fl.tools_tokens, fl.protected_tokens, fl.findings_tokens, fl.output_reserve_tokens, fl.budget_tokens
             );
             self.state.cadence.last_failure = Some("cannot_fit".into());

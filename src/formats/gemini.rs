@@ -40,25 +40,47 @@ fn positional_id(name: &str, k: usize) -> String {
 }
 
 
+/// A Gemini field under its proto JSON name (`camel`, e.g. `inlineData`) or, when that
+/// is absent, its proto field name (`snake`, `inline_data`): the REST API accepts both
+/// spellings (F-1), so an SDK or a hand-written request in snake_case reads the same.
+pub(crate) fn field<'a>(v: &'a Value, camel: &str, snake: &str) -> Option<&'a Value> {
+    v.get(camel).or_else(|| v.get(snake))
+}
+
+/// Which spelling of a field `v` uses (`camel` when both or neither), for messages.
+fn spelled<'a>(v: &Value, camel: &'a str, snake: &'a str) -> &'a str {
+    if v.get(camel).is_none() && v.get(snake).is_some() {
+        snake
+    } else {
+        camel
+    }
+}
+
+/// [`field`], mutable: the key the input used is the one written.
+pub(crate) fn field_mut<'a>(v: &'a mut Value, camel: &str, snake: &str) -> Option<&'a mut Value> {
+    let key = spelled(v, camel, snake);
+    v.get_mut(key)
+}
+
 /// The text of an `inlineData` part whose `mimeType` is a text type (`text/*`, JSON, ...; base64 of UTF-8
 /// text): in a user turn that is the person's text (N-1), read as a text block. `None`
 /// for other media, or data that is not base64 of UTF-8.
 fn inline_text(p: &Value) -> Option<String> {
-    let d = p.get("inlineData")?;
-    let mime = d.get("mimeType").and_then(Value::as_str)?;
+    let d = field(p, "inlineData", "inline_data")?;
+    let mime = field(d, "mimeType", "mime_type").and_then(Value::as_str)?;
     super::text_media::text_of_data(d.get("data").and_then(Value::as_str)?, Some(mime))
 }
 
 /// Media of an `inlineData` / `fileData` part: kind, bytes, inline.
 fn media_of(p: &Value) -> Option<(MediaKind, usize, bool)> {
-    if let Some(d) = p.get("inlineData") {
-        let mime = d.get("mimeType").and_then(Value::as_str).unwrap_or("");
+    if let Some(d) = field(p, "inlineData", "inline_data") {
+        let mime = field(d, "mimeType", "mime_type").and_then(Value::as_str).unwrap_or("");
         let bytes = d.get("data").and_then(Value::as_str).map(str::len).unwrap_or(0);
         return Some((MediaKind::from_mime(mime), bytes, true));
     }
-    if let Some(f) = p.get("fileData") {
-        let mime = f.get("mimeType").and_then(Value::as_str).unwrap_or("");
-        let bytes = f.get("fileUri").and_then(Value::as_str).map(str::len).unwrap_or_else(|| json_len(f));
+    if let Some(f) = field(p, "fileData", "file_data") {
+        let mime = field(f, "mimeType", "mime_type").and_then(Value::as_str).unwrap_or("");
+        let bytes = field(f, "fileUri", "file_uri").and_then(Value::as_str).map(str::len).unwrap_or_else(|| json_len(f));
         return Some((MediaKind::from_mime(mime), bytes, false));
     }
     None
@@ -105,7 +127,7 @@ impl Adapter for Gemini {
                 return Err(Error::invalid(format!("message {at}: parts[{k}] must be an object")));
             }
             let thought = p.get("thought").and_then(Value::as_bool).unwrap_or(false);
-            let signed = p.get("thoughtSignature").is_some();
+            let signed = field(p, "thoughtSignature", "thought_signature").is_some();
             if thought {
                 blocks.push(Block::Reasoning {
                     text: p.get("text").and_then(Value::as_str).unwrap_or("").to_string(),
@@ -117,7 +139,7 @@ impl Adapter for Gemini {
             if signed {
                 // A signature riding on a text or functionCall part: opaque reasoning
                 // state that must go back with the part, never edited (T-3).
-                let sig = p.get("thoughtSignature").map(json_len).unwrap_or(0);
+                let sig = field(p, "thoughtSignature", "thought_signature").map(json_len).unwrap_or(0);
                 blocks.push(Block::Reasoning { text: String::new(), bytes: sig, signed: true });
             }
             if let Some(t) = p.get("text") {
@@ -126,8 +148,8 @@ impl Adapter for Gemini {
                 blocks.push(Block::Text { text });
             } else if let Some((kind, bytes, inline)) = media_of(p) {
                 blocks.push(Block::Media { kind, bytes, inline });
-            } else if let Some(fc) = p.get("functionCall") {
-                let name = fc.get("name").and_then(Value::as_str).ok_or_else(|| Error::invalid(format!("message {at}: parts[{k}].functionCall has no string `name`")))?;
+            } else if let Some(fc) = field(p, "functionCall", "function_call") {
+                let name = fc.get("name").and_then(Value::as_str).ok_or_else(|| Error::invalid(format!("message {at}: parts[{k}].{} has no string `name`", spelled(p, "functionCall", "function_call"))))?;
                 let pos = bump(&mut calls_seen, name);
                 let id = match fc.get("id").and_then(Value::as_str) {
                     Some(id) => id.to_string(),
@@ -135,8 +157,8 @@ impl Adapter for Gemini {
                 };
                 let arguments = fc.get("args").map(Value::to_string).unwrap_or_default();
                 blocks.push(Block::ToolCall { id, name: name.to_string(), arguments });
-            } else if let Some(fr) = p.get("functionResponse") {
-                let name = fr.get("name").and_then(Value::as_str).ok_or_else(|| Error::invalid(format!("message {at}: parts[{k}].functionResponse has no string `name`")))?;
+            } else if let Some(fr) = field(p, "functionResponse", "function_response") {
+                let name = fr.get("name").and_then(Value::as_str).ok_or_else(|| Error::invalid(format!("message {at}: parts[{k}].{} has no string `name`", spelled(p, "functionResponse", "function_response"))))?;
                 let pos = bump(&mut resps_seen, name);
                 let call_id = match fr.get("id").and_then(Value::as_str) {
                     Some(id) => id.to_string(),
@@ -157,7 +179,7 @@ impl Adapter for Gemini {
             } else if !signed {
                 let kind = p
                     .as_object()
-                    .and_then(|m| m.keys().find(|k| !matches!(k.as_str(), "thought" | "thoughtSignature" | "partMetadata" | "videoMetadata")))
+                    .and_then(|m| m.keys().find(|k| !matches!(k.as_str(), "thought" | "thoughtSignature" | "thought_signature" | "partMetadata" | "part_metadata" | "videoMetadata" | "video_metadata")))
                     .cloned()
                     .unwrap_or_else(|| "part".to_string());
                 blocks.push(Block::Opaque { kind, bytes: json_len(p) });
@@ -166,14 +188,15 @@ impl Adapter for Gemini {
         Ok((role, blocks))
     }
 
-    /// Replaces `functionResponse.response` of the `nth` response part with
+    /// Replaces `functionResponse.response` (or `function_response.response`, as the
+    /// input spells it) of the `nth` response part with
     /// `{"output": text}` (Gemini docs: `output` holds the function's output) and drops
     /// its multimodal `parts`; `name`, `id` and every other field stay.
     fn set_result_body(raw: &mut Value, nth: usize, text: &str) -> Result<()> {
         let parts = raw.get_mut("parts").and_then(Value::as_array_mut).ok_or_else(|| Error::invalid("content has no parts"))?;
         let fr = parts
             .iter_mut()
-            .filter_map(|p| p.get_mut("functionResponse"))
+            .filter_map(|p| field_mut(p, "functionResponse", "function_response"))
             .nth(nth)
             .ok_or_else(|| Error::invalid(format!("no functionResponse part number {nth}")))?;
         match fr {

@@ -3,7 +3,8 @@
 //! Roles `system`/`developer` -> System, `user`, `assistant` (with `tool_calls`),
 //! `tool` (with `tool_call_id`) and legacy `function` -> Tool. Content is a string,
 //! `null`, or an array of parts (`text`, `image_url`, `input_audio`, `file`,
-//! `refusal`). Pairing (OpenAI docs, "function calling"): every `tool_calls[].id` of an
+//! `refusal`; and, on rows of the langchain integration, LangChain's standard `file` /
+//! `text-plain` blocks, whose text files are read as text: [`langchain_text`]). Pairing (OpenAI docs, "function calling"): every `tool_calls[].id` of an
 //! assistant message is answered by one `role: "tool"` message right after it, before
 //! any other message.
 
@@ -27,8 +28,14 @@ fn parts_view(content: &Value, out: &mut Vec<Block>) {
         Value::Array(parts) => {
             for p in parts {
                 let ty = p.get("type").and_then(Value::as_str).unwrap_or("");
-                // N-1: a text file the person attached is their text
-                if let Some(text) = (ty == "file").then(|| file_text(p.get("file"))).flatten() {
+                // N-1: a text file the person attached is their text (a Chat `file` part,
+                // or a LangChain standard block on a row of the langchain integration)
+                let attached = match ty {
+                    "file" => file_text(p.get("file")).or_else(|| langchain_text(p)),
+                    "text-plain" => langchain_text(p),
+                    _ => None,
+                };
+                if let Some(text) = attached {
                     out.push(Block::Text { text });
                     continue;
                 }
@@ -43,8 +50,8 @@ fn parts_view(content: &Value, out: &mut Vec<Block>) {
                         let data = p.pointer("/input_audio/data").and_then(Value::as_str).unwrap_or("");
                         out.push(Block::Media { kind: MediaKind::Audio, bytes: data.len(), inline: true });
                     }
-                    "file" => {
-                        let data = p.pointer("/file/file_data").and_then(Value::as_str);
+                    "file" | "text-plain" => {
+                        let data = p.pointer("/file/file_data").or_else(|| p.get("data")).or_else(|| p.get("base64")).and_then(Value::as_str);
                         let bytes = data.map(str::len).unwrap_or_else(|| json_len(p));
                         out.push(Block::Media { kind: MediaKind::Document, bytes, inline: data.is_some() });
                     }
@@ -67,6 +74,80 @@ pub(crate) fn file_text(f: Option<&Value>) -> Option<String> {
     super::text_media::text_of_data(data, by_name)
 }
 
+/// Does `role` need `content`? OpenAI Chat requires it for `system`, `developer`,
+/// `user` and `tool` messages (a string or an array of parts); an `assistant` message
+/// may leave it out or give `null` (when it carries `tool_calls`, a legacy
+/// `function_call` or a `refusal`), and so may the legacy `function` message.
+fn content_required(role: &str) -> bool {
+    matches!(role, "system" | "developer" | "user" | "tool")
+}
+
+/// F-5 / N-1: a message's `content` as OpenAI Chat allows it: a string or an array of
+/// parts, and for the roles of [`content_required`] present and not `null`. A user row
+/// without content is not an empty request to carry on with: no real log writes one
+/// (spec/LOG-FORMATS.md), and the API refuses it. Errors: `invalid_transcript` naming
+/// the message.
+fn check_content(content: Option<&Value>, role: &str, at: usize) -> Result<()> {
+    let what = match content {
+        Some(Value::String(_) | Value::Array(_)) => return Ok(()),
+        None | Some(Value::Null) if !content_required(role) => return Ok(()),
+        None => "has no `content`".to_string(),
+        Some(Value::Null) => "has `content: null`".to_string(),
+        Some(Value::Bool(_)) => "has a boolean `content`".to_string(),
+        Some(Value::Number(_)) => "has a number as `content`".to_string(),
+        Some(Value::Object(_)) => "has an object as `content` (content parts go in an array)".to_string(),
+    };
+    let need = if content_required(role) { format!("OpenAI Chat requires the content of a {role} message") } else { format!("the content of an {role} message is null or") };
+    Err(Error::invalid(format!("message {at}: {role} message {what}; {need}: a string or an array of content parts")))
+}
+
+/// The text of a LangChain standard content block that carries a text file (N-1, I-2:
+/// rows of `context-compactor/langchain` keep the message's blocks as given):
+/// - v1 `text-plain` (`text`, or base64 in `data` (JS; a `Uint8Array` there, as JSON
+///   writes it, is read as its bytes) / `base64` (Python), or a
+///   `data:` URL in `url`; its media type is text/plain unless `mimeType` /
+///   `mime_type` says otherwise);
+/// - v1 `file` with a text `mimeType` / `mime_type` and base64 `data` / `base64` or a
+///   `data:` URL in `url` (the type may also come from a `filename`, `metadata.filename`
+///   or `extras.filename` with a text extension);
+/// - the older data blocks: `{type: "file", source_type: "text", text}` and
+///   `{type: "file", source_type: "base64", mime_type, data}`.
+///
+/// `None` for other media, references (a file id, an http URL), or data that is not
+/// base64 of UTF-8: those stay a document placeholder.
+pub(crate) fn langchain_text(p: &Value) -> Option<String> {
+    let ty = p.get("type").and_then(Value::as_str)?;
+    if p.get("file").is_some() {
+        return None;
+    }
+    let source_type = p.get("source_type").and_then(Value::as_str);
+    if ty == "text-plain" || source_type == Some("text") {
+        if let Some(t) = p.get("text").and_then(Value::as_str) {
+            return Some(t.to_string());
+        }
+    }
+    let named = || {
+        ["/filename", "/metadata/filename", "/extras/filename", "/metadata/name"]
+            .iter()
+            .find_map(|k| p.pointer(k).and_then(Value::as_str).and_then(super::text_media::text_mime_of_name))
+    };
+    let mime = p.get("mimeType").or_else(|| p.get("mime_type")).and_then(Value::as_str).or_else(named).or((ty == "text-plain").then_some("text/plain"));
+    // LangChain.js takes `data` as a Uint8Array too, which JSON writes as {"0": b0, ...}
+    if let Some(bytes) = p.get("data").and_then(byte_object) {
+        return mime.filter(|m| super::text_media::is_text_mime(m)).and_then(|_| String::from_utf8(bytes).ok());
+    }
+    let url = || p.get("url").and_then(Value::as_str).filter(|u| u.starts_with("data:"));
+    let data = p.get("data").or_else(|| p.get("base64")).and_then(Value::as_str).or_else(url)?;
+    super::text_media::text_of_data(data, mime)
+}
+
+/// The bytes of a JS `Uint8Array` as `JSON.stringify` writes it (`{"0": 72, "1": 105}`):
+/// keys `0..n` in any order, each value an integer 0..=255; `None` for anything else.
+fn byte_object(v: &Value) -> Option<Vec<u8>> {
+    let map = v.as_object().filter(|m| !m.is_empty())?;
+    (0..map.len()).map(|i| map.get(&i.to_string()).and_then(Value::as_u64).and_then(|b| u8::try_from(b).ok())).collect()
+}
+
 impl Adapter for OpenaiChat {
     fn view(raw: &Value, at: usize) -> Result<(Role, Vec<Block>)> {
         let role_name = raw.get("role").and_then(Value::as_str).ok_or_else(|| Error::invalid(format!("message {at}: missing string field `role`")))?;
@@ -77,6 +158,7 @@ impl Adapter for OpenaiChat {
             "tool" | "function" => Role::Tool,
             other => return Err(Error::invalid(format!("message {at}: unknown role {other:?}"))),
         };
+        check_content(raw.get("content"), role_name, at)?;
         let mut blocks = Vec::new();
         let content = raw.get("content").unwrap_or(&Value::Null);
         match role {
@@ -237,6 +319,10 @@ pub(super) fn raw_present<'de, D: serde::Deserializer<'de>>(d: D) -> std::result
 pub(crate) fn view_text(text: &str) -> Option<(Role, Vec<Block>)> {
     let mut row: ViewRow = serde_json::from_str(text).ok()?;
     let role = row.role()?;
+    if row.content.is_none() && content_required(row.role.as_ref()) {
+        // no content, or null: the `Value` path says what is wrong
+        return None;
+    }
     let text = row.content.take().map(|Content(t)| t);
     if role == Role::Tool {
         let call_id = row.result_call_id()?;
@@ -278,11 +364,36 @@ pub(crate) fn view_text(text: &str) -> Option<(Role, Vec<Block>)> {
 
 
 /// What pairing (F-2) reads of a Chat Completions message, borrowed from its JSON text:
-/// role, the calls' ids, the result's call id; the texts are skipped, not copied. The
+/// role, the calls' ids, the result's call id; the content is skipped, not copied. The
 /// same fields and refusals as [`ViewRow`] (a provenance key, the legacy `function_call`,
-/// a wrong type: `None`, and the caller takes the full decode), except that content of
-/// any shape is taken (parts carry no ids).
-type IdsRow<'a> = Row<'a, serde::de::IgnoredAny, IdsCall<'a>>;
+/// a wrong type: `None`, and the caller takes the full decode), except that content
+/// parts are taken (they carry no ids); absent or `null` content is `None` (the full
+/// decode says why that is wrong for a role that needs content).
+type IdsRow<'a> = Row<'a, SkippedContent, IdsCall<'a>>;
+
+/// A string or an array, skipped unread; any other JSON type fails the parse (the full
+/// decode refuses it, [`check_content`]).
+struct SkippedContent;
+
+impl<'de> serde::Deserialize<'de> for SkippedContent {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<SkippedContent, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = SkippedContent;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a string or an array of content parts")
+            }
+            fn visit_str<E: serde::de::Error>(self, _: &str) -> std::result::Result<SkippedContent, E> {
+                Ok(SkippedContent)
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> std::result::Result<SkippedContent, A::Error> {
+                while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {}
+                Ok(SkippedContent)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
 
 #[derive(serde::Deserialize)]
 struct IdsCall<'a> {
@@ -295,6 +406,9 @@ struct IdsCall<'a> {
 /// minus the text; `None` when the message needs the full decode (see [`IdsRow`]).
 pub(crate) fn pairing_view(text: &str) -> Option<(Role, Vec<Block>)> {
     let mut row: IdsRow = serde_json::from_str(text).ok()?;
+    if row.content.is_none() && content_required(row.role.as_ref()) {
+        return None;
+    }
     let role = row.role()?;
     if role == Role::Tool {
         let call_id = row.result_call_id()?;

@@ -555,9 +555,16 @@ fn next_boundary(s: &str, i: usize) -> usize {
 
 /// Cuts `text` into half-open byte ranges of at most `max` bytes (a single char wider
 /// than `max` still makes one chunk), on char boundaries, preferring a cut after a
-/// newline, then after a space, in the second half of the window. Ranges are trimmed of
-/// outer whitespace; blank ranges are dropped.
+/// newline, then after a space, in the second half of the window (the newline or space
+/// ends the chunk before the cut). The ranges tile the text: each starts where the one
+/// before it ends, the first at 0 and the last at `text.len()`, so the records'
+/// contents concatenate back to the text byte for byte, its white space included
+/// (adversarial finding, session 5: trimmed chunks lost the white space at their
+/// edges). A text of white space only has no ranges.
 pub(crate) fn chunk_ranges(text: &str, max: usize) -> Vec<(usize, usize)> {
+    if text.trim().is_empty() {
+        return Vec::new();
+    }
     let max = max.max(1);
     let mut out = Vec::new();
     let mut start = 0usize;
@@ -577,12 +584,8 @@ pub(crate) fn chunk_ranges(text: &str, max: usize) -> Vec<(usize, usize)> {
                 .map(|p| start + p + 1);
             soft.unwrap_or(hard)
         };
-        if let Some(piece) = text.get(start..end) {
-            let lead = piece.len() - piece.trim_start().len();
-            let trimmed = piece.trim();
-            if !trimmed.is_empty() {
-                out.push((start + lead, start + lead + trimmed.len()));
-            }
+        if end > start {
+            out.push((start, end));
         }
         if end <= start {
             break;
@@ -726,14 +729,45 @@ mod tests {
             assert!(e - s <= CHUNK_BYTES);
             covered += e - s;
         }
-        assert_eq!(covered, text.len() - 1); // only the separating space is trimmed
+        assert_eq!(covered, text.len(), "the chunks tile the text");
+    }
+
+    #[test]
+    fn n1_m1_chunks_concatenate_back_to_the_exact_text() {
+        // adversarial finding (session 5): chunks were trimmed, so a pasted block cut into
+        // chunks could not be rebuilt from its records byte for byte
+        let para = "The export runs nightly.  Keep the header order.\n\n";
+        let texts = [
+            para.repeat(60),
+            format!("  leading and trailing  {}\n \n", "word ".repeat(400)),
+            format!("{}\n{}", "a".repeat(999), "b".repeat(1500)),
+            format!("{}{}{}", "x".repeat(500), " ".repeat(2500), "y".repeat(10)),
+            "日本語のテキスト、改行あり。\n".repeat(80),
+            format!("é{}", "\u{3000}ü ".repeat(700)),
+            "\t\tindented\r\n".repeat(120),
+        ];
+        for text in &texts {
+            for max in [CHUNK_BYTES, 7, 3, 1] {
+                let ranges = chunk_ranges(text, max);
+                let rebuilt: String = ranges.iter().map(|&(s, e)| &text[s..e]).collect();
+                assert_eq!(&rebuilt, text, "max {max}");
+                assert_eq!(ranges.first().map(|r| r.0), Some(0));
+                for w in ranges.windows(2) {
+                    assert_eq!(w[0].1, w[1].0, "contiguous");
+                }
+                for &(s, e) in &ranges {
+                    assert!(text.is_char_boundary(s) && text.is_char_boundary(e) && e > s);
+                    assert!(e - s <= max || text[s..e].chars().count() == 1, "max {max}: {} bytes", e - s);
+                }
+            }
+        }
     }
 
     #[test]
     fn chunk_prefers_newline() {
         let text = format!("{}\n{}", "a".repeat(700), "b".repeat(700));
         let ranges = chunk_ranges(&text, CHUNK_BYTES);
-        assert_eq!(ranges, vec![(0, 700), (701, 1401)]);
+        assert_eq!(ranges, vec![(0, 701), (701, 1401)], "the newline ends the first chunk");
     }
 
     #[test]

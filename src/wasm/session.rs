@@ -144,7 +144,9 @@ impl Session {
     /// `stale_revision` when the store refuses the save (nothing is written; load and try
     /// again); a failed compaction saves nothing and rejects as `compact` does. `hooks`
     /// also bound `load` / `save` (`timeoutMs`, `timeouts.load`, `timeouts.save`,
-    /// `signal`, I-6). Every rejection carries `err.state`.
+    /// `signal`, I-6). Every rejection carries `err.state`. With no memory hook
+    /// (`memory`, `store`, `embed`), the saved record's `memory` keeps the folded user
+    /// text records beside the transcript (N-1, [`crate::session::SessionRecord::memory`]).
     pub fn compact(&self, hooks: JsValue) -> Promise {
         let (config, format, store) = (self.config.clone(), self.format, self.store());
         super::promise(async move {
@@ -158,8 +160,11 @@ impl Session {
                     None => formats::detect(&loaded.transcript).map_err(|e| js_error(&e))?,
                 };
                 let t = formats::decode(format, loaded.transcript.clone()).map_err(|e| js_error(&e))?;
+                // N-1: with no memory hook the folded user text records are the one whole
+                // copy of what a summary clips: the saved record keeps them (`memory`)
+                let keep_memory = !super::memory::MemoryHooks::from_hooks(&hooks)?.active();
                 let (outcome, side) = drive(config, loaded.state.clone(), t, &hooks).await?;
-                let plan = plan_save(&loaded, &outcome);
+                let plan = plan_save(&loaded, &outcome, keep_memory);
                 if let Some(plan) = &plan {
                     let patch = outcome.rewrite.as_ref().map(|r| serde_json::to_value(&r.patch).unwrap_or(Value::Null)).unwrap_or(Value::Array(vec![]));
                     store.save(plan, &patch, &bounds).await?;

@@ -112,6 +112,18 @@ test('engine errors are Errors with a stable code (J-2)', async () => {
   assert.throws(() => detectFormat([{ role: 'user', content: 'hi' }]), (e) => e.code === 'unknown_format' && /ambiguous/.test(e.message))
 })
 
+test('w6_j2_an_array_or_other_non_object_state_is_invalid_state_not_a_new_session', async () => {
+  // adversarial finding (session 5): compact([], ...) ran as a new session
+  const c = new ContextCompactor({ format: 'openai-chat', contextWindow: 8000 })
+  for (const [state, what] of [[[], 'an array'], [[1, 2], 'an array'], ['[]', 'an array'], [42, 'a number'], [true, 'a boolean'], ['"x"', 'a string']]) {
+    await assert.rejects(c.compact(state, session(), { force: true }), (e) => e.code === 'invalid_state' && e.message.includes(`got ${what}`), JSON.stringify(state))
+    assert.throws(() => c.check(state, session(), {}), (e) => e.code === 'invalid_state' && e.message.includes(`got ${what}`), JSON.stringify(state))
+  }
+  // null / undefined / {} are a new session
+  assert.equal((await c.compact(null, session(), { force: true })).status, 'compacted')
+  assert.equal((await c.compact({}, session(), { force: true })).status, 'compacted')
+})
+
 test('onEvent receives compaction_started and compaction_completed (J-4)', async () => {
   const c = new ContextCompactor({ format: 'openai-chat', contextWindow: 8000 })
   const events = []

@@ -117,3 +117,86 @@ test('i2_create_agent_middleware_compacts_a_tool_loop_and_reads_usage_metadata',
   await createAgent({ model: bare, tools: [readFile] }).invoke({ messages: [new HumanMessage('read every file of the crate')] }, { recursionLimit: 100 })
   assert.ok(Math.max(...bare.calls.map((c) => estimate(c.messages))) > WINDOW)
 })
+
+test('n1_i2_langchain_text_file_blocks_are_read_as_the_users_text_and_come_back_as_given', async () => {
+  // adversarial finding (session 5): LangChain v1 standard `file` / `text-plain` blocks
+  // (and the older `source_type: "text"` / base64 text/plain data blocks) were a document
+  // placeholder or dropped, so an attached text file folded away unquoted
+  const spec = 'Spec from the customer: the export runs nightly. You must keep the CSV header order. DOCSECRET42 is the batch name.'
+  const b64 = Buffer.from(spec).toString('base64')
+  const blocks = [
+    { type: 'file', mimeType: 'text/plain', data: b64, metadata: { filename: 'spec.txt' } },
+    { type: 'text-plain', text: spec, mimeType: 'text/plain', title: 'spec' },
+    { type: 'text-plain', data: b64, mimeType: 'text/plain' },
+    { type: 'text-plain', base64: b64, mime_type: 'text/plain' },
+    { type: 'file', url: `data:text/markdown;base64,${b64}` },
+    { type: 'file', source_type: 'text', text: spec },
+    { type: 'file', source_type: 'base64', mime_type: 'text/plain', data: b64 },
+  ]
+  const c = new ContextCompactor({ format: 'openai-chat', contextWindow: 4000, preserveRecentTurns: 2 })
+  for (const block of blocks) {
+    const msgs = [new SystemMessage('sys'), new HumanMessage({ content: 'First task: build the exporter.', id: 'h0' })]
+    msgs.push(new HumanMessage({ content: [{ type: 'text', text: 'Here is the spec.' }, block], id: 'h-spec' }))
+    for (let i = 0; i < 8; i++) {
+      msgs.push(new AIMessage({ content: `step ${i} ` + 'detail '.repeat(200), id: `a${i}` }))
+      msgs.push(new HumanMessage({ content: `next ${i}`, id: `h${i + 1}` }))
+    }
+    const rows = fromLangChainMessages(msgs)
+    // the round trip gives the block back as given
+    assert.deepEqual(toLangChainMessages(JSON.parse(JSON.stringify(rows)))[2].content, [{ type: 'text', text: 'Here is the spec.' }, block])
+    const out = await c.compact(null, rows, { force: true, memoryRecords: 'result' })
+    assert.equal(out.status, 'compacted', out.reason)
+    const summary = out.transcript.find((r) => r.transcript_role === 'compaction_summary')
+    assert.ok(out.transcript.every((r) => r.lc?.id !== 'h-spec'), `${JSON.stringify(block)}: the attachment's row is folded`)
+    assert.ok(JSON.stringify(summary.content).includes('You must keep the CSV header order.'), `${JSON.stringify(block)}: the constraint is quoted verbatim`)
+    assert.ok(out.memory.records.some((r) => r.content.includes('DOCSECRET42')), `${JSON.stringify(block)}: whole in memory`)
+    // rows the compaction kept come back as the messages they were
+    const back = toLangChainMessages(out.transcript)
+    assert.deepEqual(fields(back.at(-1)), fields(msgs.at(-1)))
+  }
+  // LangChain.js also takes `data` as a Uint8Array (JSON writes it as an object of bytes)
+  const msgs = [new HumanMessage('First task: build the exporter.')]
+  msgs.push(new HumanMessage({ content: [{ type: 'text-plain', mimeType: 'text/plain', data: new TextEncoder().encode(spec) }], id: 'h-bytes' }))
+  for (let i = 0; i < 8; i++) msgs.push(new AIMessage(`step ${i} ` + 'detail '.repeat(200)), new HumanMessage(`next ${i}`))
+  const out = await c.compact(null, fromLangChainMessages(msgs), { force: true, memoryRecords: 'result' })
+  assert.ok(out.memory.records.some((r) => r.content.includes('DOCSECRET42')), 'a Uint8Array text file is read as text')
+})
+
+test('j2_i2_from_langchain_messages_gives_a_typed_error_naming_the_message_for_fields_json_cannot_hold', async () => {
+  // adversarial finding (session 5): 5000-deep or circular fields threw a codeless
+  // RangeError / TypeError (or an engine error naming no message)
+  const nest = (n) => { let v = 1; for (let k = 0; k < n; k++) v = { x: v }; return v }
+  const circ = { a: 1 }
+  circ.self = circ
+  const cases = [
+    [new AIMessage({ content: 'x', additional_kwargs: { deep: nest(5000) } }), /additional_kwargs\.deep\.x.*nested past 127 levels/],
+    [{ type: 'ai', content: 'x', additional_kwargs: nest(5000) }, /nested past 127 levels/],
+    [new AIMessage({ content: 'x', additional_kwargs: { circ } }), /additional_kwargs\.circ\.self refers back to an object that contains it \(a circular reference\)/],
+    [{ type: 'ai', content: '', tool_calls: [{ id: 'c', name: 'f', args: circ }] }, /tool_calls\[0\]\.args\.self refers back/],
+    [{ type: 'ai', content: '', tool_calls: [{ id: 'c', name: 'f', args: nest(5000) }] }, /tool_calls\[0\]\.args\.x.*nested past/],
+    [new HumanMessage({ content: [{ type: 'text', text: 'hi', extra: nest(5000) }] }), /content\[0\]\.extra\.x.*nested past/],
+    [{ type: 'human', content: 'hi', response_metadata: { n: 10n } }, /response_metadata\.n is a BigInt/],
+  ]
+  for (const [m, says] of cases) {
+    const e = (() => { try { fromLangChainMessages([new HumanMessage('first'), m]); return null } catch (err) { return err } })()
+    assert.ok(e, `${says}: throws`)
+    assert.equal(e.name, 'ContextCompactorError', e.message)
+    assert.equal(e.code, 'invalid_transcript', e.message)
+    assert.match(e.message, /^fromLangChainMessages: message 1 /)
+    assert.match(e.message, says)
+  }
+  // the bound is the engine's: a row of 127 levels is read, one of 128 refused by both
+  const c = new ContextCompactor({ format: 'openai-chat', contextWindow: 100_000 })
+  const at = (n) => ({ type: 'ai', content: 'x', additional_kwargs: nest(n) }) // row 1, lc 2, additional_kwargs 3..
+  const rows = fromLangChainMessages([new HumanMessage('first'), at(125)])
+  assert.equal(c.check(null, rows).compact, false)
+  assert.throws(() => fromLangChainMessages([new HumanMessage('first'), at(126)]), (e) => e.code === 'invalid_transcript' && /message 1/.test(e.message))
+  const row128 = { ...rows[1], lc: { ...rows[1].lc, additional_kwargs: { x: rows[1].lc.additional_kwargs } } }
+  assert.throws(() => c.check(null, [rows[0], row128]), (e) => e.code === 'invalid_transcript' && /message 1/.test(e.message))
+  // shared (not circular) values are fine
+  const shared = { k: 1 }
+  assert.equal(fromLangChainMessages([new AIMessage({ content: 'x', additional_kwargs: { a: shared, b: shared } })]).length, 1)
+  // the middleware gives the same typed error
+  const mw = compactionMiddleware({ contextWindow: 4000 })
+  await assert.rejects(mw.beforeModel({ messages: [new HumanMessage('hi'), new AIMessage({ content: 'x', additional_kwargs: { circ } })] }, {}), (e) => e.code === 'invalid_transcript' && /message 1/.test(e.message))
+})

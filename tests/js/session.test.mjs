@@ -2,7 +2,7 @@
 // ledger (Y-10) through the built package.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { ContextCompactor, Session, recordFinding } from 'context-compactor'
+import { ContextCompactor, MemoryIndex, Session, recordFinding } from 'context-compactor'
 
 /** Old turns, then an open run with three rounds (OpenAI chat). */
 function doc() {
@@ -156,4 +156,40 @@ test('Y-10: findings ride in every request view and through the session store', 
   }
   const view = await session.request()
   assert.match(view[1].content, /kv\/deploy/)
+})
+
+test('n1_w8_session_compact_without_a_memory_hook_saves_the_folded_user_text_records', async () => {
+  // adversarial finding (session 5): the save kept only transcript / state / revision,
+  // so the folded user text (whole only in the result's memory.records) was lost to a
+  // host that reloads the session
+  const msgs = [{ role: 'system', content: 'You are careful.' }]
+  for (let i = 0; i < 8; i++) {
+    msgs.push({ role: 'user', content: `request ${i}: you must keep port 80${i}0.\n${'pasted config line\n'.repeat(90)}` })
+    msgs.push({ role: 'assistant', content: `answer ${i} ${'detail '.repeat(120)}` })
+  }
+  msgs.push({ role: 'user', content: 'now write the report' })
+  const store = memoryStore(msgs)
+  const c = new ContextCompactor({ format: 'openai-chat', contextWindow: 4000, preserveRecentTurns: 1 })
+  const session = new Session(c, store)
+  const out = await session.compact({ force: true })
+  assert.equal(out.status, 'compacted', out.reason)
+  assert.ok(out.memory.records.length > 0, 'the result has the folded user text')
+  const saved = JSON.parse(store.record)
+  assert.deepEqual(saved.memory, out.memory.records, 'the saved record keeps them')
+  // each folded request rebuilds byte for byte from the saved records
+  for (const i of out.rewrite.discarded) {
+    if (msgs[i].role !== 'user') continue
+    const parts = saved.memory.filter((r) => r.sourceRange[0] === i).sort((a, b) => a.byteRange[0] - b.byteRange[0])
+    assert.equal(parts.map((r) => r.content).join(''), msgs[i].content, `message ${i}`)
+  }
+  // an append and a finding carry them on; load() gives them back
+  await session.append({ role: 'assistant', content: 'report written' })
+  await session.recordFinding('port 8080 is staging')
+  assert.deepEqual((await session.load()).memory, out.memory.records)
+  // with a memory hook the records go there, and the record keeps what it had
+  const index = new MemoryIndex()
+  const store2 = memoryStore(msgs)
+  await new Session(c, store2).compact({ force: true, memory: index })
+  assert.equal(JSON.parse(store2.record).memory, undefined)
+  assert.ok(index.size('default') > 0)
 })
