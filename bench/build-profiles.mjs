@@ -2,7 +2,7 @@
 // Build-profile candidates (a benchmark, not a test; issue 15 item 3): builds this source
 // once per Cargo profile candidate (scripts/build.mjs --only full --out DIR --config ...,
 // each in its own target dir under the OS temp dir), adds wasm-opt (npm `binaryen`)
-// passes over the "z" build, then runs bench/profiles.mjs over all of them at each size
+// -O passes over the shipped build, then runs bench/profiles.mjs over all of them at each size
 // (10 MB and 1 MB by default): `_bg.wasm` raw and brotli, and compaction, check and
 // toRequest as ratios to the JSON.parse + JSON.stringify round trip of the same run.
 // The table it prints is the one in docs/performance.md ("Build size").
@@ -22,17 +22,22 @@ const sizes = opt('sizes', '10,1').split(',')
 const runs = opt('runs', '7')
 const base = join(tmpdir(), 'context-compactor-profiles')
 
-// Cargo candidates: name -> `--config` values (on top of Cargo.toml's release profile).
+// Cargo candidates: name -> `--config` values on top of Cargo.toml's release profile (which
+// is the shipped one: "z", serde_json at "s"), extra scripts/build.mjs arguments, and the
+// candidate whose target dir it shares (same cargo settings, so nothing is rebuilt). Each
+// is post-passed as scripts/build.mjs ships it unless its args say `--no-wasm-opt`. Names
+// have no commas (--only splits on them).
 const cargo = {
-  z: [],
-  s: ['profile.release.opt-level="s"'],
-  o3: ['profile.release.opt-level=3'],
-  'z+serde_json@3': ['profile.release.package.serde_json.opt-level=3'],
-  'z+serde_json@s': ['profile.release.package.serde_json.opt-level="s"'],
+  'z+serde_json@s': { configs: [] },
+  'z+serde_json@s no-post': { configs: [], args: ['--no-wasm-opt'], target: 'z+serde_json@s' },
+  z: { configs: ['profile.release.package.serde_json.opt-level="z"'] },
+  'z+serde_json@3': { configs: ['profile.release.package.serde_json.opt-level=3'] },
+  s: { configs: ['profile.release.opt-level="s"'] },
+  o3: { configs: ['profile.release.opt-level=3', 'profile.release.package.serde_json.opt-level=3'] },
 }
-// wasm-opt candidates over the "z" build, with the features rustc's wasm32 output uses.
-const features = ['--enable-bulk-memory', '--enable-nontrapping-float-to-int', '--enable-sign-ext', '--enable-mutable-globals', '--enable-reference-types', '--enable-multivalue']
-const wasmOpt = { 'z+wasm-opt -Oz': ['-Oz'], 'z+wasm-opt -O3': ['-O3'] }
+const shipped = 'z+serde_json@s'
+// wasm-opt -O modes over the shipped build (binaryen reads the features from the module).
+const wasmOpt = { 'z+serde_json@s+wasm-opt -Oz': ['-Oz'], 'z+serde_json@s+wasm-opt -O3': ['-O3'] }
 const only = opt('only', null)?.split(',')
 const wanted = (name) => !only || only.includes(name)
 const dirOf = (name) => join(base, name.replace(/[^A-Za-z0-9@+.-]/g, '_'))
@@ -44,21 +49,21 @@ function run(cmd, args, env = {}) {
 }
 
 mkdirSync(base, { recursive: true })
-for (const [name, configs] of Object.entries(cargo)) {
-  if (!wanted(name) && !(name === 'z' && Object.keys(wasmOpt).some(wanted))) continue
+for (const [name, { configs, args = [], target = name }] of Object.entries(cargo)) {
+  if (!wanted(name) && !(name === shipped && Object.keys(wasmOpt).some(wanted))) continue
   const dir = dirOf(name)
   if (reuse && existsSync(join(dir, 'pkg/web/context_compactor_bg.wasm'))) continue
-  run('node', ['scripts/build.mjs', '--only', 'full', '--out', dir, ...configs.flatMap((c) => ['--config', c])],
-    { CARGO_TARGET_DIR: join(base, `target-${name.replace(/[^A-Za-z0-9]/g, '_')}`) })
+  run('node', ['scripts/build.mjs', '--only', 'full', '--out', dir, ...args, ...configs.flatMap((c) => ['--config', c])],
+    { CARGO_TARGET_DIR: join(base, `target-${target.replace(/[^A-Za-z0-9]/g, '_')}`) })
 }
 for (const [name, passes] of Object.entries(wasmOpt)) {
   if (!wanted(name)) continue
   const dir = dirOf(name)
   if (reuse && existsSync(join(dir, 'pkg/web/context_compactor_bg.wasm'))) continue
   rmSync(dir, { recursive: true, force: true })
-  cpSync(join(dirOf('z'), 'pkg'), join(dir, 'pkg'), { recursive: true })
+  cpSync(join(dirOf(shipped), 'pkg'), join(dir, 'pkg'), { recursive: true })
   const wasm = join(dir, 'pkg/web/context_compactor_bg.wasm')
-  run(join(root, 'node_modules/.bin/wasm-opt'), [...passes, ...features, wasm, '-o', wasm])
+  run(join(root, 'node_modules/.bin/wasm-opt'), [...passes, wasm, '-o', wasm])
 }
 const specs = [...Object.keys(cargo), ...Object.keys(wasmOpt)].filter(wanted).map((n) => `${n}=${dirOf(n)}`)
 for (const mb of sizes) run('node', ['bench/profiles.mjs', ...specs, '--mb', mb, '--runs', runs])

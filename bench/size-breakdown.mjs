@@ -15,6 +15,7 @@
 //            serde_core and the derived impls of our types); repeatable
 import { readFileSync } from 'node:fs'
 import { brotliCompressSync, constants } from 'node:zlib'
+import { readLeb } from './wasm-sections.mjs'
 
 const argv = process.argv.slice(2)
 const file = argv.find((a) => a.endsWith('.wasm'))
@@ -30,15 +31,9 @@ const buf = readFileSync(file)
 // The few sections read here (import, code, data, custom "name"), per the wasm binary format.
 let p = 8
 const leb = () => {
-  let r = 0
-  let s = 0
-  let b
-  do {
-    b = buf[p++]
-    r += (b & 0x7f) * 2 ** s
-    s += 7
-  } while (b & 0x80)
-  return r
+  const [v, next] = readLeb(buf, p)
+  p = next
+  return v
 }
 const skipName = () => {
   const l = leb()

@@ -5,7 +5,10 @@
 // (quality 11) via node:zlib, and the median time to compile + instantiate it in Node
 // (WebAssembly.compile + the web build's initSync in a fresh module instance). The
 // baseline measured in the same run is one golden compaction (tests/fixtures/golden.json)
-// on an instantiated module; start-up is also reported as a ratio to it.
+// on an instantiated module; start-up is also reported as a ratio to it. Where the bytes
+// are: the code section (function bodies) and the data section (string constants) are also
+// compressed alone, so a target that is not met prints what its brotli bytes are made of
+// (by crate and module: bench/size-breakdown.mjs over a build that keeps its names).
 // Usage: npm run bench:size [-- file.wasm ...] [-- --runs N] [-- --json]
 import { readFile } from 'node:fs/promises'
 import { existsSync } from 'node:fs'
@@ -13,6 +16,7 @@ import { basename, dirname, resolve } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { pathToFileURL, fileURLToPath } from 'node:url'
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib'
+import { sections } from '../bench/wasm-sections.mjs'
 
 const root = resolve(fileURLToPath(new URL('..', import.meta.url)))
 const args = process.argv.slice(2)
@@ -49,11 +53,15 @@ async function startup(bytes, glue) {
   return { ms: performance.now() - t0, api }
 }
 
+const brotliOf = (b) => brotliCompressSync(b, { params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: b.length } }).length
 const rows = []
 for (const file of files) {
   const bytes = await readFile(file)
+  const parts = sections(bytes)
+  const code = parts.find((x) => x.id === 10)?.body ?? Buffer.alloc(0) // function bodies
+  const data = parts.find((x) => x.id === 11)?.body ?? Buffer.alloc(0) // data segments
   const gzip = gzipSync(bytes, { level: 9 }).length
-  const brotli = brotliCompressSync(bytes, { params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: bytes.length } }).length
+  const brotli = brotliOf(bytes)
   await startup(bytes, glueFor(file)) // warm-up (V8 caches nothing across distinct modules, but the glue and JIT settle)
   const starts = []
   const compactions = []
@@ -68,7 +76,7 @@ for (const file of files) {
   const s = median(starts)
   const c = median(compactions)
   const target = targetOf(file)
-  rows.push({ file: basename(file), path: file, entry: target?.entry ?? null, targetBrotli: target ? target.brotliKB * 1024 : null, met: target ? brotli <= target.brotliKB * 1024 : null, raw: bytes.length, gzip, brotli, startupMs: +s.toFixed(2), goldenCompactMs: +c.toFixed(2), startupPerCompaction: +(s / c).toFixed(2), runs })
+  rows.push({ file: basename(file), path: file, entry: target?.entry ?? null, targetBrotli: target ? target.brotliKB * 1024 : null, met: target ? brotli <= target.brotliKB * 1024 : null, raw: bytes.length, gzip, brotli, codeRaw: code.length, codeBrotli: brotliOf(code), dataRaw: data.length, dataBrotli: brotliOf(data), startupMs: +s.toFixed(2), goldenCompactMs: +c.toFixed(2), startupPerCompaction: +(s / c).toFixed(2), runs })
 }
 
 if (json) console.log(JSON.stringify(rows, null, 2))
@@ -79,5 +87,12 @@ else {
   for (const r of rows) {
     const target = r.targetBrotli === null ? '-' : `<= ${kb(r.targetBrotli)}: ${r.met ? 'met' : `NOT met (${kb(r.brotli - r.targetBrotli)} over)`}`
     console.log(`${r.entry ?? '-'} | ${r.path} | ${kb(r.raw)} | ${kb(r.gzip)} | ${kb(r.brotli)} | ${target} | ${r.startupMs} ms | ${r.goldenCompactMs} ms | ${r.startupPerCompaction}x`)
+  }
+  for (const r of rows) {
+    console.log(`${r.entry ?? r.file}: code section ${kb(r.codeRaw)} raw, ${kb(r.codeBrotli)} brotli alone; data section (string constants) ${kb(r.dataRaw)} raw, ${kb(r.dataBrotli)} brotli alone`)
+    if (r.met === false) {
+      const over = r.brotli - r.targetBrotli
+      console.log(`  ${kb(over)} over: ${r.codeBrotli > over ? `the code alone is ${kb(r.codeBrotli)}, so the cut is ${(100 * over / r.codeBrotli).toFixed(0)}% of the compressed code` : 'more than the code'} (or the data: ${kb(r.dataBrotli)}); by crate and module: node bench/size-breakdown.mjs on a --names build`)
+    }
   }
 }
