@@ -176,3 +176,49 @@ fn n1_y3_a_rollup_in_the_same_call_as_its_fold_may_count_the_folded_requests_it_
         assert!(summary.contains(&step20) || records.contains(step20.trim()), "hook {hook}: Step 20 is in the summary or whole in the records");
     }
 }
+
+#[test]
+fn n1_s9_a_fold_of_summary_rows_carries_their_count_and_marker_lines() {
+    // adversarial finding 6 (session 6): the tau-bench replay, built-in summary, no
+    // summarizer: an in-run fold over a level-2 and a level-1 summary failed its own
+    // check on every call ("350 user text blocks earlier summaries carried are neither
+    // quoted, clipped with a marker nor counted by the rewrite (it counts 0)"): the fold
+    // read the folded summaries' length-prefixed items only, so their plain floor lines
+    // (the rollup's count line, its clip markers) were left out of the new summary.
+    use context_compactor::nothing_lost::user_text_floor;
+    use context_compactor::summarize::carry::{check_rollup, collapsed_line, rollup_marker};
+    use context_compactor::summarize::{checked_marker, deterministic_tail, floor_items, item, Facts};
+    let config = Config::from_options(&json!({ "format": "openai-chat", "contextWindow": 16000 })).unwrap();
+    let summary = |level: u8, count: usize, clipped: &str| {
+        let mut body = String::new();
+        if level == 2 {
+            body.push_str(&item(FIRST_TASK_KIND, FIRST));
+        }
+        body.push('\n');
+        body.push_str(&collapsed_line(count));
+        body.push('\n');
+        body.push_str(&rollup_marker(clipped));
+        format!("Rollup narrative.{}{body}", checked_marker(&body))
+    };
+    let members = vec![summary(2, 329, "Request 3: move the cache to redis, keep the old keys readable."), summary(1, 21, "Request 40: rename the job.")];
+    let rows_json = json!([
+        { "role": "system", "content": "You are an agent." },
+        { "role": "user", "content": members[0] },
+        { "role": "user", "content": members[1] },
+        { "role": "user", "content": "Request 41: now ship it." },
+    ]);
+    let mut t = formats::decode(Format::OpenaiChat, rows_json).unwrap();
+    t.messages[1].provenance.summary_level = Some(2);
+    t.messages[2].provenance.summary_level = Some(1);
+    let rows: Vec<(usize, &context_compactor::transcript::Message)> = (1..4).map(|o| (o, &t.messages[o])).collect();
+    let facts = Facts::read_for(&rows, &|_, _, _| None, true);
+    let user_lines = user_text_floor(&rows, None, Some(3), 2_000);
+    let narrative = "Handoff summary (deterministic).";
+    let carried = floor_items(narrative, &facts, &facts.carried, 4_096, &user_lines, &[3]);
+    let written = format!("{narrative}{}", deterministic_tail(&carried, &[], 0, &[], "", &config));
+    // the members' two count lines are carried as one line with their sum, every marker whole
+    assert!(written.contains(&collapsed_line(350)), "the count lines are summed: {written}");
+    assert!(written.contains(&rollup_marker("Request 3: move the cache to redis, keep the old keys readable.")));
+    assert!(written.contains(&rollup_marker("Request 40: rename the job.")));
+    check_rollup(&members, &[written], true, true).expect("the fold of the summary rows passes the engine's own check");
+}

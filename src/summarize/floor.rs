@@ -162,6 +162,7 @@ pub fn floor_items(narrative: &str, facts: &Facts, earlier: &[(String, String)],
         out.push_str(&item(CONSTRAINTS_KIND, &constraints.join("\n")));
     }
     // 3. plan, paths, earlier carried items, by the budget
+    let mut collapsed = 0usize;
     let mut rest: Vec<(&'static str, String)> = Vec::new();
     if let Some(p) = &facts.plan {
         let open: Vec<&(String, String)> = p.open_items().filter(|(_, c)| !crate::nothing_lost::contains_bounded(narrative, c)).collect();
@@ -180,6 +181,11 @@ pub fn floor_items(narrative: &str, facts: &Facts, earlier: &[(String, String)],
         }
         if kind == "clipped user text" {
             if text.starts_with(CONSTRAINT_PREFIX) {
+                continue;
+            }
+            // count lines of several folded summaries: one line with their sum (N-1)
+            if let Some(n) = super::carry::collapsed_count(text) {
+                collapsed = collapsed.saturating_add(n);
                 continue;
             }
             if written.insert(text.as_str()) && !crate::nothing_lost::contains_bounded(narrative, text) {
@@ -203,6 +209,10 @@ pub fn floor_items(narrative: &str, facts: &Facts, earlier: &[(String, String)],
         if !missing.is_empty() {
             rest.push((k, missing.join("\n")));
         }
+    }
+    if collapsed > 0 {
+        out.push('\n');
+        out.push_str(&super::carry::collapsed_line(collapsed));
     }
     for (kind, text) in rest {
         if seen.contains(&text) {
