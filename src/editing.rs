@@ -324,24 +324,65 @@ pub fn recent_cap(config: &Config, d: &Decision) -> Option<usize> {
 /// newest first, while their estimated tokens stay within `preserveRecentUserTokens`;
 /// they stay verbatim after the summary. A message over the remaining budget stops the
 /// walk (older ones are not taken past it). Unchanged when the option is off.
+///
+/// A user message that also holds tool results (Anthropic / Gemini `[tool_result,
+/// text]`: the person typed while the agent worked) is kept with the folded rows
+/// holding the calls it answers, counted in the budget, so the pairing stays whole
+/// (adversarial finding 9, session 6); when such a call row also holds calls answered
+/// elsewhere, the message stays in the fold (its text is quoted there, N-1).
 pub fn preserve_recent_users(mut sel: Selection, messages: &[Message], config: &Config, calibration: f64) -> Selection {
     let Some(budget) = config.preserve_recent_user_tokens else { return sel };
     let mut left = budget;
     let mut keep: Vec<usize> = Vec::new();
     for &o in sel.fold.iter().rev() {
         let Some(m) = messages.get(o) else { continue };
-        if !m.starts_turn() || m.provenance.is_pinned() {
+        if !m.starts_turn() || m.provenance.is_pinned() || keep.contains(&o) {
             continue;
         }
-        let tokens = message_tokens(m, config, calibration);
+        let Some(calls) = calls_answered(&sel.fold, o, messages, m) else { continue };
+        let tokens = message_tokens(m, config, calibration).saturating_add(calls.iter().filter_map(|&c| messages.get(c)).map(|c| message_tokens(c, config, calibration)).sum::<u64>());
         if tokens > left {
             break;
         }
         left -= tokens;
         keep.push(o);
+        keep.extend(calls);
     }
     if !keep.is_empty() {
         sel.fold.retain(|o| !keep.contains(o));
     }
     sel
+}
+
+/// The folded rows (`fold`, sorted offsets) before `m` (at offset `at`) holding the
+/// calls whose results `m` holds (empty when it holds none; a call row not folded stays
+/// anyway), or `None` when a folded one also holds a call `m` does not answer, or a
+/// result's call is in no row before it.
+fn calls_answered(fold: &[usize], at: usize, messages: &[Message], m: &Message) -> Option<Vec<usize>> {
+    use crate::transcript::Block;
+    let answered: Vec<&str> = m.blocks.iter().filter_map(|b| if let Block::ToolResult { call_id, .. } = b { Some(call_id.as_str()) } else { None }).collect();
+    if answered.is_empty() {
+        return Some(Vec::new());
+    }
+    let mut rows: Vec<usize> = Vec::new();
+    let mut found = 0usize;
+    for c in (0..at).rev() {
+        let Some(row) = messages.get(c) else { continue };
+        let ids: Vec<&str> = row.blocks.iter().filter_map(|b| if let Block::ToolCall { id, .. } = b { Some(id.as_str()) } else { None }).collect();
+        let mine = ids.iter().filter(|i| answered.contains(i)).count();
+        if mine == 0 {
+            continue;
+        }
+        if fold.binary_search(&c).is_ok() {
+            if mine < ids.len() {
+                return None;
+            }
+            rows.push(c);
+        }
+        found += mine;
+        if found >= answered.len() {
+            return Some(rows);
+        }
+    }
+    None
 }

@@ -724,3 +724,45 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn k2_recent_user_text_beside_tool_results_keeps_its_calls_paired() {
+    // adversarial finding 9 (session 6): in Anthropic and Gemini a person who types while
+    // the agent works shares a user message with the tool results (`[tool_result,
+    // text]`); `preserveRecentUserTokens` kept such messages out of the fold without the
+    // calls they answer, and the rewrite failed its pairing check (`unpaired_tool_result`).
+    // The calls are kept with them (or the message stays in the fold): pairing whole.
+    let anthropic = {
+        let mut rows = vec![json!({ "role": "user", "content": "Start." })];
+        for i in 0..8 {
+            rows.push(json!({ "role": "assistant", "content": [{ "type": "tool_use", "id": format!("t{i}"), "name": "run", "input": {} }] }));
+            rows.push(json!({ "role": "user", "content": [{ "type": "tool_result", "tool_use_id": format!("t{i}"), "content": "o".repeat(1500) }, { "type": "text", "text": format!("INTERJECT-{i}: keep going but never stop the db") }] }));
+        }
+        rows.push(json!({ "role": "assistant", "content": "ok" }));
+        (Format::Anthropic, json!(rows))
+    };
+    let gemini = {
+        let mut rows = vec![json!({ "role": "user", "parts": [{ "text": "Start." }] })];
+        for i in 0..8 {
+            rows.push(json!({ "role": "model", "parts": [{ "functionCall": { "name": "run", "args": { "i": i } } }] }));
+            rows.push(json!({ "role": "user", "parts": [{ "functionResponse": { "name": "run", "response": { "out": "o".repeat(1500) } } }, { "text": format!("INTERJECT-{i}: keep going but never stop the db") }] }));
+        }
+        rows.push(json!({ "role": "model", "parts": [{ "text": "ok" }] }));
+        (Format::Gemini, json!({ "contents": rows }))
+    };
+    for (format, doc) in [anthropic, gemini] {
+        let t = formats::decode(format, doc).unwrap();
+        for budget in [100u64, 2_000] {
+            let config = Config::from_options(&json!({ "format": format.name(), "contextWindow": 4000, "preserveRecentUserTokens": budget })).unwrap();
+            let mut job = Job::start(config, SessionState::default(), t.clone(), JobOptions { signals: Signals { force: true, ..Signals::default() }, has_summarizer: false });
+            let o = run_sync(&mut job, fake_summary).expect("job runs");
+            assert_eq!(o.status, "compacted", "{format:?} budget {budget}: {}", o.reason);
+            formats::validate_pairing(&o.transcript).expect("pairing");
+            if budget == 2_000 {
+                // the newest interjection is kept verbatim after the summary, with its call
+                let retained: Vec<usize> = o.rewrite.as_ref().unwrap().retained.iter().map(|r| r.source).collect();
+                assert!(retained.contains(&16) && retained.contains(&15), "{format:?}: {retained:?}");
+            }
+        }
+    }
+}

@@ -251,9 +251,20 @@ fn n5_floor_adds_nothing_the_summary_already_holds() {
     assert_eq!(o.status, "compacted", "{}", o.reason);
     let text = &o.rewrite.as_ref().unwrap().summary.as_ref().unwrap().text;
     let items = summarize::ledger::read_items(split_summary(text).1.unwrap_or(""));
-    // only the folded user text the summary did not quote is carried, and the session's
-    // first task as its own item (S-9: later compactions and rollups find it by it)
-    assert!(items.iter().all(|(k, t)| k.starts_with("rehydrated") || k == "carried first task" && t.starts_with("Port the parser to Rust.") || (k.contains("user text") || k.contains("newest request")) && t.starts_with("recent ")), "{items:?}");
+    // only the folded user text the summary did not quote is carried whole, and the
+    // session's first task as its own item (S-9: later compactions and rollups find it by
+    // it); a text the prose quotes is named by a one-line rollup clip marker and its
+    // constraint sentences are in the constraints item, so a later prose rollup cannot
+    // drop them (adversarial finding 7, session 6: Y-3, Y-6)
+    assert!(
+        items.iter().all(|(k, t)| k.starts_with("rehydrated")
+            || k == "carried first task" && t.starts_with("Port the parser to Rust.")
+            || (k.contains("user text") || k.contains("newest request")) && t.starts_with("recent ")
+            || k == "carried constraints" && t == "Never use unsafe.\nDon't touch the tests."),
+        "{items:?}"
+    );
+    let marker = summarize::carry::rollup_marker("Now do the parser. Never use unsafe. Don't touch the tests. Never use unsafe.");
+    assert!(text.lines().any(|l| l == marker), "{text}");
     assert_eq!(items.iter().filter(|(k, _)| k == "carried first task").count(), 1, "{items:?}");
 }
 

@@ -176,3 +176,113 @@ fn n1_y3_a_rollup_in_the_same_call_as_its_fold_may_count_the_folded_requests_it_
         assert!(summary.contains(&step20) || records.contains(step20.trim()), "hook {hook}: Step 20 is in the summary or whole in the records");
     }
 }
+
+#[test]
+fn n1_s9_a_fold_of_summary_rows_carries_their_count_and_marker_lines() {
+    // adversarial finding 6 (session 6): the tau-bench replay, built-in summary, no
+    // summarizer: an in-run fold over a level-2 and a level-1 summary failed its own
+    // check on every call ("350 user text blocks earlier summaries carried are neither
+    // quoted, clipped with a marker nor counted by the rewrite (it counts 0)"): the fold
+    // read the folded summaries' length-prefixed items only, so their plain floor lines
+    // (the rollup's count line, its clip markers) were left out of the new summary.
+    use context_compactor::nothing_lost::user_text_floor;
+    use context_compactor::summarize::carry::{check_rollup, collapsed_line, rollup_marker};
+    use context_compactor::summarize::{checked_marker, deterministic_tail, floor_items, item, Facts};
+    let config = Config::from_options(&json!({ "format": "openai-chat", "contextWindow": 16000 })).unwrap();
+    let summary = |level: u8, count: usize, clipped: &str| {
+        let mut body = String::new();
+        if level == 2 {
+            body.push_str(&item(FIRST_TASK_KIND, FIRST));
+        }
+        body.push('\n');
+        body.push_str(&collapsed_line(count));
+        body.push('\n');
+        body.push_str(&rollup_marker(clipped));
+        format!("Rollup narrative.{}{body}", checked_marker(&body))
+    };
+    let members = vec![summary(2, 329, "Request 3: move the cache to redis, keep the old keys readable."), summary(1, 21, "Request 40: rename the job.")];
+    let rows_json = json!([
+        { "role": "system", "content": "You are an agent." },
+        { "role": "user", "content": members[0] },
+        { "role": "user", "content": members[1] },
+        { "role": "user", "content": "Request 41: now ship it." },
+    ]);
+    let mut t = formats::decode(Format::OpenaiChat, rows_json).unwrap();
+    t.messages[1].provenance.summary_level = Some(2);
+    t.messages[2].provenance.summary_level = Some(1);
+    let rows: Vec<(usize, &context_compactor::transcript::Message)> = (1..4).map(|o| (o, &t.messages[o])).collect();
+    let facts = Facts::read_for(&rows, &|_, _, _| None, true);
+    let user_lines = user_text_floor(&rows, None, Some(3), 2_000);
+    let narrative = "Handoff summary (deterministic).";
+    let carried = floor_items(narrative, &facts, &facts.carried, 4_096, &user_lines, &[3], true);
+    let written = format!("{narrative}{}", deterministic_tail(&carried, &[], 0, &[], "", &config));
+    // the members' two count lines are carried as one line with their sum, every marker whole
+    assert!(written.contains(&collapsed_line(350)), "the count lines are summed: {written}");
+    assert!(written.contains(&rollup_marker("Request 3: move the cache to redis, keep the old keys readable.")));
+    assert!(written.contains(&rollup_marker("Request 40: rename the job.")));
+    check_rollup(&members, &[written], true, true).expect("the fold of the summary rows passes the engine's own check");
+}
+
+/// A summarizer that does what the built-in prompt asks: quotes the person's requests
+/// verbatim in its own prose for `summary`, and writes a short prose `rollup`.
+fn quoting_summarizer(req: &context_compactor::summarize::SummarizeRequest) -> Reply {
+    if req.kind == "rollup" {
+        return Reply::Summary { text: "Rollup: the user asked for doc updates; work continues.".into(), usage: None };
+    }
+    let all: String = req.messages.iter().map(|m| m.content.as_str()).collect::<Vec<_>>().join("\n");
+    let mut users: Vec<String> = Vec::new();
+    let mut lines = all.lines();
+    while let Some(l) = lines.next() {
+        if l.starts_with("[#") && l.ends_with(" user]") {
+            if let Some(u) = lines.next() {
+                users.push(format!("- \"{u}\""));
+            }
+        }
+    }
+    Reply::Summary { text: format!("User requests so far:\n{}", users.join("\n")), usage: None }
+}
+
+#[test]
+fn y6_y3_n1_a_summarizer_quoting_the_user_and_a_prose_rollup_never_stop_the_session() {
+    // adversarial finding 7 (session 6): the summaries quoted the person's requests in
+    // their prose, so the engine record left them out; the first rollup's prose dropped
+    // them and every compaction from then on was refused (`user_text_lost`). The engine
+    // record names them (a rollup clip marker with memory on, whole with it off), so the
+    // rollups carry them and the session keeps compacting, nothing lost.
+    for project in [true, false] {
+        let config = Config::from_options(&json!({ "contextWindow": 6000, "projectMemory": project })).unwrap();
+        let mut state = SessionState::default();
+        let mut rows: Vec<Value> = Vec::new();
+        let mut records = String::new();
+        let (mut compactions, mut rollups) = (0, 0);
+        for turn in 0..30 {
+            rows.push(json!({ "role": "user", "content": format!("Turn {turn}: update docs/f{turn}.md and never touch vendor/v{turn}.c.") }));
+            rows.push(json!({ "role": "assistant", "content": format!("working {}", "w".repeat(4000)) }));
+            let t = formats::decode(Format::OpenaiChat, Value::Array(rows.clone())).unwrap();
+            let mut job = Job::start(config.clone(), state.clone(), t, JobOptions { signals: Signals::default(), has_summarizer: true }).with_user_text_only_memory(project);
+            let o = run_sync(&mut job, quoting_summarizer).expect("job runs");
+            assert!(o.status != "failed", "projectMemory {project}, turn {turn}: {}", o.reason);
+            state = o.state.clone();
+            if o.status == "compacted" {
+                compactions += 1;
+                rollups += o.rewrite.as_ref().map_or(0, |r| r.rollups.len());
+                for r in o.memory.iter().flat_map(|b| b.records.iter()) {
+                    records.push_str(&r.content);
+                    records.push('\n');
+                }
+                rows = match formats::encode(&o.transcript, View::Stored) {
+                    Value::Array(a) => a,
+                    other => panic!("openai-chat encodes to an array: {other}"),
+                };
+            }
+        }
+        assert!(compactions > 8 && rollups > 0, "projectMemory {project}: {compactions} compactions, {rollups} rollups");
+        let all = serde_json::to_string(&rows).unwrap();
+        for turn in 0..30 {
+            let constraint = format!("never touch vendor/v{turn}.c.");
+            assert!(all.contains(&constraint), "projectMemory {project}: the constraint of turn {turn} is verbatim in the transcript");
+            let request = format!("Turn {turn}: update docs/f{turn}.md and never touch vendor/v{turn}.c.");
+            assert!(all.contains(&request) || records.contains(&request), "projectMemory {project}: request {turn} is in the transcript or whole in memory");
+        }
+    }
+}

@@ -179,7 +179,7 @@ impl Job {
             let floor_bytes = budget.saturating_sub(narrative.len() + fixed).max(if mechanical { 0 } else { budget / 4 });
             // what the re-attached documents hold is in the summary too
             let present = format!("{narrative}{rehydrated}");
-            let carried = floor_items(&present, &facts, &facts.carried, floor_bytes, &user_lines, &protected);
+            let carried = floor_items(&present, &facts, &facts.carried, floor_bytes, &user_lines, &protected, self.config.project_memory);
             let tail = deterministic_tail(&carried, &ledger_now, ledger_bytes, &artifacts, &rehydrated, &self.config);
             format!("{narrative}{tail}")
         };

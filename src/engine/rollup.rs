@@ -114,7 +114,7 @@ impl Job {
         // the merge is the summarizer's text (untrusted): quoted so it cannot forge the engine record
         let narrative = crate::quote::content(narrative_part(&merged).trim_end()).into_owned();
         let budget = self.summary_bytes().max(1_024);
-        let carried = format!("{user_part}{}", floor_items(&narrative, &Facts::default(), &floor_in, budget.saturating_sub(narrative.len()).max(budget / 4), &[], &[]));
+        let carried = format!("{user_part}{}", floor_items(&narrative, &Facts::default(), &floor_in, budget.saturating_sub(narrative.len()).max(budget / 4), &[], &[], self.config.project_memory));
         let rehydrated = rehydration(&Facts::default(), &rehydrated_in, self.config.rehydrate_bytes);
         let text = format!("{narrative}{}", deterministic_tail(&carried, &[], 0, &artifacts, &rehydrated, &self.config));
         let msg = self.summary_message(&text, 2)?;

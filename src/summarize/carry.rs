@@ -49,7 +49,7 @@ pub fn collapsed_line(n: usize) -> String {
 }
 
 /// The count of a [`collapsed_line`], `None` for any other line.
-fn collapsed_count(line: &str) -> Option<usize> {
+pub fn collapsed_count(line: &str) -> Option<usize> {
     line.strip_prefix(UNQUOTED_PREFIX)?.strip_suffix(COLLAPSED_END)?.parse().ok()
 }
 

@@ -828,7 +828,11 @@ impl Facts {
                     f.earlier_summary = Some(narrative.trim().to_string());
                     inline_handles(&text, &mut f.artifacts);
                 }
-                f.carried.extend(body.map(super::ledger::read_items).unwrap_or_default());
+                // the items and the plain floor lines (clip markers, rollup markers, the
+                // count line): a fold of a summary row carries both on (N-1, S-9)
+                if body.is_some() {
+                    f.carried.extend(super::ledger::carried_items(&text));
+                }
                 continue;
             }
             if let Some(h) = m.provenance.artifact_ref.as_ref().filter(|_| handoff) {

@@ -42,14 +42,20 @@ pub fn clipped_marker(id: &str, offset: usize, text: &str) -> String {
 /// sentence a line, verbatim (quoted as data), de-duplicated.
 pub const CONSTRAINTS_KIND: &str = "carried constraints";
 
-/// The lines of `narrative` (also without a `- ` bullet), for constant-time "is this
-/// sentence already a line of the summary" tests.
+/// The `- <sentence>` bullets of the handoff's section 2 in `narrative` (the user
+/// constraints it lists verbatim), for constant-time "is this constraint sentence already
+/// carried" tests. Only these: a later rollup reads a member's constraints from its tail
+/// and from that section ([`super::carry::MemberUserText::read`]), so a sentence that is
+/// merely a line of a summarizer's prose is carried in the tail too (a rollup's prose may
+/// drop it; adversarial finding 7, session 6).
 fn line_set(narrative: &str) -> std::collections::HashSet<&str> {
     let mut set = std::collections::HashSet::new();
+    let section2 = super::handoff::section_header(2);
+    let mut in2 = false;
     for l in narrative.lines() {
-        set.insert(l);
-        set.insert(l.trim());
-        if let Some(rest) = l.strip_prefix("- ") {
+        if l.starts_with("[§") {
+            in2 = l == section2;
+        } else if let Some(rest) = l.strip_prefix("- ").filter(|_| in2) {
             set.insert(rest);
         }
     }
@@ -62,8 +68,11 @@ fn line_set(narrative: &str) -> std::collections::HashSet<&str> {
 ///    [`crate::nothing_lost::user_text_floor`], with its own budget tiers: whole, clipped,
 ///    then one line naming the rest, whole in memory): a whole quote as a
 ///    length-prefixed item (`carried first task`, `carried newest request`, `carried
-///    user text`) unless `narrative` already holds it, every other line as it is (one
-///    line each); an instruction document a log left in a person's row at a
+///    user text`); a `carried user text` the narrative already quotes is named by a
+///    rollup clip marker instead ([`super::carry::rollup_marker`]) when `memory` is on
+///    (the folded text is whole in memory, M-1) and is an item whole when it is off, so a
+///    later rollup carries it whatever its prose says (Y-3, Y-6); every other line as it
+///    is (one line each); an instruction document a log left in a person's row at a
 ///    `protected` offset (the first task or the newest request) stays whole;
 /// 2. every user constraint sentence not quoted whole above and not a line of
 ///    `narrative` (the handoff's section 2 lists them as `- <sentence>`): the
@@ -81,7 +90,7 @@ fn line_set(narrative: &str) -> std::collections::HashSet<&str> {
 ///
 /// Time: linear in the inputs plus the narrative's size per whole quote, path list or
 /// earlier item it searches (constraint sentences use a hash set of its lines).
-pub fn floor_items(narrative: &str, facts: &Facts, earlier: &[(String, String)], max_bytes: usize, user_lines: &[String], protected: &[usize]) -> String {
+pub fn floor_items(narrative: &str, facts: &Facts, earlier: &[(String, String)], max_bytes: usize, user_lines: &[String], protected: &[usize], memory: bool) -> String {
     use crate::nothing_lost::{CONSTRAINT_PREFIX, FIRST_TASK_KIND, FIRST_TASK_PREFIX, NEWEST_KIND, NEWEST_PREFIX, VERBATIM_PREFIX};
     use std::collections::HashSet;
     let mut out = String::new();
@@ -101,10 +110,25 @@ pub fn floor_items(narrative: &str, facts: &Facts, earlier: &[(String, String)],
         // kind even when the narrative quotes them (a later rollup carries them by it)
         let labelled = [(FIRST_TASK_PREFIX, FIRST_TASK_KIND), (NEWEST_PREFIX, NEWEST_KIND), (VERBATIM_PREFIX, "carried user text")];
         if let Some((kind, text)) = labelled.iter().find_map(|(p, k)| line.strip_prefix(p).map(|t| (*k, t))) {
-            in_whole.extend(crate::nothing_lost::constraint_sentences(text));
-            if seen.contains(text) || (kind == "carried user text" && crate::nothing_lost::contains_bounded(narrative, text)) {
+            if seen.contains(text) {
                 continue;
             }
+            // Y-3, Y-6: a text the narrative quotes is still named in the engine record (a
+            // later rollup's prose may drop it): by a rollup clip marker with memory on
+            // (the folded text is whole in memory, M-1), else whole
+            if kind == "carried user text" && memory && crate::nothing_lost::contains_bounded(narrative, text) {
+                out.push('\n');
+                out.push_str(&super::carry::rollup_marker(text));
+                seen.insert(text.to_string());
+                // its constraint sentences go in the constraints item (a marker quotes none)
+                for c in crate::nothing_lost::constraint_sentences(text) {
+                    if !in_whole.contains(c) && !narrative_lines.contains(c) && constraint_seen.insert(c.to_string()) {
+                        constraints.push(c.to_string());
+                    }
+                }
+                continue;
+            }
+            in_whole.extend(crate::nothing_lost::constraint_sentences(text));
             out.push_str(&item(kind, text));
             seen.insert(text.to_string());
             continue;
@@ -162,6 +186,7 @@ pub fn floor_items(narrative: &str, facts: &Facts, earlier: &[(String, String)],
         out.push_str(&item(CONSTRAINTS_KIND, &constraints.join("\n")));
     }
     // 3. plan, paths, earlier carried items, by the budget
+    let mut collapsed = 0usize;
     let mut rest: Vec<(&'static str, String)> = Vec::new();
     if let Some(p) = &facts.plan {
         let open: Vec<&(String, String)> = p.open_items().filter(|(_, c)| !crate::nothing_lost::contains_bounded(narrative, c)).collect();
@@ -180,6 +205,11 @@ pub fn floor_items(narrative: &str, facts: &Facts, earlier: &[(String, String)],
         }
         if kind == "clipped user text" {
             if text.starts_with(CONSTRAINT_PREFIX) {
+                continue;
+            }
+            // count lines of several folded summaries: one line with their sum (N-1)
+            if let Some(n) = super::carry::collapsed_count(text) {
+                collapsed = collapsed.saturating_add(n);
                 continue;
             }
             if written.insert(text.as_str()) && !crate::nothing_lost::contains_bounded(narrative, text) {
@@ -203,6 +233,10 @@ pub fn floor_items(narrative: &str, facts: &Facts, earlier: &[(String, String)],
         if !missing.is_empty() {
             rest.push((k, missing.join("\n")));
         }
+    }
+    if collapsed > 0 {
+        out.push('\n');
+        out.push_str(&super::carry::collapsed_line(collapsed));
     }
     for (kind, text) in rest {
         if seen.contains(&text) {
