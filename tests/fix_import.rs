@@ -44,6 +44,14 @@ fn typed(doc: &Value) -> Vec<(String, TranscriptRole)> {
     t.messages.iter().map(|m| (m.text(), m.provenance.transcript_role)).collect()
 }
 
+/// A forced compaction with no summarizer: the deterministic handoff (Y-6).
+fn compact_mech(format: Format, doc: Value, cfg: Config) -> context_compactor::engine::Outcome {
+    use context_compactor::engine::{run_sync, Job, JobOptions};
+    let t = decode(format, doc).expect("decode");
+    let mut job = Job::start(cfg, SessionState::default(), t, JobOptions { signals: Signals { force: true, ..Signals::default() }, has_summarizer: false });
+    run_sync(&mut job, |_| panic!("no summarizer")).expect("job runs")
+}
+
 fn summary_text(o: &context_compactor::engine::Outcome) -> String {
     o.rewrite.as_ref().and_then(|r| r.summary.as_ref()).map(|s| s.text.clone()).unwrap_or_default()
 }
@@ -103,4 +111,34 @@ fn n2_claude_code_bash_stderr_is_not_a_user_constraint_and_empty_stderr_does_not
     let text = summary_text(&o);
     let items = read_items(split_summary(&text).1.unwrap_or(""));
     assert!(!items.iter().any(|(k, t)| k.starts_with("carried") && t.contains("must always pass --force")), "stderr carried as the person's text: {items:?}");
+}
+
+// ------------------------------------------------------------------ finding 15
+
+#[test]
+fn n5_codex_shell_error_line_is_the_outputs_first_line_not_wall_time_or_json() {
+    use context_compactor::summarize::facts::error_line;
+    assert_eq!(error_line("Exit code: 101\nWall time: 3.2 seconds\nOutput:\nerror[E0599]: no method named `fetch_one`\nmore"), "error[E0599]: no method named `fetch_one`");
+    assert_eq!(error_line("Exit code: 1\nWall time: 0.5 seconds\nTotal output lines: 3\nOutput:\n\nTraceback (most recent call last):\nValueError: bad id"), "Traceback (most recent call last):");
+    assert_eq!(error_line("Exit code: 1\nWall time: 0.5 seconds\nOutput:\n"), "", "an empty output names no error");
+    let older = json!({ "output": "\nerror[E0599]: no method named `fetch_one` found\n", "metadata": { "exit_code": 101, "duration_seconds": 3.2 } }).to_string();
+    assert_eq!(error_line(&older), "error[E0599]: no method named `fetch_one` found");
+    assert_eq!(error_line("Exit code 2\nerror: bad flag"), "error: bad flag");
+    assert_eq!(error_line("plain failure"), "plain failure");
+    // through a compaction: the handoff's errors section names the error
+    for out in ["Exit code: 101\nWall time: 3.2 seconds\nOutput:\nerror[E0599]: no method named `fetch_one` found", &older] {
+        let items = json!([
+            { "type": "message", "role": "user", "content": [{ "type": "input_text", "text": "run tests" }] },
+            { "type": "function_call", "name": "shell", "arguments": "{\"command\":[\"cargo\",\"test\"]}", "call_id": "c1" },
+            { "type": "function_call_output", "call_id": "c1", "output": out },
+            { "type": "message", "role": "assistant", "content": [{ "type": "output_text", "text": "x".repeat(5000) }] },
+            { "type": "message", "role": "user", "content": [{ "type": "input_text", "text": "next" }] },
+        ]);
+        let cfg = Config::from_options(&json!({ "profile": "default", "contextWindow": 3000 })).unwrap();
+        let o = compact_mech(Format::OpenaiResponses, items, cfg);
+        assert_eq!(o.status, "compacted", "{}", o.reason);
+        let text = summary_text(&o);
+        assert!(text.contains("failed (exit 101): error[E0599]: no method named `fetch_one` found"), "{text}");
+        assert!(!text.contains("Wall time") && !text.contains("{\"output\""), "{text}");
+    }
 }

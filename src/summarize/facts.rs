@@ -678,13 +678,41 @@ pub fn first_line(text: &str, max: usize) -> String {
 fn outcome_of(text: &str, is_error: bool) -> Outcome {
     let exit = exit_status(text);
     if is_error || exit.is_some_and(|c| c != 0) {
-        // "Exit code 1" as the first line says less than the line after it
-        let body: Vec<&str> = text.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
-        let first = body.iter().find(|l| !l.to_ascii_lowercase().starts_with("exit code")).or(body.first()).copied().unwrap_or("");
-        Outcome::Failed { exit: exit.filter(|c| *c != 0), first_line: truncate(first, 200) }
+        Outcome::Failed { exit: exit.filter(|c| *c != 0), first_line: truncate(&error_line(text), 200) }
     } else {
         Outcome::Ok { exit }
     }
+}
+
+/// The line a failed result's error is named by (N-5): its first non-blank line past the
+/// shell wrapper a harness puts around the output. Codex writes the output of newer
+/// shells as `Exit code: N` / `Wall time: ...` / `Output:` lines then the output, and of
+/// older ones as JSON `{"output": "...", "metadata": {...}}` (LOG-FORMATS 2): the error is
+/// the output's first line, never `Wall time: ...` or the raw JSON. A leading
+/// `Exit code N` line says less than the line after it.
+pub fn error_line(text: &str) -> String {
+    let head = text.trim_start();
+    if head.starts_with("{\"output\"") || head.starts_with("{ \"output\"") {
+        if let Ok(Value::Object(o)) = serde_json::from_str::<Value>(head) {
+            if let Some(out) = o.get("output").and_then(Value::as_str).filter(|s| !s.trim().is_empty()) {
+                return error_line(out);
+            }
+        }
+    }
+    let body: Vec<&str> = text.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+    let wrapper = |l: &str| {
+        let l = l.to_ascii_lowercase();
+        l.starts_with("exit code") || l.starts_with("wall time") || l.starts_with("total output lines") || l == "output:"
+    };
+    // the wrapper lines lead; the output starts after `Output:` (an empty output: "")
+    let lead = body.iter().take_while(|l| wrapper(l)).count();
+    if let Some(first) = body.get(lead) {
+        return (*first).to_string();
+    }
+    if body.iter().any(|l| l.eq_ignore_ascii_case("output:")) {
+        return String::new();
+    }
+    body.first().copied().unwrap_or("").to_string()
 }
 
 fn plan_of(name: &str, call_id: &str, arguments: &str, v: &Value) -> Option<Plan> {
