@@ -239,6 +239,22 @@ pub fn is_instruction(m: &Message) -> bool {
     m.provenance.transcript_role == TranscriptRole::InjectedContext || INSTRUCTION_PREFIXES.iter().any(|p| t.trim_start().starts_with(p))
 }
 
+/// Markers of an instruction file the person keeps for the project (CLAUDE.md,
+/// AGENTS.md and their kin, as Claude Code and Codex inject them), matched
+/// case-sensitively in the first 4 KiB of an injected-context text.
+pub const INSTRUCTION_FILE_MARKERS: [&str; 10] =
+    ["CLAUDE.md", "CLAUDE.local.md", "AGENTS.md", "AGENT.md", "GEMINI.md", "# claudeMd", "<user_instructions>", "<INSTRUCTIONS>", "copilot-instructions.md", ".cursorrules"];
+
+/// Whether an injected-context text is an instruction file the person wrote (N-6, N-5):
+/// its first 4 KiB name one of [`INSTRUCTION_FILE_MARKERS`]. Such a document holds the
+/// person's standing rules: when a fold does not re-attach it whole, its constraint
+/// sentences join the floor's constraints. Other injected context (a command's output,
+/// a hook's notice, a retrieved document) never gains the person's authority.
+pub fn is_instruction_file(text: &str) -> bool {
+    let head = text.get(..crate::evict::floor_boundary(text, 4_096)).unwrap_or("");
+    INSTRUCTION_FILE_MARKERS.iter().any(|m| head.contains(m))
+}
+
 /// One phrase on word edges, by repeated search: the definition [`lower_has_any`] is
 /// tested against.
 #[cfg(test)]

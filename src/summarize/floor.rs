@@ -235,9 +235,22 @@ pub fn floor_items(narrative: &str, facts: &Facts, earlier: &[(String, String)],
 /// disables). A document already re-attached (same text) is not repeated. Each one that
 /// does not fit is named by its handle (the message id) and size.
 pub fn rehydration(facts: &Facts, earlier: &[(String, String)], max_bytes: usize) -> String {
+    rehydration_missed(facts, earlier, max_bytes).0
+}
+
+/// [`rehydration`], and the positions in `facts.instructions` of the documents of
+/// injected-context rows (not `user_text`) it does not re-attach whole (it names each
+/// with its handle; with `max_bytes` 0, only the instruction files,
+/// [`super::facts::is_instruction_file`]): the engine keeps those whole in memory (kind
+/// `instruction`, N-6: the handle resolves) and carries the constraint sentences of the
+/// instruction files among them in the floor (N-5).
+pub fn rehydration_missed(facts: &Facts, earlier: &[(String, String)], max_bytes: usize) -> (String, Vec<usize>) {
     if max_bytes == 0 {
         // disabled: a document a person's row carried is still clipped with a marker (N-1)
-        return facts.instructions.iter().filter(|d| d.user_text).map(|d| clipped_marker(&d.id, d.offset, &d.text)).collect();
+        let out: String = facts.instructions.iter().filter(|d| d.user_text).map(|d| clipped_marker(&d.id, d.offset, &d.text)).collect();
+        // none is named by a handle then; the instruction files still reach memory
+        let missed = facts.instructions.iter().enumerate().filter(|(_, d)| !d.user_text && super::facts::is_instruction_file(&d.text)).map(|(i, _)| i).collect();
+        return (out, missed);
     }
     let mut cands: Vec<(String, String)> = Vec::new();
     if let Some(p) = &facts.plan {
@@ -258,6 +271,7 @@ pub fn rehydration(facts: &Facts, earlier: &[(String, String)], max_bytes: usize
     let mut seen: Vec<&str> = Vec::new();
     let mut remaining = max_bytes;
     let mut missed: Vec<String> = Vec::new();
+    let mut attached: std::collections::HashSet<&str> = std::collections::HashSet::new();
     for (kind, text) in &cands {
         if seen.contains(&text.as_str()) {
             continue;
@@ -267,6 +281,7 @@ pub fn rehydration(facts: &Facts, earlier: &[(String, String)], max_bytes: usize
         if it.len() <= remaining {
             remaining -= it.len();
             out.push_str(&it);
+            attached.insert(text.as_str());
         } else {
             let what = kind.trim_start_matches("rehydrated ");
             let first = super::facts::first_line(text, 80).replace(['[', ']'], "");
@@ -276,11 +291,12 @@ pub fn rehydration(facts: &Facts, earlier: &[(String, String)], max_bytes: usize
             }
         }
     }
+    let not_whole: Vec<usize> = facts.instructions.iter().enumerate().filter(|(_, d)| !d.user_text && !attached.contains(d.text.as_str())).map(|(i, _)| i).collect();
     if !out.is_empty() || !missed.is_empty() {
         out.insert_str(0, "\nRe-attached after this summary, verbatim, newest first (N-6):");
     }
     for m in missed {
         out.push_str(&m);
     }
-    out
+    (out, not_whole)
 }
