@@ -259,3 +259,123 @@ fn n6_codex_agents_md_and_a_stamped_instruction_row_are_recoverable_but_harness_
     assert!(records.iter().any(|r| r.kind == RecordKind::Instruction && r.content.contains("HOST-RULE")));
     assert!(records.iter().any(|r| r.kind == RecordKind::Instruction && r.content.contains("pass --force")), "named by a handle, so recallable");
 }
+
+// ------------------------------------------------------------------ finding 3
+
+fn responses_items(head: Vec<Value>, turns: usize) -> Value {
+    let mut items = head;
+    for i in 0..turns {
+        items.push(json!({ "type": "message", "role": "user", "content": [{ "type": "input_text", "text": format!("step {i}") }] }));
+        items.push(json!({ "type": "message", "role": "assistant", "content": [{ "type": "output_text", "text": "w".repeat(2000) }] }));
+    }
+    Value::Array(items)
+}
+
+#[test]
+fn n1_responses_compaction_item_is_never_folded_and_stays_in_order() {
+    let items = responses_items(
+        vec![
+            json!({ "type": "message", "role": "user", "content": [{ "type": "input_text", "text": "ORIGINAL-TASK: build the importer; never drop rows." }] }),
+            json!({ "type": "compaction", "id": "cmp_1", "encrypted_content": format!("gAAAA{}", "C".repeat(3000)) }),
+        ],
+        8,
+    );
+    for summarizer in [false, true] {
+        let cfg = Config::from_options(&json!({ "profile": "default", "contextWindow": 4000 })).unwrap();
+        let o = if summarizer {
+            compact_with(Format::OpenaiResponses, items.clone(), cfg, SessionState::default(), Signals { force: true, ..Signals::default() }, |_| Reply::Summary { text: "Progress made.".into(), usage: None }).0
+        } else {
+            compact_mech(Format::OpenaiResponses, items.clone(), cfg)
+        };
+        assert_eq!(o.status, "compacted", "{}", o.reason);
+        let out = common::out_messages(&o);
+        let at = out.iter().position(|m| m["type"] == "compaction").expect("the compaction item is kept");
+        assert_eq!(out[at]["id"], "cmp_1");
+        assert_eq!(out[at]["encrypted_content"].as_str().map(str::len), Some(3005), "byte-exact");
+        // in order among the kept rows: only the new summary row (at the head) is before it
+        assert_eq!(at, 1, "{out:?}");
+        assert_eq!(out[0]["transcript_role"], "compaction_summary");
+        assert!(o.rewrite.as_ref().unwrap().discarded.len() > 4, "the rows around it were folded");
+    }
+}
+
+#[test]
+fn n1_responses_item_references_are_named_in_the_engine_record() {
+    let items = responses_items(vec![json!({ "type": "item_reference", "id": "msg_user_first_request" }), json!({ "type": "item_reference", "id": "fc_abc" })], 8);
+    let cfg = Config::from_options(&json!({ "profile": "default", "contextWindow": 3000 })).unwrap();
+    let o = compact_mech(Format::OpenaiResponses, items, cfg);
+    assert_eq!(o.status, "compacted", "{}", o.reason);
+    assert!(o.rewrite.as_ref().unwrap().discarded.contains(&0), "the references were folded");
+    let text = summary_text(&o);
+    let items = read_items(split_summary(&text).1.unwrap_or(""));
+    let refs = items.iter().find(|(k, _)| k == "carried item references").map(|(_, t)| t.clone()).unwrap_or_default();
+    assert_eq!(refs, "msg_user_first_request\nfc_abc", "{text}");
+}
+
+// ------------------------------------------------------------------ finding 4
+
+#[test]
+fn n1_attachments_by_reference_keep_their_id_or_uri_through_a_fold() {
+    let pad = |n: usize| "w".repeat(n);
+    let cases: Vec<(Format, Value, &str, &str)> = vec![
+        (
+            Format::Gemini,
+            json!({ "contents": [
+                { "role": "user", "parts": [{ "text": "Summarise this." }, { "fileData": { "mimeType": "application/pdf", "fileUri": "https://generativelanguage.googleapis.com/v1beta/files/abc123" } }] },
+                { "role": "model", "parts": [{ "text": pad(3000) }] },
+                { "role": "user", "parts": [{ "text": "more" }] },
+                { "role": "model", "parts": [{ "text": pad(3000) }] },
+                { "role": "user", "parts": [{ "text": "next" }] },
+            ] }),
+            "fileUri https://generativelanguage.googleapis.com/v1beta/files/abc123",
+            "application/pdf",
+        ),
+        (
+            Format::Anthropic,
+            json!({ "messages": [
+                { "role": "user", "content": [{ "type": "text", "text": "Summarise this." }, { "type": "document", "title": "Q3 report", "source": { "type": "file", "file_id": "file_011CNha8iCJcU1wXNR6q4V8w" } }, { "type": "image", "source": { "type": "url", "url": "https://example.com/chart.png" } }] },
+                { "role": "assistant", "content": pad(3000) },
+                { "role": "user", "content": "more" },
+                { "role": "assistant", "content": pad(3000) },
+                { "role": "user", "content": "next" },
+            ] }),
+            "document file_id file_011CNha8iCJcU1wXNR6q4V8w, \"Q3 report\"",
+            "image url https://example.com/chart.png",
+        ),
+        (
+            Format::OpenaiResponses,
+            json!([
+                { "type": "message", "role": "user", "content": [{ "type": "input_text", "text": "Summarise this." }, { "type": "input_file", "file_id": "file-6F2ksmvXxt4VdpVzQ3", "filename": "report.pdf" }, { "type": "input_image", "image_url": "https://example.com/cat.jpg" }, { "type": "input_image", "image_url": "data:image/png;base64,iVBORw0KGgo=" }] },
+                { "type": "message", "role": "assistant", "content": [{ "type": "output_text", "text": pad(3000) }] },
+                { "type": "message", "role": "user", "content": [{ "type": "input_text", "text": "more" }] },
+                { "type": "message", "role": "assistant", "content": [{ "type": "output_text", "text": pad(3000) }] },
+                { "type": "message", "role": "user", "content": [{ "type": "input_text", "text": "next" }] },
+            ]),
+            "document file_id file-6F2ksmvXxt4VdpVzQ3, \"report.pdf\"",
+            "image image_url https://example.com/cat.jpg",
+        ),
+        (
+            Format::OpenaiChat,
+            json!([
+                { "role": "user", "content": [{ "type": "text", "text": "What is in this picture?" }, { "type": "image_url", "image_url": { "url": "https://example.com/dog.png" } }] },
+                { "role": "assistant", "content": pad(3000) },
+                { "role": "user", "content": "more" },
+                { "role": "assistant", "content": pad(3000) },
+                { "role": "user", "content": "next" },
+            ]),
+            "image url https://example.com/dog.png",
+            "offset 0",
+        ),
+    ];
+    for (format, doc, want, also) in cases {
+        let cfg = Config::from_options(&json!({ "profile": "default", "contextWindow": 2000 })).unwrap();
+        let o = compact_mech(format, doc, cfg);
+        assert_eq!(o.status, "compacted", "{format:?}: {}", o.reason);
+        assert!(o.rewrite.as_ref().unwrap().discarded.contains(&0), "{format:?}: the first message was folded");
+        let text = summary_text(&o);
+        let items = read_items(split_summary(&text).1.unwrap_or(""));
+        let files = items.iter().find(|(k, _)| k == "carried user attachments").map(|(_, t)| t.clone()).unwrap_or_default();
+        assert!(files.contains(want) && files.contains(also), "{format:?}: {files:?}\n{text}");
+        assert!(!files.contains("base64"), "inline media stay placeholders: {files}");
+    }
+}

@@ -188,12 +188,18 @@ impl Job {
         }
         let facts = facts;
         let user_lines = self.user_floor(sel, msgs, labels);
+        // N-1 / F-1: what folded rows hold only by reference (item references, files and
+        // images attached by id or URL) is named whole, so it can be given again
+        let references = {
+            let rows: Vec<(usize, &Message)> = sel.fold.iter().filter_map(|&o| msgs.get(o).map(|m| (o, m))).collect();
+            crate::summarize::floor::reference_items(&rows)
+        };
         // N-5: what must not be lost, appended verbatim where the summary left it out
         let compose = |narrative: &str| {
             let floor_bytes = budget.saturating_sub(narrative.len() + fixed).max(if mechanical { 0 } else { budget / 4 });
             // what the re-attached documents hold is in the summary too
             let present = format!("{narrative}{rehydrated}");
-            let carried = floor_items(&present, &facts, &facts.carried, floor_bytes, &user_lines, &protected);
+            let carried = format!("{}{references}", floor_items(&present, &facts, &facts.carried, floor_bytes, &user_lines, &protected));
             let tail = deterministic_tail(&carried, &ledger_now, ledger_bytes, &artifacts, &rehydrated, &self.config);
             format!("{narrative}{tail}")
         };
