@@ -771,8 +771,9 @@ export interface SessionState {
 export type StateInput = Partial<SessionState> | null | undefined
 
 /** What a memory record was projected from (M-1): user / assistant text, a tool result
- * body, or a tool call's arguments (one `key: value` line per argument). */
-export type RecordKind = 'narrative' | 'tool_output' | 'tool_input'
+ * body, a tool call's arguments (one `key: value` line per argument), or an instruction
+ * document the summary did not re-attach whole (N-6; `mentions[0]` is its message id). */
+export type RecordKind = 'narrative' | 'tool_output' | 'tool_input' | 'instruction'
 
 /** One memory record (M-1): a chunk of discarded context, scoped to one session. */
 export interface MemoryRecord {

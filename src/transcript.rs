@@ -191,6 +191,12 @@ pub struct Provenance {
     /// vouch for, so it does not count as stored. Never serialized.
     #[serde(skip)]
     pub ref_untrusted: bool,
+    /// Set at decode: the row is a provider's own compacted history (an OpenAI Responses
+    /// `compaction` item: opaque, encrypted, standing for every earlier row). No summary
+    /// can read it, so it rides outside compaction in place, like a pinned row (N-1:
+    /// what the person asked before it lives only there). Never serialized.
+    #[serde(skip)]
+    pub provider_compaction: bool,
     /// The row's own JSON text as the host gave it (issue 14), kept only when the stored
     /// view would not reproduce it byte for byte (a `null` / `false` provenance key, the
     /// keys in another order): written back as is while the row is unchanged
@@ -230,9 +236,10 @@ impl Provenance {
     pub fn unchanged_source(&self, raw: &RawJson) -> Option<&str> {
         self.source.as_ref().filter(|s| s.prov == *self && s.raw_hash == fnv1a(raw.get().as_bytes())).map(|s| &*s.text)
     }
-    /// `pinned: true` and honoured by the trust pass (Y-10, issue 14).
+    /// `pinned: true` and honoured by the trust pass (Y-10, issue 14), or a provider's
+    /// compaction item ([`Provenance::provider_compaction`]): never folded.
     pub fn is_pinned(&self) -> bool {
-        self.pinned && !self.pin_untrusted
+        self.pinned && !self.pin_untrusted || self.provider_compaction
     }
     /// The `artifact_ref` when the trust pass vouches for it (E-4, issue 14).
     pub fn trusted_ref(&self) -> Option<&str> {

@@ -460,6 +460,7 @@ fn m1_record_ids_hash_scope_source_position_and_content() {
             RecordKind::Narrative => "narrative",
             RecordKind::ToolOutput => "tool_output",
             RecordKind::ToolInput => "tool_input",
+            RecordKind::Instruction => "instruction",
         };
         let key = format!(
             "{}\0{kind}\0{}\0{}\0{}\0{}\0{}",

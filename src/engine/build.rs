@@ -11,7 +11,8 @@ use crate::select::{Selection, Stage};
 use crate::state::FoldedCall;
 use crate::nothing_lost::{first_and_newest, session_first_task, user_text_floor};
 use crate::summarize::handoff::{handoff_summary_with, HandoffLabels};
-use crate::summarize::{collect_artifact_refs, deterministic_tail, floor_items, narrative_part, rehydration, Facts};
+use crate::summarize::{collect_artifact_refs, deterministic_tail, floor_items, narrative_part, Facts};
+use crate::summarize::floor::rehydration_missed;
 use crate::transcript::{Block, Message, Provenance, TranscriptRole};
 use serde_json::json;
 
@@ -172,14 +173,33 @@ impl Job {
         let (first, newest) = labels;
         let protected: Vec<usize> = [first, newest].into_iter().flatten().collect();
         // N-6: instruction documents and the latest plan state, re-attached verbatim
-        let rehydrated = rehydration(&facts, &facts.carried, self.config.rehydrate_bytes.min(window_bytes / 8));
+        let (rehydrated, missed) = rehydration_missed(&facts, &facts.carried, self.config.rehydrate_bytes.min(window_bytes / 8));
+        // N-6: a document not re-attached whole is kept whole in memory (kind
+        // `instruction`); N-5: the standing rules of an instruction file among them
+        // (CLAUDE.md, AGENTS.md) join the floor's constraints like the person's own
+        self.unattached_docs = missed.iter().filter_map(|&i| facts.instructions.get(i)).map(|d| d.offset).collect();
+        let mut facts = facts;
+        for d in missed.iter().filter_map(|&i| facts.instructions.get(i)).filter(|d| crate::summarize::facts::is_instruction_file(&d.text)).cloned().collect::<Vec<_>>() {
+            for c in crate::nothing_lost::constraint_sentences(&d.text) {
+                if !facts.constraints.iter().any(|x| x == c) {
+                    facts.constraints.push(c.to_string());
+                }
+            }
+        }
+        let facts = facts;
         let user_lines = self.user_floor(sel, msgs, labels);
+        // N-1 / F-1: what folded rows hold only by reference (item references, files and
+        // images attached by id or URL) is named whole, so it can be given again
+        let references = {
+            let rows: Vec<(usize, &Message)> = sel.fold.iter().filter_map(|&o| msgs.get(o).map(|m| (o, m))).collect();
+            crate::summarize::floor::reference_items(&rows)
+        };
         // N-5: what must not be lost, appended verbatim where the summary left it out
         let compose = |narrative: &str| {
             let floor_bytes = budget.saturating_sub(narrative.len() + fixed).max(if mechanical { 0 } else { budget / 4 });
             // what the re-attached documents hold is in the summary too
             let present = format!("{narrative}{rehydrated}");
-            let carried = floor_items(&present, &facts, &facts.carried, floor_bytes, &user_lines, &protected, self.config.project_memory);
+            let carried = format!("{}{references}", floor_items(&present, &facts, &facts.carried, floor_bytes, &user_lines, &protected, self.config.project_memory));
             let tail = deterministic_tail(&carried, &ledger_now, ledger_bytes, &artifacts, &rehydrated, &self.config);
             format!("{narrative}{tail}")
         };

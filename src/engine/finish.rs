@@ -116,12 +116,21 @@ impl Job {
             return self.done("cannot_fit", reason, None);
         }
         if self.memory.is_none() {
+            // N-6: the instruction documents the summary names but does not re-attach
+            // whole, read before the projection below may take the rows
+            let docs_at: Vec<usize> = self.unattached_docs.iter().copied().filter(|o| discarded.contains(o)).collect();
+            let docs = crate::memory::instruction_records(&self.session, &self.source.messages, &docs_at);
             // with no memory to take the records, only the folded user text is projected:
             // its records go back in the result, the one whole copy of what the summary
             // clips now or a later rollup clips (N-1)
             let only: Vec<usize>;
             let (discarded, bodies) = if self.user_text_only_memory {
                 only = discarded.iter().copied().filter(|&o| self.source.messages.get(o).is_some_and(|m| m.user_texts().next().is_some())).collect();
+                if !docs.is_empty() {
+                    let n = docs_at.len();
+                    let message = format!("{n} folded instruction document(s) not re-attached whole are kept only in the result's memory.records (kind instruction): store them, or pass a memory hook");
+                    self.events.push(event("warning", json!({ "code": "memory_in_result", "message": message })));
+                }
                 if !only.is_empty() {
                     let mut cut: Vec<usize> = clipped.iter().map(|c| c.offset).collect();
                     cut.sort_unstable();
@@ -149,6 +158,14 @@ impl Job {
                 // built: the records never sit beside a second copy of the folded range.
                 try_project_consuming(&self.session, &mut self.source.messages, discarded, bodies)
             };
+            let batch = batch.map(|mut b| {
+                if !docs.is_empty() {
+                    b.records.extend(docs);
+                    crate::sorted::sort_by(&mut b.records, |x, y| (x.source_range, x.kind, &x.call_id, x.byte_range, &x.id).cmp(&(y.source_range, y.kind, &y.call_id, y.byte_range, &y.id)));
+                    b.records.dedup_by(|x, y| x.id == y.id);
+                }
+                b
+            });
             match batch {
                 Ok(batch) => self.memory = Some(std::sync::Arc::new(batch)),
                 Err(e) => return self.done("failed", format!("memory_failed: {}", e.message), Some(e)),

@@ -88,6 +88,10 @@ pub struct Job {
     confirm_memory: bool,
     /// See [`Job::with_user_text_only_memory`].
     user_text_only_memory: bool,
+    /// Source offsets of the folded injected-context rows whose instruction document the
+    /// summary does not re-attach whole (N-6): projected into memory as `instruction`
+    /// records so the handle the summary names resolves.
+    unattached_docs: Vec<usize>,
     /// The projected batch, once built; `memory_accepted` once the host took it.
     memory: Option<std::sync::Arc<MemoryBatch>>,
     memory_accepted: bool,
@@ -131,6 +135,7 @@ impl Job {
             session: "default".to_string(),
             confirm_memory: false,
             user_text_only_memory: false,
+            unattached_docs: Vec::new(),
             memory: None,
             memory_accepted: false,
             stored: std::collections::HashMap::new(),

@@ -152,7 +152,14 @@ fn decode_typed(format: Format, source: &Arc<String>, item: &serde_json::value::
     blocks.shrink_to_fit();
     let bytes = raw.len();
     let id = ids.next(fnv1a(raw.get().as_bytes()));
-    Some(Message { id, role, provenance: Provenance::default(), blocks, raw, bytes })
+    let provenance = Provenance { provider_compaction: is_provider_compaction(&blocks), ..Provenance::default() };
+    Some(Message { id, role, provenance, blocks, raw, bytes })
+}
+
+/// Whether a row's blocks are a provider's compacted history (an opaque `compaction`
+/// item): see [`Provenance::provider_compaction`].
+fn is_provider_compaction(blocks: &[crate::transcript::Block]) -> bool {
+    blocks.iter().any(|b| matches!(b, crate::transcript::Block::Opaque { kind, .. } if kind == "compaction"))
 }
 
 /// One message. `text`: the host's own JSON text of `item` and the input it is a slice
@@ -192,6 +199,7 @@ fn decode_message(format: Format, item: Value, text: Option<(&Arc<String>, &serd
         None => ids.next(fnv1a(raw.get().as_bytes())),
     };
     let mut m = Message { id, role, provenance, blocks, raw, bytes };
+    m.provenance.provider_compaction = is_provider_compaction(&m.blocks);
     // issue 14: a row the stored view would not write back byte for byte keeps its text
     if had_provenance {
         if let Some((_, text)) = text {
@@ -257,6 +265,7 @@ pub fn message_from_raw(format: Format, raw: Value, provenance: Provenance, id: 
     let (role, blocks) = dispatch_view(format, &raw, 0)?;
     let raw = RawJson::from_value(&raw);
     let bytes = raw.len();
+    let provenance = Provenance { provider_compaction: is_provider_compaction(&blocks), ..provenance };
     Ok(Message { id, role, provenance, blocks, raw, bytes })
 }
 

@@ -24,7 +24,7 @@ pub mod recall;
 pub use embed::{tokenize, DEFAULT_DIMENSION};
 pub use index::{AddReport, EmbedderKind, Hit, Index, Page, Ranking, CANDIDATES, CONTEXT_WEIGHT, HOST_VECTOR_ALPHA, MAX_DIMENSION, SNAPSHOT_VERSION, SYNONYM_WEIGHT, VECTOR_WEIGHT};
 pub use mentions::{index_terms, mentions, MAX_MENTIONS};
-pub use project::{project, render_arguments, try_project, try_project_consuming, try_project_user_text, EvictedBody, CHUNK_BYTES, CONTEXT_BYTES, CONTEXT_PART_BYTES};
+pub use project::{instruction_records, project, render_arguments, try_project, try_project_consuming, try_project_user_text, EvictedBody, CHUNK_BYTES, CONTEXT_BYTES, CONTEXT_PART_BYTES};
 pub use recall::{
     effective_limit, recall, recall_from_arguments, recall_from_hits, recall_ranked, recall_tool_definition, recall_with_vector, recall_with_vector_ranked, RecallHit,
     RecallResult, DEFAULT_LIMIT, MAX_LIMIT, RECALL_TOOL_NAME,
@@ -35,7 +35,7 @@ use serde::{Deserialize, Serialize};
 
 /// What a record was projected from.
 ///
-/// Serialized as `"narrative"`, `"tool_output"` or `"tool_input"`.
+/// Serialized as `"narrative"`, `"tool_output"`, `"tool_input"` or `"instruction"`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RecordKind {
@@ -46,13 +46,18 @@ pub enum RecordKind {
     /// (A chunk of) the arguments of a tool call on a discarded row, rendered one
     /// top-level argument a line (`key: value`, strings unquoted).
     ToolInput,
+    /// (A chunk of) an instruction document of a discarded injected-context row
+    /// (CLAUDE.md, AGENTS.md, a skill body) that the summary does not re-attach whole
+    /// (N-6): its `mentions` start with the row's message id, the handle the summary
+    /// names it by, so `recall` with that id finds it.
+    Instruction,
 }
 
 /// One memory record (M-1): a chunk of discarded context, scoped to one session.
 ///
 /// JSON shape (camelCase):
 /// `{ id, session, messageId, role, sourceRange: [start, end], byteRange: [start, end],
-///    kind: "narrative" | "tool_output" | "tool_input", toolName?, callId?, handle?,
+///    kind: "narrative" | "tool_output" | "tool_input" | "instruction", toolName?, callId?, handle?,
 ///    mentions?: [string], content }`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

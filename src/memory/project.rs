@@ -389,6 +389,35 @@ fn build_in(cx: &Context<'_>, messages: &[Message], offsets: &SortedSet<usize>, 
     cx.finish(records)
 }
 
+/// The `instruction` records (N-6) of the injected-context rows at `offsets` of
+/// `messages`: each row's text in chunks of at most [`CHUNK_BYTES`], mentioning the
+/// row's message id first (the handle a summary names a document it does not
+/// re-attach by), then the paths and identifiers the chunk holds. The engine passes the
+/// folded rows whose document the summary does not re-attach whole; other injected
+/// context stays unindexed (M-1). Rows that are not injected context, summaries and
+/// offsets outside `messages` are skipped. Output is deterministic, in offset order.
+pub fn instruction_records(session: &str, messages: &[Message], offsets: &[usize]) -> Vec<MemoryRecord> {
+    let offsets: SortedSet<usize> = offsets.iter().copied().collect();
+    let mut out = Vec::new();
+    for &offset in offsets.iter() {
+        let Some(m) = messages.get(offset) else { continue };
+        if m.is_summary() || m.provenance.transcript_role != TranscriptRole::InjectedContext {
+            continue;
+        }
+        let id = [m.id.clone()];
+        let src = Source { session, message: m, offset, kind: RecordKind::Instruction, tool_name: None, call_id: None, handle: None, context_mentions: &id, context: Some(format!("instruction document, message {}", m.id)) };
+        let start = out.len();
+        push_chunks(&mut out, &src, &m.text());
+        for r in out.get_mut(start..).into_iter().flatten() {
+            // the handle first, then what the chunk names
+            r.mentions.retain(|x| *x != m.id);
+            r.mentions.insert(0, m.id.clone());
+            r.mentions.truncate(super::MAX_MENTIONS.max(1));
+        }
+    }
+    out
+}
+
 /// [`try_project`] that takes the rows out of `messages` (leaving it empty) and frees each
 /// one as soon as its records are built, so the records never sit beside a second full
 /// copy of the folded range (peak memory). The batch is the one [`try_project`] builds.
@@ -525,6 +554,7 @@ fn record_id(src: &Source<'_>, start: usize, content: &str) -> String {
         RecordKind::Narrative => "narrative",
         RecordKind::ToolOutput => "tool_output",
         RecordKind::ToolInput => "tool_input",
+        RecordKind::Instruction => "instruction",
     };
     let (offset, start) = (src.offset.to_string(), start.to_string());
     let parts = [src.session, kind, &src.message.id, &offset, src.call_id.as_deref().unwrap_or(""), &start];

@@ -260,6 +260,22 @@ pub fn is_instruction(m: &Message) -> bool {
     m.provenance.transcript_role == TranscriptRole::InjectedContext || INSTRUCTION_PREFIXES.iter().any(|p| t.trim_start().starts_with(p))
 }
 
+/// Markers of an instruction file the person keeps for the project (CLAUDE.md,
+/// AGENTS.md and their kin, as Claude Code and Codex inject them), matched
+/// case-sensitively in the first 4 KiB of an injected-context text.
+pub const INSTRUCTION_FILE_MARKERS: [&str; 10] =
+    ["CLAUDE.md", "CLAUDE.local.md", "AGENTS.md", "AGENT.md", "GEMINI.md", "# claudeMd", "<user_instructions>", "<INSTRUCTIONS>", "copilot-instructions.md", ".cursorrules"];
+
+/// Whether an injected-context text is an instruction file the person wrote (N-6, N-5):
+/// its first 4 KiB name one of [`INSTRUCTION_FILE_MARKERS`]. Such a document holds the
+/// person's standing rules: when a fold does not re-attach it whole, its constraint
+/// sentences join the floor's constraints. Other injected context (a command's output,
+/// a hook's notice, a retrieved document) never gains the person's authority.
+pub fn is_instruction_file(text: &str) -> bool {
+    let head = text.get(..crate::evict::floor_boundary(text, 4_096)).unwrap_or("");
+    INSTRUCTION_FILE_MARKERS.iter().any(|m| head.contains(m))
+}
+
 /// One phrase on word edges, by repeated search: the definition [`lower_has_any`] is
 /// tested against.
 #[cfg(test)]
@@ -751,13 +767,41 @@ pub fn first_line(text: &str, max: usize) -> String {
 fn outcome_of(text: &str, is_error: bool) -> Outcome {
     let exit = exit_status(text);
     if is_error || exit.is_some_and(|c| c != 0) {
-        // "Exit code 1" as the first line says less than the line after it
-        let body: Vec<&str> = text.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
-        let first = body.iter().find(|l| !l.to_ascii_lowercase().starts_with("exit code")).or(body.first()).copied().unwrap_or("");
-        Outcome::Failed { exit: exit.filter(|c| *c != 0), first_line: truncate(first, 200) }
+        Outcome::Failed { exit: exit.filter(|c| *c != 0), first_line: truncate(&error_line(text), 200) }
     } else {
         Outcome::Ok { exit }
     }
+}
+
+/// The line a failed result's error is named by (N-5): its first non-blank line past the
+/// shell wrapper a harness puts around the output. Codex writes the output of newer
+/// shells as `Exit code: N` / `Wall time: ...` / `Output:` lines then the output, and of
+/// older ones as JSON `{"output": "...", "metadata": {...}}` (LOG-FORMATS 2): the error is
+/// the output's first line, never `Wall time: ...` or the raw JSON. A leading
+/// `Exit code N` line says less than the line after it.
+pub fn error_line(text: &str) -> String {
+    let head = text.trim_start();
+    if head.starts_with("{\"output\"") || head.starts_with("{ \"output\"") {
+        if let Ok(Value::Object(o)) = serde_json::from_str::<Value>(head) {
+            if let Some(out) = o.get("output").and_then(Value::as_str).filter(|s| !s.trim().is_empty()) {
+                return error_line(out);
+            }
+        }
+    }
+    let body: Vec<&str> = text.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+    let wrapper = |l: &str| {
+        let l = l.to_ascii_lowercase();
+        l.starts_with("exit code") || l.starts_with("wall time") || l.starts_with("total output lines") || l == "output:"
+    };
+    // the wrapper lines lead; the output starts after `Output:` (an empty output: "")
+    let lead = body.iter().take_while(|l| wrapper(l)).count();
+    if let Some(first) = body.get(lead) {
+        return (*first).to_string();
+    }
+    if body.iter().any(|l| l.eq_ignore_ascii_case("output:")) {
+        return String::new();
+    }
+    body.first().copied().unwrap_or("").to_string()
 }
 
 fn plan_of(name: &str, call_id: &str, arguments: &str, v: &Value) -> Option<Plan> {

@@ -14,8 +14,142 @@ use super::facts::Facts;
 use super::ledger::item;
 
 /// Item kinds the floor writes (N-5).
-pub const FLOOR_KINDS: [&str; 7] =
-    ["carried newest request", "carried first task", "carried user text", "carried constraint", "carried constraints", "carried file paths", "carried open plan items"];
+pub const FLOOR_KINDS: [&str; 9] = [
+    "carried newest request",
+    "carried first task",
+    "carried user text",
+    "carried constraint",
+    "carried constraints",
+    "carried file paths",
+    "carried open plan items",
+    ITEM_REFERENCES_KIND,
+    ATTACHMENTS_KIND,
+];
+
+/// Kind of the floor item naming the ids of folded OpenAI Responses `item_reference`
+/// items (stored items the provider fills in, which no summarizer sees), one a line.
+pub const ITEM_REFERENCES_KIND: &str = "carried item references";
+
+/// Kind of the floor item naming the files and images folded user rows attached by
+/// reference (a Files API id, a URI, an http(s) URL), one a line: `message <id>
+/// (offset <n>): <kind> <key> <reference>[, <media type>][, "<name>"]`, so the model or
+/// the host can attach them again. Inline (base64) media stay placeholders.
+pub const ATTACHMENTS_KIND: &str = "carried user attachments";
+
+/// Most UTF-8 bytes of one reference line (a longer reference is named by its size).
+const REFERENCE_LINE_BYTES: usize = 2_048;
+
+/// The reference a message part gives a file or image by (N-1, F-1): `(key, value,
+/// media type, name)`. Read from the part and the objects it nests the file in
+/// (`source`, `file`, `image_url`, `fileData` / `file_data`): a Gemini `fileUri`, an
+/// Anthropic `source` of type `file` (`file_id`) or `url`, a Responses `input_file`
+/// `file_id` / `file_url` or `input_image` `image_url` / `file_id`, an OpenAI Chat
+/// `image_url.url` or `file.file_id`, an AI SDK `image` / `data` URL. `data:` URLs and
+/// base64 are inline, not references.
+fn part_reference(p: &serde_json::Map<String, serde_json::Value>) -> Option<(String, String, Option<String>, Option<String>)> {
+    use serde_json::Value;
+    let web = |s: &str| s.starts_with("https://") || s.starts_with("http://") || s.starts_with("gs://");
+    let mut objs: Vec<&serde_json::Map<String, Value>> = vec![p];
+    for k in ["source", "file", "image_url", "fileData", "file_data"] {
+        if let Some(Value::Object(o)) = p.get(k) {
+            objs.push(o);
+        }
+    }
+    let mut found: Option<(String, String)> = None;
+    'find: for o in &objs {
+        for k in ["fileUri", "file_uri", "file_id", "fileId", "file_url", "fileUrl"] {
+            if let Some(s) = o.get(k).and_then(Value::as_str).filter(|s| !s.trim().is_empty() && !s.starts_with("data:")) {
+                found = Some((k.to_string(), s.to_string()));
+                break 'find;
+            }
+        }
+        for k in ["url", "image_url", "image", "data"] {
+            if let Some(s) = o.get(k).and_then(Value::as_str).filter(|s| web(s)) {
+                found = Some((k.to_string(), s.to_string()));
+                break 'find;
+            }
+        }
+    }
+    let (key, value) = found?;
+    let field = |keys: &[&str]| objs.iter().find_map(|o| keys.iter().find_map(|k| o.get(*k).and_then(Value::as_str))).map(str::to_string);
+    let media = field(&["mimeType", "mime_type", "media_type", "mediaType"]);
+    let name = field(&["filename", "displayName", "display_name", "title"]);
+    Some((key, value, media, name))
+}
+
+fn collect_references(v: &serde_json::Value, out: &mut Vec<(String, String, Option<String>, Option<String>)>, depth: usize) {
+    use serde_json::Value;
+    if depth > 8 {
+        return;
+    }
+    match v {
+        Value::Object(o) => match part_reference(o) {
+            // an object that is itself a reference is not searched further
+            Some(r) if o.contains_key("type") || o.contains_key("fileData") || o.contains_key("file_data") || o.contains_key("fileUri") => out.push(r),
+            _ => o.values().for_each(|x| collect_references(x, out, depth + 1)),
+        },
+        Value::Array(a) => a.iter().for_each(|x| collect_references(x, out, depth + 1)),
+        _ => {}
+    }
+}
+
+/// The floor items naming what folded rows hold only by reference (N-1, F-1): the ids
+/// of `item_reference` items ([`ITEM_REFERENCES_KIND`]) and the files and images user
+/// rows attached by reference ([`ATTACHMENTS_KIND`]), read from the rows' own JSON (only
+/// rows whose blocks hold such a part are read). Empty when there is none.
+pub fn reference_items(rows: &[(usize, &crate::transcript::Message)]) -> String {
+    use crate::transcript::{Block, MediaKind, Role};
+    let mut refs: Vec<String> = Vec::new();
+    let mut files: Vec<String> = Vec::new();
+    let line = |s: String| if s.len() <= REFERENCE_LINE_BYTES { s } else { crate::evict::truncate(&s, REFERENCE_LINE_BYTES) };
+    for (o, m) in rows {
+        if m.is_summary() {
+            continue;
+        }
+        let has_ref = m.blocks.iter().any(|b| matches!(b, Block::Opaque { kind, .. } if kind == "item_reference"));
+        let media: Vec<MediaKind> = m.blocks.iter().filter_map(|b| match b {
+            Block::Media { kind, inline: false, .. } => Some(*kind),
+            _ => None,
+        }).collect();
+        if !has_ref && (media.is_empty() || m.role != Role::User) {
+            continue;
+        }
+        let Ok(v) = serde_json::from_str::<serde_json::Value>(m.raw.get()) else { continue };
+        if has_ref {
+            if let Some(id) = v.get("id").and_then(serde_json::Value::as_str).filter(|_| v.get("type").and_then(serde_json::Value::as_str) == Some("item_reference")) {
+                refs.push(line(crate::quote::content(id).into_owned()));
+            }
+        }
+        if m.role == Role::User && !media.is_empty() {
+            let mut found = Vec::new();
+            collect_references(&v, &mut found, 0);
+            for (k, (key, value, mt, name)) in found.into_iter().enumerate() {
+                let kind = match media.get(k).or(media.first()) {
+                    Some(MediaKind::Image) => "image",
+                    Some(MediaKind::Video) => "video",
+                    Some(MediaKind::Audio) => "audio",
+                    _ => "document",
+                };
+                let mut l = format!("message {} (offset {o}): {kind} {key} {value}", m.id);
+                if let Some(mt) = mt {
+                    l.push_str(&format!(", {mt}"));
+                }
+                if let Some(n) = name {
+                    l.push_str(&format!(", {n:?}"));
+                }
+                files.push(line(crate::quote::content(&l).into_owned()));
+            }
+        }
+    }
+    let mut out = String::new();
+    if !refs.is_empty() {
+        out.push_str(&item(ITEM_REFERENCES_KIND, &refs.join("\n")));
+    }
+    if !files.is_empty() {
+        out.push_str(&item(ATTACHMENTS_KIND, &files.join("\n")));
+    }
+    out
+}
 
 /// Item kinds that start with this are rehydrated documents (N-6).
 pub const REHYDRATED: &str = "rehydrated";
@@ -269,9 +403,22 @@ pub fn floor_items(narrative: &str, facts: &Facts, earlier: &[(String, String)],
 /// disables). A document already re-attached (same text) is not repeated. Each one that
 /// does not fit is named by its handle (the message id) and size.
 pub fn rehydration(facts: &Facts, earlier: &[(String, String)], max_bytes: usize) -> String {
+    rehydration_missed(facts, earlier, max_bytes).0
+}
+
+/// [`rehydration`], and the positions in `facts.instructions` of the documents of
+/// injected-context rows (not `user_text`) it does not re-attach whole (it names each
+/// with its handle; with `max_bytes` 0, only the instruction files,
+/// [`super::facts::is_instruction_file`]): the engine keeps those whole in memory (kind
+/// `instruction`, N-6: the handle resolves) and carries the constraint sentences of the
+/// instruction files among them in the floor (N-5).
+pub fn rehydration_missed(facts: &Facts, earlier: &[(String, String)], max_bytes: usize) -> (String, Vec<usize>) {
     if max_bytes == 0 {
         // disabled: a document a person's row carried is still clipped with a marker (N-1)
-        return facts.instructions.iter().filter(|d| d.user_text).map(|d| clipped_marker(&d.id, d.offset, &d.text)).collect();
+        let out: String = facts.instructions.iter().filter(|d| d.user_text).map(|d| clipped_marker(&d.id, d.offset, &d.text)).collect();
+        // none is named by a handle then; the instruction files still reach memory
+        let missed = facts.instructions.iter().enumerate().filter(|(_, d)| !d.user_text && super::facts::is_instruction_file(&d.text)).map(|(i, _)| i).collect();
+        return (out, missed);
     }
     let mut cands: Vec<(String, String)> = Vec::new();
     if let Some(p) = &facts.plan {
@@ -292,6 +439,7 @@ pub fn rehydration(facts: &Facts, earlier: &[(String, String)], max_bytes: usize
     let mut seen: Vec<&str> = Vec::new();
     let mut remaining = max_bytes;
     let mut missed: Vec<String> = Vec::new();
+    let mut attached: std::collections::HashSet<&str> = std::collections::HashSet::new();
     for (kind, text) in &cands {
         if seen.contains(&text.as_str()) {
             continue;
@@ -301,6 +449,7 @@ pub fn rehydration(facts: &Facts, earlier: &[(String, String)], max_bytes: usize
         if it.len() <= remaining {
             remaining -= it.len();
             out.push_str(&it);
+            attached.insert(text.as_str());
         } else {
             let what = kind.trim_start_matches("rehydrated ");
             let first = super::facts::first_line(text, 80).replace(['[', ']'], "");
@@ -310,11 +459,12 @@ pub fn rehydration(facts: &Facts, earlier: &[(String, String)], max_bytes: usize
             }
         }
     }
+    let not_whole: Vec<usize> = facts.instructions.iter().enumerate().filter(|(_, d)| !d.user_text && !attached.contains(d.text.as_str())).map(|(i, _)| i).collect();
     if !out.is_empty() || !missed.is_empty() {
         out.insert_str(0, "\nRe-attached after this summary, verbatim, newest first (N-6):");
     }
     for m in missed {
         out.push_str(&m);
     }
-    out
+    (out, not_whole)
 }
