@@ -23,9 +23,12 @@
 //!
 //! A host-vector index ([`Index::with_dimension`]) keeps the same inverted index, and
 //! its fused ranking ([`Index::search_with_vector`]) is relative score fusion of BM25 and
-//! the host vectors' cosine (an exact scan), weighted by `alpha`
-//! ([`HOST_VECTOR_ALPHA`]): there a record sharing no term with the query is found by
-//! its vector.
+//! the host vectors' cosine, weighted by `alpha` ([`HOST_VECTOR_ALPHA`]): there a record
+//! sharing no term with the query is found by its vector. From [`ivf::MIN_RECORDS`]
+//! records a session keeps an inverted-file partition of its vectors ([`super::ivf`]): a
+//! query computes the cosines of the lists nearest to it (about
+//! [`ivf::PROBE_CANDIDATES`] records) and of the BM25 candidates only, not of every
+//! record.
 
 use super::embed::{self, DEFAULT_DIMENSION, EMBEDDER_ID};
 use super::ivf::{self, Ivf};
@@ -656,30 +659,28 @@ impl Scope {
         self.distinct(ranked.into_iter().map(|(s, x)| (s, x / top)), limit)
     }
 
-    /// The slots whose host-vector cosine a query computes: with a partition (and not
-    /// `exact`), the records of the lists nearest to `query` ([`Ivf::probe`]) and `extra`
-    /// (the BM25 candidates), each once, in slot order; `None`: every record (an exact
-    /// scan).
-    fn vector_candidates(&self, query: &[f32], extra: &[u32], exact: bool) -> Option<Vec<u32>> {
-        let ivf = self.ivf.as_ref().filter(|_| !exact)?;
-        let mut c = ivf.probe(query);
-        c.extend_from_slice(extra);
-        c.sort_unstable();
-        c.dedup();
-        Some(c)
-    }
-
-    /// `(slot, cosine)` of the candidate records ([`Scope::vector_candidates`]) with a
-    /// host vector and cosine above [`MIN_SCORE`], unordered.
+    /// `(slot, cosine)` of the candidate records with a host vector and cosine above
+    /// [`MIN_SCORE`], unordered: with a partition (and not `exact`), the records of the
+    /// lists nearest to `query` ([`Ivf::nearest_lists`]) and those of `extra` (the BM25
+    /// candidates) in none of them, each once; without, every record (an exact scan).
     fn cosines(&self, query: &[f32], extra: &[u32], exact: bool) -> Vec<(u32, f64)> {
-        let score = |slot: u32| {
-            let v = self.doc(slot)?.vector.as_ref()?;
-            let s = f64::from(embed::dot(query, v));
+        let keep = |(slot, s): (u32, f32)| {
+            let s = f64::from(s);
             (s.is_finite() && s > f64::from(MIN_SCORE)).then_some((slot, s))
         };
-        match self.vector_candidates(query, extra, exact) {
-            Some(c) => c.into_iter().filter_map(score).collect(),
-            None => self.order.values().filter_map(|&s| score(s)).collect(),
+        let score = |slot: u32| self.doc(slot)?.vector.as_ref().map(|v| (slot, embed::dot(query, v)));
+        match self.ivf.as_ref().filter(|_| !exact) {
+            Some(ivf) => {
+                let lists = ivf.nearest_lists(query);
+                let mut out: Vec<(u32, f64)> = ivf.scores(query, &lists).into_iter().filter_map(keep).collect();
+                let mut rest: Vec<u32> =
+                    extra.iter().copied().filter(|&s| ivf.list_of.get(s as usize).is_none_or(|l| !lists.contains(&(*l as usize)))).collect();
+                rest.sort_unstable();
+                rest.dedup();
+                out.extend(rest.into_iter().filter_map(score).filter_map(keep));
+                out
+            }
+            None => self.order.values().filter_map(|&s| score(s)).filter_map(keep).collect(),
         }
     }
 
@@ -1170,14 +1171,13 @@ impl Index {
                 return Err(bad(format!("{} list numbers for {} records", p.lists.len(), slots.len())));
             }
             let k = centroids.len();
-            let mut part = Ivf { lists: vec![Vec::new(); k], centroids, list_of: vec![u32::MAX; scope.docs.len()], trained_at: p.trained_at };
+            let mut part = Ivf::empty(centroids, scope.docs.len(), dim, p.trained_at);
             for (&slot, &l) in slots.iter().zip(&p.lists) {
                 if l as usize >= k {
                     return Err(bad(format!("list number {l} is not below {k}")));
                 }
-                if let (Some(x), Some(list)) = (part.list_of.get_mut(slot as usize), part.lists.get_mut(l as usize)) {
-                    *x = l;
-                    list.push(slot);
+                if let Some(v) = scope.doc(slot).and_then(|d| d.vector.as_deref()) {
+                    part.insert_in(slot, v, l);
                 }
             }
             scope.ivf = Some(part);

@@ -41,6 +41,12 @@ pub(crate) struct Ivf {
     pub centroids: Vec<Vec<f32>>,
     /// Slots of each list's records.
     pub lists: Vec<Vec<u32>>,
+    /// Each list's vectors, one after the other in the order of `lists` (a copy of the
+    /// records' vectors: a query reads a list front to back instead of chasing each
+    /// record's vector around memory).
+    pub vectors: Vec<Vec<f32>>,
+    /// Vector components.
+    pub dim: usize,
     /// Slot -> list (`u32::MAX`: the slot is in none).
     pub list_of: Vec<u32>,
     /// Number of vectors when the centroids were trained (the scope is trained again
@@ -94,24 +100,36 @@ impl Ivf {
                 }
             }
         }
-        let mut ivf = Ivf { lists: vec![Vec::new(); centroids.len()], centroids, list_of: vec![u32::MAX; slots], trained_at: n };
+        let mut ivf = Ivf::empty(centroids, slots, dim, n);
         for &(slot, v) in vectors {
             ivf.insert(slot, v);
         }
         ivf
     }
 
+    /// A partition with these centroids and no records.
+    pub fn empty(centroids: Vec<Vec<f32>>, slots: usize, dim: usize, trained_at: usize) -> Ivf {
+        let k = centroids.len();
+        Ivf { lists: vec![Vec::new(); k], vectors: vec![Vec::new(); k], dim, centroids, list_of: vec![u32::MAX; slots], trained_at }
+    }
+
     /// Puts `slot` (unit vector `v`) in its nearest list.
     pub fn insert(&mut self, slot: u32, v: &[f32]) {
         let l = nearest(&self.centroids, v);
+        self.insert_in(slot, v, l);
+    }
+
+    /// Puts `slot` (unit vector `v`) in list `l` (below the list count).
+    pub fn insert_in(&mut self, slot: u32, v: &[f32], l: u32) {
         if self.list_of.len() <= slot as usize {
             self.list_of.resize(slot as usize + 1, u32::MAX);
         }
         if let Some(x) = self.list_of.get_mut(slot as usize) {
             *x = l;
         }
-        if let Some(list) = self.lists.get_mut(l as usize) {
+        if let (Some(list), Some(vs)) = (self.lists.get_mut(l as usize), self.vectors.get_mut(l as usize)) {
             list.push(slot);
+            vs.extend_from_slice(v);
         }
     }
 
@@ -119,24 +137,45 @@ impl Ivf {
     pub fn remove(&mut self, slot: u32) {
         let Some(x) = self.list_of.get_mut(slot as usize) else { return };
         let l = std::mem::replace(x, u32::MAX);
-        if let Some(list) = self.lists.get_mut(l as usize) {
-            list.retain(|&s| s != slot);
+        let (Some(list), Some(vs)) = (self.lists.get_mut(l as usize), self.vectors.get_mut(l as usize)) else { return };
+        let Some(at) = list.iter().position(|&s| s == slot) else { return };
+        // the last member takes the removed one's place, in both arrays
+        list.swap_remove(at);
+        let last = vs.len().saturating_sub(self.dim);
+        if at * self.dim < last {
+            vs.copy_within(last.., at * self.dim);
         }
+        vs.truncate(last);
     }
 
-    /// The slots of the lists nearest to the unit query `q`, nearest list first, until at
-    /// least [`PROBE_CANDIDATES`] are gathered (or every list is read).
-    pub fn probe(&self, q: &[f32]) -> Vec<u32> {
+    /// The lists nearest to the unit query `q`, nearest first, until they hold at least
+    /// [`PROBE_CANDIDATES`] records (or every list is taken).
+    pub fn nearest_lists(&self, q: &[f32]) -> Vec<usize> {
         let mut order: Vec<(usize, f32)> = self.centroids.iter().enumerate().map(|(i, c)| (i, embed::dot(c, q))).collect();
         order.sort_unstable_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-        let mut out = Vec::with_capacity(PROBE_CANDIDATES + PROBE_CANDIDATES / 2);
+        let mut held = 0;
+        let mut out = Vec::new();
         for (i, _) in order {
-            if out.len() >= PROBE_CANDIDATES {
+            if held >= PROBE_CANDIDATES {
                 break;
             }
-            if let Some(list) = self.lists.get(i) {
-                out.extend_from_slice(list);
-            }
+            held += self.lists.get(i).map_or(0, Vec::len);
+            out.push(i);
+        }
+        out
+    }
+
+    /// The slots of [`Ivf::nearest_lists`].
+    pub fn probe(&self, q: &[f32]) -> Vec<u32> {
+        self.nearest_lists(q).into_iter().filter_map(|i| self.lists.get(i)).flatten().copied().collect()
+    }
+
+    /// `(slot, dot product with q)` of every record of `lists`, read list by list.
+    pub fn scores(&self, q: &[f32], lists: &[usize]) -> Vec<(u32, f32)> {
+        let mut out = Vec::new();
+        for &i in lists {
+            let (Some(slots), Some(vs)) = (self.lists.get(i), self.vectors.get(i)) else { continue };
+            out.extend(slots.iter().zip(vs.chunks_exact(self.dim.max(1))).map(|(&s, v)| (s, embed::dot(q, v))));
         }
         out
     }
