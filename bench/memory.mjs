@@ -528,7 +528,12 @@ if (HOST >= 0) {
 console.log(`| constraints verbatim 100% | ${pct(...fid.constraints)} | ${gap('constraints', ...fid.constraints)} |`)
 console.log(`| paths of folded calls 100% | ${pct(...fid.paths)} | ${gap('paths', ...fid.paths)} |`)
 console.log(`| newest request verbatim 100% | ${pct(...fid.newest)} | ${gap('newest', ...fid.newest)} |`)
-const within = (n, wall, cpu) => (n < 100_000 ? 'not measured (smoke)' : wall <= 5 ? 'met' : (cpu ?? 99) <= 5 ? 'met in CPU time, NOT met in wall time (shared machine)' : 'NOT met')
+const within = (n, wall, cpu) => {
+  if (n < 100_000) return 'not measured (smoke)'
+  const c = (cpu ?? 99) <= 5
+  if (wall <= 5 && c) return 'met'
+  return c ? 'met in CPU time, NOT met in wall time (shared machine)' : wall <= 5 ? 'met in wall time, NOT met in CPU time' : 'NOT met'
+}
 console.log(`| recall over ${worst[0].toLocaleString('en-US')} records <= 5 ms (wasm) | wall ${worst[1].toFixed(2)} ms, cpu ${(worst[2] ?? 0).toFixed(2)} ms | ${within(worst[0], worst[1], worst[2])} |`)
 if (worst[3] != null) console.log(`| host-vector recall over ${worst[0].toLocaleString('en-US')} records <= 5 ms (wasm, the partition) | wall ${worst[3].toFixed(2)} ms, cpu ${worst[4].toFixed(2)} ms | ${within(worst[0], worst[3], worst[4])} |`)
 
