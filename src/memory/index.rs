@@ -23,11 +23,15 @@
 //!
 //! A host-vector index ([`Index::with_dimension`]) keeps the same inverted index, and
 //! its fused ranking ([`Index::search_with_vector`]) is relative score fusion of BM25 and
-//! the host vectors' cosine (an exact scan), weighted by `alpha`
-//! ([`HOST_VECTOR_ALPHA`]): there a record sharing no term with the query is found by
-//! its vector.
+//! the host vectors' cosine, weighted by `alpha` ([`HOST_VECTOR_ALPHA`]): there a record
+//! sharing no term with the query is found by its vector. From [`ivf::MIN_RECORDS`]
+//! records a session keeps an inverted-file partition of its vectors ([`super::ivf`]): a
+//! query computes the cosines of the lists nearest to it (about
+//! [`ivf::PROBE_CANDIDATES`] records) and of the BM25 candidates only, not of every
+//! record.
 
 use super::embed::{self, DEFAULT_DIMENSION, EMBEDDER_ID};
+use super::ivf::{self, Ivf};
 use super::mentions::{index_terms, index_terms_counted};
 use super::MemoryRecord;
 use crate::error::{Error, ErrorCode, Result};
@@ -68,11 +72,14 @@ pub const HOST_VECTOR_ALPHA: f64 = 0.2;
 
 /// Snapshot `format` tag.
 const SNAPSHOT_FORMAT: &str = "context-compactor/memory-index";
-/// Version [`Index::snapshot`] writes (3: posting counts in [`TF_UNIT`]ths, records
-/// with `context`). Versions 1 (records only) and 2 (postings of whole counts, made
-/// before context terms) are still read; they are migrated by indexing their records
-/// again, so their rankings are this version's.
-pub const SNAPSHOT_VERSION: u32 = 3;
+/// Version [`Index::snapshot`] writes (4: a host-vector index's partitions, `ivf`;
+/// 3: posting counts in [`TF_UNIT`]ths, records with `context`). Versions 1 (records
+/// only) and 2 (postings of whole counts, made before context terms) are still read;
+/// they are migrated by indexing their records again, so their rankings are this
+/// version's. A version-3 embedded snapshot's postings are loaded as written; a
+/// host-vector snapshot without partitions (version 3 or earlier) has them trained
+/// again from its vectors.
+pub const SNAPSHOT_VERSION: u32 = 4;
 const HOST_EMBEDDER_ID: &str = "host";
 
 /// Who embeds the records of an index.
@@ -218,6 +225,9 @@ struct Scope {
     terms: Vec<Term>,
     /// Sum of `lens` over stored records.
     total_len: u64,
+    /// The host vectors' coarse quantizer (host index with at least
+    /// [`ivf::MIN_RECORDS`] records; `None`: queries scan exactly).
+    ivf: Option<Ivf>,
 }
 
 /// A term's count in a posting is kept in [`TF_UNIT`]ths: a content term adds
@@ -439,6 +449,9 @@ impl Scope {
             ixs.push((ix, tf));
         }
         doc.terms = ixs;
+        if let (Some(ivf), Some(v)) = (self.ivf.as_mut(), doc.vector.as_ref()) {
+            ivf.insert(slot, v);
+        }
         let key = key_of(&doc.record);
         self.ids.insert(doc.record.id.clone(), key.clone());
         self.order.insert(key, slot);
@@ -462,6 +475,9 @@ impl Scope {
                     t.postings.retain(|p| p.0 != slot);
                 }
             }
+        }
+        if let Some(ivf) = self.ivf.as_mut() {
+            ivf.remove(slot);
         }
         let len = self.lens.get_mut(slot as usize).map_or(0, |l| std::mem::replace(l, 0));
         self.total_len = self.total_len.saturating_sub(u64::from(len));
@@ -620,9 +636,10 @@ impl Scope {
 
     /// Relative score fusion of BM25 and host-vector cosine (see
     /// [`Index::search_with_vector`]).
-    fn fuse_host(&self, query: &str, vector: &[f32], limit: usize, alpha: f64) -> Vec<Hit> {
+    fn fuse_host(&self, query: &str, vector: &[f32], limit: usize, alpha: f64, exact: bool) -> Vec<Hit> {
         let lexical = self.best(self.bm25(&query_terms(query, false)), CANDIDATES);
-        let by_vector = self.best(self.cosines(vector), CANDIDATES);
+        let extra: Vec<u32> = lexical.iter().map(|x| x.0).collect();
+        let by_vector = self.best(self.cosines(vector, &extra, exact), CANDIDATES);
         let mut fused: FnvMap<u32, f64> = FnvMap::default();
         // BM25's zero means "no shared term", so its scores are taken over the best one;
         // a dense embedding's cosines sit far from zero, so theirs are min-max scaled
@@ -642,31 +659,54 @@ impl Scope {
         self.distinct(ranked.into_iter().map(|(s, x)| (s, x / top)), limit)
     }
 
-    /// `(slot, cosine)` of every record with a host vector and cosine above
-    /// [`MIN_SCORE`], unordered.
-    fn cosines(&self, query: &[f32]) -> Vec<(u32, f64)> {
-        self.order
-            .values()
-            .filter_map(|&slot| {
-                let v = self.doc(slot)?.vector.as_ref()?;
-                let s = f64::from(embed::dot(query, v));
-                (s.is_finite() && s > f64::from(MIN_SCORE)).then_some((slot, s))
-            })
-            .collect()
+    /// `(slot, cosine)` of the candidate records with a host vector and cosine above
+    /// [`MIN_SCORE`], unordered: with a partition (and not `exact`), the records of the
+    /// lists nearest to `query` ([`Ivf::nearest_lists`]) and those of `extra` (the BM25
+    /// candidates) in none of them, each once; without, every record (an exact scan).
+    fn cosines(&self, query: &[f32], extra: &[u32], exact: bool) -> Vec<(u32, f64)> {
+        let keep = |(slot, s): (u32, f32)| {
+            let s = f64::from(s);
+            (s.is_finite() && s > f64::from(MIN_SCORE)).then_some((slot, s))
+        };
+        let score = |slot: u32| self.doc(slot)?.vector.as_ref().map(|v| (slot, embed::dot(query, v)));
+        match self.ivf.as_ref().filter(|_| !exact) {
+            Some(ivf) => {
+                let lists = ivf.nearest_lists(query);
+                let mut out: Vec<(u32, f64)> = ivf.scores(query, &lists).into_iter().filter_map(keep).collect();
+                let mut rest: Vec<u32> =
+                    extra.iter().copied().filter(|&s| ivf.list_of.get(s as usize).is_none_or(|l| !lists.contains(&(*l as usize)))).collect();
+                rest.sort_unstable();
+                rest.dedup();
+                out.extend(rest.into_iter().filter_map(score).filter_map(keep));
+                out
+            }
+            None => self.order.values().filter_map(|&s| score(s)).filter_map(keep).collect(),
+        }
     }
 
-    /// Exact cosine scan with a host query vector (host index).
-    fn rank_vectors(&self, query: &[f32], limit: usize) -> Vec<Hit> {
-        let scored: Vec<(u32, f64)> = self
-            .order
-            .values()
-            .filter_map(|&slot| {
-                let v = self.doc(slot)?.vector.as_ref()?;
-                let s = f64::from(embed::dot(query, v));
-                (s.is_finite() && s > f64::from(MIN_SCORE)).then_some((slot, s))
-            })
-            .collect();
+    /// Cosine ranking with a host query vector (host index): through the partition
+    /// unless `exact`.
+    fn rank_vectors(&self, query: &[f32], limit: usize, exact: bool) -> Vec<Hit> {
+        let scored = self.cosines(query, &[], exact);
         self.best(scored, limit).into_iter().filter_map(|(s, c)| self.hit(s, c)).collect()
+    }
+
+    /// Trains the partition again when the scope has reached [`ivf::MIN_RECORDS`] host
+    /// vectors without one or has grown to twice the size it was trained at; drops it
+    /// below [`ivf::MIN_RECORDS`].
+    fn refresh_ivf(&mut self, dim: usize) {
+        let n = self.ids.len();
+        if n < ivf::MIN_RECORDS {
+            self.ivf = None;
+            return;
+        }
+        if self.ivf.as_ref().is_some_and(|p| n < p.trained_at.saturating_mul(2)) {
+            return;
+        }
+        let vectors: Vec<(u32, &[f32])> =
+            self.order.values().filter_map(|&s| self.doc(s).and_then(|d| d.vector.as_deref()).map(|v| (s, v))).collect();
+        let trained = Ivf::train(&vectors, self.docs.len(), dim);
+        self.ivf = Some(trained);
     }
 }
 
@@ -773,6 +813,12 @@ impl Index {
     /// Same-id records replace stored ones. Fails with `memory_failed`, storing nothing,
     /// on an embedded index, a count mismatch, a wrong dimension or a zero vector.
     pub fn add_with_vectors(&mut self, records: Vec<MemoryRecord>, vectors: Vec<Vec<f32>>) -> Result<AddReport> {
+        self.add_vectors(records, vectors, true)
+    }
+
+    /// [`Index::add_with_vectors`]; `partition` false leaves the partitions as they are
+    /// (a restore loads them from the snapshot).
+    fn add_vectors(&mut self, records: Vec<MemoryRecord>, vectors: Vec<Vec<f32>>, partition: bool) -> Result<AddReport> {
         if self.embedder != EmbedderKind::Host {
             return Err(fail("this index uses the embedded embedder; use add"));
         }
@@ -790,15 +836,27 @@ impl Index {
             }
         }
         let mut report = AddReport::default();
+        let mut touched: Vec<String> = Vec::new();
         for (record, vector) in records.into_iter().zip(units) {
             // the lexical side of the fused ranking (a record without tokens is still
             // stored: its vector finds it)
             let (terms, len) = doc_terms(&record);
+            if touched.last() != Some(&record.session) && !touched.contains(&record.session) {
+                touched.push(record.session.clone());
+            }
             let scope = self.scopes.get_or_insert_with(record.session.clone(), Scope::default);
             if scope.upsert(Doc { record, terms: Vec::new(), vector: Some(vector) }, terms, len) {
                 report.replaced += 1;
             } else {
                 report.added += 1;
+            }
+        }
+        if partition {
+            let dim = self.dim;
+            for session in touched {
+                if let Some(scope) = self.scopes.get_mut(&session) {
+                    scope.refresh_ivf(dim);
+                }
             }
         }
         Ok(report)
@@ -840,7 +898,7 @@ impl Index {
         if limit == 0 {
             return Ok(Vec::new());
         }
-        Ok(self.scopes.get(session).map(|s| s.rank_vectors(&q, limit)).unwrap_or_default())
+        Ok(self.scopes.get(session).map(|s| s.rank_vectors(&q, limit, true)).unwrap_or_default())
     }
 
     /// Search in one session of a host-vector index with the query's text and the host's
@@ -873,6 +931,23 @@ impl Index {
         ranking: Ranking,
         alpha: Option<f64>,
     ) -> Result<Vec<Hit>> {
+        self.search_with_vector_scan(session, query, vector, limit, ranking, alpha, false)
+    }
+
+    /// [`Index::search_with_vector`], with `exact` true computing every record's cosine
+    /// (an exact scan) instead of the candidates of the partition; the benchmark
+    /// measures the partition's recall loss against it. Same errors.
+    #[allow(clippy::too_many_arguments)]
+    pub fn search_with_vector_scan(
+        &self,
+        session: &str,
+        query: &str,
+        vector: &[f32],
+        limit: usize,
+        ranking: Ranking,
+        alpha: Option<f64>,
+        exact: bool,
+    ) -> Result<Vec<Hit>> {
         if self.embedder != EmbedderKind::Host {
             return Err(fail("this index uses the embedded embedder; use search"));
         }
@@ -889,9 +964,9 @@ impl Index {
         }
         let Some(scope) = self.scopes.get(session) else { return Ok(Vec::new()) };
         Ok(match ranking {
-            Ranking::Vector => scope.rank_vectors(&q, limit),
+            Ranking::Vector => scope.rank_vectors(&q, limit, exact),
             Ranking::Lexical => scope.search(query, limit, Ranking::Lexical, self.dim),
-            Ranking::Fused => scope.fuse_host(query, &q, limit, alpha),
+            Ranking::Fused => scope.fuse_host(query, &q, limit, alpha, exact),
         })
     }
 
@@ -935,11 +1010,12 @@ impl Index {
     }
 
     /// Serializes the whole index as versioned JSON bytes (version
-    /// [`SNAPSHOT_VERSION`], 3):
+    /// [`SNAPSHOT_VERSION`], 4):
     ///
-    /// `{ format: "context-compactor/memory-index", version: 3, embedder: "hash-idf-v1" |
+    /// `{ format: "context-compactor/memory-index", version: 4, embedder: "hash-idf-v1" |
     ///    "host", dimension, records: [{ record, vector? }], lexical?: [{ session,
-    ///    lengths: [n...], terms: [[term, [position, count, position, count, ...]], ...] }] }`
+    ///    lengths: [n...], terms: [[term, [position, count, position, count, ...]], ...] }],
+    ///    ivf?: [{ session, trainedAt, centroids: [[u32...]], lists: [n...] }] }`
     ///
     /// Sessions in byte order, each session's records in scope order. `lexical` (the
     /// embedded index only) holds each session's inverted index: every term with the
@@ -947,13 +1023,25 @@ impl Index {
     /// quarters: 4 per content term, 1 per context term) of the records holding it,
     /// terms in byte order, positions ascending, and each record's
     /// BM25 length (its content's plain token count) by position. Host vectors are
-    /// stored as the bit patterns of their f32 components. Same index, same bytes.
+    /// stored as the bit patterns of their f32 components. `ivf` (a host-vector index
+    /// with partitioned sessions only) holds each partition: the record count it was
+    /// trained at, its unit centroids (f32 bit patterns) and each record's list number by
+    /// position. Same index, same bytes.
     pub fn snapshot(&self) -> Vec<u8> {
         let mut records = Vec::new();
         let mut lexical = Vec::new();
+        let mut parts = Vec::new();
         for (session, scope) in self.scopes.iter() {
             if scope.ids.is_empty() {
                 continue;
+            }
+            if let Some(p) = &scope.ivf {
+                parts.push(SnapIvf {
+                    session: session.clone(),
+                    trained_at: p.trained_at,
+                    centroids: p.centroids.iter().map(|c| c.iter().map(|x| x.to_bits()).collect()).collect(),
+                    lists: scope.order.values().map(|&s| p.list_of.get(s as usize).copied().unwrap_or(0)).collect(),
+                });
             }
             let mut position: FnvMap<u32, u32> = FnvMap::default();
             for (i, &slot) in scope.order.values().enumerate() {
@@ -991,14 +1079,19 @@ impl Index {
             dimension: self.dim,
             records,
             lexical: (self.embedder == EmbedderKind::Embedded).then_some(lexical),
+            ivf: (self.embedder == EmbedderKind::Host && !parts.is_empty()).then_some(parts),
         };
         serde_json::to_vec(&snap).unwrap_or_default()
     }
 
-    /// Rebuilds an index from [`Index::snapshot`] bytes of version 3, or of version 1
+    /// Rebuilds an index from [`Index::snapshot`] bytes of version 4 or 3, or of version 1
     /// (records only) or 2 (postings counted before context terms): their records are
-    /// indexed again, giving the index a version-3 snapshot of the same records
-    /// describes. A version-3 embedded snapshot's inverted index is loaded as written (checked for shape: known sessions, positions in
+    /// indexed again, giving the index a version-4 snapshot of the same records.
+    /// A host-vector snapshot's partitions (`ivf`, version 4) are loaded as written
+    /// (checked for shape: a known session, 1 to 128 centroids of the declared dimension,
+    /// one list number below the list count per record); a session of at least
+    /// [`ivf::MIN_RECORDS`] records without one (any version 3 or earlier) is
+    /// partitioned again from its vectors. A version-3 or 4 embedded snapshot's inverted index is loaded as written (checked for shape: known sessions, positions in
     /// range and ascending, counts >= 1, one length >= 1 per record, every record
     /// holding a term); a session it
     /// lists no terms for is indexed again from its records. Fails with `memory_failed`
@@ -1026,7 +1119,7 @@ impl Index {
         if snap.embedder == EMBEDDER_ID {
             let mut index = Index { dim: snap.dimension, embedder: EmbedderKind::Embedded, scopes: SortedMap::new() };
             // an older inverted index counts terms another way: index the records again
-            let lexical = if snap.version == SNAPSHOT_VERSION { snap.lexical.unwrap_or_default() } else { Vec::new() };
+            let lexical = if snap.version >= 3 { snap.lexical.unwrap_or_default() } else { Vec::new() };
             index.load_embedded(snap.records.into_iter().map(|e| e.record).collect(), lexical)?;
             Ok(index)
         } else if snap.embedder == HOST_EMBEDDER_ID {
@@ -1040,11 +1133,78 @@ impl Index {
                 vectors.push(bits.into_iter().map(f32::from_bits).collect());
                 records.push(e.record);
             }
-            index.add_with_vectors(records, vectors)?;
+            index.add_vectors(records, vectors, false)?;
+            index.load_partitions(snap.ivf.unwrap_or_default())?;
             Ok(index)
         } else {
             Err(fail(format!("memory snapshot embedder {:?} is unknown", snap.embedder)))
         }
+    }
+
+    /// Installs a host snapshot's partitions (checked: a known session, one list per
+    /// centroid, each centroid of [`Index::dimension`] finite components and not zero,
+    /// one list number below the list count per record), then trains one for every
+    /// session of at least [`ivf::MIN_RECORDS`] records the snapshot gives none.
+    fn load_partitions(&mut self, parts: Vec<SnapIvf>) -> Result<()> {
+        let dim = self.dim;
+        for (i, p) in parts.into_iter().enumerate() {
+            let bad = |m: String| fail(format!("memory snapshot ivf[{i}] (session {:?}): {m}", p.session));
+            let Some(scope) = self.scopes.get_mut(&p.session) else {
+                return Err(bad("names a session that has no records".into()));
+            };
+            if scope.ivf.is_some() {
+                return Err(bad("repeats a session".into()));
+            }
+            if p.centroids.is_empty() || p.centroids.len() > ivf::MAX_LISTS {
+                return Err(bad(format!("has {} centroids (1..={})", p.centroids.len(), ivf::MAX_LISTS)));
+            }
+            let mut centroids = Vec::with_capacity(p.centroids.len());
+            for (c, bits) in p.centroids.iter().enumerate() {
+                let v: Vec<f32> = bits.iter().map(|b| f32::from_bits(*b)).collect();
+                if v.len() != dim {
+                    return Err(bad(format!("centroid {c} has {} components; the index declares {dim}", v.len())));
+                }
+                centroids.push(embed::normalize(&v).ok_or_else(|| bad(format!("centroid {c} is zero or not finite")))?);
+            }
+            let slots: Vec<u32> = scope.order.values().copied().collect();
+            if p.lists.len() != slots.len() {
+                return Err(bad(format!("{} list numbers for {} records", p.lists.len(), slots.len())));
+            }
+            let k = centroids.len();
+            let mut part = Ivf::empty(centroids, scope.docs.len(), dim, p.trained_at);
+            for (&slot, &l) in slots.iter().zip(&p.lists) {
+                if l as usize >= k {
+                    return Err(bad(format!("list number {l} is not below {k}")));
+                }
+                if let Some(v) = scope.doc(slot).and_then(|d| d.vector.as_deref()) {
+                    part.insert_in(slot, v, l);
+                }
+            }
+            scope.ivf = Some(part);
+        }
+        for scope in self.scopes.values_mut() {
+            if scope.ivf.is_none() {
+                scope.refresh_ivf(dim);
+            }
+        }
+        Ok(())
+    }
+
+    /// How a host-vector query would read `session`: `None` when the session has no
+    /// partition (fewer than [`ivf::MIN_RECORDS`] records: an exact scan), else
+    /// `Some((lists, candidates))`: the partition's list count and how many records the
+    /// lists nearest to `vector` hold, the records whose cosine is computed (the fused
+    /// ranking adds its BM25 candidates, at most [`CANDIDATES`]). Fails with
+    /// `memory_failed` as [`Index::search_with_vector`].
+    pub fn partition_probe(&self, session: &str, vector: &[f32]) -> Result<Option<(usize, usize)>> {
+        if self.embedder != EmbedderKind::Host {
+            return Err(fail("this index uses the embedded embedder"));
+        }
+        if vector.len() != self.dim {
+            return Err(fail(format!("query vector has {} components; the index declares {}", vector.len(), self.dim)));
+        }
+        let q = embed::normalize(vector).ok_or_else(|| fail("query vector is zero or not finite"))?;
+        Ok(self.scopes.get(session).and_then(|s| s.ivf.as_ref()).map(|p| (p.centroids.len(), p.probe(&q).len())))
     }
 
     /// Loads an embedded snapshot's records and inverted index (see [`Index::restore`]).
@@ -1153,6 +1313,20 @@ struct Snapshot {
     records: Vec<SnapEntry>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     lexical: Option<Vec<SnapScope>>,
+    /// Version 4, host-vector index: each partitioned session's centroids and lists.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    ivf: Option<Vec<SnapIvf>>,
+}
+
+/// One session's partition in a snapshot: `{ session, trainedAt, centroids: [[u32 bit
+/// patterns]], lists: [list number by record position] }`.
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct SnapIvf {
+    session: String,
+    trained_at: usize,
+    centroids: Vec<Vec<u32>>,
+    lists: Vec<u32>,
 }
 
 #[derive(Serialize, Deserialize)]

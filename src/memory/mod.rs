@@ -17,6 +17,7 @@
 
 pub mod embed;
 pub mod index;
+pub mod ivf;
 pub mod mentions;
 pub mod project;
 pub mod recall;
@@ -26,7 +27,7 @@ pub use index::{AddReport, EmbedderKind, Hit, Index, Page, Ranking, CANDIDATES, 
 pub use mentions::{index_terms, mentions, MAX_MENTIONS};
 pub use project::{instruction_records, project, render_arguments, try_project, try_project_consuming, try_project_user_text, EvictedBody, CHUNK_BYTES, CONTEXT_BYTES, CONTEXT_PART_BYTES};
 pub use recall::{
-    effective_limit, recall, recall_from_arguments, recall_from_hits, recall_ranked, recall_tool_definition, recall_with_vector, recall_with_vector_ranked, RecallHit,
+    effective_limit, recall, recall_from_arguments, recall_from_hits, recall_ranked, recall_tool_definition, recall_with_vector, recall_with_vector_ranked, recall_with_vector_scan, RecallHit,
     RecallResult, DEFAULT_LIMIT, MAX_LIMIT, RECALL_TOOL_NAME,
 };
 

@@ -229,8 +229,25 @@ pub fn recall_with_vector_ranked(
     ranking: Ranking,
     alpha: Option<f64>,
 ) -> Result<RecallResult> {
+    recall_with_vector_scan(index, session, query, vector, limit, ranking, alpha, false)
+}
+
+/// [`recall_with_vector_ranked`]; `exact` true computes every record's cosine instead of
+/// the candidates of the session's partition ([`Index::search_with_vector_scan`]; the
+/// benchmark's comparison).
+#[allow(clippy::too_many_arguments)]
+pub fn recall_with_vector_scan(
+    index: &Index,
+    session: &str,
+    query: &str,
+    vector: &[f32],
+    limit: Option<usize>,
+    ranking: Ranking,
+    alpha: Option<f64>,
+    exact: bool,
+) -> Result<RecallResult> {
     let limit = effective_limit(limit);
-    Ok(result(query, limit, index.search_with_vector(session, query, vector, limit, ranking, alpha)?))
+    Ok(result(query, limit, index.search_with_vector_scan(session, query, vector, limit, ranking, alpha, exact)?))
 }
 
 /// Answers a `recall` call from hits a host store found (M-2, M-4): keeps only hits

@@ -228,7 +228,10 @@ impl MemoryIndex {
     /// `"vector"` (the vectors alone); anything else throws `memory_failed`. A host index
     /// needs `vector` (the host's embedding of `query`); its fused ranking weighs the
     /// host vectors by `alpha` (a number in [0, 1], default 0.2, relative score fusion,
-    /// see `Index::search_with_vector`); `alpha` is ignored on an embedded index.
+    /// see `Index::search_with_vector`); `alpha` is ignored on an embedded index. A host
+    /// index of at least 4,096 records in a session reads the lists of its partition
+    /// nearest to `vector` (an IVF index); `exact: true` computes every record's cosine
+    /// instead (for comparison).
     pub fn recall(&self, session: JsValue, query: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
         let session = session_arg(&session, "recall")?;
         let query = str_arg(&query, "recall: query", ErrorCode::MemoryFailed)?;
@@ -250,7 +253,13 @@ impl MemoryIndex {
                 } else {
                     Some(a.as_f64().filter(|x| (0.0..=1.0).contains(x)).ok_or_else(|| fail("recall: alpha must be a number in [0, 1]"))?)
                 };
-                memory::recall_with_vector_ranked(&self.inner, session, query, &vector, limit, ranking, alpha).map_err(|e| js_error(&e))?
+                let exact = get(&options, "exact");
+                let exact = if exact.is_undefined() || exact.is_null() {
+                    false
+                } else {
+                    exact.as_bool().ok_or_else(|| fail("recall: exact must be a boolean"))?
+                };
+                memory::recall_with_vector_scan(&self.inner, session, query, &vector, limit, ranking, alpha, exact).map_err(|e| js_error(&e))?
             }
         };
         json_out(&result)

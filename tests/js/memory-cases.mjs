@@ -507,7 +507,7 @@ export function memoryCases(api) {
       },
     },
     {
-      name: 'M-3 recall ranks by BM25 and the embedded vectors, fused; ranking option; snapshot version 3, versions 1 and 2 restore',
+      name: 'M-3 recall ranks by BM25 and the embedded vectors, fused; ranking option; snapshot version 4, versions 1, 2 and 3 restore',
       async run() {
         const idx = new MemoryIndex()
         idx.add([
@@ -523,15 +523,18 @@ export function memoryCases(api) {
         await rejects(async () => idx.recall('s', 'bar', { ranking: 'magic' }), failedWith(/ranking/), 'unknown ranking')
         await rejects(async () => idx.recall('s', 'bar', { ranking: 3 }), failedWith(/ranking/), 'non-string ranking')
         const snap = JSON.parse(new TextDecoder().decode(idx.snapshot()))
-        eq([snap.version, snap.lexical.length, snap.lexical[0].session], [3, 1, 's'], 'version 3 carries the inverted index')
+        eq([snap.version, snap.lexical.length, snap.lexical[0].session], [4, 1, 's'], 'version 4 carries the inverted index')
+        // version 3 wrote the same inverted index (version 4 added host-vector partitions): loaded as written
+        const three = MemoryIndex.restore(new TextEncoder().encode(JSON.stringify({ ...snap, version: 3 })))
+        eq(Array.from(three.snapshot()), Array.from(idx.snapshot()), 'a version-3 snapshot restores and snapshots as version 4')
         const v1 = { format: snap.format, version: 1, embedder: snap.embedder, dimension: snap.dimension, records: snap.records }
         const old = MemoryIndex.restore(new TextEncoder().encode(JSON.stringify(v1)))
         eq(old.recall('s', 'bar_baz.py', {}), idx.recall('s', 'bar_baz.py', {}), 'a version-1 snapshot restores to the same answers')
-        eq(Array.from(old.snapshot()), Array.from(idx.snapshot()), 'and snapshots as version 3')
+        eq(Array.from(old.snapshot()), Array.from(idx.snapshot()), 'and snapshots as version 4')
         // version 2 counted each term once; its postings are not loaded as written, its records are indexed again
         const v2 = { ...snap, version: 2, lexical: snap.lexical.map((l) => ({ ...l, terms: l.terms.map(([t, flat]) => [t, flat.map((x, i) => (i % 2 ? Math.max(1, x >> 2) : x))]) })) }
         const two = MemoryIndex.restore(new TextEncoder().encode(JSON.stringify(v2)))
-        eq(Array.from(two.snapshot()), Array.from(idx.snapshot()), 'a version-2 snapshot becomes the version-3 index of its records')
+        eq(Array.from(two.snapshot()), Array.from(idx.snapshot()), 'a version-2 snapshot becomes the version-4 index of its records')
         await rejects(async () => MemoryIndex.restore(new TextEncoder().encode(JSON.stringify({ ...v1, version: 7 }))), failedWith(/version 7/), 'unknown version')
       },
     },
