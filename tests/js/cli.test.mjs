@@ -144,7 +144,7 @@ test('cli_no_memory_leaves_the_memory_records_out_of_json', { skip: !haveShared 
   const tau = JSON.parse((await cli('compact', `${shared}tau-bench/gpt-4o-airline.json`, '--context-window', '16000', '--json', '--no-memory')).stdout)
   assert.equal(tau.status, 'cannot_fit')
   // the check's floor counts that user text (N-1, C-8), so it says so before any summary
-  assert.match(tau.reason, /^cannot_fit: the floor \(\d+ tokens: system \d+, tools \d+, protected request \d+, user text quoted whole as projectMemory is off \d+, output reserve \d+\)/)
+  assert.match(tau.reason, /^cannot_fit: the floor \(\d+ tokens: system \d+, tools \d+, protected request \d+, findings ledger \d+, user text quoted whole as projectMemory is off \d+, output reserve \d+\)/)
 })
 
 test('cli_eviction_list_shows_ten_and_a_count_unless_verbose', { skip: !haveShared && 'no ../shared/transcripts' }, async () => {
