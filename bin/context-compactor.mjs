@@ -4,6 +4,7 @@
 import { readFile, writeFile } from 'node:fs/promises'
 import { realpathSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
+import { resolve as resolvePath } from 'node:path'
 import { parseArgs } from 'node:util'
 
 export const FORMATS = [
@@ -298,6 +299,13 @@ function parse(argv) {
       throw fail('usage', `--timeout-ms must be a positive integer, got "${v['timeout-ms']}"`)
     }
   }
+  // no output may overwrite the input or another output (break2 finding C)
+  const named = [['the input', input], ['--out', v.out], ['--out-request', v['out-request']], ['--out-memory', v['out-memory']]].filter(([, f]) => f !== undefined)
+  for (let i = 0; i < named.length; i++) {
+    for (let j = i + 1; j < named.length; j++) {
+      if (resolvePath(named[i][1]) === resolvePath(named[j][1])) throw fail('usage', `${named[j][0]} and ${named[i][0]} name the same file (${named[j][1]}): each output needs its own file`)
+    }
+  }
   return {
     input, kind: v.format, out: v.out, importOptions: v.subagents !== undefined ? { subagents: v.subagents } : {}, outRequest: v['out-request'], outMemory: v['out-memory'], json: v.json, verbose: v.verbose,
     options: {
@@ -371,6 +379,15 @@ export async function main(argv = process.argv.slice(2)) {
     }
     const summarize = args.summarizer ? httpSummarizer(args.summarizer) : undefined
     const { format, decision, out, contextWindow, usage, imported } = await runEngine({ kind: args.kind, text, options: args.options, summarize, importOptions: args.importOptions, timeoutMs: args.summarizer?.timeoutMs })
+    const records = out.memory?.records ?? []
+    // the records first: a transcript that names them "whole in memory" is never written without them
+    if (args.outMemory) {
+      try {
+        await writeFile(args.outMemory, records.map((r) => `${JSON.stringify(r)}\n`).join(''))
+      } catch (err) {
+        throw fail('io_error', `cannot write ${args.outMemory}: ${err.message}`)
+      }
+    }
     if (args.out) {
       try {
         await writeFile(args.out, `${out.transcriptText != null ? indentJson(out.transcriptText) : JSON.stringify(out.transcript, null, 2)}\n`)
@@ -383,14 +400,6 @@ export async function main(argv = process.argv.slice(2)) {
         await writeFile(args.outRequest, `${out.requestText != null ? indentJson(out.requestText) : JSON.stringify(out.request, null, 2)}\n`)
       } catch (err) {
         throw fail('io_error', `cannot write ${args.outRequest}: ${err.message}`)
-      }
-    }
-    const records = out.memory?.records ?? []
-    if (args.outMemory) {
-      try {
-        await writeFile(args.outMemory, records.map((r) => `${JSON.stringify(r)}\n`).join(''))
-      } catch (err) {
-        throw fail('io_error', `cannot write ${args.outMemory}: ${err.message}`)
       }
     }
     // break finding 1 (N-1): the records are the one whole copy of the user text the

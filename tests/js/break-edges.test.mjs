@@ -292,3 +292,18 @@ test('M-2 break 17: recallFromStore / enumerateStore give a thrown non-Error a m
   const own = new Error('mine')
   await assert.rejects(recallFromStore({ search: () => { throw own } }, 's', 'q'), (e) => e === own)
 })
+
+test('N-1 break2 C: CLI outputs may not overwrite the input or each other (usage error, nothing written)', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'cc-edges-'))
+  const input = join(dir, 'chat.json')
+  const original = JSON.stringify(chat(40))
+  await writeFile(input, original)
+  const outT = join(dir, 'out.json')
+  for (const args of [['--out', outT, '--out-memory', outT], ['--out-memory', input], ['--out', input], ['--out', outT, '--out-request', join(dir, '.', 'out.json')]]) {
+    const r = await cli('compact', input, '--format', 'openai-chat', '--context-window', '4000', ...args)
+    assert.equal(r.code, 1, args.join(' '))
+    assert.match(r.stderr, /^error: usage: .* name the same file/m, args.join(' '))
+  }
+  assert.equal(await readFile(input, 'utf8'), original, 'the input is untouched')
+  await assert.rejects(readFile(outT, 'utf8'), 'no output was written')
+})
