@@ -1,6 +1,7 @@
 // Quick start, bundlers (esbuild, Vite, webpack) and browsers: the "browser" condition
-// gives the web build. Call init() once: it fetches the .wasm next to the module
-// (bundlers copy it as an asset), or pass the bytes / a compiled module to initSync.
+// gives the web build. Call init() once: it fetches the .wasm by new URL(..., import.meta.url),
+// which Vite and webpack emit as an asset and esbuild does not; with esbuild, copy the .wasm
+// yourself or hand its bytes to run(bytes), which passes them to init({ module_or_path }).
 import init, { ContextCompactor } from 'context-compactor'
 import { transcript } from './transcript.mjs'
 
