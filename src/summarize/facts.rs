@@ -197,6 +197,61 @@ pub struct Facts {
     /// Length-prefixed items (kind, text) of the deterministic sections of summaries in
     /// the fold: their floor and rehydrated documents, carried on (N-5, N-6).
     pub carried: Vec<(String, String)>,
+    /// Decision and finding sentences earlier summaries in the fold had already left
+    /// out (the counts of their §7 markers, [`summary_decisions`]): the new §7 marker
+    /// counts them too, so a drop is never silent across folds (issue 13, Y-3).
+    pub decisions_dropped: usize,
+}
+
+/// Start of the §7 marker that counts the decision and finding sentences a summary
+/// leaves out: `[clipped: <n> more decision sentences not shown here ...]`.
+pub const DECISIONS_MARKER_START: &str = "[clipped: ";
+/// What the §7 marker counts ([`DECISIONS_MARKER_START`]).
+pub const DECISIONS_MARKER_KIND: &str = " more decision sentences ";
+
+/// The §7 "Decisions and findings" lines of a deterministic summary's narrative (every
+/// `[§7 ...]` section of it: a mechanical rollup joins several), the `- ` dropped, in
+/// order, and the sum of the counts its §7 markers give of sentences left out
+/// (`[clipped: <n> more decision sentences ...]`). A model's prose (no §7 title) gives
+/// none. The lines are the agent's sentences, data: they are only carried on as §7
+/// lines (issue 13, Y-3).
+pub fn summary_decisions(narrative: &str) -> (Vec<String>, usize) {
+    let title = super::handoff::section_header(7);
+    let mut out = Vec::new();
+    let mut dropped = 0usize;
+    let mut in7 = false;
+    for l in narrative.lines() {
+        if l.starts_with("[§") {
+            in7 = l == title;
+        } else if !in7 {
+            continue;
+        } else if let Some(d) = l.strip_prefix("- ") {
+            out.push(d.to_string());
+        } else if let Some(n) = l.strip_prefix(DECISIONS_MARKER_START).and_then(|r| r.split_once(DECISIONS_MARKER_KIND)).and_then(|(n, _)| n.parse::<usize>().ok()) {
+            dropped = dropped.saturating_add(n);
+        }
+    }
+    (out, dropped)
+}
+
+/// `narrative` without its §7 sections (their lines are carried as §7 lines instead,
+/// [`summary_decisions`]).
+pub fn without_decisions(narrative: &str) -> String {
+    let title = super::handoff::section_header(7);
+    let mut out = String::with_capacity(narrative.len());
+    let mut in7 = false;
+    for l in narrative.lines() {
+        if l.starts_with("[§") {
+            in7 = l == title;
+        }
+        if !in7 {
+            if !out.is_empty() {
+                out.push('\n');
+            }
+            out.push_str(l);
+        }
+    }
+    out
 }
 
 /// Words that mark a user sentence as a constraint or preference (issue 13), matched
@@ -869,7 +924,17 @@ impl Facts {
                 let text = m.text();
                 let (narrative, body) = super::ledger::split_summary(&text);
                 if handoff {
-                    f.earlier_summary = Some(narrative.trim().to_string());
+                    // issue 13, Y-3: the earlier summary's decisions and findings are §7
+                    // lines of the new summary (older than the rows' own), not a part of
+                    // a quote the budget clips first
+                    let (ds, dropped) = summary_decisions(narrative);
+                    f.decisions_dropped = f.decisions_dropped.saturating_add(dropped);
+                    for d in ds {
+                        if decision_seen.insert(d.clone()) {
+                            f.decisions.push(d);
+                        }
+                    }
+                    f.earlier_summary = Some(without_decisions(narrative).trim().to_string());
                     inline_handles(&text, &mut f.artifacts);
                 }
                 // the items and the plain floor lines (clip markers, rollup markers, the
