@@ -182,3 +182,51 @@ fn print_loop_summary() {
         println!("----- {:?} summary={}\n{}", m.role, m.is_summary(), m.text());
     }
 }
+
+/// Issue 13 §5, Y-6: the line of a tool output that says why a run failed (a failing
+/// test's assertion, the exception a traceback ends with) is named under "errors and how
+/// they were resolved" with the edit that fixed it, whatever the exit status says and
+/// with no memory hook; the first line of the output (a banner) is not the cause.
+#[test]
+fn issue13_y6_root_cause_line_and_its_fix_in_the_errors_section() {
+    use context_compactor::config::Config;
+    use serde_json::json;
+    let pytest_out = "============================= test session starts ==============================\nplatform linux -- Python 3.11\ncollected 3 items\n\ntests/test_dates.py .F.\n\n=================================== FAILURES ===================================\n___________________________ test_parse_iso ___________________________\n\n    def test_parse_iso():\n>       assert parse('2024-01-02').day == 2\nE       AssertionError: assert 1 == 2\n\ntests/test_dates.py:9: AssertionError\n=========================== 1 failed, 2 passed in 0.12s ===========================\nExit code: 1";
+    let traceback_out = "Traceback (most recent call last):\n  File \"/repo/reproduce.py\", line 3, in <module>\n    print(load(cfg))\n  File \"/repo/src/loader.py\", line 40, in load\n    return cfg['name']\nKeyError: 'name'";
+    let pad: String = (0..60).map(|i| format!("tests/test_dates.py::test_case_{i} PASSED\n")).collect();
+    let pytest_out = pytest_out.replacen("collected 3 items\n", &format!("collected 3 items\n{pad}"), 1);
+    let mut later: Vec<serde_json::Value> = Vec::new();
+    for k in 0..6 {
+        later.push(json!({ "role": "assistant", "content": "", "tool_calls": [{ "id": format!("l{k}"), "type": "function", "function": { "name": "Bash", "arguments": format!("{{\"command\":\"ls src/part{k}\"}}") } }] }));
+        later.push(json!({ "role": "tool", "tool_call_id": format!("l{k}"), "content": pad.replace("tests/test_dates.py::", "src/") }));
+    }
+    let mut rows = json!([
+        { "role": "system", "content": "sys" },
+        { "role": "user", "content": "Fix the date parser so the tests pass." },
+        { "role": "assistant", "content": "", "tool_calls": [{ "id": "c1", "type": "function", "function": { "name": "Bash", "arguments": "{\"command\":\"pytest tests/test_dates.py\"}" } }] },
+        { "role": "tool", "tool_call_id": "c1", "content": pytest_out },
+        { "role": "assistant", "content": "", "tool_calls": [{ "id": "c2", "type": "function", "function": { "name": "Edit", "arguments": "{\"file_path\":\"src/dates.py\",\"old_string\":\"day - 1\",\"new_string\":\"day\"}" } }] },
+        { "role": "tool", "tool_call_id": "c2", "content": "The file src/dates.py has been updated." },
+        { "role": "assistant", "content": "", "tool_calls": [{ "id": "c3", "type": "function", "function": { "name": "Bash", "arguments": "{\"command\":\"pytest tests/test_dates.py\"}" } }] },
+        { "role": "tool", "tool_call_id": "c3", "content": "collected 3 items\n\ntests/test_dates.py ...\n\n3 passed in 0.10s" },
+        { "role": "assistant", "content": "", "tool_calls": [{ "id": "c4", "type": "function", "function": { "name": "Bash", "arguments": "{\"command\":\"python reproduce.py\"}" } }] },
+        { "role": "tool", "tool_call_id": "c4", "content": traceback_out },
+    ]);
+    rows.as_array_mut().unwrap().extend(later);
+    rows.as_array_mut().unwrap().push(json!({ "role": "user", "content": "Thanks. Now also check the loader." }));
+    rows.as_array_mut().unwrap().push(json!({ "role": "assistant", "content": "Looking at the loader next." }));
+    let t = decode(context_compactor::formats::Format::OpenaiChat, rows).unwrap();
+    let config = Config::from_options(&json!({ "contextWindow": 16000 })).unwrap();
+    let mut job = Job::start(config, SessionState::default(), t, JobOptions { signals: Signals { force: true, ..Signals::default() }, has_summarizer: false }).with_user_text_only_memory(true);
+    let o = run_sync(&mut job, |_| Reply::Failed { message: "no summarizer".into(), context_exceeded: false }).unwrap();
+    assert_eq!(o.status, "compacted", "{}", o.reason);
+    let summary = o.rewrite.and_then(|r| r.summary).map(|s| s.text).unwrap_or_default();
+    let at = summary.find("[§5 ").unwrap_or_else(|| panic!("a §5 section:\n{summary}"));
+    let s5 = &summary[at..summary[at + 4..].find("\n[§").map_or(summary.len(), |e| at + 4 + e)];
+    let pytest = s5.lines().find(|l| l.contains("[c1]")).unwrap_or_else(|| panic!("the failed pytest run in §5:\n{summary}"));
+    assert!(pytest.contains("E       AssertionError: assert 1 == 2"), "the assertion is the cause:\n{s5}");
+    assert!(pytest.contains("after edits to src/dates.py (Edit c2), a later Bash call (c3) succeeded"), "the fix:\n{s5}");
+    // exit 0 / no exit status, but a traceback: an error all the same
+    let repro = s5.lines().find(|l| l.contains("[c4]")).unwrap_or_else(|| panic!("the traceback run in §5:\n{s5}"));
+    assert!(repro.contains("root cause: KeyError: 'name'") && repro.contains("not resolved in the folded rows"), "{repro}");
+}

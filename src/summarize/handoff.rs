@@ -185,17 +185,36 @@ pub fn handoff_summary_with(f: &Facts, max_bytes: usize, labels: Option<HandoffL
     // §5 errors and how they were resolved
     let errors = f.errors();
     let n_err = errors.len();
-    for (i, (c, fix)) in errors.iter().enumerate() {
+    for (i, e) in errors.iter().enumerate() {
+        let c = e.call;
         let what = match (&c.command, c.paths.first()) {
             (Some(cmd), _) => format!("{} `{}`", c.name, truncate(cmd.lines().next().unwrap_or(""), 160)),
             (None, Some(p)) => format!("{} on {p}", c.name),
             (None, None) => format!("{}({})", c.name, truncate(&c.arguments, 120)),
         };
-        let res = match fix {
-            Some(d) => format!("resolved: a later {} call ({}) succeeded", d.name, d.id),
+        let outcome = c.outcome.describe();
+        // the line that says why (issue 13): a failing test's assertion, an exception
+        let cause = c.cause.as_deref().filter(|l| !outcome.contains(*l)).map(|l| format!("; root cause: {l}")).unwrap_or_default();
+        let res = match e.fix {
+            Some(d) => {
+                let mut edited: Vec<String> = Vec::new();
+                for x in e.edits.iter().filter(|x| matches!(super::facts::action_of(&x.name), super::facts::FileAction::Edited | super::facts::FileAction::Written) && !x.command.as_deref().is_some_and(|c| c.starts_with("view"))) {
+                    for p in &x.paths {
+                        let s = format!("{p} ({} {})", x.name, x.id);
+                        if !edited.contains(&s) {
+                            edited.push(s);
+                        }
+                    }
+                }
+                if edited.is_empty() {
+                    format!("resolved: a later {} call ({}) succeeded", d.name, d.id)
+                } else {
+                    format!("resolved: after edits to {}, a later {} call ({}) succeeded", truncate(&edited.join(", "), 300), d.name, d.id)
+                }
+            }
             None => "not resolved in the folded rows".to_string(),
         };
-        push(&mut items, 5, 5, n_err - i, format!("- {what} [{}] {}; {res}", c.id, c.outcome.describe()), None, "errors");
+        push(&mut items, 5, 5, n_err - i, format!("- {what} [{}] {outcome}{cause}; {res}", c.id), None, "errors");
     }
     // §6 plan / todo state, whole
     if let Some(p) = &f.plan {
