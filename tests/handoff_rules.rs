@@ -148,7 +148,7 @@ fn issue13_command_outcome_is_exit_status_or_first_error_line_never_bare_error()
 fn issue13_errors_resolved_by_a_later_success_of_the_same_call() {
     let s = handoff(&session(), 8192);
     let e = section(&s, 5);
-    assert!(e.contains("Bash `cargo test --lib src/lexer.rs` [c2] failed (exit 101): error[E0425]: cannot find value `tok` in this scope; resolved: a later Bash call (c4) succeeded"), "{e}");
+    assert!(e.contains("Bash `cargo test --lib src/lexer.rs` [c2] failed (exit 101): error[E0425]: cannot find value `tok` in this scope; resolved: after edits to /repo/src/lexer.rs (Edit c3), a later Bash call (c4) succeeded"), "{e}");
     let d = vec![sys(), user("go"), call("c1", "Read", json!({"file_path": "a.rs"})), json!({"role": "tool", "tool_call_id": "c1", "content": "Exit code 1\nENOENT"}), asst("hmm")];
     let e = section(&handoff(&d, 8192), 5);
     assert!(e.contains("not resolved in the folded rows"), "{e}");

@@ -5,7 +5,7 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::rewrite::Origin;
 use crate::summarize::carry::MemberUserText;
 use crate::summarize::floor::{CONSTRAINTS_KIND, REHYDRATED};
-use crate::summarize::{collect_artifact_refs, deterministic_tail, floor_items, mechanical_merge, narrative_part, rehydration, rollup_request, Facts};
+use crate::summarize::{collect_artifact_refs, deterministic_tail, floor_items, mechanical_merge, mechanical_merge_in, narrative_part, rehydration, rollup_request, Facts};
 
 impl Job {
     /// The summary block of the new rows: (offset, level).
@@ -105,7 +105,8 @@ impl Job {
             user_part.push_str(&crate::summarize::ledger::item(CONSTRAINTS_KIND, &constraints.join("\n")));
         }
         // N-4: the engine's own merge shares the rollup budget with the user text it carries
-        let merged = if writer == "mechanical" { mechanical_merge(&texts, self.rollup_bytes().saturating_sub(user_part.len()).max(512)) } else { merged };
+        let in_memory = self.config.project_memory && !self.user_text_only_memory;
+        let merged = if writer == "mechanical" { mechanical_merge_in(&texts, self.rollup_bytes().saturating_sub(user_part.len()).max(512), in_memory) } else { merged };
         let mut all: Vec<&str> = texts.iter().map(String::as_str).collect();
         all.push(&merged);
         // Y-2: only the handles the engine can vouch for (crate::trust::KnownHandles)

@@ -129,6 +129,81 @@ pub struct Call {
     pub outcome: Outcome,
     /// The artifact handle of its result, when stored.
     pub handle: Option<String>,
+    /// The root-cause line of its output ([`root_cause_line`]), when it has one: a
+    /// failing test's assertion, an exception, a compiler error (issue 13, §5).
+    pub cause: Option<String>,
+}
+
+/// Most UTF-8 bytes of a root-cause line ([`root_cause_line`]).
+pub const CAUSE_BYTES: usize = 240;
+
+/// The line of a tool output that names why it failed (issue 13, §5 "errors and how
+/// they were resolved"), whatever its exit status says (an agent's harness often reports
+/// none): a pytest failure line (`E   assert ...`, `E   ValueError: ...`), else the last
+/// exception line of a Python traceback (`<Name>Error: ...` / `<Name>Exception: ...` at a
+/// line start, after a `Traceback` line), else the first compiler / runtime error line
+/// (`error: ...`, `error[E0308]: ...`, `fatal: ...`, `thread '...' panicked at ...`,
+/// `FAILED <test> - ...`, `AssertionError...`). Trimmed, clipped to [`CAUSE_BYTES`];
+/// `None` when no line matches. The line is the tool's output, data: it is only quoted.
+pub fn root_cause_line(text: &str) -> Option<String> {
+    let exception = |l: &str| {
+        let name_end = l.find(':').unwrap_or(0);
+        let name = l.get(..name_end).unwrap_or("");
+        let base = name.rsplit('.').next().unwrap_or(name);
+        !base.is_empty()
+            && (base.ends_with("Error") || base.ends_with("Exception") || base == "KeyboardInterrupt")
+            && base.bytes().next().is_some_and(|b| b.is_ascii_uppercase())
+            && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'.' || b == b'_')
+    };
+    let mut traceback = false;
+    let mut last_exception: Option<&str> = None;
+    let mut first_error: Option<&str> = None;
+    for raw in text.lines() {
+        let l = raw.trim();
+        if l.is_empty() {
+            continue;
+        }
+        if let Some(rest) = l.strip_prefix("E ") {
+            let r = rest.trim_start();
+            if !r.is_empty() && (r.starts_with("assert") || exception(r) || r.starts_with("Failed:")) {
+                return Some(crate::evict::truncate(l, CAUSE_BYTES));
+            }
+        }
+        if l.starts_with("Traceback (most recent call last)") {
+            traceback = true;
+            continue;
+        }
+        if traceback && exception(l) {
+            last_exception = Some(l);
+            continue;
+        }
+        let lower_start: String = l.chars().take(12).collect::<String>().to_ascii_lowercase();
+        if first_error.is_none()
+            && (lower_start.starts_with("error:")
+                || (lower_start.starts_with("error[") && l.contains("]:"))
+                || lower_start.starts_with("fatal:")
+                || l.starts_with("FAILED ")
+                || l.starts_with("AssertionError")
+                || (l.starts_with("thread '") && l.contains("panicked at")))
+        {
+            first_error = Some(l);
+        }
+    }
+    last_exception.or(first_error).map(|l| crate::evict::truncate(l, CAUSE_BYTES))
+}
+
+/// One entry of §5 ([`Facts::errors`]): a call that failed or whose output holds a
+/// root-cause line, the later call that ran clean (if one followed) and the file edits
+/// made in between (the fix).
+#[derive(Debug, Clone, Copy)]
+pub struct ErrorFix<'a> {
+    /// The failed call.
+    pub call: &'a Call,
+    /// The later call of the same tool on the same path / command that succeeded with no
+    /// root-cause line.
+    pub fix: Option<&'a Call>,
+    /// The calls that edited or wrote a file between the two (none without a `fix`).
+    pub edits: &'a [Call],
 }
 
 /// The latest plan / todo state (Claude Code `TodoWrite`, Codex `update_plan`, or any
@@ -197,6 +272,61 @@ pub struct Facts {
     /// Length-prefixed items (kind, text) of the deterministic sections of summaries in
     /// the fold: their floor and rehydrated documents, carried on (N-5, N-6).
     pub carried: Vec<(String, String)>,
+    /// Decision and finding sentences earlier summaries in the fold had already left
+    /// out (the counts of their §7 markers, [`summary_decisions`]): the new §7 marker
+    /// counts them too, so a drop is never silent across folds (issue 13, Y-3).
+    pub decisions_dropped: usize,
+}
+
+/// Start of the §7 marker that counts the decision and finding sentences a summary
+/// leaves out: `[clipped: <n> more decision sentences not shown here ...]`.
+pub const DECISIONS_MARKER_START: &str = "[clipped: ";
+/// What the §7 marker counts ([`DECISIONS_MARKER_START`]).
+pub const DECISIONS_MARKER_KIND: &str = " more decision sentences ";
+
+/// The §7 "Decisions and findings" lines of a deterministic summary's narrative (every
+/// `[§7 ...]` section of it: a mechanical rollup joins several), the `- ` dropped, in
+/// order, and the sum of the counts its §7 markers give of sentences left out
+/// (`[clipped: <n> more decision sentences ...]`). A model's prose (no §7 title) gives
+/// none. The lines are the agent's sentences, data: they are only carried on as §7
+/// lines (issue 13, Y-3).
+pub fn summary_decisions(narrative: &str) -> (Vec<String>, usize) {
+    let title = super::handoff::section_header(7);
+    let mut out = Vec::new();
+    let mut dropped = 0usize;
+    let mut in7 = false;
+    for l in narrative.lines() {
+        if l.starts_with("[§") {
+            in7 = l == title;
+        } else if !in7 {
+            continue;
+        } else if let Some(d) = l.strip_prefix("- ") {
+            out.push(d.to_string());
+        } else if let Some(n) = l.strip_prefix(DECISIONS_MARKER_START).and_then(|r| r.split_once(DECISIONS_MARKER_KIND)).and_then(|(n, _)| n.parse::<usize>().ok()) {
+            dropped = dropped.saturating_add(n);
+        }
+    }
+    (out, dropped)
+}
+
+/// `narrative` without its §7 sections (their lines are carried as §7 lines instead,
+/// [`summary_decisions`]).
+pub fn without_decisions(narrative: &str) -> String {
+    let title = super::handoff::section_header(7);
+    let mut out = String::with_capacity(narrative.len());
+    let mut in7 = false;
+    for l in narrative.lines() {
+        if l.starts_with("[§") {
+            in7 = l == title;
+        }
+        if !in7 {
+            if !out.is_empty() {
+                out.push('\n');
+            }
+            out.push_str(l);
+        }
+    }
+    out
 }
 
 /// Words that mark a user sentence as a constraint or preference (issue 13), matched
@@ -550,7 +680,9 @@ const PATH_KEYS: [&str; 12] =
 /// Argument keys that hold a list of file paths.
 const PATHS_KEYS: [&str; 3] = ["paths", "files", "file_paths"];
 
-fn action_of(tool: &str) -> FileAction {
+/// What a tool does to the files it names, by its name (`Edit` -> edited, `Write` ->
+/// written, `Grep` -> searched, `Bash` -> a command; read otherwise).
+pub fn action_of(tool: &str) -> FileAction {
     let t = tool.to_ascii_lowercase();
     let has = |w: &[&str]| w.iter().any(|x| t.contains(x));
     if has(&["multiedit", "edit", "replace", "patch", "insert", "str_replace"]) {
@@ -869,7 +1001,17 @@ impl Facts {
                 let text = m.text();
                 let (narrative, body) = super::ledger::split_summary(&text);
                 if handoff {
-                    f.earlier_summary = Some(narrative.trim().to_string());
+                    // issue 13, Y-3: the earlier summary's decisions and findings are §7
+                    // lines of the new summary (older than the rows' own), not a part of
+                    // a quote the budget clips first
+                    let (ds, dropped) = summary_decisions(narrative);
+                    f.decisions_dropped = f.decisions_dropped.saturating_add(dropped);
+                    for d in ds {
+                        if decision_seen.insert(d.clone()) {
+                            f.decisions.push(d);
+                        }
+                    }
+                    f.earlier_summary = Some(without_decisions(narrative).trim().to_string());
                     inline_handles(&text, &mut f.artifacts);
                 }
                 // the items and the plain floor lines (clip markers, rollup markers, the
@@ -899,7 +1041,7 @@ impl Facts {
                         if let Some(p) = plan_of(name, id, arguments, &v) {
                             f.plan = Some(p);
                         }
-                        f.calls.push(Call { offset: off, id: id.clone(), name: name.clone(), arguments: arguments.clone(), command, paths, outcome: Outcome::NoResult, handle: None });
+                        f.calls.push(Call { offset: off, id: id.clone(), name: name.clone(), arguments: arguments.clone(), command, paths, outcome: Outcome::NoResult, handle: None, cause: None });
                     }
                     Block::ToolResult { call_id, text, is_error, .. } => {
                         let handle = handle_of(off, nth, m);
@@ -915,6 +1057,11 @@ impl Facts {
                         // a reused id pairs with the newest call still waiting for its result
                         if let Some(c) = f.calls.iter_mut().rev().find(|c| c.id == *call_id && c.outcome == Outcome::NoResult) {
                             c.outcome = outcome_of(text, *is_error);
+                            // a file view shows code, not an error: only a failed call, a
+                            // command or a tool that is not a read is searched for one
+                            if c.outcome.failed() || c.command.is_some() || !matches!(action_of(&c.name), FileAction::Read | FileAction::Searched) {
+                                c.cause = root_cause_line(text);
+                            }
                             c.handle = handle;
                             for p in result_paths(text) {
                                 if !c.paths.contains(&p) {
@@ -1015,12 +1162,14 @@ impl Facts {
         self.files.iter().map(|u| u.path.as_str())
     }
 
-    /// Errors and how they were resolved: each failed call with the later successful
-    /// call of the same tool on the same path (or the same command), if one followed.
-    pub fn errors(&self) -> Vec<(&Call, Option<&Call>)> {
+    /// Errors and how they were resolved (§5): each call that failed or whose output
+    /// holds a root-cause line ([`Call::cause`]), with the later call of the same tool on
+    /// the same path (or the same command) that succeeded with no root-cause line, if one
+    /// followed, and the file edits made in between.
+    pub fn errors(&self) -> Vec<ErrorFix<'_>> {
         let mut out = Vec::new();
         for (i, c) in self.calls.iter().enumerate() {
-            if !c.outcome.failed() {
+            if !c.outcome.failed() && c.cause.is_none() {
                 continue;
             }
             let same = |d: &Call| {
@@ -1030,8 +1179,10 @@ impl Facts {
                         _ => c.paths.first() == d.paths.first(),
                     }
             };
-            let fix = self.calls.iter().skip(i + 1).find(|d| matches!(d.outcome, Outcome::Ok { .. }) && same(d));
-            out.push((c, fix));
+            let at = self.calls.iter().enumerate().skip(i + 1).find(|(_, d)| matches!(d.outcome, Outcome::Ok { .. }) && d.cause.is_none() && same(d)).map(|(j, _)| j);
+            let fix = at.and_then(|j| self.calls.get(j));
+            let edits = at.and_then(|j| self.calls.get(i + 1..j)).unwrap_or(&[]);
+            out.push(ErrorFix { call: c, fix, edits });
         }
         out
     }

@@ -185,17 +185,36 @@ pub fn handoff_summary_with(f: &Facts, max_bytes: usize, labels: Option<HandoffL
     // §5 errors and how they were resolved
     let errors = f.errors();
     let n_err = errors.len();
-    for (i, (c, fix)) in errors.iter().enumerate() {
+    for (i, e) in errors.iter().enumerate() {
+        let c = e.call;
         let what = match (&c.command, c.paths.first()) {
             (Some(cmd), _) => format!("{} `{}`", c.name, truncate(cmd.lines().next().unwrap_or(""), 160)),
             (None, Some(p)) => format!("{} on {p}", c.name),
             (None, None) => format!("{}({})", c.name, truncate(&c.arguments, 120)),
         };
-        let res = match fix {
-            Some(d) => format!("resolved: a later {} call ({}) succeeded", d.name, d.id),
+        let outcome = c.outcome.describe();
+        // the line that says why (issue 13): a failing test's assertion, an exception
+        let cause = c.cause.as_deref().filter(|l| !outcome.contains(*l)).map(|l| format!("; root cause: {l}")).unwrap_or_default();
+        let res = match e.fix {
+            Some(d) => {
+                let mut edited: Vec<String> = Vec::new();
+                for x in e.edits.iter().filter(|x| matches!(super::facts::action_of(&x.name), super::facts::FileAction::Edited | super::facts::FileAction::Written) && !x.command.as_deref().is_some_and(|c| c.starts_with("view"))) {
+                    for p in &x.paths {
+                        let s = format!("{p} ({} {})", x.name, x.id);
+                        if !edited.contains(&s) {
+                            edited.push(s);
+                        }
+                    }
+                }
+                if edited.is_empty() {
+                    format!("resolved: a later {} call ({}) succeeded", d.name, d.id)
+                } else {
+                    format!("resolved: after edits to {}, a later {} call ({}) succeeded", truncate(&edited.join(", "), 300), d.name, d.id)
+                }
+            }
             None => "not resolved in the folded rows".to_string(),
         };
-        push(&mut items, 5, 5, n_err - i, format!("- {what} [{}] {}; {res}", c.id, c.outcome.describe()), None, "errors");
+        push(&mut items, 5, 5, n_err - i, format!("- {what} [{}] {outcome}{cause}; {res}", c.id), None, "errors");
     }
     // §6 plan / todo state, whole
     if let Some(p) = &f.plan {
@@ -297,7 +316,7 @@ pub fn handoff_summary_with(f: &Facts, max_bytes: usize, labels: Option<HandoffL
     let mut out = header;
     for n in 1..=HANDOFF_SECTIONS.len() {
         // a section with nothing in the folded rows is left out
-        if !items.iter().any(|it| it.section == n) {
+        if !items.iter().any(|it| it.section == n) && !(n == 7 && f.decisions_dropped > 0) {
             continue;
         }
         out.push_str("\n");
@@ -323,8 +342,17 @@ pub fn handoff_summary_with(f: &Facts, max_bytes: usize, labels: Option<HandoffL
             out.push_str(&format!("\n({covered} more quoted verbatim in the requests above)"));
             any = true;
         }
+        // issue 13, Y-3: the decision sentences earlier summaries left out are counted on
+        if n == 7 && f.decisions_dropped > 0 {
+            match left.iter_mut().find(|(k, _)| *k == "decision sentences") {
+                Some((_, c)) => *c += f.decisions_dropped,
+                None => left.push(("decision sentences", f.decisions_dropped)),
+            }
+        }
         for (kind, count) in &left {
-            out.push_str(&format!("\n[clipped: {count} more {kind} not shown here (summary budget); the folded rows are in memory]"));
+            // N-1: a marker never claims a copy that does not exist
+            let kept = if in_memory { "the folded rows are in memory" } else { "the folded rows are not kept in memory" };
+            out.push_str(&format!("\n[clipped: {count} more {kind} not shown here (summary budget); {kept}]"));
         }
         if !any && left.is_empty() {
             out.push_str("\n(none in the folded rows)");
@@ -348,12 +376,67 @@ pub fn mechanical_summary(rows: &[(usize, &Message)], max_bytes: usize) -> Strin
 }
 
 /// Mechanical rollup: the merged summaries' narrative parts joined, bounded to
-/// `max_bytes` (keeps the newest text when over).
+/// `max_bytes` (keeps the newest text when over). Their §7 "Decisions and findings"
+/// lines are carried whole in one §7 section at the end ([`mechanical_merge_in`]).
 pub fn mechanical_merge(texts: &[String], max_bytes: usize) -> String {
-    let joined = texts.iter().map(|t| narrative_part(t).trim().to_string()).collect::<Vec<_>>().join("\n\n");
-    if joined.len() <= max_bytes {
-        return joined;
+    mechanical_merge_in(texts, max_bytes, true)
+}
+
+/// [`mechanical_merge`] (Y-3, issue 13): the members' §7 lines
+/// ([`super::facts::summary_decisions`]) are taken out of their narratives and written
+/// once, oldest first, in one §7 section after the joined rest, within half of
+/// `max_bytes` UTF-8 bytes, the newest kept first; the lines left out and those the
+/// members' own §7 markers counted are counted in one marker (`[clipped: <n> more
+/// decision sentences not shown here ...]`, saying the folded rows are in memory only
+/// with `in_memory`). The rest of the joined narratives keeps its newest text within
+/// what the section leaves of `max_bytes`.
+pub fn mechanical_merge_in(texts: &[String], max_bytes: usize, in_memory: bool) -> String {
+    let mut decisions: Vec<String> = Vec::new();
+    let mut dropped = 0usize;
+    let mut seen = std::collections::HashSet::new();
+    let mut parts: Vec<String> = Vec::with_capacity(texts.len());
+    for t in texts {
+        let n = narrative_part(t);
+        let (ds, d) = super::facts::summary_decisions(n);
+        dropped = dropped.saturating_add(d);
+        for x in ds {
+            if seen.insert(x.clone()) {
+                decisions.push(x);
+            }
+        }
+        parts.push(super::facts::without_decisions(n).trim().to_string());
     }
-    let cut = crate::evict::ceil_boundary(&joined, joined.len() - max_bytes);
-    format!("[earlier summary text omitted]\n{}", &joined[cut..])
+    let mut section = String::new();
+    if !decisions.is_empty() || dropped > 0 {
+        let room = max_bytes / 2;
+        let mut used = 0usize;
+        let mut first_kept = decisions.len();
+        for (i, d) in decisions.iter().enumerate().rev() {
+            if used + d.len() + 3 > room {
+                break;
+            }
+            used += d.len() + 3;
+            first_kept = i;
+        }
+        dropped = dropped.saturating_add(first_kept);
+        section.push_str("\n\n");
+        section.push_str(&section_header(7));
+        for d in decisions.get(first_kept..).unwrap_or(&[]) {
+            section.push_str("\n- ");
+            section.push_str(d);
+        }
+        if dropped > 0 {
+            let kept = if in_memory { "the folded rows are in memory" } else { "the folded rows are not kept in memory" };
+            section.push_str(&format!("\n[clipped: {dropped} more decision sentences not shown here (rollup budget); {kept}]"));
+        }
+    }
+    let joined = parts.join("\n\n");
+    let rest = max_bytes.saturating_sub(section.len());
+    let body = if joined.len() <= rest {
+        joined
+    } else {
+        let cut = crate::evict::ceil_boundary(&joined, joined.len() - rest);
+        format!("[earlier summary text omitted]\n{}", joined.get(cut..).unwrap_or(""))
+    };
+    format!("{body}{section}")
 }
