@@ -115,7 +115,8 @@ pub fn session_first_task(messages: &[Message]) -> Option<usize> {
 /// Blocks of tiers 3 and 4 must be whole in the memory records ([`check_memory`]).
 /// A text already quoted (the same block twice) is quoted once. Each media block of a
 /// folded user message becomes a placeholder line (`User attachment (placeholder;
-/// message <id>, offset <n>): image, <k> bytes`; the newest 20, the rest counted).
+/// message <id>, offset <n>): image, <k> bytes[, <name>]`, the name as
+/// `attachment_name` quotes it; the newest 20, the rest counted and named in memory).
 /// Pass `usize::MAX` as the budget when no memory keeps clipped text whole (then
 /// everything is quoted whole: `projectMemory: false`).
 ///
@@ -202,14 +203,19 @@ pub fn user_text_floor(rows: &[(usize, &Message)], first_task: Option<usize>, ne
             continue;
         }
         for b in &m.blocks {
-            if let crate::transcript::Block::Media { kind, bytes, .. } = b {
+            if let crate::transcript::Block::Media { kind, bytes, name, .. } = b {
                 let kind = match kind {
                     crate::transcript::MediaKind::Image => "image",
                     crate::transcript::MediaKind::Video => "video",
                     crate::transcript::MediaKind::Audio => "audio",
                     crate::transcript::MediaKind::Document => "document",
                 };
-                attachments.push(format!("{ATTACHMENT_PREFIX}{}, offset {o}): {kind}, {bytes} bytes", quote::content(&m.id)));
+                let mut line = format!("{ATTACHMENT_PREFIX}{}, offset {o}): {kind}, {bytes} bytes", quote::content(&m.id));
+                if let Some(n) = name {
+                    line.push_str(", ");
+                    line.push_str(&attachment_name(n));
+                }
+                attachments.push(line);
             }
         }
     }
@@ -264,6 +270,25 @@ pub fn required_bytes(rows: &[(usize, &Message)], first_task: Option<usize>, new
 
 /// Placeholders named one by one; older ones are counted (see [`user_text_floor`]).
 const MAX_ATTACHMENT_LINES: usize = 20;
+
+/// UTF-8 bytes of an attachment's name a placeholder line quotes at most.
+const ATTACHMENT_NAME_BYTES: usize = 160;
+
+/// An attachment's name (its URL, file id, file name, title: [`crate::transcript::Block::Media`])
+/// as a placeholder line quotes it: through [`quote::content`], its first 160 bytes (at a
+/// char boundary) and `[+<k> bytes in memory]` when longer (the memory record holds it whole).
+fn attachment_name(name: &str) -> String {
+    let one_line = name.replace(['\n', '\r'], " ");
+    let mut end = one_line.len().min(ATTACHMENT_NAME_BYTES);
+    while !one_line.is_char_boundary(end) {
+        end -= 1;
+    }
+    let head = quote::content(one_line.get(..end).unwrap_or(""));
+    match one_line.len() - end {
+        0 => head.into_owned(),
+        rest => format!("{head} [+{rest} bytes in memory]"),
+    }
+}
 
 /// Starts of the plain one-line user-text lines [`user_text_floor`] writes (a whole quote
 /// and the constraint sentences are written as length-prefixed items instead), carried by

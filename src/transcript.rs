@@ -93,6 +93,11 @@ pub enum Block {
         bytes: usize,
         /// True when the data is inline (base64 or a `data:` URL), false for a reference.
         inline: bool,
+        /// What names the attachment as the host gave it, when anything does: its URL or
+        /// file id (a reference), else its file name / title. Memory records carry it, so a
+        /// folded attachment is found again by that string (M-1, N-1). Omitted when `None`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        name: Option<String>,
     },
     /// A tool call (tool_use, function_call, functionCall, server_tool_use...).
     /// `arguments`: the arguments serialized as JSON text.

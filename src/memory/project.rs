@@ -217,11 +217,12 @@ fn user_texts(messages: &[Message]) -> Vec<(usize, String)> {
 /// (issue 12, item 6: an image folded with its row is named in memory, as the summary
 /// names it with a placeholder): `[image attached: N bytes inline]` or
 /// `[document attached: N bytes, by reference]`, N the UTF-8 bytes of the inline data or
-/// of the reference.
+/// of the reference, then `: <name>` when the part is named (its URL, file id, file name,
+/// title: [`Block::Media`]'s `name`), so recall by that string finds the row (M-1).
 fn with_media_names(m: &Message) -> String {
     let mut text = m.text();
     for b in &m.blocks {
-        if let Block::Media { kind, bytes, inline } = b {
+        if let Block::Media { kind, bytes, inline, name } = b {
             let kind = match kind {
                 crate::transcript::MediaKind::Image => "image",
                 crate::transcript::MediaKind::Video => "video",
@@ -232,7 +233,10 @@ fn with_media_names(m: &Message) -> String {
                 text.push('\n');
             }
             let how = if *inline { " inline" } else { ", by reference" };
-            text.push_str(&format!("[{kind} attached: {bytes} bytes{how}]"));
+            match name {
+                Some(n) => text.push_str(&format!("[{kind} attached: {bytes} bytes{how}: {n}]")),
+                None => text.push_str(&format!("[{kind} attached: {bytes} bytes{how}]")),
+            }
         }
     }
     text
