@@ -198,10 +198,15 @@ pub struct Provenance {
     pub ref_untrusted: bool,
     /// Set at decode: the row is a provider's own compacted history (an OpenAI Responses
     /// `compaction` item: opaque, encrypted, standing for every earlier row). No summary
-    /// can read it, so it rides outside compaction in place, like a pinned row (N-1:
-    /// what the person asked before it lives only there). Never serialized.
+    /// can read it, so the newest one rides outside compaction in place, like a pinned
+    /// row (N-1: what the person asked before it lives only there). Never serialized.
     #[serde(skip)]
     pub provider_compaction: bool,
+    /// Set by [`mark_superseded_compactions`]: a newer compaction item follows this one
+    /// (it stands for every earlier row, this one included), so this one is not pinned
+    /// and folds / evicts like any row (Y-10). Never serialized.
+    #[serde(skip)]
+    pub compaction_superseded: bool,
     /// The row's own JSON text as the host gave it (issue 14), kept only when the stored
     /// view would not reproduce it byte for byte (a `null` / `false` provenance key, the
     /// keys in another order): written back as is while the row is unchanged
@@ -241,15 +246,35 @@ impl Provenance {
     pub fn unchanged_source(&self, raw: &RawJson) -> Option<&str> {
         self.source.as_ref().filter(|s| s.prov == *self && s.raw_hash == fnv1a(raw.get().as_bytes())).map(|s| &*s.text)
     }
-    /// `pinned: true` and honoured by the trust pass (Y-10, issue 14), or a provider's
-    /// compaction item ([`Provenance::provider_compaction`]): never folded.
+    /// `pinned: true` and honoured by the trust pass (Y-10, issue 14), or the newest of
+    /// a transcript's provider compaction items ([`Provenance::provider_compaction`] not
+    /// [`Provenance::compaction_superseded`]): never folded. The one rule every floor,
+    /// selection and edit reads (trigger, live measures, select, finish, editing).
     pub fn is_pinned(&self) -> bool {
-        self.pinned && !self.pin_untrusted || self.provider_compaction
+        self.pinned && !self.pin_untrusted || self.provider_compaction && !self.compaction_superseded
     }
     /// The `artifact_ref` when the trust pass vouches for it (E-4, issue 14).
     pub fn trusted_ref(&self) -> Option<&str> {
         self.artifact_ref.as_deref().filter(|_| !self.ref_untrusted)
     }
+}
+
+/// Marks every provider compaction item but the newest as superseded (Y-10): only the
+/// newest stands for the history before it and is pinned ([`Provenance::is_pinned`]);
+/// older ones fold like other rows (their placeholders reach the summary and memory).
+/// Idempotent; run by every decode ([`crate::formats::decode_rows`] and the text
+/// decodes), the trust pass and a live append. Returns whether any row changed.
+///
+/// Time: one pass over `messages`.
+pub fn mark_superseded_compactions(messages: &mut [Message]) -> bool {
+    let newest = messages.iter().rposition(|m| m.provenance.provider_compaction);
+    let mut changed = false;
+    for (i, m) in messages.iter_mut().enumerate() {
+        let superseded = m.provenance.provider_compaction && Some(i) != newest;
+        changed |= m.provenance.compaction_superseded != superseded;
+        m.provenance.compaction_superseded = superseded;
+    }
+    changed
 }
 
 fn is_conversational(r: &TranscriptRole) -> bool {

@@ -113,3 +113,75 @@ fn m1_n1_every_attachment_a_summary_says_is_named_in_memory_is_recalled_by_its_u
         }
     }
 }
+
+// ------------------------------------------------------------------ B: provider compaction items
+
+fn compaction_item(k: usize) -> Value {
+    json!({ "type": "compaction", "id": format!("cmp_{k:03}"), "encrypted_content": format!("gAAAA{k:03}").repeat(900) })
+}
+
+fn user_item(t: &str) -> Value {
+    json!({ "type": "message", "role": "user", "content": [{ "type": "input_text", "text": t }] })
+}
+
+fn assistant_item(t: &str) -> Value {
+    json!({ "type": "message", "role": "assistant", "content": [{ "type": "output_text", "text": t }] })
+}
+
+/// `n` compaction items, each after a few turns, then a last request.
+fn responses_with_compactions(n: usize) -> Vec<Value> {
+    let mut rows = Vec::new();
+    for k in 0..n {
+        for t in 0..3 {
+            rows.push(user_item(&format!("Round {k}, question {t}: how is the migration going?")));
+            rows.push(assistant_item(&format!("Round {k}, answer {t}: the migration is at step {t}.")));
+        }
+        rows.push(compaction_item(k));
+    }
+    rows.push(user_item("Now finish the migration."));
+    rows
+}
+
+#[test]
+fn y10_only_the_newest_provider_compaction_item_is_pinned_older_ones_fold_into_memory() {
+    // five 8 KiB compaction items: pinned all together they are over a 12k-token window's
+    // budget (a permanent cannot_fit); only the newest is pinned
+    let rows = responses_with_compactions(5);
+    let t = formats::decode(Format::OpenaiResponses, json!({ "input": rows })).expect("decode");
+    let pinned: Vec<usize> = t.messages.iter().enumerate().filter(|(_, m)| m.provenance.is_pinned()).map(|(i, _)| i).collect();
+    let newest = t.messages.iter().rposition(|m| m.provenance.provider_compaction).expect("a compaction item");
+    assert_eq!(pinned, vec![newest], "only the newest compaction item is pinned");
+    let out = fold(Format::OpenaiResponses, t.clone(), SessionState::default(), 12_000);
+    let rw = out.rewrite.as_ref().expect("a rewrite");
+    let kept = rw.retained.iter().find(|r| r.source == newest).expect("the newest compaction item kept");
+    assert_eq!(out.transcript.messages[kept.offset].raw, t.messages[newest].raw, "kept byte for byte");
+    let older: Vec<usize> = t.messages.iter().enumerate().filter(|(i, m)| m.provenance.provider_compaction && *i != newest).map(|(i, _)| i).collect();
+    assert_eq!(older.len(), 4);
+    assert!(older.iter().all(|i| rw.discarded.contains(i)), "older compaction items fold: {:?}", rw.discarded);
+    // their records name them, so recall by id finds them
+    let recs = records(&out);
+    for k in 0..4 {
+        let id = format!("cmp_{k:03}");
+        assert!(recs.iter().any(|r| r.content.contains(&format!("provider compaction item {id}:"))), "{id} named in memory");
+    }
+    // the live floor agrees with the whole-transcript decision after an append brings a
+    // newer compaction item (the held one stops being pinned)
+    let cfg = config(12_000);
+    let first: Vec<Value> = responses_with_compactions(1);
+    let mut live = context_compactor::live::LiveTranscript::open(cfg.clone(), Format::OpenaiResponses, json!({ "input": first })).expect("open");
+    let more = vec![user_item("One more round."), assistant_item("Done."), compaction_item(7), user_item("Go on.")];
+    live.append(more.clone()).expect("append");
+    let state = SessionState::default();
+    let signals = Signals::default();
+    let held = live.check(&state, &signals);
+    let mut whole = responses_with_compactions(1);
+    whole.extend(more);
+    let t2 = formats::decode(Format::OpenaiResponses, json!({ "input": whole })).expect("decode");
+    assert_eq!(t2.messages.iter().filter(|m| m.provenance.is_pinned()).count(), 1);
+    let fresh = context_compactor::trigger::decide(&t2, &cfg, &state, &signals);
+    assert_eq!(serde_json::to_value(&held).ok(), serde_json::to_value(&fresh).ok(), "live check = decide on the whole transcript");
+    // the floor holds one compaction item (the newest) and the last request, not two
+    let item = t2.messages.iter().find(|m| m.provenance.provider_compaction).expect("an item");
+    let one = context_compactor::measure::message_tokens(item, &cfg, 1.0);
+    assert!(held.floor.protected_tokens >= one && held.floor.protected_tokens < one + one / 2, "floor {} vs one item {one}", held.floor.protected_tokens);
+}

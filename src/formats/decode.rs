@@ -98,6 +98,7 @@ pub fn decode_owned_with_ids(format: Format, text: String, ids: &mut ContentIds)
     if format == Format::Gemini {
         gemini::link_results(&mut messages);
     }
+    crate::transcript::mark_superseded_compactions(&mut messages);
     Ok(Transcript { format, messages, envelope })
 }
 
@@ -136,6 +137,7 @@ pub fn decode_rows(format: Format, items: Vec<Value>, first_offset: usize, ids: 
     if format == Format::Gemini {
         gemini::link_results(&mut messages);
     }
+    crate::transcript::mark_superseded_compactions(&mut messages);
     Ok(messages)
 }
 

@@ -239,6 +239,18 @@ fn with_media_names(m: &Message) -> String {
             }
         }
     }
+    if m.provenance.provider_compaction {
+        // Y-10: a superseded provider compaction item folds; its record names it (its
+        // content is encrypted for the provider, so its id is what can be recalled)
+        let id = serde_json::from_str::<serde_json::Value>(m.raw.get()).ok().and_then(|v| v.get("id").and_then(serde_json::Value::as_str).map(str::to_string));
+        if !text.is_empty() {
+            text.push('\n');
+        }
+        match id {
+            Some(id) => text.push_str(&format!("[provider compaction item {id}: {} bytes, encrypted; superseded by a newer one]", m.bytes)),
+            None => text.push_str(&format!("[provider compaction item: {} bytes, encrypted; superseded by a newer one]", m.bytes)),
+        }
+    }
     text
 }
 
