@@ -185,3 +185,66 @@ fn y10_only_the_newest_provider_compaction_item_is_pinned_older_ones_fold_into_m
     let one = context_compactor::measure::message_tokens(item, &cfg, 1.0);
     assert!(held.floor.protected_tokens >= one && held.floor.protected_tokens < one + one / 2, "floor {} vs one item {one}", held.floor.protected_tokens);
 }
+
+// ------------------------------------------------------------------ D: text files and documents
+
+/// `n` filler turns in `format` (OpenAI Chat / Anthropic shapes), so a fold has rows to take.
+fn filler(n: usize) -> Vec<Value> {
+    let mut rows = Vec::new();
+    for k in 0..n {
+        rows.push(json!({ "role": "user", "content": format!("Filler question {k} about the deployment schedule for the east region.") }));
+        rows.push(json!({ "role": "assistant", "content": format!("Filler answer {k}: the east region deploys on day {k}. ").repeat(5) }));
+    }
+    rows
+}
+
+#[test]
+fn n1_m1_a_non_utf8_langchain_text_file_is_a_named_attachment_in_the_summary_and_memory() {
+    // LangChain.js writes a Uint8Array `data` as {"0": b0, ...}: bytes ff fe are not UTF-8
+    let file = json!({ "type": "text-plain", "mimeType": "text/plain", "data": { "0": 255, "1": 254, "2": 65 }, "metadata": { "filename": "legacy-notes.txt" } });
+    let b64 = json!({ "type": "file", "mime_type": "text/plain", "base64": "//5B", "filename": "latin1.csv" });
+    let mut rows = vec![json!({ "role": "user", "content": [{ "type": "text", "text": "Here are my notes." }, file, b64] })];
+    rows.push(json!({ "role": "assistant", "content": "Got them." }));
+    rows.extend(filler(12));
+    let t = formats::decode(Format::OpenaiChat, json!(rows)).expect("decode");
+    let names: Vec<Option<String>> = t.messages[0].blocks.iter().filter_map(|b| match b { Block::Media { name, .. } => Some(name.clone()), _ => None }).collect();
+    assert_eq!(names, vec![
+        Some("legacy-notes.txt (text/plain, not UTF-8 text: kept as an attachment)".to_string()),
+        Some("latin1.csv (text/plain, not UTF-8 text: kept as an attachment)".to_string()),
+    ]);
+    let out = fold(Format::OpenaiChat, t, SessionState::default(), 16_000);
+    assert!(out.rewrite.as_ref().is_some_and(|r| r.discarded.contains(&0)), "the row folds");
+    let summary = summary_text(&out);
+    assert!(summary.contains("document") && summary.contains("legacy-notes.txt (text/plain, not UTF-8 text"), "{summary}");
+    let recs = records(&out);
+    assert!(recs.iter().any(|r| r.content.contains("Here are my notes.") && r.content.contains("legacy-notes.txt") && r.content.contains("latin1.csv")), "named in memory");
+}
+
+#[test]
+fn n1_an_anthropic_base64_text_document_is_the_persons_text() {
+    // "Budget: 40k" as base64, a text/plain document in a base64 source
+    let doc = json!({ "type": "document", "source": { "type": "base64", "media_type": "text/plain", "data": "QnVkZ2V0OiA0MGs=" } });
+    let t = formats::decode(Format::Anthropic, json!([{ "role": "user", "content": [doc, { "type": "text", "text": "Use this." }] }])).expect("decode");
+    assert_eq!(t.messages[0].blocks[0], Block::Text { text: "Budget: 40k".into() });
+    assert_eq!(t.messages[0].text(), "Budget: 40k\nUse this.");
+    // a PDF (not text) stays media
+    let pdf = json!({ "type": "document", "source": { "type": "base64", "media_type": "application/pdf", "data": "JVBERi0xLjQ=" } });
+    let t = formats::decode(Format::Anthropic, json!([{ "role": "user", "content": [pdf] }])).expect("decode");
+    assert!(matches!(t.messages[0].blocks[0], Block::Media { inline: true, .. }));
+}
+
+#[test]
+fn n1_m1_a_pdf_documents_title_and_context_survive_a_fold() {
+    let pdf = json!({ "type": "document", "source": { "type": "base64", "media_type": "application/pdf", "data": "JVBERi0xLjQ=".repeat(50) },
+        "title": "Q3 vendor contract", "context": "Signed by Acme on 2026-09-14; renewal clause on page 7", "citations": { "enabled": true } });
+    let mut rows = vec![json!({ "role": "user", "content": [pdf, { "type": "text", "text": "Check the renewal terms." }] })];
+    rows.push(json!({ "role": "assistant", "content": "The renewal is automatic." }));
+    rows.extend(filler(12));
+    let t = formats::decode(Format::Anthropic, json!(rows)).expect("decode");
+    let out = fold(Format::Anthropic, t, SessionState::default(), 16_000);
+    assert!(out.rewrite.as_ref().is_some_and(|r| r.discarded.contains(&0)), "the row folds");
+    let summary = summary_text(&out);
+    assert!(summary.contains("document, 600 bytes, Q3 vendor contract; context: Signed by Acme on 2026-09-14; renewal clause on page 7"), "{summary}");
+    let recs = records(&out);
+    assert!(recs.iter().any(|r| r.content.contains("[document attached: 600 bytes inline: Q3 vendor contract; context: Signed by Acme on 2026-09-14; renewal clause on page 7]")), "{:?}", recs.iter().map(|r| &r.content).collect::<Vec<_>>());
+}
