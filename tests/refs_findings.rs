@@ -248,3 +248,29 @@ fn n1_m1_a_pdf_documents_title_and_context_survive_a_fold() {
     let recs = records(&out);
     assert!(recs.iter().any(|r| r.content.contains("[document attached: 600 bytes inline: Q3 vendor contract; context: Signed by Acme on 2026-09-14; renewal clause on page 7]")), "{:?}", recs.iter().map(|r| &r.content).collect::<Vec<_>>());
 }
+
+// ------------------------------------------------------------------ E: the depth limit
+
+fn nested(d: usize) -> String {
+    format!("{}1{}", "{\"a\":".repeat(d), "}".repeat(d))
+}
+
+#[test]
+fn f1_detect_and_decode_say_the_inputs_own_depth_with_where_not_serdes_wording() {
+    // a row 150 levels deep inside the document's array (+1) and its object (+1)
+    let row = format!("{{\"role\":\"user\",\"content\":\"go\",\"x\":{}}}", nested(149));
+    for (text, base) in [(format!("[{row}]"), 1), (format!("{{\"messages\":[{row}]}}"), 2)] {
+        let depth = 150 + base;
+        let e = formats::detect_text(&text).expect_err("too deep");
+        assert_eq!(e.code.as_str(), "invalid_transcript");
+        assert!(!e.message.contains("recursion limit"), "{}", e.message);
+        assert!(e.message.starts_with(&format!("message 0: the JSON value is nested {depth} levels deep")), "{}", e.message);
+        assert!(e.message.contains(" at .x.a.a.a") && e.message.contains(&format!("at most {} levels", 127 + base)), "{}", e.message);
+        let e = formats::decode_owned(Format::OpenaiChat, text.clone()).expect_err("too deep");
+        assert!(e.message.starts_with(&format!("message 0: the JSON value is nested {depth} levels deep")), "{}", e.message);
+    }
+    // the whole document read at once (not of the format's shape): counted from its top
+    let text = format!("{{\"contents\":{}}}", nested(200));
+    let e = formats::decode_owned(Format::Gemini, text).expect_err("too deep");
+    assert!(e.message.starts_with("transcript: the JSON value is nested 201 levels deep") && e.message.contains("at most 127 levels"), "{}", e.message);
+}
