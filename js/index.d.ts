@@ -1265,7 +1265,7 @@ export function detectFormat(transcript: TranscriptInput): ProviderFormat
 export interface ImportWarning {
   /** 1-based line of a JSON Lines input; `null` for whole-JSON inputs (the message names the index). */
   line: number | null
-  /** Stable code, e.g. `torn_line`, `not_json`, `missing_type`, `bad_content`, `duplicate_row`,
+  /** Stable code, e.g. `torn_line`, `not_json`, `missing_type`, `bad_content`, `duplicate_row`, `reused_uuid`,
    * `compact_boundary`, `attachment_not_imported`, `subagent_dropped`, `orphan_result`,
    * `unanswered_call`, `duplicate_call_id`, `orphan_observation`, `unknown_line_type`. */
   code: string

@@ -337,6 +337,22 @@ impl Message {
         self.has_results()
             && self.blocks.iter().all(|b| matches!(b, Block::ToolResult { .. } | Block::Media { .. }))
     }
+    /// The author a row names: its top-level string `name` (OpenAI Chat's participant
+    /// name in a multi-user chat), `None` when it has none or it is blank. Reads the row's
+    /// JSON only when its text holds a `"name"` key.
+    pub fn speaker(&self) -> Option<String> {
+        let raw = self.raw.get();
+        if !raw.contains("\"name\"") {
+            return None;
+        }
+        #[derive(serde::Deserialize)]
+        struct Named {
+            #[serde(default)]
+            name: Option<serde_json::Value>,
+        }
+        let n: Named = serde_json::from_str(raw).ok()?;
+        n.name.and_then(|v| v.as_str().map(str::to_string)).filter(|s| !s.trim().is_empty())
+    }
     /// A compaction summary: has a `summary_level` or the `compaction_summary` role (Y-4).
     pub fn is_summary(&self) -> bool {
         !self.provenance.summary_untrusted

@@ -218,7 +218,8 @@ fn user_texts(messages: &[Message]) -> Vec<(usize, String)> {
 /// names it with a placeholder): `[image attached: N bytes inline]` or
 /// `[document attached: N bytes, by reference]`, N the UTF-8 bytes of the inline data or
 /// of the reference, then `: <name>` when the part is named (its URL, file id, file name,
-/// title: [`Block::Media`]'s `name`), so recall by that string finds the row (M-1).
+/// title: [`Block::Media`]'s `name`), so recall by that string finds the row (M-1); a user
+/// row naming its author ([`Message::speaker`]) ends `[written by <name>]`.
 fn with_media_names(m: &Message) -> String {
     let mut text = m.text();
     for b in &m.blocks {
@@ -237,6 +238,15 @@ fn with_media_names(m: &Message) -> String {
                 Some(n) => text.push_str(&format!("[{kind} attached: {bytes} bytes{how}: {n}]")),
                 None => text.push_str(&format!("[{kind} attached: {bytes} bytes{how}]")),
             }
+        }
+    }
+    if m.role == Role::User {
+        // who wrote it, when the row names its author (multi-user chats)
+        if let Some(n) = m.speaker() {
+            if !text.is_empty() {
+                text.push('\n');
+            }
+            text.push_str(&format!("[written by {n}]"));
         }
     }
     if m.provenance.provider_compaction {

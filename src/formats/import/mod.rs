@@ -56,7 +56,9 @@ pub enum ImportKind {
     ///   `attachment_not_imported`, counted per type).
     /// - Session logs: rows on a branch abandoned by a rewind (off the `parentUuid` chain
     ///   of the newest row) are skipped (warning `rewound_branch`).
-    /// - Repeated rows (same `uuid`) are dropped (warning `duplicate_row`); `result`,
+    /// - Exactly repeated rows (same `uuid`, same JSON) are dropped (warning
+    ///   `duplicate_row`); a row reusing a `uuid` with other content is kept (warning
+    ///   `reused_uuid`); `result`,
     ///   `progress`, title and bookkeeping rows are not conversation and are skipped.
     /// - [`Imported::usage`]: the `message.usage` of the last assistant message (counted
     ///   once per `message.id`, largest `output_tokens`), input including cache reads
@@ -201,7 +203,7 @@ pub struct ImportWarning {
     pub line: Option<usize>,
     /// Stable code: `not_json`, `torn_line`, `nested_too_deep` (a valid JSON line nested
     /// 128 levels or more: its deep fields kept as JSON text, or the line skipped), `fused_line`, `not_object`, `missing_type`,
-    /// `bad_content`, `bad_block`, `duplicate_row`, `unknown_line_type`,
+    /// `bad_content`, `bad_block`, `duplicate_row`, `reused_uuid`, `unknown_line_type`,
     /// `compact_boundary`, `attachment_not_imported`, `subagent_dropped`,
     /// `subagent_unattached`, `subagent_file`, `rewound_branch`, `orphan_result`, `unanswered_call`, `duplicate_call_id`,
     /// `empty_message`, `orphan_observation`, `bad_turn`, `bad_entry`, `normalised_item`,
