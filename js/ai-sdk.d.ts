@@ -51,14 +51,14 @@ export interface CompactionMiddleware {
   readonly specificationVersion: 'v4'
   readonly view: StoredView
   /** `params.abortSignal` (the call's) bounds the compaction with the `signal` option:
-   * once either fires the call rejects with code `aborted`, nothing committed (I-6). */
+   * once either fires the call rejects with an `AbortError` carrying `code: 'aborted'` (as `fetch` rejects), nothing committed (I-6). */
   transformParams(options: { type: 'generate' | 'stream'; params: { prompt: unknown[]; tools?: unknown; abortSignal?: AbortSignalLike; [key: string]: unknown }; model?: unknown }): Promise<any>
   wrapGenerate(options: { doGenerate: () => PromiseLike<any>; [key: string]: unknown }): Promise<any>
   wrapStream(options: { doStream: () => PromiseLike<any>; [key: string]: unknown }): Promise<any>
 }
 
 /** Compacts the prompt the model is about to get (I-1); each call's `abortSignal`
- * cancels its compaction (rejects with `aborted`, commits nothing). */
+ * cancels its compaction (rejects with an `AbortError` carrying `code: 'aborted'`, commits nothing). */
 export function compactionMiddleware(options?: AiSdkCompactionOptions): CompactionMiddleware
 
 /** What `prepareStep` is given (the fields read). */

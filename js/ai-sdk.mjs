@@ -105,7 +105,8 @@ function schemaJson(schema) {
  * The prompt is passed on unchanged (the same object) when nothing was compacted.
  * The call's `params.abortSignal` (what `generateText({ abortSignal })` passes) bounds the
  * compaction together with the `signal` option (I-6): once either fires, the request
- * rejects with code `aborted` and nothing is committed (no stored rows, no state); the
+ * rejects with an `AbortError` (a DOMException, as `fetch` rejects) carrying `code:
+ * "aborted"` and `cause` the signal's reason, and nothing is committed (no stored rows, no state); the
  * `summarize` callback gets the engine's signal as `{ signal }` to cancel its own request.
  */
 export function compactionMiddleware(options = {}) {

@@ -46,10 +46,25 @@ export type ErrorCode =
   | 'not_in_lite'
 
 /** The errors the package throws: a JS `Error` with a stable `code` (J-2). A hook's own
- * error (summarize, curator, memory, store) reaches the caller unchanged instead. */
+ * error (summarize, curator, memory, store) reaches the caller unchanged instead. An
+ * aborted call rejects with a {@link ContextCompactorAbortError} instead. */
 export interface ContextCompactorError extends Error {
   name: 'ContextCompactorError'
   code: ErrorCode
+  /** On a failed `compact`: the session state to persist (cadence, spend). */
+  state?: SessionState
+}
+
+/** The rejection of a call whose `signal` fired (I-6), as `fetch` gives one and the AI
+ * SDK's `isAbortError` reads it: a `DOMException` named `AbortError` (`TimeoutError` when
+ * the signal's reason is one, e.g. `AbortSignal.timeout()`), with the engine's
+ * `code: 'aborted'` (an own property over DOMException's numeric code) and `cause` the
+ * signal's `reason`. The same from the AI SDK and LangChain middlewares and as the
+ * `reason` of the `signal` a summarize callback gets. */
+export interface ContextCompactorAbortError extends Error {
+  name: 'AbortError' | 'TimeoutError'
+  code: 'aborted'
+  cause: unknown
   /** On a failed `compact`: the session state to persist (cadence, spend). */
   state?: SessionState
 }
@@ -409,8 +424,8 @@ export interface CompactHooks extends Signals, MemoryHooks, CallBounds {
 }
 
 /** Bounds on the host callbacks one call awaits (I-6). A callback that does not settle
- * in time rejects the call with `timeout`; a fired `signal` with `aborted` (its `cause`
- * is `signal.reason`). Before the commit nothing is written (transcript, state and store
+ * in time rejects the call with `timeout`; a fired `signal` with `aborted` (a
+ * {@link ContextCompactorAbortError}: an `AbortError` whose `cause` is `signal.reason`). Before the commit nothing is written (transcript, state and store
  * untouched). A timed-out `save` may still land later: reload to see which revision won. */
 export interface CallBounds {
   /** Milliseconds any one callback may take to settle (every hook, `load`, `save`). */
@@ -1265,7 +1280,7 @@ export function detectFormat(transcript: TranscriptInput): ProviderFormat
 export interface ImportWarning {
   /** 1-based line of a JSON Lines input; `null` for whole-JSON inputs (the message names the index). */
   line: number | null
-  /** Stable code, e.g. `torn_line`, `not_json`, `missing_type`, `bad_content`, `duplicate_row`,
+  /** Stable code, e.g. `torn_line`, `not_json`, `missing_type`, `bad_content`, `duplicate_row`, `reused_uuid`,
    * `compact_boundary`, `attachment_not_imported`, `subagent_dropped`, `orphan_result`,
    * `unanswered_call`, `duplicate_call_id`, `orphan_observation`, `unknown_line_type`. */
   code: string

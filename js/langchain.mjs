@@ -17,7 +17,7 @@ import { AIMessage, ChatMessage, FunctionMessage, HumanMessage, RemoveMessage, S
 import { toJsonSchema } from '@langchain/core/utils/json_schema'
 import { createMiddleware } from 'langchain'
 import { ContextCompactor, MemoryIndex } from 'context-compactor'
-import { anySignal } from './stored-view.mjs'
+import { abortError, anySignal } from './stored-view.mjs'
 
 const PROVENANCE = ['summary_level', 'artifact_ref', 'transcript_role', 'message_id', 'observation_source', 'pinned']
 const SKIP = new Set(['lc_serializable', 'lc_kwargs', 'lc_namespace', 'lc_direct_tool_output', 'type', 'content'])
@@ -231,9 +231,10 @@ function stripProvenance(messages) {
 
 const HOOK_KEYS = ['summarize', 'curator', 'storeArtifact', 'onEvent', 'countTokens', 'sessionId', 'memory', 'embed', 'embedDimension', 'store', 'timeoutMs', 'timeouts', 'signal']
 
-/** The engine's `aborted` error for `signal` (its `cause` the signal's reason). */
+/** The engine's `aborted` error for `signal`: an `AbortError` with `code: "aborted"`
+ * and `cause` the signal's reason ([`abortError`]). */
 function abortedError(signal) {
-  return Object.assign(new Error('aborted: the signal fired as the compaction settled; nothing was committed'), { name: 'ContextCompactorError', code: 'aborted', cause: signal.reason })
+  return abortError('aborted: the signal fired as the compaction settled; nothing was committed', signal.reason)
 }
 
 /**
@@ -247,8 +248,8 @@ function abortedError(signal) {
  * ...; `format` is `openai-chat`) or `compactor`, and the compact hooks (`summarize`,
  * `onEvent`, `countTokens`, `timeoutMs`, `signal`, ...). The invocation's signal
  * (`agent.invoke(input, { signal })`, the runtime's `signal`) bounds the compaction with
- * the `signal` option (I-6): a cancelled invocation rejects with `aborted` and commits no
- * compaction. `.compactor` and `.stats()` are exposed for inspection (engine state and
+ * the `signal` option (I-6): a cancelled invocation rejects with an `AbortError` carrying
+ * `code: "aborted"` (its `cause` the signal's reason) and commits no compaction. `.compactor` and `.stats()` are exposed for inspection (engine state and
  * compactions).
  */
 export function compactionMiddleware(options = {}) {

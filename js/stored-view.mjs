@@ -35,6 +35,23 @@ export function anySignal(...signals) {
   return c.signal
 }
 
+/**
+ * The rejection of an aborted call (I-6), as `fetch` gives one and the AI SDK's
+ * `isAbortError` reads it: a `DOMException` named `AbortError` (`TimeoutError` when the
+ * signal's reason is one, as `AbortSignal.timeout()` gives), with the engine's `code:
+ * "aborted"` as an own property (over DOMException's legacy numeric code) and `cause` the
+ * signal's reason (a reason the host gave, e.g. `controller.abort(new Error('user left'))`,
+ * is that `cause`). An `Error` with that name where `DOMException` is missing. The same
+ * shape as the engine's own aborted rejections (src/wasm/mod.rs `abort_error`).
+ */
+export function abortError(message, reason) {
+  const name = reason?.name === 'TimeoutError' ? 'TimeoutError' : 'AbortError'
+  const e = typeof DOMException === 'function' ? new DOMException(message, name) : Object.assign(new Error(message), { name })
+  Object.defineProperty(e, 'code', { value: 'aborted', writable: true, enumerable: true, configurable: true })
+  Object.defineProperty(e, 'cause', { value: reason, writable: true, enumerable: false, configurable: true })
+  return e
+}
+
 function startsWith(rows, prefix) {
   if (!prefix || rows.length < prefix.length) return false
   for (let i = 0; i < prefix.length; i++) if (rows[i] !== prefix[i]) return false
@@ -146,7 +163,7 @@ export class StoredView {
     }
     const out = await this.compactor.compact(this.state, doc, hooks)
     // break finding 14: aborted as the compaction settled: the cancelled request keeps nothing
-    if (hooks.signal?.aborted) throw typedError('aborted', 'aborted: the signal fired as the compaction settled; nothing was committed', { cause: hooks.signal.reason })
+    if (hooks.signal?.aborted) throw abortError('aborted: the signal fired as the compaction settled; nothing was committed', hooks.signal.reason)
     this.state = out.state
     if (out.status !== 'compacted') {
       this.lastSent = doc
@@ -261,7 +278,7 @@ async function within(hooks, hook, what, run) {
   const ms = msOf(hooks.timeouts?.[hook], `timeouts.${hook}`) ?? msOf(hooks.timeoutMs, 'timeoutMs')
   const signal = hooks.signal ?? undefined
   if (signal !== undefined && typeof signal?.addEventListener !== 'function') throw typedError('invalid_config', 'signal must be an AbortSignal')
-  const aborted = () => typedError('aborted', `aborted: the signal fired while awaiting the ${hook} callback (${what}); nothing was committed`, { cause: signal.reason })
+  const aborted = () => abortError(`aborted: the signal fired while awaiting the ${hook} callback (${what}); nothing was committed`, signal.reason)
   if (signal?.aborted) throw aborted()
   if (ms === undefined && signal === undefined) return run()
   let timer

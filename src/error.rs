@@ -128,30 +128,84 @@ pub type Result<T> = std::result::Result<T, Error>;
 /// column; any other syntax error keeps serde's text (`invalid JSON: ...`).
 pub fn json_text_error(what: &str, text: &str, e: &serde_json::Error, code: ErrorCode) -> Error {
     lone_surrogate_error(what, text, e, code)
-        .or_else(|| too_deep_error(what, e, code))
+        .or_else(|| too_deep_error(what, text, 0, e, code))
         .unwrap_or_else(|| Error::new(code, format!("{what}: invalid JSON: {e}")))
 }
 
-/// How deep a JSON value may nest (objects and arrays) before it is refused: serde_json's
-/// recursion limit, which keeps the reader within the wasm stack.
-pub const MAX_JSON_DEPTH: usize = 128;
+/// How many levels a JSON text may nest (objects and arrays inside each other) and still
+/// be read: serde_json's recursion limit (128) refuses the 128th level, which keeps the
+/// reader within the wasm stack. A row read on its own from a document may nest this
+/// many levels below the document's own levels.
+pub const MAX_JSON_DEPTH: usize = 127;
 
-/// Break finding 12: the error for a JSON value nested deeper than [`MAX_JSON_DEPTH`]
-/// levels (valid JSON that `JSON.parse` reads), saying so with `what` (the row) and the
-/// position, or `None` when `e` is another error.
-pub fn too_deep_error(what: &str, e: &serde_json::Error, code: ErrorCode) -> Option<Error> {
-    too_deep_note(e).map(|note| Error::new(code, format!("{what}: {note}")))
+/// Break finding 12: the error for a JSON value nested deeper than the reader takes
+/// (valid JSON that `JSON.parse` reads), with `what` (the row), or `None` when `e` is
+/// another error. `text` is the JSON text serde read; `base`, the levels of the input
+/// around it (1 for a row of an array document, 2 for a row of an envelope's array, 0
+/// for a whole document), so the depth and limit said are the input's own
+/// ([`too_deep_note`]).
+pub fn too_deep_error(what: &str, text: &str, base: usize, e: &serde_json::Error, code: ErrorCode) -> Option<Error> {
+    too_deep_note(text, base, e).map(|note| Error::new(code, format!("{what}: {note}")))
 }
 
-/// `"nested deeper than 128 levels ..."` when `e` is serde_json's recursion-limit error.
-pub fn too_deep_note(e: &serde_json::Error) -> Option<String> {
-    e.to_string().starts_with("recursion limit exceeded").then(|| {
-        format!(
-            "the JSON value is nested deeper than {MAX_JSON_DEPTH} levels (objects / arrays inside each other) at line {} column {}: valid JSON, but over the reader's nesting limit; flatten the value or send it as a JSON string",
-            e.line(),
-            e.column()
-        )
-    })
+/// UTF-8 bytes of the path [`too_deep_note`] names at most.
+const DEEP_PATH_BYTES: usize = 160;
+
+/// `"the JSON value is nested N levels deep at <path> ..."` when `e` is serde_json's
+/// recursion-limit error, else `None`. `N` is the deepest nesting of `text` plus `base`
+/// (the input's levels around `text`: counted from the input's top), the limit said is
+/// [`MAX_JSON_DEPTH`] plus `base`, and `<path>` (from `text`'s top, clipped to 160 bytes)
+/// leads to where the limit is first passed.
+pub fn too_deep_note(text: &str, base: usize, e: &serde_json::Error) -> Option<String> {
+    if !e.to_string().starts_with("recursion limit exceeded") {
+        return None;
+    }
+    let (deepest, over_at) = nesting(text);
+    let mut path = json_path_at(text, over_at.unwrap_or(0));
+    if path.len() > DEEP_PATH_BYTES {
+        let mut end = DEEP_PATH_BYTES;
+        while !path.is_char_boundary(end) {
+            end -= 1;
+        }
+        path = format!("{}... ({} more bytes of path)", path.get(..end).unwrap_or(""), path.len() - end);
+    }
+    let at = if path.is_empty() { "the top level".to_string() } else { path };
+    Some(format!(
+        "the JSON value is nested {} levels deep (objects / arrays inside each other) at {at}: valid JSON, but the reader takes at most {} levels here; flatten the value or send it as a JSON string",
+        deepest.saturating_add(base),
+        MAX_JSON_DEPTH.saturating_add(base)
+    ))
+}
+
+/// The deepest nesting of a JSON text (objects and arrays, strings skipped) and the byte
+/// offset of the first bracket past [`MAX_JSON_DEPTH`] levels, if any.
+fn nesting(text: &str) -> (usize, Option<usize>) {
+    let (mut depth, mut deepest, mut over) = (0usize, 0usize, None);
+    let (mut in_string, mut escaped) = (false, false);
+    for (i, c) in text.bytes().enumerate() {
+        if in_string {
+            match c {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match c {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                depth += 1;
+                deepest = deepest.max(depth);
+                if depth > MAX_JSON_DEPTH && over.is_none() {
+                    over = Some(i);
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    (deepest, over)
 }
 
 /// [`json_text_error`]'s lone-surrogate error, or `None` when `e` is another error.
@@ -266,5 +320,23 @@ mod tests {
         assert!(err.message.contains(r#"at .a["b c"][1] holds a lone surrogate (\uDC00"#), "{}", err.message);
         let e = serde_json::from_str::<serde_json::Value>("[1,").unwrap_err();
         assert!(json_text_error("rows", "[1,", &e, ErrorCode::InvalidTranscript).message.starts_with("rows: invalid JSON: "));
+    }
+
+    #[test]
+    fn f1_the_depth_error_says_the_inputs_own_depth_and_where() {
+        // serde reads 127 levels and refuses the 128th
+        let ok = format!("{}{}", "[".repeat(MAX_JSON_DEPTH), "]".repeat(MAX_JSON_DEPTH));
+        assert!(serde_json::from_str::<serde_json::Value>(&ok).is_ok());
+        let text = format!("{{\"k\":\"[[[\",\"v\":{}1{}}}", "[".repeat(199), "]".repeat(199));
+        let e = serde_json::from_str::<serde_json::Value>(&text).unwrap_err();
+        let err = json_text_error("doc", &text, &e, ErrorCode::InvalidTranscript);
+        assert!(err.message.starts_with("doc: the JSON value is nested 200 levels deep (objects / arrays inside each other) at .v[0][0]"), "{}", err.message);
+        assert!(err.message.contains("the reader takes at most 127 levels here"), "{}", err.message);
+        assert!(err.message.contains("more bytes of path"), "the path is clipped: {}", err.message);
+        // a row read alone: the document's levels around it are counted
+        let row = format!("{}{}", "[".repeat(130), "]".repeat(130));
+        let e = serde_json::from_str::<serde_json::Value>(&row).unwrap_err();
+        let note = too_deep_note(&row, 2, &e).unwrap_or_default();
+        assert!(note.starts_with("the JSON value is nested 132 levels deep") && note.contains("at most 129 levels"), "{note}");
     }
 }

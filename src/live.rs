@@ -253,11 +253,15 @@ impl LiveTranscript {
             self.transcript.messages.truncate(first);
             return Err(e);
         }
-        if let Some(added) = self.transcript.messages.get(first..) {
-            if added.iter().any(claims) {
-                self.trusted_for = None;
-            }
+        // Y-10: a new compaction item supersedes the held ones, which stop being pinned:
+        // the pinned measures are re-taken (O(n), once per compaction item)
+        if crate::transcript::mark_superseded_compactions(&mut self.transcript.messages) {
+            self.measures = Measures::new(&self.transcript, &self.config, self.measures.calibration);
+        } else if let Some(added) = self.transcript.messages.get(first..) {
             self.measures.add(added, first, &self.config);
+        }
+        if self.transcript.messages.get(first..).is_some_and(|added| added.iter().any(claims)) {
+            self.trusted_for = None;
         }
         Ok(())
     }

@@ -36,6 +36,11 @@ pub const CONSTRAINT_PREFIX: &str = "User constraint (verbatim): ";
 /// Prefix of the placeholder naming the media of a folded user message (images,
 /// documents): `User attachment (placeholder; message <id>, offset <n>): image, <k> bytes`.
 pub const ATTACHMENT_PREFIX: &str = "User attachment (placeholder; message ";
+/// Prefix of the line naming who wrote a folded user message when its row says so (an
+/// OpenAI Chat user row's `name`, multi-user chats): `User speaker (message <id>, offset
+/// <n>): <name>`, so the summary's user lines keep who spoke (the newest 20 rows, the
+/// rest counted).
+pub const SPEAKER_PREFIX: &str = "User speaker (message ";
 /// Prefix of the line naming a run of folded user text blocks the summary could not
 /// hold even clipped (tier 4 of [`user_text_floor`]); they are whole in memory.
 pub const UNQUOTED_PREFIX: &str = "User texts not quoted (whole in memory): ";
@@ -115,7 +120,8 @@ pub fn session_first_task(messages: &[Message]) -> Option<usize> {
 /// Blocks of tiers 3 and 4 must be whole in the memory records ([`check_memory`]).
 /// A text already quoted (the same block twice) is quoted once. Each media block of a
 /// folded user message becomes a placeholder line (`User attachment (placeholder;
-/// message <id>, offset <n>): image, <k> bytes`; the newest 20, the rest counted).
+/// message <id>, offset <n>): image, <k> bytes[, <name>]`, the name as
+/// `attachment_name` quotes it; the newest 20, the rest counted and named in memory).
 /// Pass `usize::MAX` as the budget when no memory keeps clipped text whole (then
 /// everything is quoted whole: `projectMemory: false`).
 ///
@@ -202,14 +208,19 @@ pub fn user_text_floor(rows: &[(usize, &Message)], first_task: Option<usize>, ne
             continue;
         }
         for b in &m.blocks {
-            if let crate::transcript::Block::Media { kind, bytes, .. } = b {
+            if let crate::transcript::Block::Media { kind, bytes, name, .. } = b {
                 let kind = match kind {
                     crate::transcript::MediaKind::Image => "image",
                     crate::transcript::MediaKind::Video => "video",
                     crate::transcript::MediaKind::Audio => "audio",
                     crate::transcript::MediaKind::Document => "document",
                 };
-                attachments.push(format!("{ATTACHMENT_PREFIX}{}, offset {o}): {kind}, {bytes} bytes", quote::content(&m.id)));
+                let mut line = format!("{ATTACHMENT_PREFIX}{}, offset {o}): {kind}, {bytes} bytes", quote::content(&m.id));
+                if let Some(n) = name {
+                    line.push_str(", ");
+                    line.push_str(&attachment_name(n));
+                }
+                attachments.push(line);
             }
         }
     }
@@ -218,8 +229,20 @@ pub fn user_text_floor(rows: &[(usize, &Message)], first_task: Option<usize>, ne
         lines.push(format!("{ATTACHMENT_PREFIX}earlier ones): {skip} more attachments, named in memory"));
     }
     lines.extend(attachments.into_iter().skip(skip));
+    // who spoke, when a folded user row names its author (multi-user chats)
+    let speakers: Vec<String> = rows
+        .iter()
+        .filter(|(_, m)| m.role == crate::Role::User && !m.is_summary() && m.has_user_text())
+        .filter_map(|(o, m)| m.speaker().map(|n| format!("{SPEAKER_PREFIX}{}, offset {o}): {}", quote::content(&m.id), attachment_name(&n))))
+        .collect();
+    let skip = speakers.len().saturating_sub(MAX_ATTACHMENT_LINES);
+    if skip > 0 {
+        lines.push(format!("{SPEAKER_PREFIX}earlier ones): {skip} more named speakers' messages, in memory"));
+    }
+    lines.extend(speakers.into_iter().skip(skip));
     lines
 }
+
 
 /// UTF-8 bytes of user text any summary of the folded rows `rows` must carry verbatim
 /// (S-9, N-1, N-5): every constraint sentence of a folded user text block, de-duplicated,
@@ -265,10 +288,29 @@ pub fn required_bytes(rows: &[(usize, &Message)], first_task: Option<usize>, new
 /// Placeholders named one by one; older ones are counted (see [`user_text_floor`]).
 const MAX_ATTACHMENT_LINES: usize = 20;
 
+/// UTF-8 bytes of an attachment's name a placeholder line quotes at most.
+const ATTACHMENT_NAME_BYTES: usize = 160;
+
+/// An attachment's name (its URL, file id, file name, title: [`crate::transcript::Block::Media`])
+/// as a placeholder line quotes it: through [`quote::content`], its first 160 bytes (at a
+/// char boundary) and `[+<k> bytes in memory]` when longer (the memory record holds it whole).
+fn attachment_name(name: &str) -> String {
+    let one_line = name.replace(['\n', '\r'], " ");
+    let mut end = one_line.len().min(ATTACHMENT_NAME_BYTES);
+    while !one_line.is_char_boundary(end) {
+        end -= 1;
+    }
+    let head = quote::content(one_line.get(..end).unwrap_or(""));
+    match one_line.len() - end {
+        0 => head.into_owned(),
+        rest => format!("{head} [+{rest} bytes in memory]"),
+    }
+}
+
 /// Starts of the plain one-line user-text lines [`user_text_floor`] writes (a whole quote
 /// and the constraint sentences are written as length-prefixed items instead), carried by
 /// later summaries and rollups ([`crate::summarize::ledger::carried_items`]).
-pub const FLOOR_LINE_PREFIXES: [&str; 5] = [CLIPPED_PREFIX, CONSTRAINT_PREFIX, ATTACHMENT_PREFIX, UNQUOTED_PREFIX, crate::summarize::carry::ROLLUP_CLIPPED_PREFIX];
+pub const FLOOR_LINE_PREFIXES: [&str; 6] = [CLIPPED_PREFIX, CONSTRAINT_PREFIX, ATTACHMENT_PREFIX, SPEAKER_PREFIX, UNQUOTED_PREFIX, crate::summarize::carry::ROLLUP_CLIPPED_PREFIX];
 
 /// A user text block the summary clipped, which the memory records must hold whole.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -11,7 +11,7 @@
 //!   header `[#N role]`, `[summary N]`, a block header `-> call ` / `<- result of `, the clip
 //!   marker `[... `, the record marker `-- engine record`, the record's section lines
 //!   `User request (verbatim):`, `User text (clipped;`, `User constraint (verbatim):`,
-//!   `User attachment (placeholder;`, `User texts not quoted`, `Calls already run`,
+//!   `User attachment (placeholder;`, `User speaker (message `, `User texts not quoted`, `Calls already run`,
 //!   `Artifacts:`, `- earlier:`, or a ledger
 //!   line `- name(args) [id]: already run` / `...: ran and failed`) gets a leading `\`.
 //!   The engine never writes a line that starts with `\`, so the escaped line cannot be
@@ -25,7 +25,7 @@ use std::borrow::Cow;
 const FENCE_TAGS: [&str; 2] = ["transcript", "summaries"];
 
 /// Line starts the engine writes itself (compared after leading spaces / tabs).
-const ENGINE_LINE_STARTS: [&str; 14] = [
+const ENGINE_LINE_STARTS: [&str; 15] = [
     "[#",
     "[summary",
     "[... ",
@@ -37,6 +37,7 @@ const ENGINE_LINE_STARTS: [&str; 14] = [
     "User text (clipped;",
     "User constraint (verbatim):",
     "User attachment (placeholder;",
+    "User speaker (message ",
     "User texts not quoted",
     "Calls already run",
     "Artifacts:",

@@ -93,6 +93,11 @@ pub enum Block {
         bytes: usize,
         /// True when the data is inline (base64 or a `data:` URL), false for a reference.
         inline: bool,
+        /// What names the attachment as the host gave it, when anything does: its URL or
+        /// file id (a reference), else its file name / title. Memory records carry it, so a
+        /// folded attachment is found again by that string (M-1, N-1). Omitted when `None`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        name: Option<String>,
     },
     /// A tool call (tool_use, function_call, functionCall, server_tool_use...).
     /// `arguments`: the arguments serialized as JSON text.
@@ -193,10 +198,15 @@ pub struct Provenance {
     pub ref_untrusted: bool,
     /// Set at decode: the row is a provider's own compacted history (an OpenAI Responses
     /// `compaction` item: opaque, encrypted, standing for every earlier row). No summary
-    /// can read it, so it rides outside compaction in place, like a pinned row (N-1:
-    /// what the person asked before it lives only there). Never serialized.
+    /// can read it, so the newest one rides outside compaction in place, like a pinned
+    /// row (N-1: what the person asked before it lives only there). Never serialized.
     #[serde(skip)]
     pub provider_compaction: bool,
+    /// Set by [`mark_superseded_compactions`]: a newer compaction item follows this one
+    /// (it stands for every earlier row, this one included), so this one is not pinned
+    /// and folds / evicts like any row (Y-10). Never serialized.
+    #[serde(skip)]
+    pub compaction_superseded: bool,
     /// The row's own JSON text as the host gave it (issue 14), kept only when the stored
     /// view would not reproduce it byte for byte (a `null` / `false` provenance key, the
     /// keys in another order): written back as is while the row is unchanged
@@ -236,15 +246,35 @@ impl Provenance {
     pub fn unchanged_source(&self, raw: &RawJson) -> Option<&str> {
         self.source.as_ref().filter(|s| s.prov == *self && s.raw_hash == fnv1a(raw.get().as_bytes())).map(|s| &*s.text)
     }
-    /// `pinned: true` and honoured by the trust pass (Y-10, issue 14), or a provider's
-    /// compaction item ([`Provenance::provider_compaction`]): never folded.
+    /// `pinned: true` and honoured by the trust pass (Y-10, issue 14), or the newest of
+    /// a transcript's provider compaction items ([`Provenance::provider_compaction`] not
+    /// [`Provenance::compaction_superseded`]): never folded. The one rule every floor,
+    /// selection and edit reads (trigger, live measures, select, finish, editing).
     pub fn is_pinned(&self) -> bool {
-        self.pinned && !self.pin_untrusted || self.provider_compaction
+        self.pinned && !self.pin_untrusted || self.provider_compaction && !self.compaction_superseded
     }
     /// The `artifact_ref` when the trust pass vouches for it (E-4, issue 14).
     pub fn trusted_ref(&self) -> Option<&str> {
         self.artifact_ref.as_deref().filter(|_| !self.ref_untrusted)
     }
+}
+
+/// Marks every provider compaction item but the newest as superseded (Y-10): only the
+/// newest stands for the history before it and is pinned ([`Provenance::is_pinned`]);
+/// older ones fold like other rows (their placeholders reach the summary and memory).
+/// Idempotent; run by every decode ([`crate::formats::decode_rows`] and the text
+/// decodes), the trust pass and a live append. Returns whether any row changed.
+///
+/// Time: one pass over `messages`.
+pub fn mark_superseded_compactions(messages: &mut [Message]) -> bool {
+    let newest = messages.iter().rposition(|m| m.provenance.provider_compaction);
+    let mut changed = false;
+    for (i, m) in messages.iter_mut().enumerate() {
+        let superseded = m.provenance.provider_compaction && Some(i) != newest;
+        changed |= m.provenance.compaction_superseded != superseded;
+        m.provenance.compaction_superseded = superseded;
+    }
+    changed
 }
 
 fn is_conversational(r: &TranscriptRole) -> bool {
@@ -306,6 +336,22 @@ impl Message {
     pub fn is_result_carrier(&self) -> bool {
         self.has_results()
             && self.blocks.iter().all(|b| matches!(b, Block::ToolResult { .. } | Block::Media { .. }))
+    }
+    /// The author a row names: its top-level string `name` (OpenAI Chat's participant
+    /// name in a multi-user chat), `None` when it has none or it is blank. Reads the row's
+    /// JSON only when its text holds a `"name"` key.
+    pub fn speaker(&self) -> Option<String> {
+        let raw = self.raw.get();
+        if !raw.contains("\"name\"") {
+            return None;
+        }
+        #[derive(serde::Deserialize)]
+        struct Named {
+            #[serde(default)]
+            name: Option<serde_json::Value>,
+        }
+        let n: Named = serde_json::from_str(raw).ok()?;
+        n.name.and_then(|v| v.as_str().map(str::to_string)).filter(|s| !s.trim().is_empty())
     }
     /// A compaction summary: has a `summary_level` or the `compaction_summary` role (Y-4).
     pub fn is_summary(&self) -> bool {

@@ -224,6 +224,8 @@ pub fn summary_hash(m: &Message) -> String {
 /// It first gives repeated rows the ids the state keeps for them ([`remap_twins`], T-4).
 pub fn apply(t: &mut Transcript, state: &SessionState, max_pinned_bytes: u64) -> Vec<Value> {
     remap_twins(t, &state.twins);
+    // Y-10: only the newest provider compaction item is pinned
+    crate::transcript::mark_superseded_compactions(&mut t.messages);
     let issued = KnownHandles { set: state.handles.iter().cloned().collect(), issued_below: state.next_artifact, tag: state.artifact_tag.clone(), earlier: state.earlier_artifact_tags.clone() };
     let mut summaries: Vec<String> = Vec::new();
     let mut pins: Vec<String> = Vec::new();

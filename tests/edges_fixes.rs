@@ -27,7 +27,7 @@ fn n2_claude_row_nested_deeper_than_the_limit_is_read_not_torn() {
     assert!(codes.contains(&(Some(3), "nested_too_deep")) && codes.contains(&(Some(4), "nested_too_deep")), "{codes:?}");
     let skipped = r.warnings.iter().find(|w| w.line == Some(5)).expect("line 5 warned");
     assert_eq!(skipped.code, "nested_too_deep");
-    assert!(skipped.message.contains("nested deeper than 128 levels") && skipped.message.contains("skipped"), "{}", skipped.message);
+    assert!(skipped.message.contains("nested 302 levels deep (objects / arrays inside each other) at .message.content.a.a") && skipped.message.contains("at most 127 levels") && skipped.message.contains("skipped"), "{}", skipped.message);
     let kept = r.warnings.iter().find(|w| w.line == Some(3)).unwrap();
     assert!(kept.message.contains("`toolUseResult`") && !kept.message.contains("torn"), "{}", kept.message);
     let doc = r.document.to_string();
@@ -37,7 +37,8 @@ fn n2_claude_row_nested_deeper_than_the_limit_is_read_not_torn() {
 }
 
 /// Finding 12: a transcript row nested past the limit is refused with a typed error that
-/// names the row and says "nested deeper than 128 levels" (not a bare "recursion limit").
+/// names the row and says how deep it nests, counted from the document's top, and where
+/// (not a bare "recursion limit").
 #[test]
 fn f1_transcript_row_nested_too_deep_is_a_typed_error_naming_the_row() {
     let deep: Value = serde_json::from_str(&deep_text(100)).unwrap();
@@ -51,5 +52,6 @@ fn f1_transcript_row_nested_too_deep_is_a_typed_error_naming_the_row() {
     );
     let e = formats::decode_owned(Format::Gemini, text).expect_err("too deep");
     assert_eq!(e.code.as_str(), "invalid_transcript");
-    assert!(e.message.starts_with("message 2: ") && e.message.contains("nested deeper than 128 levels"), "{}", e.message);
+    // the row's object, parts array, part, functionResponse, then 300: 304, +1 the document's array
+    assert!(e.message.starts_with("message 2: the JSON value is nested 305 levels deep") && e.message.contains("at .parts[0].functionResponse.response.a.a"), "{}", e.message);
 }

@@ -171,7 +171,7 @@ fn f3_gemini_round_trip_text_media_envelope() {
     assert_eq!(roles(&t), vec![Role::User, Role::Assistant, Role::User]);
     assert_eq!(
         t.messages[0].blocks[1],
-        Block::Media { kind: MediaKind::Image, bytes: "iVBORw0KGgo=".len(), inline: true }
+        Block::Media { kind: MediaKind::Image, bytes: "iVBORw0KGgo=".len(), inline: true, name: None }
     );
     assert!(matches!(t.messages[0].blocks[2], Block::Media { kind: MediaKind::Document, inline: false, .. }));
     assert_eq!(t.messages[1].text(), "A cat and a report.");

@@ -15,7 +15,7 @@ use proptest::prelude::*;
 use serde_json::{json, Value};
 
 /// Warning codes an importer documents ([`context_compactor::formats::import::ImportWarning::code`]).
-const DOCUMENTED: [&str; 27] = [
+const DOCUMENTED: [&str; 28] = [
     "not_json",
     "torn_line",
     "nested_too_deep",
@@ -25,6 +25,7 @@ const DOCUMENTED: [&str; 27] = [
     "bad_content",
     "bad_block",
     "duplicate_row",
+    "reused_uuid",
     "unknown_line_type",
     "compact_boundary",
     "attachment_not_imported",

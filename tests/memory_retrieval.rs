@@ -298,8 +298,8 @@ fn m2_a_passage_stored_twice_is_recalled_once() {
 #[test]
 fn m1_media_of_a_folded_user_row_are_named_in_memory() {
     // issue 12 item 6: an image folded with its row is named in its record, beside the text
-    let image = Block::Media { kind: context_compactor::transcript::MediaKind::Image, bytes: 5120, inline: true };
-    let pdf = Block::Media { kind: context_compactor::transcript::MediaKind::Document, bytes: 40, inline: false };
+    let image = Block::Media { kind: context_compactor::transcript::MediaKind::Image, bytes: 5120, inline: true, name: None };
+    let pdf = Block::Media { kind: context_compactor::transcript::MediaKind::Document, bytes: 40, inline: false, name: None };
     let rows = vec![
         msg("u0", Role::User, vec![text("Here is the failing screen."), image, pdf]),
         msg("a1", Role::Assistant, vec![text("I see the error dialog.")]),
@@ -308,7 +308,7 @@ fn m1_media_of_a_folded_user_row_are_named_in_memory() {
     let user = batch.records.iter().find(|r| r.message_id == "u0").expect("a record for the user row");
     assert_eq!(user.content, "Here is the failing screen.\n[image attached: 5120 bytes inline]\n[document attached: 40 bytes, by reference]");
     // a row with nothing but an image still leaves a record naming it
-    let only = vec![msg("u0", Role::User, vec![Block::Media { kind: context_compactor::transcript::MediaKind::Image, bytes: 9, inline: false }])];
+    let only = vec![msg("u0", Role::User, vec![Block::Media { kind: context_compactor::transcript::MediaKind::Image, bytes: 9, inline: false, name: None }])];
     let batch = project("s", &only, &[0], &[]);
     assert_eq!(batch.records.len(), 1);
     assert_eq!(batch.records[0].content, "[image attached: 9 bytes, by reference]");

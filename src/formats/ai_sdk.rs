@@ -45,27 +45,39 @@ fn data_size(v: Option<&Value>) -> (usize, bool) {
     }
 }
 
-fn media_of(p: &Value) -> Option<(MediaKind, usize, bool)> {
+/// Kind, bytes, inline-ness and name of a media part. The name
+/// ([`super::text_media::media_name`], M-1) of a user `image` / `file` part is its URL
+/// (when the data is one), then its `filename`.
+fn media_of(p: &Value) -> Option<(MediaKind, usize, bool, Option<String>)> {
     let mime = p.get("mediaType").or_else(|| p.get("mimeType")).and_then(Value::as_str);
+    let named = |key: &str, inline: bool| {
+        let url = if inline { None } else { p.get(key).and_then(Value::as_str) };
+        let file = super::text_media::media_name(p, &["/filename"]);
+        match (url, file) {
+            (Some(u), Some(f)) => Some(format!("{u}; {f}")),
+            (Some(u), None) => Some(u.to_string()),
+            (None, f) => f,
+        }
+    };
     match p.get("type").and_then(Value::as_str)? {
         "image" => {
             let (bytes, inline) = data_size(p.get("image"));
-            Some((MediaKind::Image, bytes, inline))
+            Some((MediaKind::Image, bytes, inline, named("image", inline)))
         }
         "file" => {
             let (bytes, inline) = data_size(p.get("data"));
-            Some((MediaKind::from_mime(mime.unwrap_or("")), bytes, inline))
+            Some((MediaKind::from_mime(mime.unwrap_or("")), bytes, inline, named("data", inline)))
         }
         // tool-result content parts
         "media" | "file-data" | "image-data" => {
             let (bytes, _) = data_size(p.get("data"));
             let kind = if p.get("type").and_then(Value::as_str) == Some("image-data") { MediaKind::Image } else { MediaKind::from_mime(mime.unwrap_or("")) };
-            Some((kind, bytes, true))
+            Some((kind, bytes, true, None))
         }
         "image-url" | "file-url" => {
             let (bytes, _) = data_size(p.get("url"));
             let kind = if p.get("type").and_then(Value::as_str) == Some("image-url") { MediaKind::Image } else { MediaKind::from_mime(mime.unwrap_or("")) };
-            Some((kind, bytes, false))
+            Some((kind, bytes, false, super::text_media::media_name(p, &["/url"])))
         }
         _ => None,
     }
@@ -101,7 +113,7 @@ fn result_block(p: &Value, call_id: String) -> Block {
                     for cp in parts {
                         if let Some(t) = cp.get("text").and_then(Value::as_str) {
                             push_line(&mut text, t);
-                        } else if let Some((kind, bytes, _)) = media_of(cp) {
+                        } else if let Some((kind, bytes, ..)) = media_of(cp) {
                             media.push(kind);
                             media_bytes += bytes;
                         }
@@ -159,7 +171,7 @@ impl Adapter for AiSdk {
             match ty {
                 "text" => blocks.push(Block::Text { text: p.get("text").and_then(Value::as_str).unwrap_or("").to_string() }),
                 "image" | "file" => match media_of(p) {
-                    Some((kind, bytes, inline)) => blocks.push(Block::Media { kind, bytes, inline }),
+                    Some((kind, bytes, inline, name)) => blocks.push(Block::Media { kind, bytes, inline, name }),
                     None => blocks.push(Block::Opaque { kind: ty.to_string(), bytes: json_len(p) }),
                 },
                 "reasoning" => blocks.push(Block::Reasoning {

@@ -21,7 +21,11 @@ pub const RULES: PairingRules = PairingRules { results_in_one_message: true, res
 /// The Anthropic Messages adapter.
 pub struct Anthropic;
 
-fn media_of(b: &Value) -> Option<(MediaKind, usize, bool)> {
+/// Kind, bytes (inline data, else the source's JSON), inline-ness and name of an `image`
+/// / `document` block. The name ([`super::text_media::media_name`], M-1) is the source's
+/// `url` / `file_id`, then a document's `title` and `context` (what the host said the
+/// document is: kept through a fold, in the summary's placeholder and in memory).
+fn media_of(b: &Value) -> Option<(MediaKind, usize, bool, Option<String>)> {
     let kind = match b.get("type").and_then(Value::as_str)? {
         "image" => MediaKind::Image,
         "document" => MediaKind::Document,
@@ -29,17 +33,20 @@ fn media_of(b: &Value) -> Option<(MediaKind, usize, bool)> {
     };
     let src = b.get("source");
     let data = src.and_then(|s| s.get("data")).and_then(Value::as_str);
+    let name = super::text_media::media_name(b, &["/source/url", "/source/file_id", "/title", "/context"]);
     match data {
-        Some(d) => Some((kind, d.len(), true)),
-        None => Some((kind, src.map(json_len).unwrap_or(0), false)),
+        Some(d) => Some((kind, d.len(), true, name)),
+        None => Some((kind, src.map(json_len).unwrap_or(0), false, name)),
     }
 }
 
 /// The text of a `document` block whose source is text (`{"type": "text",
 /// "media_type": "text/plain", "data": "..."}`) or content blocks (`{"type": "content",
 /// "content": "..." | [{"type": "text", "text": "..."}]}`): in a user message that is
-/// the person's text (N-1), read as a text block; `None` for base64, URL and file
-/// sources (media).
+/// the person's text (N-1), read as a text block; so is a `base64` source whose
+/// `media_type` is a text type (`text/plain`, ...) and whose data is base64 of UTF-8
+/// ([`super::text_media::text_of_data`]). `None` for other base64, URL and file sources
+/// (media).
 fn document_text(b: &Value) -> Option<String> {
     if b.get("type").and_then(Value::as_str) != Some("document") {
         return None;
@@ -47,6 +54,7 @@ fn document_text(b: &Value) -> Option<String> {
     let src = b.get("source")?;
     match src.get("type").and_then(Value::as_str)? {
         "text" => src.get("data").and_then(Value::as_str).map(str::to_string),
+        "base64" => super::text_media::text_of_data(src.get("data").and_then(Value::as_str)?, Some(src.get("media_type").and_then(Value::as_str)?)),
         "content" => match src.get("content")? {
             Value::String(s) => Some(s.clone()),
             Value::Array(items) => {
@@ -103,8 +111,8 @@ impl Adapter for Anthropic {
                         "image" | "document" => {
                             if let Some(text) = document_text(b) {
                                 blocks.push(Block::Text { text });
-                            } else if let Some((kind, bytes, inline)) = media_of(b) {
-                                blocks.push(Block::Media { kind, bytes, inline });
+                            } else if let Some((kind, bytes, inline, name)) = media_of(b) {
+                                blocks.push(Block::Media { kind, bytes, inline, name });
                             }
                         }
                         "search_result" => blocks.push(Block::Text { text: search_result_text(b) }),
@@ -130,7 +138,7 @@ impl Adapter for Anthropic {
                                                 text.push('\n');
                                             }
                                             text.push_str(t);
-                                        } else if let Some((kind, bytes, _)) = media_of(p) {
+                                        } else if let Some((kind, bytes, ..)) = media_of(p) {
                                             media.push(kind);
                                             media_bytes += bytes;
                                         }

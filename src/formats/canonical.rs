@@ -3,7 +3,7 @@
 //! blocks exactly as [`Block`] serializes them (`{"type": "text", "text"}`,
 //! `{"type": "tool_call", "id", "name", "arguments"}`, `{"type": "tool_result",
 //! "call_id", "name", "text", "is_error", "media", "media_bytes"}`, `{"type": "media",
-//! "kind", "bytes", "inline"}`, `{"type": "reasoning", ...}`, `{"type": "opaque", ...}`).
+//! "kind", "bytes", "inline", "name"?}`, `{"type": "reasoning", ...}`, `{"type": "opaque", ...}`).
 //! Any other key of a message or block rides through untouched. Pairing: results sit
 //! in the messages right after their call (like OpenAI chat).
 
@@ -87,9 +87,9 @@ pub fn block(v: &Value) -> DeResult<Block> {
             Block::Text { text: req(text)? }
         }
         1 => {
-            let (kind, bytes, inline) = (f.get(false), f.get(false), f.get(false));
+            let (kind, bytes, inline, name) = (f.get(false), f.get(false), f.get(false), f.get(true));
             f.finish()?;
-            Block::Media { kind: req(kind)?, bytes: req(bytes)?, inline: req(inline)? }
+            Block::Media { kind: req(kind)?, bytes: req(bytes)?, inline: req(inline)?, name: name.unwrap_or_default() }
         }
         2 => {
             let (id, name, arguments) = (f.get(false), f.get(false), f.get(false));
@@ -130,7 +130,7 @@ fn req<T>(v: Option<T>) -> DeResult<T> {
 /// Field names of each block type, in declaration order.
 const FIELDS: [&[&str]; 6] = [
     &["text"],
-    &["kind", "bytes", "inline"],
+    &["kind", "bytes", "inline", "name"],
     &["id", "name", "arguments"],
     &["call_id", "name", "text", "is_error", "media", "media_bytes"],
     &["text", "bytes", "signed"],
@@ -140,7 +140,7 @@ const FIELDS: [&[&str]; 6] = [
 /// serde's "expected" text for a block type's fields given as a sequence.
 const EXPECTING: [&str; 6] = [
     "struct variant Block::Text with 1 element",
-    "struct variant Block::Media with 3 elements",
+    "struct variant Block::Media with 4 elements",
     "struct variant Block::ToolCall with 3 elements",
     "struct variant Block::ToolResult with 6 elements",
     "struct variant Block::Reasoning with 3 elements",

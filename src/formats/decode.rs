@@ -73,13 +73,15 @@ pub fn decode_owned_with_ids(format: Format, text: String, ids: &mut ContentIds)
     let key = messages_key(format);
     let Some(doc) = crate::raw::split_document(&source, key) else {
         // not a well-formed document of this format's shape: the `Value` path reports why
-        let doc: Value = serde_json::from_str(&source).map_err(|e| crate::error::too_deep_error("transcript", &e, crate::ErrorCode::InvalidTranscript).unwrap_or_else(|| Error::invalid(format!("transcript: invalid JSON: {e}"))))?;
+        let doc: Value = serde_json::from_str(&source).map_err(|e| crate::error::too_deep_error("transcript", &source, 0, &e, crate::ErrorCode::InvalidTranscript).unwrap_or_else(|| Error::invalid(format!("transcript: invalid JSON: {e}"))))?;
         return decode_with_ids(format, doc, ids);
     };
     let envelope = match doc.fields {
         None => Envelope::default(),
         Some(fields) => Envelope { messages_key: Some(key.to_string()), fields },
     };
+    // the levels of the document around each row: its array, and the envelope object
+    let base = if envelope.messages_key.is_some() { 2 } else { 1 };
     let mut messages = Vec::with_capacity(doc.items.len());
     for (at, item) in doc.items.into_iter().enumerate() {
         if let Some(m) = decode_typed(format, &source, item, ids) {
@@ -90,7 +92,7 @@ pub fn decode_owned_with_ids(format: Format, text: String, ids: &mut ContentIds)
             .map_err(|e| {
                 let what = format!("message {at}");
                 crate::error::lone_surrogate_error(&what, item.get(), &e, crate::ErrorCode::InvalidTranscript)
-                    .or_else(|| crate::error::too_deep_error(&what, &e, crate::ErrorCode::InvalidTranscript))
+                    .or_else(|| crate::error::too_deep_error(&what, item.get(), base, &e, crate::ErrorCode::InvalidTranscript))
                     .unwrap_or_else(|| Error::invalid(format!("message {at}: {e}")))
             })?;
         messages.push(decode_message(format, value, Some((&source, item)), at, ids)?);
@@ -98,6 +100,7 @@ pub fn decode_owned_with_ids(format: Format, text: String, ids: &mut ContentIds)
     if format == Format::Gemini {
         gemini::link_results(&mut messages);
     }
+    crate::transcript::mark_superseded_compactions(&mut messages);
     Ok(Transcript { format, messages, envelope })
 }
 
@@ -136,6 +139,7 @@ pub fn decode_rows(format: Format, items: Vec<Value>, first_offset: usize, ids: 
     if format == Format::Gemini {
         gemini::link_results(&mut messages);
     }
+    crate::transcript::mark_superseded_compactions(&mut messages);
     Ok(messages)
 }
 

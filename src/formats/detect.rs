@@ -182,9 +182,17 @@ pub fn detect(doc: &Value) -> Result<Format> {
 /// [`detect`].
 pub fn detect_text(text: &str) -> Result<Format> {
     let invalid = |e: serde_json::Error| Error::invalid(format!("transcript: invalid JSON: {e}"));
-    let parse = |r: &serde_json::value::RawValue| serde_json::from_str::<Value>(r.get()).map_err(invalid);
-    match crate::raw::split_top(text).map_err(invalid)? {
-        crate::raw::RawTop::Array(items) => detect_items(items.into_iter().map(parse)),
+    // a row read on its own: nested past the limit, the typed depth error naming the
+    // message and the input's own depth (`base`: the document's levels around it)
+    let row = |k: usize, r: &serde_json::value::RawValue, base: usize| {
+        serde_json::from_str::<Value>(r.get()).map_err(|e| {
+            crate::error::too_deep_error(&format!("message {k}"), r.get(), base, &e, ErrorCode::InvalidTranscript).unwrap_or_else(|| invalid(e))
+        })
+    };
+    let parse = |(k, r): (usize, &serde_json::value::RawValue)| row(k, r, 1);
+    let in_envelope = |(k, r): (usize, &serde_json::value::RawValue)| row(k, r, 2);
+    match crate::raw::split_top(text).map_err(|e| crate::error::too_deep_error("transcript", text, 0, &e, ErrorCode::InvalidTranscript).unwrap_or_else(|| invalid(e)))? {
+        crate::raw::RawTop::Array(items) => detect_items(items.into_iter().enumerate().map(parse)),
         crate::raw::RawTop::Object(members) => {
             let get = |k: &str| members.iter().rev().find(|(key, _)| key == k).map(|(_, v)| *v);
             // the top-level keys a foreign shape is known by (values parsed only for those)
@@ -211,14 +219,14 @@ pub fn detect_text(text: &str) -> Result<Format> {
                         Some(list) => serde_json::from_str(list.get()).map_err(invalid)?,
                         None => Vec::new(),
                     };
-                    check_items(f, items.into_iter().map(parse))
+                    check_items(f, items.into_iter().enumerate().map(in_envelope))
                 }
                 None => {
                     let items: Vec<&serde_json::value::RawValue> = match get("messages") {
                         Some(list) => serde_json::from_str(list.get()).map_err(invalid)?,
                         None => Vec::new(),
                     };
-                    detect_messages(has("system"), items.into_iter().map(parse))
+                    detect_messages(has("system"), items.into_iter().enumerate().map(in_envelope))
                 }
             }
         }

@@ -72,16 +72,20 @@ fn inline_text(p: &Value) -> Option<String> {
 }
 
 /// Media of an `inlineData` / `fileData` part: kind, bytes, inline.
-fn media_of(p: &Value) -> Option<(MediaKind, usize, bool)> {
+/// Kind, bytes (inline data, else the URI), inline-ness and name of an `inlineData` /
+/// `fileData` part; the name ([`super::text_media::media_name`], M-1) is the `fileUri`,
+/// then the `displayName`.
+fn media_of(p: &Value) -> Option<(MediaKind, usize, bool, Option<String>)> {
+    const NAMES: [&str; 4] = ["/fileUri", "/file_uri", "/displayName", "/display_name"];
     if let Some(d) = field(p, "inlineData", "inline_data") {
         let mime = field(d, "mimeType", "mime_type").and_then(Value::as_str).unwrap_or("");
         let bytes = d.get("data").and_then(Value::as_str).map(str::len).unwrap_or(0);
-        return Some((MediaKind::from_mime(mime), bytes, true));
+        return Some((MediaKind::from_mime(mime), bytes, true, super::text_media::media_name(d, &NAMES)));
     }
     if let Some(f) = field(p, "fileData", "file_data") {
         let mime = field(f, "mimeType", "mime_type").and_then(Value::as_str).unwrap_or("");
         let bytes = field(f, "fileUri", "file_uri").and_then(Value::as_str).map(str::len).unwrap_or_else(|| json_len(f));
-        return Some((MediaKind::from_mime(mime), bytes, false));
+        return Some((MediaKind::from_mime(mime), bytes, false, super::text_media::media_name(f, &NAMES)));
     }
     None
 }
@@ -146,8 +150,8 @@ impl Adapter for Gemini {
                 blocks.push(Block::Text { text: t.as_str().unwrap_or("").to_string() });
             } else if let Some(text) = inline_text(p) {
                 blocks.push(Block::Text { text });
-            } else if let Some((kind, bytes, inline)) = media_of(p) {
-                blocks.push(Block::Media { kind, bytes, inline });
+            } else if let Some((kind, bytes, inline, name)) = media_of(p) {
+                blocks.push(Block::Media { kind, bytes, inline, name });
             } else if let Some(fc) = field(p, "functionCall", "function_call") {
                 let name = fc.get("name").and_then(Value::as_str).ok_or_else(|| Error::invalid(format!("message {at}: parts[{k}].{} has no string `name`", spelled(p, "functionCall", "function_call"))))?;
                 let pos = bump(&mut calls_seen, name);
@@ -169,7 +173,7 @@ impl Adapter for Gemini {
                 let mut media_bytes = 0;
                 if let Some(inner) = fr.get("parts").and_then(Value::as_array) {
                     for ip in inner {
-                        if let Some((kind, bytes, _)) = media_of(ip) {
+                        if let Some((kind, bytes, ..)) = media_of(ip) {
                             media.push(kind);
                             media_bytes += bytes;
                         }

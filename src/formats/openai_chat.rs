@@ -44,16 +44,17 @@ fn parts_view(content: &Value, out: &mut Vec<Block>) {
                     "refusal" => out.push(Block::Text { text: p.get("refusal").and_then(Value::as_str).unwrap_or("").to_string() }),
                     "image_url" => {
                         let url = p.pointer("/image_url/url").and_then(Value::as_str).unwrap_or("");
-                        out.push(Block::Media { kind: MediaKind::Image, bytes: url.len(), inline: url.starts_with("data:") });
+                        let name = super::text_media::media_name(p, &["/image_url/url"]);
+                        out.push(Block::Media { kind: MediaKind::Image, bytes: url.len(), inline: url.starts_with("data:"), name });
                     }
                     "input_audio" => {
                         let data = p.pointer("/input_audio/data").and_then(Value::as_str).unwrap_or("");
-                        out.push(Block::Media { kind: MediaKind::Audio, bytes: data.len(), inline: true });
+                        out.push(Block::Media { kind: MediaKind::Audio, bytes: data.len(), inline: true, name: None });
                     }
                     "file" | "text-plain" => {
                         let data = p.pointer("/file/file_data").or_else(|| p.get("data")).or_else(|| p.get("base64")).and_then(Value::as_str);
                         let bytes = data.map(str::len).unwrap_or_else(|| json_len(p));
-                        out.push(Block::Media { kind: MediaKind::Document, bytes, inline: data.is_some() });
+                        out.push(Block::Media { kind: MediaKind::Document, bytes, inline: data.is_some(), name: file_name(p) });
                     }
                     _ => out.push(Block::Opaque { kind: ty.to_string(), bytes: json_len(p) }),
                 }
@@ -72,6 +73,23 @@ pub(crate) fn file_text(f: Option<&Value>) -> Option<String> {
     let data = f.get("file_data").and_then(Value::as_str)?;
     let by_name = f.get("filename").and_then(Value::as_str).and_then(super::text_media::text_mime_of_name);
     super::text_media::text_of_data(data, by_name)
+}
+
+/// The name of a Chat `file` part or a LangChain file block ([`super::text_media::media_name`]:
+/// its file id / URL, then its file name), M-1. A LangChain block whose media type is
+/// text but whose data is not UTF-8 text ([`langchain_text`] gave `None`) says so in its
+/// name (`... (text/plain, not UTF-8 text: kept as an attachment)`), so the person's file
+/// is named wherever the fold leaves it, never lost without a word (N-1).
+fn file_name(p: &Value) -> Option<String> {
+    const AT: [&str; 9] = ["/file/file_id", "/file/filename", "/file_id", "/id", "/url", "/filename", "/metadata/filename", "/extras/filename", "/metadata/name"];
+    let name = super::text_media::media_name(p, &AT);
+    let ty = p.get("type").and_then(Value::as_str);
+    let mime = p.get("mimeType").or_else(|| p.get("mime_type")).and_then(Value::as_str).or((ty == Some("text-plain")).then_some("text/plain"));
+    let has_data = p.get("data").is_some() || p.get("base64").is_some();
+    match mime.filter(|m| p.get("file").is_none() && has_data && super::text_media::is_text_mime(m)) {
+        Some(m) => Some(format!("{} ({m}, not UTF-8 text: kept as an attachment)", name.as_deref().unwrap_or(ty.unwrap_or("file")))),
+        None => name,
+    }
 }
 
 /// Does `role` need `content`? OpenAI Chat requires it for `system`, `developer`,

@@ -43,7 +43,9 @@ pub struct OpenaiResponses;
 const CALL_TYPES: [&str; 6] =
     ["function_call", "custom_tool_call", "computer_call", "local_shell_call", "shell_call", "apply_patch_call"];
 
-fn part_media(p: &Value) -> Option<(MediaKind, usize, bool)> {
+/// Kind, bytes (inline data, else the reference), inline-ness and name
+/// ([`super::text_media::media_name`]: URL / file id, then file name) of a media part.
+fn part_media(p: &Value) -> Option<(MediaKind, usize, bool, Option<String>)> {
     let ty = p.get("type").and_then(Value::as_str)?;
     let kind = match ty {
         "input_image" | "computer_screenshot" => MediaKind::Image,
@@ -56,11 +58,12 @@ fn part_media(p: &Value) -> Option<(MediaKind, usize, bool)> {
         .or_else(|| p.pointer("/input_audio/data"))
         .and_then(Value::as_str)
         .or_else(|| p.get("image_url").and_then(Value::as_str).filter(|u| u.starts_with("data:")));
+    let name = super::text_media::media_name(p, &["/image_url", "/file_url", "/file_id", "/filename"]);
     match inline_data {
-        Some(d) => Some((kind, d.len(), true)),
+        Some(d) => Some((kind, d.len(), true, name)),
         None => {
             let r = p.get("image_url").or_else(|| p.get("file_url")).or_else(|| p.get("file_id")).and_then(Value::as_str);
-            Some((kind, r.map(str::len).unwrap_or_else(|| json_len(p)), false))
+            Some((kind, r.map(str::len).unwrap_or_else(|| json_len(p)), false, name))
         }
     }
 }
@@ -80,7 +83,7 @@ fn parts_view(content: &Value, out: &mut Vec<Block>) {
                     "input_text" | "output_text" | "text" => out.push(Block::Text { text: p.get("text").and_then(Value::as_str).unwrap_or("").to_string() }),
                     "refusal" => out.push(Block::Text { text: p.get("refusal").and_then(Value::as_str).unwrap_or("").to_string() }),
                     _ => match part_media(p) {
-                        Some((kind, bytes, inline)) => out.push(Block::Media { kind, bytes, inline }),
+                        Some((kind, bytes, inline, name)) => out.push(Block::Media { kind, bytes, inline, name }),
                         None => out.push(Block::Opaque { kind: ty.to_string(), bytes: json_len(p) }),
                     },
                 }
@@ -102,7 +105,7 @@ fn result_block(call_id: String, output: Option<&Value>) -> Block {
         Some(Value::String(s)) => inner.push(Block::Text { text: s.clone() }),
         Some(v @ Value::Array(_)) => parts_view(v, &mut inner),
         Some(v @ Value::Object(_)) => match part_media(v) {
-            Some((kind, bytes, inline)) => inner.push(Block::Media { kind, bytes, inline }),
+            Some((kind, bytes, inline, name)) => inner.push(Block::Media { kind, bytes, inline, name }),
             None => inner.push(Block::Text { text: v.to_string() }),
         },
         Some(Value::Null) | None => {}

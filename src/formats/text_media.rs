@@ -94,6 +94,39 @@ pub(crate) fn base64_decode(data: &str) -> Option<Vec<u8>> {
     (bits < 6).then_some(out)
 }
 
+/// Most UTF-8 bytes of one value [`media_name`] keeps (a long `context` is clipped at a
+/// char boundary; a reference longer than this is kept whole: it is what names it).
+const NAME_PART_BYTES: usize = 600;
+
+/// What names a media part (M-1, N-1: a folded attachment must be found again in memory
+/// by it): the distinct non-empty strings at `pointers` (JSON pointers into the part,
+/// in order: a URL, a file id, a file name, a title), joined by `"; "`. `data:` URLs and
+/// inline data are left out (they are content, not a name). `context` (a pointer whose
+/// last segment is `context`, as Anthropic documents carry) is written `context: <text>`
+/// and clipped to 600 bytes. `None` when none is there.
+pub(crate) fn media_name(p: &serde_json::Value, pointers: &[&str]) -> Option<String> {
+    let mut parts: Vec<String> = Vec::new();
+    for ptr in pointers {
+        let Some(v) = p.pointer(ptr).and_then(serde_json::Value::as_str).map(str::trim) else { continue };
+        if v.is_empty() || v.starts_with("data:") {
+            continue;
+        }
+        let part = if ptr.ends_with("/context") {
+            let mut end = v.len().min(NAME_PART_BYTES);
+            while !v.is_char_boundary(end) {
+                end -= 1;
+            }
+            format!("context: {}", v.get(..end).unwrap_or(""))
+        } else {
+            v.to_string()
+        };
+        if !parts.contains(&part) {
+            parts.push(part);
+        }
+    }
+    (!parts.is_empty()).then(|| parts.join("; "))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -217,11 +217,13 @@ fn user_texts(messages: &[Message]) -> Vec<(usize, String)> {
 /// (issue 12, item 6: an image folded with its row is named in memory, as the summary
 /// names it with a placeholder): `[image attached: N bytes inline]` or
 /// `[document attached: N bytes, by reference]`, N the UTF-8 bytes of the inline data or
-/// of the reference.
+/// of the reference, then `: <name>` when the part is named (its URL, file id, file name,
+/// title: [`Block::Media`]'s `name`), so recall by that string finds the row (M-1); a user
+/// row naming its author ([`Message::speaker`]) ends `[written by <name>]`.
 fn with_media_names(m: &Message) -> String {
     let mut text = m.text();
     for b in &m.blocks {
-        if let Block::Media { kind, bytes, inline } = b {
+        if let Block::Media { kind, bytes, inline, name } = b {
             let kind = match kind {
                 crate::transcript::MediaKind::Image => "image",
                 crate::transcript::MediaKind::Video => "video",
@@ -232,7 +234,31 @@ fn with_media_names(m: &Message) -> String {
                 text.push('\n');
             }
             let how = if *inline { " inline" } else { ", by reference" };
-            text.push_str(&format!("[{kind} attached: {bytes} bytes{how}]"));
+            match name {
+                Some(n) => text.push_str(&format!("[{kind} attached: {bytes} bytes{how}: {n}]")),
+                None => text.push_str(&format!("[{kind} attached: {bytes} bytes{how}]")),
+            }
+        }
+    }
+    if m.role == Role::User {
+        // who wrote it, when the row names its author (multi-user chats)
+        if let Some(n) = m.speaker() {
+            if !text.is_empty() {
+                text.push('\n');
+            }
+            text.push_str(&format!("[written by {n}]"));
+        }
+    }
+    if m.provenance.provider_compaction {
+        // Y-10: a superseded provider compaction item folds; its record names it (its
+        // content is encrypted for the provider, so its id is what can be recalled)
+        let id = serde_json::from_str::<serde_json::Value>(m.raw.get()).ok().and_then(|v| v.get("id").and_then(serde_json::Value::as_str).map(str::to_string));
+        if !text.is_empty() {
+            text.push('\n');
+        }
+        match id {
+            Some(id) => text.push_str(&format!("[provider compaction item {id}: {} bytes, encrypted; superseded by a newer one]", m.bytes)),
+            None => text.push_str(&format!("[provider compaction item: {} bytes, encrypted; superseded by a newer one]", m.bytes)),
         }
     }
     text

@@ -258,19 +258,21 @@ fn timeout_error(hook: &str, ms: f64) -> JsValue {
     js_error(&Error::new(ErrorCode::Timeout, format!("timeout: the {hook} callback did not settle within {ms} ms; nothing was committed")))
 }
 
+/// The `aborted` rejection ([`super::abort_error`]: an `AbortError` with `code:
+/// "aborted"`, its `cause` the signal's reason).
 fn abort_error(signal: &JsValue, hook: &str) -> JsValue {
-    let e = js_error(&Error::new(ErrorCode::Aborted, format!("aborted: the signal fired while awaiting the {hook} callback; nothing was committed")));
-    let _ = Reflect::set(&e, &"cause".into(), &get(signal, "reason"));
-    e
+    super::abort_error(&format!("aborted: the signal fired while awaiting the {hook} callback; nothing was committed"), &get(signal, "reason"))
 }
 
 /// Is `e` a `timeout` / `aborted` rejection of [`Bounds`]?
 pub(crate) fn is_bound_error(e: &JsValue) -> bool {
-    matches!(get(e, "code").as_string().as_deref(), Some("timeout" | "aborted")) && get(e, "name").as_string().as_deref() == Some("ContextCompactorError")
+    get(e, "code").as_string().as_deref() == Some("timeout") && get(e, "name").as_string().as_deref() == Some("ContextCompactorError") || is_abort(e)
 }
 
-/// Is `e` the `aborted` rejection of [`Bounds`] (the host's signal fired)? A cancel is
-/// not a failed attempt (C-5): callers reject with it instead of recording a failure.
+/// Is `e` the `aborted` rejection of [`Bounds`] (the host's signal fired; named
+/// `AbortError` / `TimeoutError`, [`super::abort_error`], or an integration's
+/// `ContextCompactorError` of an older build)? A cancel is not a failed attempt (C-5):
+/// callers reject with it instead of recording a failure.
 pub(crate) fn is_abort(e: &JsValue) -> bool {
-    get(e, "code").as_string().as_deref() == Some("aborted") && get(e, "name").as_string().as_deref() == Some("ContextCompactorError")
+    get(e, "code").as_string().as_deref() == Some("aborted") && matches!(get(e, "name").as_string().as_deref(), Some("AbortError" | "TimeoutError" | "ContextCompactorError"))
 }

@@ -52,6 +52,39 @@ pub(crate) fn js_error(e: &Error) -> JsValue {
     err.into()
 }
 
+/// The rejection of an aborted call (I-6), as `fetch` gives one (and the AI SDK's
+/// `isAbortError` reads): a `DOMException` named `AbortError` (`TimeoutError` when the
+/// signal's `reason` is one, as `AbortSignal.timeout()` gives) with the engine's `code:
+/// "aborted"` as an own property (over DOMException's legacy numeric code) and `cause`
+/// the signal's `reason`; an `Error` with that name where `DOMException` is missing. The
+/// integrations build the same shape (js/stored-view.mjs `abortError`).
+pub(crate) fn abort_error(message: &str, reason: &JsValue) -> JsValue {
+    let timeout = Reflect::get(reason, &"name".into()).ok().and_then(|n| n.as_string()).as_deref() == Some("TimeoutError");
+    let name = if timeout { "TimeoutError" } else { "AbortError" };
+    let ctor = Reflect::get(&js_sys::global(), &"DOMException".into()).ok().and_then(|c| c.dyn_into::<js_sys::Function>().ok());
+    let err: JsValue = match ctor.and_then(|c| Reflect::construct(&c, &js_sys::Array::of2(&message.into(), &name.into())).ok()) {
+        Some(e) => e,
+        None => {
+            let e = js_sys::Error::new(message);
+            let _ = Reflect::set(&e, &"name".into(), &name.into());
+            e.into()
+        }
+    };
+    if let Some(obj) = err.dyn_ref::<js_sys::Object>() {
+        let own = |value: &JsValue, enumerable: bool| {
+            let d = js_sys::Object::new();
+            let _ = Reflect::set(&d, &"value".into(), value);
+            let _ = Reflect::set(&d, &"writable".into(), &JsValue::TRUE);
+            let _ = Reflect::set(&d, &"enumerable".into(), &JsValue::from_bool(enumerable));
+            let _ = Reflect::set(&d, &"configurable".into(), &JsValue::TRUE);
+            d
+        };
+        let _ = Reflect::define_property(obj, &"code".into(), &own(&ErrorCode::Aborted.as_str().into(), true));
+        let _ = Reflect::define_property(obj, &"cause".into(), &own(reason, false));
+    }
+    err
+}
+
 /// [`js_error`] with `cause` set to the host value that caused it.
 pub(crate) fn with_cause(e: &Error, cause: &JsValue) -> JsValue {
     let err = js_error(e);

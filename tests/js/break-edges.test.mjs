@@ -242,7 +242,8 @@ test('F-1 break 12: nesting past the reader limit: a typed error naming the row;
   assert.doesNotThrow(() => c.check(null, msgs(100)))
   assert.throws(() => c.check(null, msgs(5000)), (e) => {
     assert.equal(e.code, 'invalid_transcript')
-    assert.match(e.message, /^message 2: the JSON value is nested deeper than 128 levels/)
+    // counted from the document's top (its array, the row's 4 levels, then 5,000), with where
+    assert.match(e.message, /^message 2: the JSON value is nested 5005 levels deep \(objects \/ arrays inside each other\) at \.parts\[0\]\.functionResponse\.response\.a/)
     return true
   })
   const rows = [

@@ -543,7 +543,8 @@ pub(super) fn import(text: &str, options: &ImportOptions, w: &mut Warnings) -> R
     let mut main = Thread::default();
     // subagent threads in order of first appearance
     let mut subs: Vec<(String, Thread, usize)> = Vec::new();
-    let mut seen_uuids: crate::sorted::SortedSet<String> = crate::sorted::SortedSet::new();
+    // uuid -> FNV-1a of the first row's JSON carrying it
+    let mut seen_uuids: crate::sorted::SortedMap<String, u64> = crate::sorted::SortedMap::new();
     let mut skipped_attachments: Vec<(String, usize, usize)> = Vec::new();
     let mut unknown_types: Vec<(String, usize, usize)> = Vec::new();
     let mut conversation_rows = 0usize;
@@ -557,9 +558,18 @@ pub(super) fn import(text: &str, options: &ImportOptions, w: &mut Warnings) -> R
             continue;
         };
         if let Some(uuid) = row.get("uuid").and_then(Value::as_str) {
-            if !seen_uuids.insert(uuid.to_string()) {
-                w.push(Some(no), "duplicate_row", format!("line {no}: row {uuid:?} repeats an earlier row, skipped"));
-                continue;
+            // N-1: only an exact repeat (same uuid, same row) is dropped; a row reusing an
+            // earlier row's uuid with other content is kept, the repair said
+            let hash = crate::transcript::fnv1a(serde_json::to_string(row).unwrap_or_default().as_bytes());
+            match seen_uuids.get(&uuid.to_string()).copied() {
+                Some(h) if h == hash => {
+                    w.push(Some(no), "duplicate_row", format!("line {no}: row {uuid:?} repeats an earlier row exactly, skipped"));
+                    continue;
+                }
+                Some(_) => w.push(Some(no), "reused_uuid", format!("line {no}: row {uuid:?} reuses an earlier row's uuid with other content; kept as a row of its own")),
+                None => {
+                    seen_uuids.insert(uuid.to_string(), hash);
+                }
             }
         }
         let key = subagent_key(row);

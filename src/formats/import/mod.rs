@@ -56,7 +56,9 @@ pub enum ImportKind {
     ///   `attachment_not_imported`, counted per type).
     /// - Session logs: rows on a branch abandoned by a rewind (off the `parentUuid` chain
     ///   of the newest row) are skipped (warning `rewound_branch`).
-    /// - Repeated rows (same `uuid`) are dropped (warning `duplicate_row`); `result`,
+    /// - Exactly repeated rows (same `uuid`, same JSON) are dropped (warning
+    ///   `duplicate_row`); a row reusing a `uuid` with other content is kept (warning
+    ///   `reused_uuid`); `result`,
     ///   `progress`, title and bookkeeping rows are not conversation and are skipped.
     /// - [`Imported::usage`]: the `message.usage` of the last assistant message (counted
     ///   once per `message.id`, largest `output_tokens`), input including cache reads
@@ -200,8 +202,8 @@ pub struct ImportWarning {
     /// inputs, whose `message` names the index instead.
     pub line: Option<usize>,
     /// Stable code: `not_json`, `torn_line`, `nested_too_deep` (a valid JSON line nested
-    /// deeper than 128 levels: its deep fields kept as JSON text, or the line skipped), `fused_line`, `not_object`, `missing_type`,
-    /// `bad_content`, `bad_block`, `duplicate_row`, `unknown_line_type`,
+    /// 128 levels or more: its deep fields kept as JSON text, or the line skipped), `fused_line`, `not_object`, `missing_type`,
+    /// `bad_content`, `bad_block`, `duplicate_row`, `reused_uuid`, `unknown_line_type`,
     /// `compact_boundary`, `attachment_not_imported`, `subagent_dropped`,
     /// `subagent_unattached`, `subagent_file`, `rewound_branch`, `orphan_result`, `unanswered_call`, `duplicate_call_id`,
     /// `empty_message`, `orphan_observation`, `bad_turn`, `bad_entry`, `normalised_item`,
@@ -390,7 +392,7 @@ pub(super) struct Line {
 /// splits on `\n` only (U+2028 / U+2029 inside a line are text), drops a trailing
 /// `\r`, NUL bytes and a byte-order mark; skips blank lines; non-JSON text (shell
 /// banners) is skipped with one counted `not_json` warning; a torn line is skipped
-/// (`torn_line`); a valid line nested deeper than 128 levels is read with its deep fields
+/// (`torn_line`); a valid line nested 128 levels or more is read with its deep fields
 /// as JSON text, or skipped when its `message` is the deep part (`nested_too_deep`); two
 /// objects fused on one line are both read (`fused_line`); a value that is not an object is
 /// skipped (`not_object`).
@@ -420,7 +422,7 @@ pub(super) fn read_jsonl(text: &str, w: &mut Warnings) -> Vec<Line> {
             }
         }
         match (values.len(), error) {
-            (0, Some(e)) => match crate::error::too_deep_note(&e) {
+            (0, Some(e)) => match crate::error::too_deep_note(line, 0, &e) {
                 // break finding 12: valid JSON over the nesting limit is no torn line; the
                 // row is read with its too-deep fields (structured tool output) as their
                 // JSON text, unless the deep part is its message
