@@ -4,7 +4,7 @@
 //! list ignored; the vectors alone and BM25 alone on request.
 
 use context_compactor::error::ErrorCode;
-use context_compactor::memory::{recall_with_vector, Index, Ranking, HOST_VECTOR_ALPHA};
+use context_compactor::memory::{recall_with, Index, Ranking, RecallOptions, HOST_VECTOR_ALPHA};
 
 mod memory_common;
 use memory_common::{ids, rec};
@@ -29,7 +29,7 @@ fn index() -> Index {
 const NEAR_LUNCH: [f32; 4] = [0.3, 1.0, 0.2, 0.0];
 
 fn search(index: &Index, query: &str, vector: &[f32], ranking: Ranking, alpha: Option<f64>) -> Vec<String> {
-    ids(&index.search_with_vector("s", query, vector, 5, ranking, alpha).unwrap_or_else(|e| panic!("{e}")))
+    ids(&index.search_with("s", query, 5, &RecallOptions { ranking, vector: Some(vector), alpha, exact: false }).unwrap_or_else(|e| panic!("{e}")))
 }
 
 #[test]
@@ -41,7 +41,7 @@ fn m3_host_index_fuses_bm25_so_the_record_sharing_the_words_comes_first() {
     let fused = search(&index, "where is the deploy key kept", &NEAR_LUNCH, Ranking::Fused, None);
     assert_eq!(fused[0], "s-0", "{fused:?}");
     assert!(fused.iter().all(|id| id.starts_with("s-")), "never another session: {fused:?}");
-    let r = recall_with_vector(&index, "s", "where is the deploy key kept", &NEAR_LUNCH, Some(5)).unwrap_or_else(|e| panic!("{e}"));
+    let r = recall_with(&index, "s", "where is the deploy key kept", Some(5), &RecallOptions { vector: Some(&NEAR_LUNCH), ..Default::default() }).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(r.hits.first().map(|h| h.id.as_str()), Some("s-0"), "recall on a host index is the fused ranking");
     assert!(r.hits.iter().all(|h| h.score > 0.0 && h.score <= 1.0));
     assert_eq!(r.hits.first().map(|h| h.score), Some(1.0), "scores over the best record's");
@@ -66,13 +66,15 @@ fn m3_host_alpha_weighs_the_vectors_against_bm25() {
     assert_eq!(search(&index, "where is the deploy key kept", &NEAR_LUNCH, Ranking::Fused, Some(1.0))[0], "s-1");
     assert_eq!(search(&index, "where is the deploy key kept", &NEAR_LUNCH, Ranking::Fused, Some(0.0)), vec!["s-0"]);
     for bad in [-0.1, 1.5, f64::NAN] {
-        let e = index.search_with_vector("s", "deploy key", &NEAR_LUNCH, 5, Ranking::Fused, Some(bad));
+        let e = index.search_with("s", "deploy key", 5, &RecallOptions { vector: Some(&NEAR_LUNCH), alpha: Some(bad), ..Default::default() });
         assert_eq!(e.err().map(|e| e.code), Some(ErrorCode::MemoryFailed), "alpha {bad}");
     }
-    let e = index.search_with_vector("s", "deploy key", &[1.0, 0.0], 5, Ranking::Fused, None);
+    let e = index.search_with("s", "deploy key", 5, &RecallOptions { vector: Some(&[1.0, 0.0]), ..Default::default() });
     assert_eq!(e.err().map(|e| e.code), Some(ErrorCode::MemoryFailed), "wrong dimension");
-    let e = Index::new().search_with_vector("s", "deploy key", &NEAR_LUNCH, 5, Ranking::Fused, None);
+    let e = Index::new().search_with("s", "deploy key", 5, &RecallOptions { vector: Some(&NEAR_LUNCH), ..Default::default() });
     assert_eq!(e.err().map(|e| e.code), Some(ErrorCode::MemoryFailed), "embedded index");
+    let e = index.search_with("s", "deploy key", 5, &RecallOptions::default());
+    assert_eq!(e.err().map(|e| e.code), Some(ErrorCode::MemoryFailed), "a host-vector index without a query vector");
 }
 
 #[test]
@@ -92,8 +94,8 @@ fn m3_host_index_snapshot_restores_the_fused_ranking() {
     let back = Index::restore(&index.snapshot()).unwrap_or_else(|e| panic!("{e}"));
     for q in ["where is the deploy key kept", "midday meal"] {
         assert_eq!(
-            back.search_with_vector("s", q, &NEAR_LUNCH, 5, Ranking::Fused, None).ok(),
-            index.search_with_vector("s", q, &NEAR_LUNCH, 5, Ranking::Fused, None).ok(),
+            back.search_with("s", q, 5, &RecallOptions { vector: Some(&NEAR_LUNCH), ..Default::default() }).ok(),
+            index.search_with("s", q, 5, &RecallOptions { vector: Some(&NEAR_LUNCH), ..Default::default() }).ok(),
             "{q}"
         );
     }
@@ -152,7 +154,7 @@ fn m3_host_partition_finds_a_record_sharing_no_word_through_the_index() {
         assert_eq!(got.first().map(String::as_str), Some("s-target"), "{ranking:?}: {got:?}");
     }
     // the index and the exact scan agree on this clear case
-    let exact = index.search_with_vector_scan("s", "midday meal", &near, 5, Ranking::Fused, None, true);
+    let exact = index.search_with("s", "midday meal", 5, &RecallOptions { vector: Some(&near), exact: true, ..Default::default() });
     assert_eq!(exact.map(|h| ids(&h)).ok(), Some(search(&index, "midday meal", &near, Ranking::Fused, None)));
 }
 
@@ -191,8 +193,8 @@ fn m3_host_snapshot_v4_keeps_the_partition_and_a_v3_host_snapshot_still_restores
     let q = ["midday meal", "topic3 note3"];
     for query in q {
         assert_eq!(
-            back.search_with_vector("s", query, &target, 5, Ranking::Fused, None).ok(),
-            index.search_with_vector("s", query, &target, 5, Ranking::Fused, None).ok(),
+            back.search_with("s", query, 5, &RecallOptions { vector: Some(&target), ..Default::default() }).ok(),
+            index.search_with("s", query, 5, &RecallOptions { vector: Some(&target), ..Default::default() }).ok(),
             "{query}"
         );
     }
@@ -204,7 +206,7 @@ fn m3_host_snapshot_v4_keeps_the_partition_and_a_v3_host_snapshot_still_restores
     }
     let v3 = Index::restore(&serde_json::to_vec(&old).unwrap_or_default()).unwrap_or_else(|e| panic!("{e}"));
     assert!(v3.partition_probe("s", &target).ok().flatten().is_some());
-    assert_eq!(v3.search_with_vector("s", "midday meal", &target, 1, Ranking::Fused, None).map(|h| ids(&h)).ok(), Some(vec!["s-target".to_string()]));
+    assert_eq!(v3.search_with("s", "midday meal", 1, &RecallOptions { vector: Some(&target), ..Default::default() }).map(|h| ids(&h)).ok(), Some(vec!["s-target".to_string()]));
     // a malformed partition is refused with memory_failed, naming it
     let mut bad = json.clone();
     bad["ivf"][0]["lists"][0] = 999.into();

@@ -5,7 +5,7 @@
 
 use context_compactor::error::ErrorCode;
 use context_compactor::memory::{
-    mentions, project, recall, render_arguments, Index, MemoryRecord, Ranking, RecordKind, CONTEXT_BYTES, CONTEXT_PART_BYTES, CONTEXT_WEIGHT, SNAPSHOT_VERSION, SYNONYM_WEIGHT, VECTOR_WEIGHT,
+    mentions, project, recall, render_arguments, Index, MemoryRecord, Ranking, RecallOptions, RecordKind, CONTEXT_BYTES, CONTEXT_PART_BYTES, CONTEXT_WEIGHT, SNAPSHOT_VERSION, SYNONYM_WEIGHT, VECTOR_WEIGHT,
 };
 use context_compactor::transcript::{Block, Message, Role};
 use serde_json::{json, Value};
@@ -163,9 +163,9 @@ fn m3_fused_ranking_is_reciprocal_rank_fusion_of_bm25_and_the_vectors() {
     }
     assert!(index.add(records).is_ok());
     let q = "alpha";
-    let lexical = ids(&index.search_ranked("s", q, 50, Ranking::Lexical));
-    let vector = ids(&index.search_ranked("s", q, 50, Ranking::Vector));
-    let fused = index.search_ranked("s", q, 50, Ranking::Fused);
+    let lexical = ids(&index.search_with("s", q, 50, &RecallOptions { ranking: Ranking::Lexical, ..Default::default() }).unwrap_or_else(|e| panic!("{e}")));
+    let vector = ids(&index.search_with("s", q, 50, &RecallOptions { ranking: Ranking::Vector, ..Default::default() }).unwrap_or_else(|e| panic!("{e}")));
+    let fused = index.search_with("s", q, 50, &RecallOptions { ranking: Ranking::Fused, ..Default::default() }).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(lexical.len(), 28, "every record holding alpha");
     assert_ne!(lexical, vector, "the two rankings disagree on this corpus (else the test proves nothing)");
     let rank = |list: &[String], id: &str| list.iter().position(|x| x == id).map(|p| 1.0 / (60.0 + p as f64 + 1.0)).unwrap_or(0.0);
@@ -289,7 +289,7 @@ fn m2_a_passage_stored_twice_is_recalled_once() {
     ];
     assert!(index.add(records).is_ok());
     for ranking in [Ranking::Fused, Ranking::Lexical, Ranking::Vector] {
-        let got = ids(&index.search_ranked("s", "omar davis", 5, ranking));
+        let got = ids(&index.search_with("s", "omar davis", 5, &RecallOptions { ranking, ..Default::default() }).unwrap_or_else(|e| panic!("{e}")));
         assert_eq!(got.len(), 2, "{ranking:?}: {got:?}");
         assert!(got.contains(&"s-3".to_string()) && got.contains(&"s-0".to_string()), "{ranking:?}: the first copy stands for all: {got:?}");
     }
@@ -384,7 +384,7 @@ fn m3_context_terms_are_found_at_a_quarter_weight() {
     let mut index = Index::new();
     index.add(vec![answered, named, other]).unwrap_or_default();
     // the result is found by what its call said, below a record holding the word itself
-    assert_eq!(ids(&index.search_ranked("s", "casadi", 5, Ranking::Lexical)), vec!["s-1", "s-0"]);
+    assert_eq!(ids(&index.search_with("s", "casadi", 5, &RecallOptions { ranking: Ranking::Lexical, ..Default::default() }).unwrap_or_else(|e| panic!("{e}"))), vec!["s-1", "s-0"]);
     // context is indexed, never returned as the passage
     let hits = index.search("s", "pip install", 5);
     assert_eq!(ids(&hits), vec!["s-0"]);
@@ -404,8 +404,8 @@ fn m3_query_synonyms_bridge_general_words_at_half_weight() {
         ])
         .unwrap_or_default();
     // "folder" also looks for directory / dir / mkdir, below the word itself
-    assert_eq!(ids(&index.search_ranked("s", "which folder did we make?", 5, Ranking::Lexical)), vec!["s-1", "s-0"]);
+    assert_eq!(ids(&index.search_with("s", "which folder did we make?", 5, &RecallOptions { ranking: Ranking::Lexical, ..Default::default() }).unwrap_or_else(|e| panic!("{e}"))), vec!["s-1", "s-0"]);
     assert_eq!(ids(&index.search("s", "when was she born?", 5)), vec!["s-2"]);
     // the vector ranking alone takes the query as written (no synonyms)
-    assert!(index.search_ranked("s", "born", 5, Ranking::Vector).is_empty());
+    assert!(index.search_with("s", "born", 5, &RecallOptions { ranking: Ranking::Vector, ..Default::default() }).unwrap_or_else(|e| panic!("{e}")).is_empty());
 }

@@ -22,7 +22,7 @@
 //! the postings of the query's terms, not by the size of the scope.
 //!
 //! A host-vector index ([`Index::with_dimension`]) keeps the same inverted index, and
-//! its fused ranking ([`Index::search_with_vector`]) is relative score fusion of BM25 and
+//! its fused ranking ([`Index::search_with`]) is relative score fusion of BM25 and
 //! the host vectors' cosine, weighted by `alpha` ([`HOST_VECTOR_ALPHA`]): there a record
 //! sharing no term with the query is found by its vector. From [`ivf::MIN_RECORDS`]
 //! records a session keeps an inverted-file partition of its vectors ([`super::ivf`]): a
@@ -62,7 +62,7 @@ pub const VECTOR_WEIGHT: f64 = 0.1;
 /// how many of the best records by host-vector cosine a host-vector index fuses.
 pub const CANDIDATES: usize = 100;
 /// Default weight of the host vectors in a host-vector index's fused ranking
-/// ([`Index::search_with_vector`], relative score fusion: `alpha * cosine' + (1 - alpha)
+/// ([`Index::search_with`], relative score fusion: `alpha * cosine' + (1 - alpha)
 /// * bm25'`, the cosines min-max scaled over their candidates, BM25 over its best).
 /// Chosen on the tuning half
 /// of the memory benchmark's probes with an averaged word-vector embedder
@@ -93,7 +93,7 @@ pub enum EmbedderKind {
     Host,
 }
 
-/// How [`Index::search_ranked`] orders the records (embedded index).
+/// How [`Index::search_with`] orders the records.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Ranking {
     /// BM25 over the inverted index, its best [`CANDIDATES`] re-ranked by the embedded
@@ -119,6 +119,24 @@ impl Ranking {
             _ => None,
         }
     }
+}
+
+/// How one search ranks and reads a session: the options of [`Index::search_with`] and
+/// [`super::recall_with`] (M-2, M-3). `RecallOptions::default()`: the fused ranking, no
+/// host vector, the default `alpha`, through the partition.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct RecallOptions<'a> {
+    /// Which ranking orders the records ([`Ranking::Fused`] by default).
+    pub ranking: Ranking,
+    /// The host's embedding of the query ([`Index::dimension`] components): needed by a
+    /// host-vector index, refused by an embedded one.
+    pub vector: Option<&'a [f32]>,
+    /// Weight of the host vectors in a host-vector index's fused ranking, in `[0, 1]`;
+    /// `None` -> [`HOST_VECTOR_ALPHA`]. Ignored by an embedded index.
+    pub alpha: Option<f64>,
+    /// True: compute every record's host-vector cosine (an exact scan) instead of the
+    /// partition's nearest lists. Ignored by an embedded index.
+    pub exact: bool,
 }
 
 /// One search hit: the record and its score (see [`Ranking`]), in `(0, 1]`.
@@ -635,7 +653,7 @@ impl Scope {
     }
 
     /// Relative score fusion of BM25 and host-vector cosine (see
-    /// [`Index::search_with_vector`]).
+    /// [`Index::search_with`]).
     fn fuse_host(&self, query: &str, vector: &[f32], limit: usize, alpha: f64, exact: bool) -> Vec<Hit> {
         let lexical = self.best(self.bm25(&query_terms(query, false)), CANDIDATES);
         let extra: Vec<u32> = lexical.iter().map(|x| x.0).collect();
@@ -808,7 +826,7 @@ impl Index {
     /// Adds records with host vectors: `vectors[i]` embeds `records[i]`, each of exactly
     /// [`Index::dimension`] finite components, not all zero (stored L2-normalised). Each
     /// record's terms are indexed as [`Index::add`] does, for the BM25 side of
-    /// [`Index::search_with_vector`]; a record without tokens is stored all the same
+    /// [`Index::search_with`]; a record without tokens is stored all the same
     /// (its vector finds it).
     /// Same-id records replace stored ones. Fails with `memory_failed`, storing nothing,
     /// on an embedded index, a count mismatch, a wrong dimension or a zero vector.
@@ -867,20 +885,13 @@ impl Index {
     /// content (a passage stored twice word for word is listed once, at its best rank). Empty for an
     /// unknown session, a query without tokens or without a term the session holds,
     /// `limit == 0`, or a host-vector index. Only `session`'s records are ever
-    /// considered, whatever the query names.
+    /// considered, whatever the query names. [`Index::search_with`] takes the other
+    /// rankings and a host vector.
     pub fn search(&self, session: &str, query: &str, limit: usize) -> Vec<Hit> {
-        self.search_ranked(session, query, limit, Ranking::Fused)
-    }
-
-    /// [`Index::search`] with a chosen [`Ranking`].
-    pub fn search_ranked(&self, session: &str, query: &str, limit: usize, ranking: Ranking) -> Vec<Hit> {
         if self.embedder != EmbedderKind::Embedded || limit == 0 {
             return Vec::new();
         }
-        match self.scopes.get(session) {
-            Some(scope) => scope.search(query, limit, ranking, self.dim),
-            None => Vec::new(),
-        }
+        self.scopes.get(session).map(|scope| scope.search(query, limit, Ranking::Fused, self.dim)).unwrap_or_default()
     }
 
     /// Vector search in one session (host vectors): an exact cosine scan with a host
@@ -891,19 +902,30 @@ impl Index {
         if self.embedder != EmbedderKind::Host {
             return Err(fail("this index uses the embedded embedder; use search"));
         }
-        if vector.len() != self.dim {
-            return Err(fail(format!("query vector has {} components; the index declares {}", vector.len(), self.dim)));
-        }
-        let q = embed::normalize(vector).ok_or_else(|| fail("query vector is zero or not finite"))?;
+        let q = self.query_unit(vector)?;
         if limit == 0 {
             return Ok(Vec::new());
         }
         Ok(self.scopes.get(session).map(|s| s.rank_vectors(&q, limit, true)).unwrap_or_default())
     }
 
-    /// Search in one session of a host-vector index with the query's text and the host's
-    /// embedding of it (`vector`, [`Index::dimension`] components): at most `limit` hits,
-    /// best first, one per distinct content (M-3).
+    /// The host query vector, checked (dimension, finite, not zero) and L2-normalised.
+    fn query_unit(&self, vector: &[f32]) -> Result<Vec<f32>> {
+        if vector.len() != self.dim {
+            return Err(fail(format!("query vector has {} components; the index declares {}", vector.len(), self.dim)));
+        }
+        embed::normalize(vector).ok_or_else(|| fail("query vector is zero or not finite"))
+    }
+
+    /// Search in one session with `options` (M-2, M-3): at most `limit` hits, best first,
+    /// one per distinct content; only `session`'s records are considered. Empty for an
+    /// unknown session or `limit == 0` (after the options are checked).
+    ///
+    /// An embedded index ([`Index::new`]) ranks by `options.ranking` (see [`Ranking`]);
+    /// `alpha` and `exact` are ignored there, and a `vector` is refused.
+    ///
+    /// A host-vector index ([`Index::with_dimension`]) needs `options.vector`, the host's
+    /// embedding of `query` ([`Index::dimension`] components):
     ///
     /// - [`Ranking::Fused`] (what recall uses): relative score fusion of BM25 over the
     ///   records' terms (the same inverted index as the embedded index: content,
@@ -917,56 +939,39 @@ impl Index {
     ///   [`HOST_VECTOR_ALPHA`]. A record with a fused score of 0 is not a hit. A record
     ///   sharing no word with the query is found by its vector alone.
     /// - [`Ranking::Lexical`]: BM25 alone (score over the best hit's).
-    /// - [`Ranking::Vector`]: the cosine alone, an exact scan (as
-    ///   [`Index::search_by_vector`]).
+    /// - [`Ranking::Vector`]: the cosine alone.
     ///
-    /// Fails with `memory_failed` on an embedded index, a wrong dimension, a zero /
-    /// non-finite vector or an `alpha` outside `[0, 1]`.
-    pub fn search_with_vector(
-        &self,
-        session: &str,
-        query: &str,
-        vector: &[f32],
-        limit: usize,
-        ranking: Ranking,
-        alpha: Option<f64>,
-    ) -> Result<Vec<Hit>> {
-        self.search_with_vector_scan(session, query, vector, limit, ranking, alpha, false)
-    }
-
-    /// [`Index::search_with_vector`], with `exact` true computing every record's cosine
-    /// (an exact scan) instead of the candidates of the partition; the benchmark
-    /// measures the partition's recall loss against it. Same errors.
-    #[allow(clippy::too_many_arguments)]
-    pub fn search_with_vector_scan(
-        &self,
-        session: &str,
-        query: &str,
-        vector: &[f32],
-        limit: usize,
-        ranking: Ranking,
-        alpha: Option<f64>,
-        exact: bool,
-    ) -> Result<Vec<Hit>> {
-        if self.embedder != EmbedderKind::Host {
-            return Err(fail("this index uses the embedded embedder; use search"));
+    /// The cosines are those of the session's partition's nearest lists (from
+    /// [`ivf::MIN_RECORDS`] records) unless `options.exact`, which computes every
+    /// record's (an exact scan; the benchmark measures the partition's loss against it).
+    ///
+    /// Fails with `memory_failed` on an embedded index given a `vector`, a host-vector
+    /// index without one, a wrong
+    /// dimension, a zero / non-finite vector or an `alpha` outside `[0, 1]`.
+    pub fn search_with(&self, session: &str, query: &str, limit: usize, options: &RecallOptions<'_>) -> Result<Vec<Hit>> {
+        if self.embedder == EmbedderKind::Embedded {
+            if options.vector.is_some() {
+                return Err(fail("this index uses the embedded embedder; a query vector needs a host-vector index"));
+            }
+            if limit == 0 {
+                return Ok(Vec::new());
+            }
+            return Ok(self.scopes.get(session).map(|scope| scope.search(query, limit, options.ranking, self.dim)).unwrap_or_default());
         }
-        if vector.len() != self.dim {
-            return Err(fail(format!("query vector has {} components; the index declares {}", vector.len(), self.dim)));
-        }
-        let alpha = alpha.unwrap_or(HOST_VECTOR_ALPHA);
+        let vector = options.vector.ok_or_else(|| fail("a search of a host-vector index needs the query's vector"))?;
+        let alpha = options.alpha.unwrap_or(HOST_VECTOR_ALPHA);
         if !(0.0..=1.0).contains(&alpha) {
             return Err(fail(format!("alpha {alpha} is outside [0, 1]")));
         }
-        let q = embed::normalize(vector).ok_or_else(|| fail("query vector is zero or not finite"))?;
+        let q = self.query_unit(vector)?;
         if limit == 0 {
             return Ok(Vec::new());
         }
         let Some(scope) = self.scopes.get(session) else { return Ok(Vec::new()) };
-        Ok(match ranking {
-            Ranking::Vector => scope.rank_vectors(&q, limit, exact),
+        Ok(match options.ranking {
+            Ranking::Vector => scope.rank_vectors(&q, limit, options.exact),
             Ranking::Lexical => scope.search(query, limit, Ranking::Lexical, self.dim),
-            Ranking::Fused => scope.fuse_host(query, &q, limit, alpha, exact),
+            Ranking::Fused => scope.fuse_host(query, &q, limit, alpha, options.exact),
         })
     }
 
@@ -1195,15 +1200,12 @@ impl Index {
     /// `Some((lists, candidates))`: the partition's list count and how many records the
     /// lists nearest to `vector` hold, the records whose cosine is computed (the fused
     /// ranking adds its BM25 candidates, at most [`CANDIDATES`]). Fails with
-    /// `memory_failed` as [`Index::search_with_vector`].
+    /// `memory_failed` as [`Index::search_with`].
     pub fn partition_probe(&self, session: &str, vector: &[f32]) -> Result<Option<(usize, usize)>> {
         if self.embedder != EmbedderKind::Host {
             return Err(fail("this index uses the embedded embedder"));
         }
-        if vector.len() != self.dim {
-            return Err(fail(format!("query vector has {} components; the index declares {}", vector.len(), self.dim)));
-        }
-        let q = embed::normalize(vector).ok_or_else(|| fail("query vector is zero or not finite"))?;
+        let q = self.query_unit(vector)?;
         Ok(self.scopes.get(session).and_then(|s| s.ivf.as_ref()).map(|p| (p.centroids.len(), p.probe(&q).len())))
     }
 

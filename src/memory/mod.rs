@@ -6,7 +6,7 @@
 //! tool-output bodies; [`project()`] turns them into a [`MemoryBatch`] of
 //! [`MemoryRecord`]s (M-1). The host either stores and embeds them itself (its own
 //! embedder, [`Index::with_dimension`] + [`Index::add_with_vectors`], ranked by BM25 and
-//! its vectors fused, [`Index::search_with_vector`]) or hands them to
+//! its vectors fused, [`Index::search_with`]) or hands them to
 //! the embedded [`Index`] (M-3), which keeps an inverted index of each session's terms
 //! ([`index_terms`]: tokens plus whole paths and identifiers) and ranks by BM25 fused
 //! with [`embed`]'s hashed, IDF-weighted bag-of-words vectors. The agent reads memory back through the [`recall()`] tool (M-2), which is
@@ -23,11 +23,11 @@ pub mod project;
 pub mod recall;
 
 pub use embed::{tokenize, DEFAULT_DIMENSION};
-pub use index::{AddReport, EmbedderKind, Hit, Index, Page, Ranking, CANDIDATES, CONTEXT_WEIGHT, HOST_VECTOR_ALPHA, MAX_DIMENSION, SNAPSHOT_VERSION, SYNONYM_WEIGHT, VECTOR_WEIGHT};
+pub use index::{AddReport, EmbedderKind, Hit, Index, Page, Ranking, RecallOptions, CANDIDATES, CONTEXT_WEIGHT, HOST_VECTOR_ALPHA, MAX_DIMENSION, SNAPSHOT_VERSION, SYNONYM_WEIGHT, VECTOR_WEIGHT};
 pub use mentions::{index_terms, mentions, MAX_MENTIONS};
 pub use project::{instruction_records, project, render_arguments, try_project, try_project_consuming, try_project_user_text, EvictedBody, CHUNK_BYTES, CONTEXT_BYTES, CONTEXT_PART_BYTES};
 pub use recall::{
-    effective_limit, recall, recall_from_arguments, recall_from_hits, recall_ranked, recall_tool_definition, recall_with_vector, recall_with_vector_ranked, recall_with_vector_scan, RecallHit,
+    effective_limit, recall, recall_from_arguments, recall_from_hits, recall_tool_definition, recall_with, RecallHit,
     RecallResult, DEFAULT_LIMIT, MAX_LIMIT, RECALL_TOOL_NAME,
 };
 

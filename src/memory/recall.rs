@@ -1,7 +1,9 @@
 //! The agent-facing `recall` tool (M-2): its definition per provider format, and the
 //! call that answers it from one session's memory.
 
-use super::index::{Hit, Index, Ranking};
+use super::index::{Hit, Index, RecallOptions};
+#[cfg(doc)]
+use super::index::Ranking;
 use super::RecordKind;
 use crate::error::{Error, ErrorCode, Result};
 use serde::Serialize;
@@ -191,63 +193,20 @@ fn result(query: &str, limit: usize, hits: Vec<Hit>) -> RecallResult {
 /// Answers a `recall` call from `session`'s memory only (M-2, M-4) with the embedded
 /// embedder and index ([`Ranking::Fused`]: BM25 and the embedded vectors, fused).
 /// `limit`: `None` -> 5; clamped to 1..=20. A host-vector index yields no hits (use
-/// [`recall_with_vector`]).
+/// [`recall_with`] with the query's vector).
 pub fn recall(index: &Index, session: &str, query: &str, limit: Option<usize>) -> RecallResult {
-    recall_ranked(index, session, query, limit, Ranking::Fused)
-}
-
-/// [`recall`] with a chosen [`Ranking`] (the benchmark compares them).
-pub fn recall_ranked(index: &Index, session: &str, query: &str, limit: Option<usize>, ranking: Ranking) -> RecallResult {
     let limit = effective_limit(limit);
-    result(query, limit, index.search_ranked(session, query, limit, ranking))
+    result(query, limit, index.search(session, query, limit))
 }
 
-/// Answers a `recall` call on a host-vector index: `vector` is the host's embedding of
-/// `query` (of [`Index::dimension`] components), fused with BM25 over the records'
-/// terms ([`Ranking::Fused`], [`super::HOST_VECTOR_ALPHA`]; see
-/// [`Index::search_with_vector`]). Limit as in [`recall`]. Fails with `memory_failed`
-/// on a wrong dimension or zero vector.
-pub fn recall_with_vector(
-    index: &Index,
-    session: &str,
-    query: &str,
-    vector: &[f32],
-    limit: Option<usize>,
-) -> Result<RecallResult> {
-    recall_with_vector_ranked(index, session, query, vector, limit, Ranking::Fused, None)
-}
-
-/// [`recall_with_vector`] with a chosen [`Ranking`] and host-vector weight `alpha`
-/// (`[0, 1]`, `None` -> [`super::HOST_VECTOR_ALPHA`]; fused ranking only). Fails with
-/// `memory_failed` as [`Index::search_with_vector`].
-pub fn recall_with_vector_ranked(
-    index: &Index,
-    session: &str,
-    query: &str,
-    vector: &[f32],
-    limit: Option<usize>,
-    ranking: Ranking,
-    alpha: Option<f64>,
-) -> Result<RecallResult> {
-    recall_with_vector_scan(index, session, query, vector, limit, ranking, alpha, false)
-}
-
-/// [`recall_with_vector_ranked`]; `exact` true computes every record's cosine instead of
-/// the candidates of the session's partition ([`Index::search_with_vector_scan`]; the
-/// benchmark's comparison).
-#[allow(clippy::too_many_arguments)]
-pub fn recall_with_vector_scan(
-    index: &Index,
-    session: &str,
-    query: &str,
-    vector: &[f32],
-    limit: Option<usize>,
-    ranking: Ranking,
-    alpha: Option<f64>,
-    exact: bool,
-) -> Result<RecallResult> {
+/// Answers a `recall` call with `options` ([`RecallOptions`]: ranking, the host's query
+/// vector, `alpha`, `exact`; see [`Index::search_with`]) from `session`'s memory only
+/// (M-2, M-4). Limit as in [`recall`]. Fails with `memory_failed` as
+/// [`Index::search_with`] (a host-vector index without a vector, a wrong dimension, a
+/// zero vector, `alpha` outside `[0, 1]`).
+pub fn recall_with(index: &Index, session: &str, query: &str, limit: Option<usize>, options: &RecallOptions<'_>) -> Result<RecallResult> {
     let limit = effective_limit(limit);
-    Ok(result(query, limit, index.search_with_vector_scan(session, query, vector, limit, ranking, alpha, exact)?))
+    Ok(result(query, limit, index.search_with(session, query, limit, options)?))
 }
 
 /// Answers a `recall` call from hits a host store found (M-2, M-4): keeps only hits

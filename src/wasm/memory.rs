@@ -60,14 +60,38 @@ fn parse_records(v: &JsValue) -> Result<Vec<MemoryRecord>, JsValue> {
     serde_json::from_value(j).map_err(|e| fail(format!("records: {e}")))
 }
 
-/// `number[][]` (or an array of typed arrays) -> vectors; `what` names the source.
-fn parse_vectors(v: &JsValue, what: &str) -> Result<Vec<Vec<f32>>, JsValue> {
+/// Vectors from JS; `what` names the source, `dim` the components of one vector (for a
+/// flat `Float32Array`).
+///
+/// Accepted shapes: an array whose rows are `Float32Array` / `Float64Array` (each copied
+/// out of JS memory in one go) or `number[]` (read number by number, every element
+/// checked to be a number); or, with `dim`, one `Float32Array` holding the vectors one
+/// after another (`n * dim` components, copied in one go). Anything else, or a flat
+/// array whose length is not a multiple of `dim`, fails with `memory_failed` naming
+/// `what` (and the row and element).
+fn parse_vectors(v: &JsValue, what: &str, dim: Option<usize>) -> Result<Vec<Vec<f32>>, JsValue> {
+    if let (Some(flat), Some(d)) = (v.dyn_ref::<js_sys::Float32Array>(), dim) {
+        let all = flat.to_vec();
+        if d == 0 || all.len() % d != 0 {
+            return Err(fail(format!("{what}: a Float32Array of {} components is not a whole number of {d}-component vectors", all.len())));
+        }
+        return Ok(all.chunks_exact(d).map(<[f32]>::to_vec).collect());
+    }
     if !Array::is_array(v) {
-        return Err(fail(format!("{what}: expected an array of vectors")));
+        let also = if dim.is_some() { " or one Float32Array" } else { "" };
+        return Err(fail(format!("{what}: expected an array of vectors{also}")));
     }
     let outer = Array::from(v);
     let mut out = Vec::with_capacity(outer.length() as usize);
     for (i, row) in outer.iter().enumerate() {
+        if let Some(f) = row.dyn_ref::<js_sys::Float32Array>() {
+            out.push(f.to_vec());
+            continue;
+        }
+        if let Some(f) = row.dyn_ref::<js_sys::Float64Array>() {
+            out.push(f.to_vec().into_iter().map(|x| x as f32).collect());
+            continue;
+        }
         if !row.is_object() {
             return Err(fail(format!("{what}[{i}]: expected an array of numbers")));
         }
@@ -215,7 +239,7 @@ impl MemoryIndex {
     #[wasm_bindgen(js_name = addWithVectors)]
     pub fn add_with_vectors(&mut self, records: JsValue, vectors: JsValue) -> Result<JsValue, JsValue> {
         let records = parse_records(&records)?;
-        let vectors = parse_vectors(&vectors, "vectors")?;
+        let vectors = parse_vectors(&vectors, "vectors", Some(self.inner.dimension()))?;
         let report = self.inner.add_with_vectors(records, vectors).map_err(|e| js_error(&e))?;
         to_js(&report)
     }
@@ -228,7 +252,7 @@ impl MemoryIndex {
     /// `"vector"` (the vectors alone); anything else throws `memory_failed`. A host index
     /// needs `vector` (the host's embedding of `query`); its fused ranking weighs the
     /// host vectors by `alpha` (a number in [0, 1], default 0.2, relative score fusion,
-    /// see `Index::search_with_vector`); `alpha` is ignored on an embedded index. A host
+    /// see `Index::search_with`); `alpha` is ignored on an embedded index. A host
     /// index of at least 4,096 records in a session reads the lists of its partition
     /// nearest to `vector` (an IVF index); `exact: true` computes every record's cosine
     /// instead (for comparison).
@@ -239,14 +263,16 @@ impl MemoryIndex {
         let limit = parse_limit(&options)?;
         let ranking = parse_ranking(&options, "recall")?.map(|(r, _)| r).unwrap_or(memory::Ranking::Fused);
         let result = match self.inner.embedder() {
-            memory::EmbedderKind::Embedded => memory::recall_ranked(&self.inner, session, query, limit, ranking),
+            memory::EmbedderKind::Embedded => {
+                memory::recall_with(&self.inner, session, query, limit, &memory::RecallOptions { ranking, ..Default::default() }).map_err(|e| js_error(&e))?
+            }
             memory::EmbedderKind::Host => {
                 let v = get(&options, "vector");
                 if v.is_undefined() || v.is_null() {
                     return Err(fail("recall on a host-vector index needs options.vector"));
                 }
                 let wrapped = Array::of1(&v);
-                let vector = parse_vectors(&wrapped.into(), "options.vector")?.into_iter().next().unwrap_or_default();
+                let vector = parse_vectors(&wrapped.into(), "options.vector", None)?.into_iter().next().unwrap_or_default();
                 let a = get(&options, "alpha");
                 let alpha = if a.is_undefined() || a.is_null() {
                     None
@@ -259,7 +285,8 @@ impl MemoryIndex {
                 } else {
                     exact.as_bool().ok_or_else(|| fail("recall: exact must be a boolean"))?
                 };
-                memory::recall_with_vector_scan(&self.inner, session, query, &vector, limit, ranking, alpha, exact).map_err(|e| js_error(&e))?
+                let options = memory::RecallOptions { ranking, vector: Some(&vector), alpha, exact };
+                memory::recall_with(&self.inner, session, query, limit, &options).map_err(|e| js_error(&e))?
             }
         };
         json_out(&result)
@@ -412,7 +439,7 @@ impl MemoryHooks {
     async fn vectors(&self, f: &Function, batch: &MemoryBatch) -> Result<JsValue, JsValue> {
         let texts: Array = batch.records.iter().map(|r| JsValue::from_str(&r.content)).collect();
         let out = call_hook(f, &texts.into()).await?;
-        let vectors = parse_vectors(&out, "embed() result")?;
+        let vectors = parse_vectors(&out, "embed() result", Some(self.dimension))?;
         check_vectors(&vectors, batch.records.len(), self.dimension)?;
         let rows: Array = vectors.iter().map(|v| JsValue::from(v.iter().map(|x| JsValue::from_f64(f64::from(*x))).collect::<Array>())).collect();
         Ok(rows.into())
@@ -621,7 +648,7 @@ async fn recall_from_store_impl(store: JsValue, session: JsValue, query: JsValue
             as usize;
         let texts = Array::of1(&JsValue::from_str(&query));
         let out = call_hook(&f, &texts.into()).await.map_err(|e| coded(e, "embed()"))?;
-        check_vectors(&parse_vectors(&out, "embed() result")?, 1, dimension)?;
+        check_vectors(&parse_vectors(&out, "embed() result", None)?, 1, dimension)?;
         // The host's own vector, unchanged (no f32 rounding).
         Some(Array::from(&out).get(0))
     };

@@ -263,6 +263,28 @@ export function memoryCases(api) {
       },
     },
     {
+      name: 'M-3 addWithVectors takes Float32Array rows, one flat Float32Array or number[][], with the same result',
+      async run() {
+        const recs = (s) => [record(s, 1, 'the deploy key lives in vault path secret/ci'), record(s, 2, 'lunch order was falafel'), record(s, 3, 'the weather is sunny')]
+        const rows = [[1, 0, 0], [0, 1, 0], [0.5, 0, 1]]
+        const byArray = new MemoryIndex({ dimension: 3 })
+        byArray.addWithVectors(recs('h'), rows)
+        const byRows = new MemoryIndex({ dimension: 3 })
+        eq(byRows.addWithVectors(recs('h'), rows.map((r) => new Float32Array(r))).added, 3, 'Float32Array rows')
+        const byFlat = new MemoryIndex({ dimension: 3 })
+        eq(byFlat.addWithVectors(recs('h'), new Float32Array(rows.flat())).added, 3, 'one flat Float32Array')
+        const by64 = new MemoryIndex({ dimension: 3 })
+        eq(by64.addWithVectors(recs('h'), rows.map((r) => new Float64Array(r))).added, 3, 'Float64Array rows')
+        const want = Array.from(byArray.snapshot())
+        for (const [name, idx] of [['rows', byRows], ['flat', byFlat], ['float64', by64]]) eq(Array.from(idx.snapshot()), want, `${name}: the same index as number[][]`)
+        eq(byFlat.recall('h', 'midday meal', { vector: new Float32Array([0.3, 1, 0.2]) }).hits[0]?.content, 'lunch order was falafel', 'a Float32Array query vector')
+        await rejects(async () => new MemoryIndex({ dimension: 3 }).addWithVectors(recs('h'), new Float32Array(8)),
+          failedWith(/a Float32Array of 8 components/), 'ragged flat array')
+        await rejects(async () => new MemoryIndex({ dimension: 3 }).addWithVectors(recs('h'), [[1, 0, 0], [0, 'x', 0], [0, 0, 1]]),
+          failedWith(/vectors\[1\]\[1\]: not a number/), 'number[] still checked element by element')
+      },
+    },
+    {
       name: 'M-3 snapshot round trip: restore gives the same records, recall and bytes',
       async run() {
         const idx = new MemoryIndex()
