@@ -112,7 +112,7 @@ trait RowSink<'a>: std::fmt::Write {
 /// Builds the rendered text.
 impl<'a> RowSink<'a> for String {
     fn quoted(&mut self, text: &'a str) {
-        self.push_str(&quote::content(text));
+        quote::content_into(text, self);
     }
 }
 
@@ -391,6 +391,10 @@ trait RowTexts {
     fn text(&mut self, i: usize) -> String;
     /// `clip_row(&text(i), cap)`, for a row longer than `cap` plus the marker.
     fn clipped(&mut self, i: usize, cap: usize) -> String;
+    /// Appends row `i` rendered whole to `out` (the same bytes as [`RowTexts::text`]).
+    fn write_text(&mut self, i: usize, out: &mut String) {
+        out.push_str(&self.text(i));
+    }
 }
 
 /// Rows rendered already ([`summary_request`]), moved out as they are asked for.
@@ -421,6 +425,12 @@ impl RowTexts for Unrendered<'_, '_> {
         let Some((o, m)) = self.rows.get(i) else { return String::new() };
         let len = self.lens.get(i).copied().unwrap_or(0);
         clip_segments(&segments(*o, m, self.names), len, cap).unwrap_or_else(|| clip_row(&render_message_named(*o, m, self.names), cap))
+    }
+    /// Renders the row straight into `out` (no text of its own).
+    fn write_text(&mut self, i: usize, out: &mut String) {
+        if let Some((o, m)) = self.rows.get(i) {
+            render_into(out, *o, m, self.names);
+        }
     }
 }
 
@@ -538,14 +548,7 @@ fn bounded_request(lens: &[usize], tool: &[bool], user: &[bool], rows: &mut impl
             }
         }
     }
-    let texts: Vec<String> = kept
-        .into_iter()
-        .map(|k| match k {
-            Kept::Text(t) => t,
-            Kept::Later(i, _) => rows.text(i),
-        })
-        .collect();
-    let body = format!("<transcript>\n{}\n</transcript>", texts.join("\n\n"));
+    let body = request_body(kept, rows);
     let estimated_input_tokens = ((system.len() + body.len()) / bpt) as u64 + 8;
     SummarizeRequest {
         kind: "summary".into(),
@@ -556,6 +559,34 @@ fn bounded_request(lens: &[usize], tool: &[bool], user: &[bool], rows: &mut impl
         coverage: coverage.into(),
         rows: Vec::new(),
     }
+}
+
+/// The fence opening and closing a summarize request's rows (Y-9).
+const OPEN_FENCE: &str = "<transcript>\n";
+const CLOSE_FENCE: &str = "\n</transcript>";
+/// What separates two rows of the body.
+const ROW_GAP: &str = "\n\n";
+
+/// The request's body, `<transcript>\n{rows joined by a blank line}\n</transcript>`,
+/// written once into one buffer sized from the rows' lengths beforehand (issue 15, peak
+/// memory): a row not asked for yet is rendered straight into it, a clipped row is copied
+/// in and freed; no row texts, join or formatted copy are held beside it.
+fn request_body(kept: Vec<Kept>, rows: &mut impl RowTexts) -> String {
+    let gaps = kept.len().saturating_sub(1) * ROW_GAP.len();
+    let size = kept.iter().map(Kept::len).sum::<usize>() + gaps + OPEN_FENCE.len() + CLOSE_FENCE.len();
+    let mut body = String::with_capacity(size);
+    body.push_str(OPEN_FENCE);
+    for (k, row) in kept.into_iter().enumerate() {
+        if k > 0 {
+            body.push_str(ROW_GAP);
+        }
+        match row {
+            Kept::Text(t) => body.push_str(&t),
+            Kept::Later(i, _) => rows.write_text(i, &mut body),
+        }
+    }
+    body.push_str(CLOSE_FENCE);
+    body
 }
 
 /// The request handed to a host curator (Y-1): like [`summary_request`] over the rows
