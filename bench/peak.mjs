@@ -5,7 +5,9 @@
 // module's initial memory is printed beside them.
 // Calls: check, toRequest, compact from text (default options), compact with the
 // records handed to a memory hook (a sink that keeps nothing), compact with
-// memoryRecords: "result", open (a live handle), compact with projectMemory: false.
+// memoryRecords: "result", open (a live handle), compact with projectMemory: false; and
+// the memory when the summarize callback of the default compaction is called (what the
+// call reached before it: decode, fold, eviction, the request).
 // Usage: node bench/peak.mjs [--mb 1,10,50] [NAME=CHECKOUT ...]   (default: this checkout)
 import { readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
@@ -28,9 +30,12 @@ async function fresh(root) {
 
 const summarize = () => 'The user and the agent worked through earlier tasks.'
 const sink = { add() {} }
+let memoryNow = () => 0
+let atSummarize = 0
 const calls = {
   check: (c, text) => c.check(null, text),
   toRequest: (c, text) => c.toRequest(text),
+  'compact: at summarize': (c, text) => c.compact(null, text, { summarize: () => ((atSummarize = memoryNow()), summarize()) }),
   compact: (c, text) => c.compact(null, text, { summarize }),
   'compact, object': (c, text, obj) => c.compact(null, obj, { summarize }),
   'compact+memory hook': (c, text) => c.compact(null, text, { summarize, memory: sink }),
@@ -49,8 +54,10 @@ for (const mb of sizes) {
       const { mod, memory } = await fresh(root)
       row.initial = memory.buffer.byteLength / bytes
       const c = new mod.ContextCompactor({ format: 'openai-chat' })
+      memoryNow = () => memory.buffer.byteLength
+      atSummarize = 0
       await run(c, text, obj)
-      row[call] = memory.buffer.byteLength / bytes
+      row[call] = (call === 'compact: at summarize' ? atSummarize : memory.buffer.byteLength) / bytes
     }
     rows.push(row)
   }

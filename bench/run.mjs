@@ -377,7 +377,7 @@ const mem = Math.max(...results.map((r) => r.memCompact / r.bytes))
 const worstMem = results.reduce((a, r) => (r.memCompact / r.bytes > a.memCompact / a.bytes ? r : a), results[0])
 const memCause = (r) => {
   const x = (v) => r2(v / r.bytes)
-  return `at ${r.mb} MB, one compaction on a fresh instance: ${x(r.memAtSummarize)}x when summarize is called, ${x(r.memFreshCompact)}x after it; a check alone ${x(r.memCheck)}x (the input text, which the rows borrow, beside each row's readable text and its structures); the module's initial memory ${x(r.memInitial)}x (1 MiB of it the stack); the summarize request (${x(r.requestBytes)}x) is built at up to 4x its size (its rows, their join, the formatted body)`
+  return `at ${r.mb} MB, one compaction on a fresh instance: ${x(r.memAtSummarize)}x when summarize is called, ${x(r.memFreshCompact)}x after it; a check alone ${x(r.memCheck)}x (the input text, which the rows borrow, beside each row's readable text and its structures); the module's initial memory ${x(r.memInitial)}x (256 KiB of it the stack); the summarize request (${x(r.requestBytes)}x) is written once into a buffer sized beforehand; what the call adds after the callback is the commit's (the memory projection and the result's text, not measured apart)`
 }
 t.push(['peak wasm memory <= 3x the transcript bytes', mem <= 3, `worst ${r2(mem)}x (compaction, ${worstMem.mb} MB)${mem <= 3 ? '' : `; ${results.filter((r) => r.memCompact / r.bytes > 3).map(memCause).join('; ')}`}`])
 const shares = share.filter((s) => s.share != null).map((s) => s.share)

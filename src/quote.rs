@@ -233,12 +233,31 @@ fn any_engine_line(text: &str) -> bool {
 /// `text` quoted as data (see the module doc): fence tags escaped, engine-looking lines
 /// prefixed with `\`. Borrowed when nothing needed escaping.
 pub fn content(text: &str) -> Cow<'_, str> {
-    let needs_line = any_engine_line(text);
-    let needs_fence = text.contains('<') && fence_lts(text).next().is_some();
-    if !needs_line && !needs_fence {
+    if !needs_escape(text) {
         return Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len() + 16);
+    write_escaped(text, &mut out);
+    Cow::Owned(out)
+}
+
+/// Appends [`content`]`(text)` to `out` (the same bytes, no text of its own: issue 15,
+/// the summarize request's body is written in one buffer).
+pub fn content_into(text: &str, out: &mut String) {
+    if !needs_escape(text) {
+        out.push_str(text);
+    } else {
+        write_escaped(text, out);
+    }
+}
+
+/// Whether [`content`] changes `text`: an engine-looking line or a fence tag in it.
+fn needs_escape(text: &str) -> bool {
+    any_engine_line(text) || (text.contains('<') && fence_lts(text).next().is_some())
+}
+
+/// The escaping [`content`] applies, written to `out`.
+fn write_escaped(text: &str, out: &mut String) {
     for (k, line) in text.split('\n').enumerate() {
         if k > 0 {
             out.push('\n');
@@ -254,7 +273,6 @@ pub fn content(text: &str) -> Cow<'_, str> {
         }
         out.push_str(line.get(last..).unwrap_or(""));
     }
-    Cow::Owned(out)
 }
 
 /// The artifact handles listed in the engine record of a summary the engine wrote

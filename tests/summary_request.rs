@@ -31,10 +31,16 @@ fn request(doc: Value, budget: u64) -> SummarizeRequest {
     let rows: Vec<(usize, &Message)> = t.messages.iter().enumerate().collect();
     let cfg = config(budget);
     let lazy = summary_request_for(&rows, &cfg, "sys");
-    assert_eq!(summary_request(render_rows(&rows), &cfg, "sys"), lazy, "rendered first and rendered on demand");
+    let eager = summary_request(render_rows(&rows), &cfg, "sys");
+    assert_eq!(eager, lazy, "rendered first and rendered on demand");
     assert_eq!((lazy.kind.as_str(), lazy.system.as_str(), lazy.max_output_tokens), ("summary", "sys", 100));
     assert_eq!(lazy.messages.len(), 1);
     assert_eq!(lazy.messages[0].role, "user");
+    // issue 15 (peak memory): the body is written once into a buffer sized beforehand, so
+    // it never grew (a join and a format!, or a buffer that doubled, leave spare capacity)
+    for body in [&lazy.messages[0].content, &eager.messages[0].content] {
+        assert_eq!(body.capacity(), body.len(), "issue 15: the request body's buffer is sized exactly");
+    }
     lazy
 }
 

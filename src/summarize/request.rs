@@ -112,7 +112,7 @@ trait RowSink<'a>: std::fmt::Write {
 /// Builds the rendered text.
 impl<'a> RowSink<'a> for String {
     fn quoted(&mut self, text: &'a str) {
-        self.push_str(&quote::content(text));
+        quote::content_into(text, self);
     }
 }
 
@@ -385,12 +385,21 @@ pub fn summary_request_for(rows: &[(usize, &Message)], config: &Config, system: 
 }
 
 /// Where [`bounded_request`] gets the text of a row it keeps, each row asked for at most
-/// once (by one of the two).
+/// once (by one of the two) unless [`RowTexts::reclips`].
 trait RowTexts {
     /// Row `i` rendered whole.
     fn text(&mut self, i: usize) -> String;
     /// `clip_row(&text(i), cap)`, for a row longer than `cap` plus the marker.
     fn clipped(&mut self, i: usize, cap: usize) -> String;
+    /// Whether a row may be asked for again (rendered from the rows each time), so a clipped
+    /// row need not be held until the body is written.
+    fn reclips(&self) -> bool {
+        false
+    }
+    /// Appends row `i` rendered whole to `out` (the same bytes as [`RowTexts::text`]).
+    fn write_text(&mut self, i: usize, out: &mut String) {
+        out.push_str(&self.text(i));
+    }
 }
 
 /// Rows rendered already ([`summary_request`]), moved out as they are asked for.
@@ -422,19 +431,43 @@ impl RowTexts for Unrendered<'_, '_> {
         let len = self.lens.get(i).copied().unwrap_or(0);
         clip_segments(&segments(*o, m, self.names), len, cap).unwrap_or_else(|| clip_row(&render_message_named(*o, m, self.names), cap))
     }
+    fn reclips(&self) -> bool {
+        true
+    }
+    /// Renders the row straight into `out` (no text of its own).
+    fn write_text(&mut self, i: usize, out: &mut String) {
+        if let Some((o, m)) = self.rows.get(i) {
+            render_into(out, *o, m, self.names);
+        }
+    }
 }
 
-/// A row of [`bounded_request`]: its text, or not asked for yet (row index, rendered length).
+/// A row of [`bounded_request`]: its text, or not asked for yet (row index, rendered length),
+/// or clipped to `cap` and asked for again when the body is written (its clipped length,
+/// whether it is a user row).
 enum Kept {
     Text(String),
     Later(usize, usize),
+    Clipped { i: usize, cap: usize, len: usize, user: bool },
+}
+
+/// Row `i` clipped to `cap`: from a source that [`RowTexts::reclips`], only the clipped
+/// text's length and user flag are kept, the text built again when the body is written
+/// (issue 15, peak memory: the clipped rows are not held beside the body).
+fn clip_later(rows: &mut impl RowTexts, i: usize, cap: usize) -> Kept {
+    let text = rows.clipped(i, cap);
+    if rows.reclips() {
+        Kept::Clipped { i, cap, len: text.len(), user: is_user_row(&text) }
+    } else {
+        Kept::Text(text)
+    }
 }
 
 impl Kept {
     fn len(&self) -> usize {
         match self {
             Kept::Text(t) => t.len(),
-            Kept::Later(_, l) => *l,
+            Kept::Later(_, l) | Kept::Clipped { len: l, .. } => *l,
         }
     }
 }
@@ -488,7 +521,7 @@ fn bounded_request(lens: &[usize], tool: &[bool], user: &[bool], rows: &mut impl
     for (i, t) in tool.iter().enumerate() {
         let len = lens.get(i).copied().unwrap_or(0);
         kept.push(match tool_cap {
-            Some(cap) if *t && len > cap.saturating_add(CLIP_MARKER_BYTES) => Kept::Text(rows.clipped(i, cap)),
+            Some(cap) if *t && len > cap.saturating_add(CLIP_MARKER_BYTES) => clip_later(rows, i, cap),
             _ => Kept::Later(i, len),
         });
     }
@@ -500,6 +533,7 @@ fn bounded_request(lens: &[usize], tool: &[bool], user: &[bool], rows: &mut impl
                 .map(|k| match k {
                     Kept::Text(t) => is_user_row(t),
                     Kept::Later(i, _) => user.get(*i).copied().unwrap_or(false),
+                    Kept::Clipped { user, .. } => *user,
                 })
                 .collect();
             let cap_of = |user: bool, cap: usize| if user { cap.saturating_mul(2) } else { cap };
@@ -509,10 +543,11 @@ fn bounded_request(lens: &[usize], tool: &[bool], user: &[bool], rows: &mut impl
             for (k, u) in kept.iter_mut().zip(&users) {
                 let c = cap_of(*u, cap);
                 if k.len() > c.saturating_add(CLIP_MARKER_BYTES) {
-                    *k = Kept::Text(match k {
-                        Kept::Text(t) => clip_row(t, c),
-                        Kept::Later(i, _) => rows.clipped(*i, c),
-                    });
+                    *k = match k {
+                        Kept::Text(t) => Kept::Text(clip_row(t, c)),
+                        Kept::Later(i, _) => clip_later(rows, *i, c),
+                        Kept::Clipped { i, cap, .. } => Kept::Text(clip_row(&rows.clipped(*i, *cap), c)),
+                    };
                 }
             }
         }
@@ -530,6 +565,7 @@ fn bounded_request(lens: &[usize], tool: &[bool], user: &[bool], rows: &mut impl
                 let text = match last {
                     Kept::Text(t) => std::mem::take(t),
                     Kept::Later(i, _) => rows.text(*i),
+                    Kept::Clipped { i, cap, .. } => rows.clipped(*i, *cap),
                 };
                 *last = Kept::Text(clip_row(&text, room));
             }
@@ -538,14 +574,7 @@ fn bounded_request(lens: &[usize], tool: &[bool], user: &[bool], rows: &mut impl
             }
         }
     }
-    let texts: Vec<String> = kept
-        .into_iter()
-        .map(|k| match k {
-            Kept::Text(t) => t,
-            Kept::Later(i, _) => rows.text(i),
-        })
-        .collect();
-    let body = format!("<transcript>\n{}\n</transcript>", texts.join("\n\n"));
+    let body = request_body(kept, rows);
     let estimated_input_tokens = ((system.len() + body.len()) / bpt) as u64 + 8;
     SummarizeRequest {
         kind: "summary".into(),
@@ -556,6 +585,35 @@ fn bounded_request(lens: &[usize], tool: &[bool], user: &[bool], rows: &mut impl
         coverage: coverage.into(),
         rows: Vec::new(),
     }
+}
+
+/// The fence opening and closing a summarize request's rows (Y-9).
+const OPEN_FENCE: &str = "<transcript>\n";
+const CLOSE_FENCE: &str = "\n</transcript>";
+/// What separates two rows of the body.
+const ROW_GAP: &str = "\n\n";
+
+/// The request's body, `<transcript>\n{rows joined by a blank line}\n</transcript>`,
+/// written once into one buffer sized from the rows' lengths beforehand (issue 15, peak
+/// memory): a row not asked for yet is rendered straight into it, a clipped row is copied
+/// in and freed; no row texts, join or formatted copy are held beside it.
+fn request_body(kept: Vec<Kept>, rows: &mut impl RowTexts) -> String {
+    let gaps = kept.len().saturating_sub(1) * ROW_GAP.len();
+    let size = kept.iter().map(Kept::len).sum::<usize>() + gaps + OPEN_FENCE.len() + CLOSE_FENCE.len();
+    let mut body = String::with_capacity(size);
+    body.push_str(OPEN_FENCE);
+    for (k, row) in kept.into_iter().enumerate() {
+        if k > 0 {
+            body.push_str(ROW_GAP);
+        }
+        match row {
+            Kept::Text(t) => body.push_str(&t),
+            Kept::Later(i, _) => rows.write_text(i, &mut body),
+            Kept::Clipped { i, cap, .. } => body.push_str(&rows.clipped(i, cap)),
+        }
+    }
+    body.push_str(CLOSE_FENCE);
+    body
 }
 
 /// The request handed to a host curator (Y-1): like [`summary_request`] over the rows
