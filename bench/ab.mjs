@@ -5,8 +5,9 @@
 // build gets a fresh wasm instance. Reports the median `compact` time from JSON text (with a
 // summarize callback that answers at once), the median JSON.parse + JSON.stringify round
 // trip measured in the same loop, and each build's wasm memory after its runs.
-// `--call check` / `--call toRequest` times that call instead of `compact`.
-// Usage: node bench/ab.mjs OTHER_CHECKOUT [--mb 10] [--runs 15] [--call compact|check|toRequest]
+// `--call check` / `--call toRequest` times that call instead of `compact`; `--object` passes the
+// transcript as the parsed object instead of its JSON text.
+// Usage: node bench/ab.mjs OTHER_CHECKOUT [--mb 10] [--runs 15] [--call compact|check|toRequest] [--object]
 import { readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -38,6 +39,7 @@ try {
   process.exit(2)
 }
 const bytes = Buffer.byteLength(text)
+const input = argv.includes('--object') ? JSON.parse(text) : text
 
 async function load(root, tag) {
   const dir = join(root, 'pkg', 'web')
@@ -55,7 +57,7 @@ const median = (xs) => {
 const summarize = () => 'The user and the agent worked through earlier tasks.'
 const builds = [await load(resolve('.'), 'a'), await load(other, 'b')]
 const roundTrips = []
-const run = (c) => (call === 'check' ? c.check(null, text, {}) : call === 'toRequest' ? c.toRequest(text) : c.compact(null, text, { summarize }))
+const run = (c) => (call === 'check' ? c.check(null, input, {}) : call === 'toRequest' ? c.toRequest(input) : c.compact(null, input, { summarize }))
 for (const b of builds) await run(b.compactor) // warm-up
 for (let i = 0; i < runs; i++) {
   let t0 = performance.now()
@@ -68,8 +70,8 @@ for (let i = 0; i < runs; i++) {
   }
 }
 const rt = median(roundTrips)
-console.log(`${mb} MB session (${bytes} bytes), ${runs} alternating runs; round trip median ${rt.toFixed(1)} ms`)
-console.log(`| build | ${call === 'compact' ? 'compact, text' : call} (ms) | ratio to round trip | wasm memory / transcript bytes |`)
+console.log(`${mb} MB session (${bytes} bytes, given as ${input === text ? 'JSON text' : 'an object'}), ${runs} alternating runs; round trip median ${rt.toFixed(1)} ms`)
+console.log(`| build | ${call === 'compact' ? 'compact' : call} (ms) | ratio to round trip | wasm memory / transcript bytes |`)
 console.log('|---|---|---|---|')
 for (const b of builds) {
   const t = median(b.times)

@@ -153,6 +153,7 @@ async function benchSize(mb, sourcesWasm, sources) {
   const resultText = JSON.stringify(first)
   const resultParse = await timeRuns(runs, () => JSON.parse(resultText))
   const toRequest = await timeRuns(runs, () => compactor.toRequest(sessionText))
+  const toRequestObject = await timeRuns(runs, () => compactor.toRequest(obj))
   // what toRequest's result costs JS alone: JSON.parse of the request text it hands over
   const requestText = JSON.stringify(compactor.toRequest(sessionText))
   const requestParse = await timeRuns(runs, () => JSON.parse(requestText))
@@ -171,6 +172,8 @@ async function benchSize(mb, sourcesWasm, sources) {
   const memLive = memory.buffer.byteLength
 
   let trim = NaN
+  let trimSpeedup = NaN
+  let trimPairs = 0
   let prune = NaN
   if (!args['skip-incumbents']) {
     const lc = await import('@langchain/core/messages')
@@ -179,8 +182,27 @@ async function benchSize(mb, sourcesWasm, sources) {
     const modelMessages = toModelMessages(obj.messages)
     // trimMessages grows faster than linearly (minutes at 10 MB): one run at 10 MB,
     // none above (it would take hours); the table says so.
-    const trimRuns = mb > 10 ? 0 : mb >= 10 ? 1 : 5
-    if (trimRuns) trim = await timeRuns(trimRuns, () => lc.trimMessages(lcMessages, { maxTokens: budget, strategy: 'last', tokenCounter: lcTokenCounter, includeSystem: true, startOn: 'human' }))
+    // The speed-up is measured in pairs, a compaction from text then a trimMessages run
+    // back to back, and is the median of the pairs' ratios: the machine's load moves
+    // between the compaction's runs above and trimMessages' (the ratio of the two
+    // medians swung 4.6x-5.8x over three runs at 1 MB), and a pair sees about one load.
+    trimPairs = mb > 10 ? 0 : mb >= 10 ? 1 : 15
+    const times = []
+    const ratios = []
+    for (let i = 0; i < trimPairs; i++) {
+      let t0 = performance.now()
+      await compactor.compact(null, sessionText, { summarize })
+      const c = performance.now() - t0
+      t0 = performance.now()
+      await lc.trimMessages(lcMessages, { maxTokens: budget, strategy: 'last', tokenCounter: lcTokenCounter, includeSystem: true, startOn: 'human' })
+      const t = performance.now() - t0
+      times.push(t)
+      ratios.push(t / c)
+    }
+    if (trimPairs) {
+      trim = median(times)
+      trimSpeedup = median(ratios)
+    }
     prune = await timeRuns(runs, () => pruneMessages({ messages: modelMessages, reasoning: 'all', toolCalls: 'before-last-message', emptyMessages: 'remove' }))
   }
   compactor.free()
@@ -202,7 +224,7 @@ async function benchSize(mb, sourcesWasm, sources) {
     },
   })
   const memFreshCompact = probe2.memory.buffer.byteLength
-  return { mb, bytes, messages: obj.messages.length, runs, memInitial, memCheck, memAtSummarize, requestBytes, memFreshCompact, requestParse, roundTrip, compactText, compactObject, compactMemory, compactRecords, resultParse, resultBytes: Buffer.byteLength(resultText), toRequest, freshCheck, liveCheck, trim, prune, memCompact, memLive }
+  return { mb, bytes, messages: obj.messages.length, runs, memInitial, memCheck, memAtSummarize, requestBytes, memFreshCompact, requestParse, roundTrip, compactText, compactObject, compactMemory, compactRecords, resultParse, resultBytes: Buffer.byteLength(resultText), toRequest, toRequestObject, freshCheck, liveCheck, trim, trimSpeedup, trimPairs, prune, memCompact, memLive }
 }
 
 // ---- opt-in: a generated 100 MB transcript (--large) ----------------------------------
@@ -346,7 +368,7 @@ for (const r of results) {
 }
 for (const r of results.filter((x) => x.mb === 10 || results.length === 1)) {
   t.push([`check <= 1.0x the round trip at ${r.mb} MB`, r.freshCheck / r.roundTrip <= 1.0, `${r2(r.freshCheck / r.roundTrip)}x (decode of every row: a typed view per row plus its content hash)`])
-  t.push([`toRequest <= 1.2x the round trip at ${r.mb} MB`, r.toRequest / r.roundTrip <= 1.2, `${r2(r.toRequest / r.roundTrip)}x (key filter over the rows, then JSON.parse of the request text in JS: that parse alone ${r2(r.requestParse / r.roundTrip)}x)`])
+  t.push([`toRequest <= 1.2x the round trip at ${r.mb} MB (text and object)`, Math.max(r.toRequest, r.toRequestObject) / r.roundTrip <= 1.2, `text ${r2(r.toRequest / r.roundTrip)}x, object ${r2(r.toRequestObject / r.roundTrip)}x (a compact text that is its own request view is scanned once and the host's string parsed: JSON.parse of the request alone ${r2(r.requestParse / r.roundTrip)}x; an object is JSON.stringify-ed first, and stringify + parse is the round trip itself)`])
 }
 const lives = results.filter((r) => Number.isFinite(r.liveCheck))
 if (lives.length > 1) {
@@ -366,12 +388,12 @@ if (r1 && r50) {
   const worst = Math.max(...b.map((v, i) => v / a[i]))
   t.push(['ratios at 50 MB within 1.2x of those at 1 MB (compactions, fresh check)', worst <= 1.2, `worst 50 MB / 1 MB: ${r2(worst)}`])
 }
-const speedups = results.filter((r) => Number.isFinite(r.trim)).map((r) => r.trim / r.compactText)
+const speedups = results.filter((r) => Number.isFinite(r.trimSpeedup)).map((r) => r.trimSpeedup)
 if (speedups.length) {
-  const trimmed = results.filter((r) => Number.isFinite(r.trim))
-  const slowest = trimmed.reduce((a, r) => (r.trim / r.compactText < a.trim / a.compactText ? r : a), trimmed[0])
+  const trimmed = results.filter((r) => Number.isFinite(r.trimSpeedup))
+  const slowest = trimmed.reduce((a, r) => (r.trimSpeedup < a.trimSpeedup ? r : a), trimmed[0])
   const ok = Math.min(...speedups) >= 5
-  t.push(['>= 5x faster than trimMessages', ok, `compaction (text) is ${speedups.map((s) => `${r2(s)}x`).join(' / ')} faster${ok ? '' : `; at ${slowest.mb} MB trimMessages takes ${slowest.trim.toFixed(0)} ms, the compaction ${slowest.compactText.toFixed(0)} ms, ${cause(slowest)}`}`])
+  t.push(['>= 5x faster than trimMessages', ok, `compaction (text) is ${trimmed.map((r) => `${r2(r.trimSpeedup)}x (${r.mb} MB, median of ${r.trimPairs} back-to-back pairs)`).join(' / ')} faster${ok ? '' : `; at ${slowest.mb} MB trimMessages takes ${slowest.trim.toFixed(0)} ms, the compaction ${slowest.compactText.toFixed(0)} ms, ${cause(slowest)}`}`])
 }
 const mem = Math.max(...results.map((r) => r.memCompact / r.bytes))
 const worstMem = results.reduce((a, r) => (r.memCompact / r.bytes > a.memCompact / a.bytes ? r : a), results[0])
