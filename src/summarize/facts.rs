@@ -202,7 +202,8 @@ pub struct ErrorFix<'a> {
     /// The later call of the same tool on the same path / command that succeeded with no
     /// root-cause line.
     pub fix: Option<&'a Call>,
-    /// The calls that edited or wrote a file between the two (none without a `fix`).
+    /// Every call made between the two, in order (none without a `fix`); the summary
+    /// names those that edited or wrote a file as the fix.
     pub edits: &'a [Call],
 }
 
