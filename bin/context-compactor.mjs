@@ -418,8 +418,9 @@ export async function main(argv = process.argv.slice(2)) {
       if (args.outMemory) console.log(`wrote:      ${args.outMemory} (${n(records.length)} memory record${records.length === 1 ? '' : 's'}, JSON Lines)`)
       if (unsaved) {
         console.log(unsaved)
-        // on stderr too: stdout is often redirected or read by a script
-        console.error(unsaved)
+        // on stderr too, since stdout is often redirected or read by a script; not when
+        // both are the terminal, where it would show twice
+        if (!(process.stdout.isTTY && process.stderr.isTTY)) console.error(unsaved)
       }
     }
     return 0
