@@ -41,5 +41,7 @@ export function compactionMiddleware(options?: LangChainCompactionOptions): Agen
    * with no `memory` / `store` / `embed` hook, the middleware's own in-process MemoryIndex;
    * null with a host `store` / `embed`. */
   readonly memory: MemoryIndex | { add(records: unknown[]): unknown } | null
-  stats(): { state: SessionState | null; compactions: { before: number; after: number }[] }
+  /** Per thread (M-4): `state` of that LangGraph `thread_id` (or of the thread-less
+   * invocations when omitted); every compaction with its `thread` (null: none); the threads seen. */
+  stats(threadId?: string | null): { state: SessionState | null; compactions: { thread: string | null; before: number; after: number }[]; threads: (string | null)[] }
 }

@@ -249,8 +249,14 @@ function abortedError(signal) {
  * `onEvent`, `countTokens`, `timeoutMs`, `signal`, ...). The invocation's signal
  * (`agent.invoke(input, { signal })`, the runtime's `signal`) bounds the compaction with
  * the `signal` option (I-6): a cancelled invocation rejects with an `AbortError` carrying
- * `code: "aborted"` (its `cause` the signal's reason) and commits no compaction. `.compactor` and `.stats()` are exposed for inspection (engine state and
- * compactions).
+ * `code: "aborted"` (its `cause` the signal's reason) and commits no compaction. Threads
+ * (M-4): each LangGraph `thread_id` (`invoke(input, { configurable: { thread_id } })`)
+ * keeps its own engine state and memory scope (`sessionId` = the thread id, or
+ * `<sessionId option>:<thread id>`); invocations without one share the `sessionId`
+ * option's scope (default `"default"`). The per-thread states are held in process for
+ * the middleware's life. `.compactor`, `.memory` and `.stats(threadId?)` are exposed for
+ * inspection (`{ state, compactions, threads }`: that thread's engine state, or the
+ * thread-less one's; every compaction with its `thread`; the threads seen).
  */
 export function compactionMiddleware(options = {}) {
   const hooks = {}
@@ -265,14 +271,30 @@ export function compactionMiddleware(options = {}) {
   if (hooks.memory == null && hooks.store == null && hooks.embed == null) hooks.memory = new MemoryIndex()
   const tools = options.tools?.map((t) => ({ name: t.name, description: t.description, schema: schemaJson(t.schema) }))
   const envelope = options.systemPrompt ? [{ role: 'system', content: String(options.systemPrompt) }] : []
-  let state = null
-  let observedId = null
+  // M-4 (break3 finding 5): one middleware serves every thread of its agent; each
+  // LangGraph thread (`thread_id` of the invocation's `configurable`) keeps its own engine
+  // state, usage mark and memory scope. Invocations without a thread id share one.
+  const threads = new Map()
+  const threadOf = (runtime) => {
+    const id = runtime?.configurable?.thread_id ?? runtime?.config?.configurable?.thread_id
+    return id == null ? null : String(id)
+  }
+  const slot = (thread) => {
+    let t = threads.get(thread)
+    if (t === undefined) threads.set(thread, t = { state: null, observedId: null })
+    return t
+  }
   const compactions = []
   const middleware = createMiddleware({
     name: options.name ?? 'ContextCompactorMiddleware',
     beforeModel: async (agentState, runtime) => {
       const messages = agentState.messages ?? []
       if (messages.length === 0) return undefined
+      const thread = threadOf(runtime)
+      const t = slot(thread)
+      let state = t.state
+      // the memory scope: the thread id (after the `sessionId` option and a colon when both are set)
+      const sessionId = thread == null ? hooks.sessionId : hooks.sessionId != null ? `${hooks.sessionId}:${thread}` : thread
       const rows = fromLangChainMessages(messages)
       // I-3: the newest answer's usage, once, against the rows that request carried
       let lastAi = -1
@@ -281,14 +303,15 @@ export function compactionMiddleware(options = {}) {
       if (lastAi >= 0) {
         const id = rows[lastAi].lc.id ?? `#${lastAi}`
         usage = rows[lastAi].lc.usage_metadata
-        if (id !== observedId) {
-          state = compactor.observeUsage(state, [...envelope, ...rows.slice(0, lastAi)], { usage, onEvent: hooks.onEvent })
-          observedId = id
+        if (id !== t.observedId) {
+          state = t.state = compactor.observeUsage(state, [...envelope, ...rows.slice(0, lastAi)], { usage, onEvent: hooks.onEvent })
+          t.observedId = id
         }
       }
       const doc = [...envelope, ...rows]
       const inRun = rows[rows.length - 1]?.role === 'tool'
       const signals = { ...hooks, usage, tools, inRun }
+      if (sessionId !== undefined) signals.sessionId = sessionId
       // break finding 14 (I-6): the invocation's signal (`invoke(..., { signal })`, the
       // runtime's) bounds the compaction with the `signal` option: a cancelled invoke
       // rejects with `aborted` and commits no compaction
@@ -299,10 +322,10 @@ export function compactionMiddleware(options = {}) {
       const out = await compactor.compact(state, doc, signals)
       // aborted as the compaction settled: the cancelled invocation keeps nothing of it
       if (signal?.aborted) throw abortedError(signal)
-      state = out.state
+      t.state = out.state
       if (out.status !== 'compacted') return undefined
       const kept = out.transcript.slice(envelope.length)
-      compactions.push({ before: JSON.stringify(rows).length, after: JSON.stringify(kept).length })
+      compactions.push({ thread, before: JSON.stringify(rows).length, after: JSON.stringify(kept).length })
       return { messages: [new RemoveMessage({ id: REMOVE_ALL_MESSAGES }), ...toLangChainMessages(kept)] }
     },
     wrapModelCall: async (request, handler) => {
@@ -312,6 +335,9 @@ export function compactionMiddleware(options = {}) {
   })
   Object.defineProperty(middleware, 'compactor', { value: compactor, enumerable: false })
   Object.defineProperty(middleware, 'memory', { value: hooks.memory ?? null, enumerable: false })
-  Object.defineProperty(middleware, 'stats', { value: () => ({ state, compactions }), enumerable: false })
+  Object.defineProperty(middleware, 'stats', {
+    value: (thread = null) => ({ state: threads.get(thread == null ? null : String(thread))?.state ?? null, compactions, threads: [...threads.keys()] }),
+    enumerable: false,
+  })
   return middleware
 }

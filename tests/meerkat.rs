@@ -263,6 +263,52 @@ fn y5_reused_call_ids_are_kept_apart_and_failures_named() {
     assert!(s.contains("[t1]: already run"), "{s}");
 }
 
+/// Y-5 (break3 finding 1): OpenAI chat and Responses results carry no error flag; an
+/// output opening as an error, and a LangChain ToolMessage's `status: "error"` kept in
+/// the row's `lc` key, are named "ran and failed" with their first line; prose that
+/// mentions an error is not.
+#[test]
+fn y5_openai_error_outputs_and_langchain_status_are_named_ran_and_failed() {
+    let ok = || format!("ok {}", "y".repeat(200));
+    let cases: Vec<(Value, Option<&str>)> = vec![
+        (result("c2", "Error: reservation not found"), Some("Error: reservation not found")),
+        (result("c2", "Traceback (most recent call last):\n  File \"x.py\", line 1\nZeroDivisionError: division by zero"), Some("Traceback (most recent call last):")),
+        (result("c2", "{\"error\": \"User not found\"}"), Some("{\"error\": \"User not found\"}")),
+        (result("c2", "ENOENT: no such file or directory, open '/r/x'"), Some("ENOENT: no such file or directory")),
+        (json!({ "role": "tool", "tool_call_id": "c2", "content": "permission denied", "lc": { "type": "tool", "status": "error", "tool_call_id": "c2" } }), Some("permission denied")),
+        (result("c2", "The error in parser.rs was fixed; 12 tests pass."), None),
+    ];
+    for (res, failed) in cases {
+        let mut d = vec![sys(), user("do the task")];
+        for k in 1..=4 {
+            let id = format!("c{k}");
+            d.push(call(&id, "run"));
+            d.push(if k == 2 { res.clone() } else { result(&id, &ok()) });
+        }
+        let (out, _) = run(&d, SessionState::default(), fake_summary);
+        assert_eq!(out.status, "compacted", "{}", out.reason);
+        let c2 = out.state.ledger.iter().find(|e| e.call_id == "c2").expect("c2 folded");
+        assert_eq!(c2.failed, failed.is_some(), "{res}");
+        let s = &out.rewrite.as_ref().unwrap().summary.as_ref().unwrap().text;
+        let line = s.lines().find(|l| l.contains("[c2]:")).unwrap_or_default();
+        match failed {
+            Some(first) => assert!(line.contains("ran and failed") && line.contains(first), "{line}\n{s}"),
+            None => assert!(line.ends_with("already run"), "{line}"),
+        }
+    }
+    // the same reading for a Responses function_call_output
+    let mut d = vec![json!({ "role": "user", "content": "do the task" })];
+    for k in 1..=4 {
+        let id = format!("r{k}");
+        d.push(json!({ "type": "function_call", "call_id": id, "name": "run", "arguments": "{}" }));
+        d.push(json!({ "type": "function_call_output", "call_id": id, "output": if k == 2 { "error: permission denied".to_string() } else { ok() } }));
+    }
+    let (out, _) = compact_with(Format::OpenaiResponses, Value::Array(d), meerkat(), SessionState::default(), forced(), fake_summary);
+    assert_eq!(out.status, "compacted", "{}", out.reason);
+    let failed: Vec<&str> = out.state.ledger.iter().filter(|e| e.failed).map(|e| e.call_id.as_str()).collect();
+    assert_eq!(failed, ["r2"]);
+}
+
 #[test]
 fn y5_ledger_names_every_call_within_its_byte_bound() {
     // 50 short calls fit the ledger's bound (a quarter of the summary budget): all named

@@ -15,6 +15,7 @@ pub mod anthropic;
 pub mod canonical;
 mod decode;
 mod detect;
+pub mod failure;
 pub mod gemini;
 /// Log importers (N-3); left out of the `lite` build (issue 15).
 #[cfg(not(feature = "lite"))]

@@ -190,7 +190,10 @@ impl Adapter for OpenaiChat {
                 parts_view(content, &mut inner);
                 let (text, media, media_bytes) = super::result_parts(inner);
                 let name = raw.get("name").and_then(Value::as_str).map(str::to_string);
-                blocks.push(Block::ToolResult { call_id, name, text, is_error: false, media, media_bytes });
+                // Y-5: no error flag in the format; a LangChain ToolMessage's `status:
+                // "error"` (kept in the row's `lc` key) or an output opening as an error
+                let is_error = raw.pointer("/lc/status").and_then(Value::as_str) == Some("error") || super::failure::text_reports_failure(&text);
+                blocks.push(Block::ToolResult { call_id, name, text, is_error, media, media_bytes });
             }
             _ => {
                 if let Some(r) = raw.get("reasoning_content").and_then(Value::as_str) {

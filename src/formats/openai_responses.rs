@@ -112,7 +112,9 @@ fn result_block(call_id: String, output: Option<&Value>) -> Block {
         Some(other) => inner.push(Block::Text { text: other.to_string() }),
     }
     let (text, media, media_bytes) = super::result_parts(inner);
-    Block::ToolResult { call_id, name: None, text, is_error: false, media, media_bytes }
+    // Y-5: no error flag in the format; an output opening as an error is a failed call
+    let is_error = super::failure::text_reports_failure(&text);
+    Block::ToolResult { call_id, name: None, text, is_error, media, media_bytes }
 }
 
 impl Adapter for OpenaiResponses {

@@ -335,6 +335,28 @@ pub fn without_decisions(narrative: &str) -> String {
 pub const CONSTRAINT_WORDS: [&str; 15] =
     ["must", "mustn't", "never", "don't", "dont", "do not", "always", "should", "shouldn't", "make sure", "ensure", "need to", "prefer", "avoid", "required"];
 
+/// Constraint words beyond English (break3 finding 9), matched like [`CONSTRAINT_WORDS`]
+/// (lowercase, on word edges): German, Spanish, French, and English phrasings without an
+/// English modal ("only use", "use only"). French `ne ... pas` is matched apart
+/// ([`french_negation`]); Chinese / Japanese / Korean in [`CJK_CONSTRAINT_WORDS`].
+pub const MORE_CONSTRAINT_WORDS: [&str; 31] = [
+    // German
+    "nie", "niemals", "darf nicht", "darfst nicht", "dürfen nicht", "muss", "musst", "müssen", "immer", "keinesfalls", "auf keinen fall",
+    // Spanish
+    "nunca", "jamás", "no debes", "no debe", "debes", "debe", "siempre", "asegúrate",
+    // French
+    "jamais", "doit", "dois", "doivent", "toujours", "il faut", "interdit",
+    // English without a modal
+    "only use", "use only", "under no circumstances", "not allowed", "forbidden",
+];
+
+/// Chinese, Japanese and Korean constraint words (break3 finding 9), matched as plain
+/// substrings (these scripts put no spaces between words).
+pub const CJK_CONSTRAINT_WORDS: [&str; 24] = [
+    "不能", "不要", "必须", "必須", "绝对", "絕對", "禁止", "务必", "務必", "不得", "不可以", "一定要", "切勿", "请勿", "請勿", "永远不", "永遠不",
+    "必ず", "てはいけない", "ないでください", "絶対に", "반드시", "절대", "하지 마",
+];
+
 /// Phrases that mark an assistant sentence as a decision or finding, matched
 /// case-insensitively.
 pub const DECISION_WORDS: [&str; 21] = [
@@ -439,6 +461,7 @@ const fn first_bytes<const N: usize>(words: &[&str; N]) -> [u32; 256] {
 }
 
 const CONSTRAINT_FIRST: [u32; 256] = first_bytes(&CONSTRAINT_WORDS);
+const MORE_CONSTRAINT_FIRST: [u32; 256] = first_bytes(&MORE_CONSTRAINT_WORDS);
 const DECISION_FIRST: [u32; 256] = first_bytes(&DECISION_WORDS);
 const FINDING_FIRST: [u32; 256] = first_bytes(&FINDING_WORDS);
 
@@ -614,10 +637,30 @@ fn sentence_has_any(s: &str, words: &[&str], first: &[u32; 256]) -> bool {
     false
 }
 
-/// The constraint and preference sentences of a user text ([`CONSTRAINT_WORDS`]),
-/// verbatim, in order.
+/// The constraint and preference sentences of a user text, verbatim, in order (N-1,
+/// Y-9): a sentence holding one of [`CONSTRAINT_WORDS`] or [`MORE_CONSTRAINT_WORDS`]
+/// (case-insensitive, on word edges), one of [`CJK_CONSTRAINT_WORDS`] (substring), a
+/// French negation `ne ... pas` / `n'... pas`, or an English sentence opening with
+/// "Only " ("Only edit files under src/").
 pub fn constraint_sentences(text: &str) -> Vec<&str> {
-    sentences(text).into_iter().filter(|s| sentence_has_any(s, &CONSTRAINT_WORDS, &CONSTRAINT_FIRST)).collect()
+    sentences(text).into_iter().filter(|s| is_constraint(s)).collect()
+}
+
+fn is_constraint(s: &str) -> bool {
+    sentence_has_any(s, &CONSTRAINT_WORDS, &CONSTRAINT_FIRST)
+        || sentence_has_any(s, &MORE_CONSTRAINT_WORDS, &MORE_CONSTRAINT_FIRST)
+        || s.get(..5).is_some_and(|h| h.eq_ignore_ascii_case("only "))
+        || !s.is_ascii() && CJK_CONSTRAINT_WORDS.iter().any(|w| s.contains(w))
+        || french_negation(s)
+}
+
+/// Whether a sentence holds a French negation: the word `ne` (or `n'` opening a word)
+/// and, later, the word `pas` (case-insensitive, U+2019 read as `'`).
+fn french_negation(s: &str) -> bool {
+    let l = s.to_lowercase().replace('\u{2019}', "'");
+    let words: Vec<&str> = l.split(|c: char| !c.is_alphanumeric() && c != '\'').filter(|w| !w.is_empty()).collect();
+    let Some(ne) = words.iter().position(|w| *w == "ne" || w.starts_with("n'") && w.len() > 2) else { return false };
+    words.get(ne + 1..).is_some_and(|rest| rest.iter().any(|w| *w == "pas"))
 }
 
 /// The decision and finding sentences of an assistant text, verbatim, in order (issue
@@ -1236,7 +1279,7 @@ mod tests {
 
     #[test]
     fn t4_phrase_lists_cannot_overlap_themselves_on_an_edge() {
-        for w in CONSTRAINT_WORDS.iter().chain(DECISION_WORDS.iter()).chain(FINDING_WORDS.iter()) {
+        for w in CONSTRAINT_WORDS.iter().chain(MORE_CONSTRAINT_WORDS.iter()).chain(DECISION_WORDS.iter()).chain(FINDING_WORDS.iter()) {
             let b = w.as_bytes();
             for shift in 1..b.len() {
                 let edge_inside = b.get(shift - 1).is_some_and(|c| !c.is_ascii_alphanumeric());
@@ -1244,7 +1287,49 @@ mod tests {
                 assert!(!(edge_inside && overlaps), "{w:?} overlaps itself at {shift}");
             }
         }
-        assert!(CONSTRAINT_WORDS.len() <= 32 && DECISION_WORDS.len() <= 32 && FINDING_WORDS.len() <= 32);
+        assert!(CONSTRAINT_WORDS.len() <= 32 && MORE_CONSTRAINT_WORDS.len() <= 32 && DECISION_WORDS.len() <= 32 && FINDING_WORDS.len() <= 32);
+    }
+
+    #[test]
+    fn n1_y9_constraints_beyond_english_trigger_words_are_constraints() {
+        for s in [
+            "Du darfst vendor/lib_1.c niemals ohne Rückfrage ändern.",
+            "Das darf nicht passieren.",
+            "Man muss die Tests laufen lassen.",
+            "Nie auf main pushen.",
+            "Nunca debes editar vendor/lib_1.c sin preguntar.",
+            "Siempre usa tabs.",
+            "El código debe compilar.",
+            "Ne modifie pas le fichier vendor/lib_1.c.",
+            "N'utilise pas la branche main.",
+            "Tu dois toujours demander.",
+            "Il ne faut jamais pousser sur main.",
+            "你绝对不能修改 vendor/lib_1.c 文件。",
+            "不要删除测试。",
+            "必须使用 tabs。",
+            "禁止提交到 main 分支。",
+            "务必先运行测试。",
+            "Only use port 8002 for service 2.",
+            "only edit files under src/.",
+            "Use only the staging database.",
+            "Do not use the vendored copy.",
+        ] {
+            assert_eq!(constraint_sentences(s), [s], "{s:?} is a constraint");
+        }
+        for s in [
+            "The budget is 12 thousand.",
+            "Das Budget ist 12 Tausend.",
+            "El presupuesto es 12 mil.",
+            "Le budget est de 12 mille.",
+            "预算是12万元。",
+            "The only file left is a.rs.",
+            "Nieve cae en la montaña.",
+            "Debería funcionar ahora.",
+            "Il est neuf heures, pas encore.",
+            "Doing it now.",
+        ] {
+            assert!(constraint_sentences(s).is_empty(), "{s:?} is not a constraint");
+        }
     }
 
     #[test]

@@ -546,6 +546,15 @@ pub(crate) fn is_context_error(err: &JsValue) -> bool {
         .iter()
         .any(|p| text.contains(p))
         || gemini_context_error(&text)
+        || llama_cpp_context_error(&text)
+}
+
+/// llama.cpp server's context-size error (break3 finding 10): HTTP 400 with `type:
+/// "exceed_context_size_error"` and the message "the request exceeds the available
+/// context size, try increasing it" (the CLI's `summarizer_http_error` message carries
+/// the body). `text` is lowercased.
+pub(crate) fn llama_cpp_context_error(text: &str) -> bool {
+    text.contains("exceed_context_size_error") || text.contains("exceeds the available context size")
 }
 
 /// Gemini's context-size errors (break finding 10), recognised by their message, never by

@@ -183,6 +183,21 @@ test('Y-6 break 10: Gemini / GenAI SDK / Vertex context-size errors fall back to
   await assert.rejects(c.compact(null, chat(10), { force: true, summarize: () => { throw bare } }), (e) => e === bare)
 })
 
+test('Y-6 break3 10: llama.cpp server\'s context-size error falls back to the mechanical summary', async () => {
+  const c = new ContextCompactor({ format: 'openai-chat', contextWindow: 3000 })
+  const errors = {
+    message: Object.assign(new Error('400 the request exceeds the available context size, try increasing it'), { status: 400 }),
+    typeOnly: Object.assign(new Error('400 bad request'), { status: 400, type: 'exceed_context_size_error' }),
+  }
+  for (const [name, err] of Object.entries(errors)) {
+    const r = await c.compact(null, chat(10), { force: true, summarize: () => { throw err } })
+    assert.equal(r.status, 'compacted', name)
+    assert.equal(r.rewrite.summary.source.writer, 'mechanical', name)
+  }
+  const bare = Object.assign(new Error('400 the request is malformed'), { status: 400 })
+  await assert.rejects(c.compact(null, chat(10), { force: true, summarize: () => { throw bare } }), (e) => e === bare)
+})
+
 test('Y-1 break 16: unreadable or malformed summarize results are typed summary_failed errors that say what is wrong', async () => {
   const c = new ContextCompactor({ format: 'openai-chat', contextWindow: 3000 })
   const boom = new Error('boom get')

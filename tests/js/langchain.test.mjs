@@ -200,3 +200,27 @@ test('j2_i2_from_langchain_messages_gives_a_typed_error_naming_the_message_for_f
   const mw = compactionMiddleware({ contextWindow: 4000 })
   await assert.rejects(mw.beforeModel({ messages: [new HumanMessage('hi'), new AIMessage({ content: 'x', additional_kwargs: { circ } })] }, {}), (e) => e.code === 'invalid_transcript' && /message 1/.test(e.message))
 })
+
+test('m4_break3_5_one_middleware_keeps_engine_state_and_memory_scope_per_langgraph_thread', async () => {
+  const mw = compactionMiddleware({ contextWindow: 2000 })
+  const before = mw.beforeModel?.hook ?? mw.beforeModel
+  const threads = { A: [], B: [] }
+  const turn = async (t, i) => {
+    threads[t].push(new HumanMessage({ content: `${t}${i}: secret of thread ${t} number ${i}. ` + 'detail '.repeat(40), id: `${t}h${i}` }))
+    const r = await before({ messages: threads[t] }, { configurable: { thread_id: t } })
+    if (r?.messages) threads[t] = r.messages.slice(1)
+    threads[t].push(new AIMessage({ content: `reply ${t}${i} ` + 'words '.repeat(40), id: `${t}a${i}` }))
+  }
+  for (let i = 1; i <= 8; i++) await turn('A', i)
+  for (let i = 1; i <= 8; i++) await turn('B', i)
+  const a = mw.stats('A'), b = mw.stats('B')
+  assert.ok(a.state && b.state, 'each thread has its own state')
+  assert.notEqual(a.state, b.state)
+  assert.deepEqual(a.threads, ['A', 'B'])
+  assert.ok(a.compactions.some((c) => c.thread === 'A') && a.compactions.some((c) => c.thread === 'B'))
+  assert.equal(mw.stats().state, null, 'no thread-less state')
+  const fromA = mw.memory.recall('A', 'secret of thread B', { limit: 20 }).hits
+  assert.ok(fromA.length > 0 && fromA.every((h) => !h.content.includes('thread B')), 'thread A recalls none of B')
+  assert.ok(mw.memory.recall('B', 'secret of thread B', { limit: 5 }).hits.some((h) => h.content.includes('thread B')))
+  assert.equal(mw.memory.recall('default', 'secret', { limit: 5 }).hits.length, 0, 'nothing in the shared default scope')
+})
