@@ -41,6 +41,46 @@ pub const ATTACHMENT_PREFIX: &str = "User attachment (placeholder; message ";
 /// <n>): <name>`, so the summary's user lines keep who spoke (the newest 20 rows, the
 /// rest counted).
 pub const SPEAKER_PREFIX: &str = "User speaker (message ";
+
+/// Prefix of the marker of one user text block whose floor alone is over the summary
+/// budget (adversarial finding 8, S-9): the line goes on with `<message id>, offset <n>):
+/// the first <h> bytes quoted verbatim; <d> more constraint sentences and <b> bytes not
+/// quoted here (recall message <id>)` ([`over_budget_marker`]). The block is whole in
+/// the memory records ([`check_memory`]).
+pub const OVER_BUDGET_PREFIX: &str = "User text (over the summary budget; whole in memory, message ";
+
+/// UTF-8 bytes the floor must carry of one user text block (S-9, N-5): the whole text
+/// for the first task or the newest request (`protected`), else its constraint
+/// sentences (one line each).
+pub fn floor_cost(text: &str, protected: bool) -> usize {
+    if protected {
+        text.len()
+    } else {
+        constraint_sentences(text).iter().map(|s| s.len() + 1).sum()
+    }
+}
+
+/// The verbatim head kept of a block over the summary budget `cap` (S-9, finding 8): at
+/// most `cap / 2` UTF-8 bytes, cut after the last line break in its second half when
+/// there is one (else at a char boundary).
+pub fn over_budget_head(text: &str, cap: usize) -> &str {
+    let end = floor_boundary(text, (cap / 2).max(1));
+    let head = text.get(..end).unwrap_or("");
+    match head.rfind('\n') {
+        Some(n) if n >= end / 2 => text.get(..n).unwrap_or(""),
+        _ => head,
+    }
+}
+
+/// The marker of a block over the summary budget ([`OVER_BUDGET_PREFIX`]): message id
+/// and source offset (quoted as data), the bytes of the verbatim `head`, and the
+/// constraint sentences and bytes past it that are not quoted (counted, never silent).
+pub fn over_budget_marker(id: &str, offset: usize, text: &str, head: &str) -> String {
+    let d = constraint_sentences(text).len().saturating_sub(constraint_sentences(head).len());
+    let id = quote::content(id);
+    format!("{OVER_BUDGET_PREFIX}{id}, offset {offset}): the first {} bytes quoted verbatim; {d} more constraint sentences and {} bytes not quoted here (recall message {id})", head.len(), text.len() - head.len())
+}
+
 /// Prefix of the line naming a run of folded user text blocks the summary could not
 /// hold even clipped (tier 4 of [`user_text_floor`]); they are whole in memory.
 pub const UNQUOTED_PREFIX: &str = "User texts not quoted (whole in memory): ";
@@ -127,6 +167,18 @@ pub fn session_first_task(messages: &[Message]) -> Option<usize> {
 ///
 /// Time: linear in the folded text (hash sets, no pairwise comparison).
 pub fn user_text_floor(rows: &[(usize, &Message)], first_task: Option<usize>, newest: Option<usize>, budget_bytes: usize) -> Vec<String> {
+    user_text_floor_capped(rows, first_task, newest, budget_bytes, usize::MAX)
+}
+
+/// [`user_text_floor`] with the rule for one block over the summary budget (adversarial
+/// finding 8, S-9 "never silently dropped"): a block whose own floor ([`floor_cost`]:
+/// the whole first task or newest request, else its constraint sentences) is over
+/// `single_cap` UTF-8 bytes is quoted by its head ([`over_budget_head`]; the first task
+/// and the newest request keep their labels, with the head as their text) and named by
+/// one [`over_budget_marker`] line counting the constraint sentences and bytes past the
+/// head; none of its constraint sentences is a floor line. The block must be whole in
+/// the memory records. `usize::MAX`: no block is over (every one verbatim, as before).
+pub fn user_text_floor_capped(rows: &[(usize, &Message)], first_task: Option<usize>, newest: Option<usize>, budget_bytes: usize, single_cap: usize) -> Vec<String> {
     // (offset, id, text, tier): decided newest first, written in order
     let mut blocks: Vec<(usize, &str, &str, u8)> = Vec::new();
     for (o, m) in rows {
@@ -138,7 +190,9 @@ pub fn user_text_floor(rows: &[(usize, &Message)], first_task: Option<usize>, ne
     for b in blocks.iter_mut().rev() {
         let protected = Some(b.0) == first_task || Some(b.0) == newest;
         let clip_cost = CLIPPED_PREFIX.len() + b.1.len() + CLIP_HEAD_BYTES + 48;
-        if protected {
+        if single_cap != usize::MAX && floor_cost(b.2, protected) > single_cap {
+            b.3 = 5;
+        } else if protected {
             b.3 = 1;
         } else if whole_used.saturating_add(b.2.len()) <= budget_bytes {
             whole_used = whole_used.saturating_add(b.2.len());
@@ -163,6 +217,17 @@ pub fn user_text_floor(rows: &[(usize, &Message)], first_task: Option<usize>, ne
         }
     };
     for (o, id, text, tier) in blocks {
+        if tier == 5 {
+            // finding 8: the head verbatim, the rest counted and whole in memory
+            flush(&mut lines, &mut run);
+            let head = over_budget_head(text, single_cap);
+            if Some(o) == first_task || Some(o) == newest {
+                let prefix = if Some(o) == first_task { FIRST_TASK_PREFIX } else { NEWEST_PREFIX };
+                lines.push(format!("{prefix}{}", quote::content(head)));
+            }
+            lines.push(over_budget_marker(id, o, text, head));
+            continue;
+        }
         if tier >= 3 && !whole.contains(text) {
             // S-9, N-5: every constraint sentence of a text not quoted whole, once
             for s in constraint_sentences(text) {
@@ -254,6 +319,21 @@ pub fn user_text_floor(rows: &[(usize, &Message)], first_task: Option<usize>, ne
 ///
 /// Time: linear in the folded text.
 pub fn required_bytes(rows: &[(usize, &Message)], first_task: Option<usize>, newest: Option<usize>, all_text: bool) -> (usize, usize, usize) {
+    required_bytes_capped(rows, first_task, newest, all_text, usize::MAX)
+}
+
+/// [`required_bytes`] with [`user_text_floor_capped`]'s rule: a block whose own floor is
+/// over `single_cap` counts its head and its marker only.
+pub fn required_bytes_capped(rows: &[(usize, &Message)], first_task: Option<usize>, newest: Option<usize>, all_text: bool, single_cap: usize) -> (usize, usize, usize) {
+    let over = |o: usize, t: &str| single_cap != usize::MAX && floor_cost(t, Some(o) == first_task || Some(o) == newest) > single_cap;
+    let mut over_bytes = 0usize;
+    for (o, m) in rows {
+        for t in m.user_texts() {
+            if over(*o, t) {
+                over_bytes = over_bytes.saturating_add(over_budget_head(t, single_cap).len() + OVER_BUDGET_PREFIX.len() + m.id.len() + 160);
+            }
+        }
+    }
     let mut texts: std::collections::HashSet<&str> = std::collections::HashSet::new();
     let mut sentences: std::collections::HashSet<&str> = std::collections::HashSet::new();
     let (mut bytes, mut sentence_bytes) = (0usize, 0usize);
@@ -262,7 +342,7 @@ pub fn required_bytes(rows: &[(usize, &Message)], first_task: Option<usize>, new
             continue;
         }
         for t in m.user_texts() {
-            if (all_text || Some(*o) == first_task) && texts.insert(t) {
+            if !over(*o, t) && (all_text || Some(*o) == first_task) && texts.insert(t) {
                 bytes = bytes.saturating_add(t.len());
             }
         }
@@ -272,7 +352,7 @@ pub fn required_bytes(rows: &[(usize, &Message)], first_task: Option<usize>, new
             continue;
         }
         for t in m.user_texts() {
-            if texts.contains(t) {
+            if texts.contains(t) || over(*o, t) {
                 continue;
             }
             for s in constraint_sentences(t) {
@@ -282,7 +362,7 @@ pub fn required_bytes(rows: &[(usize, &Message)], first_task: Option<usize>, new
             }
         }
     }
-    (bytes.saturating_add(sentence_bytes), sentences.len(), sentence_bytes)
+    (bytes.saturating_add(sentence_bytes).saturating_add(over_bytes), sentences.len(), sentence_bytes)
 }
 
 /// Placeholders named one by one; older ones are counted (see [`user_text_floor`]).
@@ -310,7 +390,7 @@ fn attachment_name(name: &str) -> String {
 /// Starts of the plain one-line user-text lines [`user_text_floor`] writes (a whole quote
 /// and the constraint sentences are written as length-prefixed items instead), carried by
 /// later summaries and rollups ([`crate::summarize::ledger::carried_items`]).
-pub const FLOOR_LINE_PREFIXES: [&str; 6] = [CLIPPED_PREFIX, CONSTRAINT_PREFIX, ATTACHMENT_PREFIX, SPEAKER_PREFIX, UNQUOTED_PREFIX, crate::summarize::carry::ROLLUP_CLIPPED_PREFIX];
+pub const FLOOR_LINE_PREFIXES: [&str; 7] = [CLIPPED_PREFIX, CONSTRAINT_PREFIX, ATTACHMENT_PREFIX, SPEAKER_PREFIX, UNQUOTED_PREFIX, crate::summarize::carry::ROLLUP_CLIPPED_PREFIX, OVER_BUDGET_PREFIX];
 
 /// A user text block the summary clipped, which the memory records must hold whole.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -514,6 +594,7 @@ pub fn check(source: &[Message], kept: &[bool], summary: &str) -> Result<Vec<Cli
             None => Ok(()),
         }
     };
+    let any_over = summary.contains(OVER_BUDGET_PREFIX);
     for (o, m) in source.iter().enumerate() {
         if kept.get(o).copied().unwrap_or(true) {
             continue;
@@ -523,6 +604,16 @@ pub fn check(source: &[Message], kept: &[bool], summary: &str) -> Result<Vec<Cli
             // quoted verbatim as a whole line or item of the floor (quoted as data, or as is)
             if index.holds_exactly(t) {
                 continue;
+            }
+            // finding 8: a block over the summary budget, its head verbatim and the rest
+            // counted by its marker, must be whole in memory (its constraint sentences too)
+            if any_over {
+                let line = format!("{OVER_BUDGET_PREFIX}{}, offset {o}): ", quote::content(&m.id));
+                let head_line = t.lines().next().unwrap_or("");
+                if summary.contains(&line) && index.holds(head_line) {
+                    clipped.push(clipped_of(o, m, t, &mut joined)?);
+                    continue;
+                }
             }
             let marker = format!("{CLIPPED_PREFIX}{}, offset {o}): ", quote::content(&m.id));
             // a message of several text blocks has one marker per clipped block: this

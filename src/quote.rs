@@ -10,7 +10,8 @@
 //! - a line that starts (after leading spaces / tabs) like a line the engine writes (a row
 //!   header `[#N role]`, `[summary N]`, a block header `-> call ` / `<- result of `, the clip
 //!   marker `[... `, the record marker `-- engine record`, the record's section lines
-//!   `User request (verbatim):`, `User text (clipped;`, `User constraint (verbatim):`,
+//!   `User request (verbatim):`, `User text (clipped;`, `User text (over the summary budget;`,
+//!   `User constraint (verbatim):`,
 //!   `User attachment (placeholder;`, `User speaker (message `, `User texts not quoted`, `Calls already run`,
 //!   `Artifacts:`, `- earlier:`, or a ledger
 //!   line `- name(args) [id]: already run` / `...: ran and failed`) gets a leading `\`.
@@ -25,8 +26,9 @@ use std::borrow::Cow;
 const FENCE_TAGS: [&str; 2] = ["transcript", "summaries"];
 
 /// Line starts the engine writes itself (compared after leading spaces / tabs).
-const ENGINE_LINE_STARTS: [&str; 15] = [
+const ENGINE_LINE_STARTS: [&str; 16] = [
     "[#",
+    "User text (over the summary budget;",
     "[summary",
     "[... ",
     "-> call ",

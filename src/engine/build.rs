@@ -9,7 +9,7 @@ use crate::formats::{self, message_from_raw};
 use crate::rewrite::Origin;
 use crate::select::{Selection, Stage};
 use crate::state::FoldedCall;
-use crate::nothing_lost::{first_and_newest, session_first_task, user_text_floor};
+use crate::nothing_lost::{first_and_newest, session_first_task};
 use crate::summarize::handoff::{handoff_summary_with, HandoffLabels};
 use crate::summarize::{collect_artifact_refs, deterministic_tail, floor_items, narrative_part, Facts};
 use crate::summarize::floor::rehydration_missed;
@@ -58,11 +58,20 @@ impl Job {
     }
 
     /// S-9, N-1: the user-text lines of the new summary, every folded user text block
-    /// placed by [`user_text_floor`] (what folded summaries carried comes with their
+    /// placed by [`crate::nothing_lost::user_text_floor`] (what folded summaries carried comes with their
     /// items, [`Facts::carried`]).
     pub(super) fn user_floor(&self, sel: &Selection, msgs: &[Message], (first_task, newest): (Option<usize>, Option<usize>)) -> Vec<String> {
         let rows: Vec<(usize, &Message)> = sel.fold.iter().filter_map(|&o| msgs.get(o).map(|m| (o, m))).collect();
-        user_text_floor(&rows, first_task, newest, self.user_floor_budget())
+        crate::nothing_lost::user_text_floor_capped(&rows, first_task, newest, self.user_floor_budget(), self.single_text_cap())
+    }
+
+    /// UTF-8 bytes the floor may carry of one folded user text block before its head
+    /// alone is quoted (adversarial finding 8, S-9; [`crate::nothing_lost::user_text_floor_capped`]):
+    /// the summary budget (`summaryMaxOutputTokens x bytesPerToken`, at most a sixth of
+    /// the window, at least 1,024).
+    pub(super) fn single_text_cap(&self) -> usize {
+        let window_bytes = usize::try_from(self.config.context_window.saturating_mul(self.config.bytes_per_token)).unwrap_or(usize::MAX);
+        self.summary_bytes().min(window_bytes / 6).max(1_024)
     }
 
     /// S-9: the session's first task ([`session_first_task`]: `None` once a summary
@@ -94,7 +103,27 @@ impl Job {
         let stored = &self.stored;
         let mechanical = source.writer == "mechanical";
         // the handoff's own facts (decisions, current work, ...) only when it is written
-        let facts = Facts::read_for(&rows, &|off, nth, m: &Message| stored.get(&(off, nth)).cloned().or_else(|| m.provenance.artifact_ref.clone()), mechanical);
+        let mut facts = Facts::read_for(&rows, &|off, nth, m: &Message| stored.get(&(off, nth)).cloned().or_else(|| m.provenance.artifact_ref.clone()), mechanical);
+        // finding 8: the constraint sentences of a block over the summary budget past its
+        // verbatim head are counted by its marker, not listed (they are whole in memory)
+        {
+            let cap = self.single_text_cap();
+            let labels = self.first_and_newest_of(msgs);
+            let mut over: std::collections::HashSet<&str> = std::collections::HashSet::new();
+            let mut head: std::collections::HashSet<&str> = std::collections::HashSet::new();
+            for (o, m) in &rows {
+                for t in m.user_texts() {
+                    if crate::nothing_lost::floor_cost(t, Some(*o) == labels.0 || Some(*o) == labels.1) > cap {
+                        over.extend(crate::nothing_lost::constraint_sentences(t));
+                        head.extend(crate::nothing_lost::constraint_sentences(crate::nothing_lost::over_budget_head(t, cap)));
+                    }
+                }
+            }
+            if !over.is_empty() {
+                facts.constraints.retain(|c| !over.contains(c.as_str()) || head.contains(c.as_str()));
+            }
+        }
+        let facts = facts;
         drop(rows);
         // Y-5: the folded-call ledger, for stage-2 folds of the open run, across folds.
         let mut ledger_now: Vec<FoldedCall> = Vec::new();
@@ -150,7 +179,7 @@ impl Job {
         {
             let (first_task, newest) = labels;
             let rows: Vec<(usize, &Message)> = sel.fold.iter().filter_map(|&o| msgs.get(o).map(|m| (o, m))).collect();
-            self.summary_floor = crate::nothing_lost::required_bytes(&rows, first_task, newest, !self.config.project_memory);
+            self.summary_floor = crate::nothing_lost::required_bytes_capped(&rows, first_task, newest, !self.config.project_memory, self.single_text_cap());
         }
         let floor_room = self.summary_floor.0;
         let fold_bytes: usize = sel.fold.iter().filter_map(|&o| msgs.get(o)).map(|m| m.bytes).sum();
