@@ -61,14 +61,14 @@ pub fn floor_cost(text: &str, protected: bool) -> usize {
 }
 
 /// The verbatim head kept of a block over the summary budget `cap` (S-9, finding 8): at
-/// most `cap / 2` UTF-8 bytes, cut after the last line break in its second half when
-/// there is one (else at a char boundary).
+/// most `cap / 2` UTF-8 bytes, cut at the last line break in its second half when there
+/// is one, else at its last space there (else at a char boundary).
 pub fn over_budget_head(text: &str, cap: usize) -> &str {
     let end = floor_boundary(text, (cap / 2).max(1));
     let head = text.get(..end).unwrap_or("");
-    match head.rfind('\n') {
-        Some(n) if n >= end / 2 => text.get(..n).unwrap_or(""),
-        _ => head,
+    match head.rfind('\n').filter(|&n| n >= end / 2).or_else(|| head.rfind(' ').filter(|&n| n >= end / 2)) {
+        Some(n) => text.get(..n).unwrap_or(""),
+        None => head,
     }
 }
 
@@ -608,9 +608,16 @@ pub fn check(source: &[Message], kept: &[bool], summary: &str) -> Result<Vec<Cli
             // finding 8: a block over the summary budget, its head verbatim and the rest
             // counted by its marker, must be whole in memory (its constraint sentences too)
             if any_over {
-                let line = format!("{OVER_BUDGET_PREFIX}{}, offset {o}): ", quote::content(&m.id));
-                let head_line = t.lines().next().unwrap_or("");
-                if summary.contains(&line) && index.holds(head_line) {
+                let line = format!("{OVER_BUDGET_PREFIX}{}, offset {o}): the first ", quote::content(&m.id));
+                // the head's length as the marker states it ("the first <h> bytes quoted
+                // verbatim"): that head must be quoted (a one-line text has no line break
+                // to cut at, so the head is a prefix of its only line)
+                let head_len = summary.find(&line).and_then(|at| {
+                    let rest = &summary[at + line.len()..];
+                    rest[..rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len())].parse::<usize>().ok()
+                });
+                let head = head_len.filter(|&h| h > 0 && t.is_char_boundary(h.min(t.len()))).and_then(|h| t.get(..h));
+                if head.is_some_and(|h| index.holds(h)) {
                     clipped.push(clipped_of(o, m, t, &mut joined)?);
                     continue;
                 }

@@ -98,3 +98,27 @@ fn s9_n5_a_small_constraint_set_in_the_first_task_stays_whole() {
     assert!(context_compactor::summarize::carried_items(&summary).iter().any(|(k, v)| k == "carried first task" && *v == first));
     assert!(!summary.contains(context_compactor::nothing_lost::OVER_BUDGET_PREFIX));
 }
+
+/// S-9, N-1 (merge of the over-budget head with the check): a first task of one long line
+/// (no line break to cut at) over a small window's summary budget is quoted by a head
+/// that ends at a space, the marker states that head's length, and the check accepts it
+/// (before, it looked for the text's whole first line and rejected the rewrite with
+/// `user_text_lost`).
+#[test]
+fn s9_n1_a_one_line_first_task_over_the_budget_is_quoted_by_its_head_and_accepted() {
+    let first = format!("task 0 {}", "detail ".repeat(200));
+    let mut rows: Vec<Value> = vec![json!({ "role": "system", "content": "sys" }), json!({ "role": "user", "content": first.clone() }), json!({ "role": "assistant", "content": "answer 0" })];
+    for i in 1..6 {
+        rows.push(json!({ "role": "user", "content": format!("task {i} {}", "detail ".repeat(200)) }));
+        rows.push(json!({ "role": "assistant", "content": format!("answer {i}") }));
+    }
+    let config = Config::from_options(&json!({ "contextWindow": 2000, "preserveRecentTurns": 2 })).unwrap();
+    let t = formats::decode(Format::OpenaiChat, Value::Array(rows)).unwrap();
+    let mut job = Job::start(config, SessionState::default(), t, JobOptions { signals: Signals { force: true, ..Signals::default() }, has_summarizer: false });
+    let o = run_sync(&mut job, |_| Reply::Failed { message: "no summarizer".into(), context_exceeded: false }).unwrap();
+    assert_eq!(o.status, "compacted", "{}", o.reason);
+    let summary: String = o.transcript.messages.iter().filter(|m| m.is_summary()).map(|m| m.text()).collect();
+    let head = context_compactor::summarize::carried_items(&summary).into_iter().find(|(k, _)| k == "carried first task").map(|(_, v)| v).expect("a first-task item");
+    assert!(head.len() < first.len() && first.starts_with(&head) && first[head.len()..].starts_with(' '), "the head ends at a word: {head:?}");
+    assert!(summary.contains(&format!("the first {} bytes quoted verbatim", head.len())), "{summary}");
+}
