@@ -174,7 +174,8 @@ pub fn user_text_floor(rows: &[(usize, &Message)], first_task: Option<usize>, ne
 /// finding 8, S-9 "never silently dropped"): a block whose own floor ([`floor_cost`]:
 /// the whole first task or newest request, else its constraint sentences) is over
 /// `single_cap` UTF-8 bytes is quoted by its head ([`over_budget_head`]; the first task
-/// and the newest request keep their labels, with the head as their text) and named by
+/// and the newest request keep their labels, with the head as their text; another
+/// message gets a clipped line with a head of at most [`CLIP_HEAD_BYTES`]) and named by
 /// one [`over_budget_marker`] line counting the constraint sentences and bytes past the
 /// head; none of its constraint sentences is a floor line. The block must be whole in
 /// the memory records. `usize::MAX`: no block is over (every one verbatim, as before).
@@ -220,12 +221,18 @@ pub fn user_text_floor_capped(rows: &[(usize, &Message)], first_task: Option<usi
         if tier == 5 {
             // finding 8: the head verbatim, the rest counted and whole in memory
             flush(&mut lines, &mut run);
-            let head = over_budget_head(text, single_cap);
             if Some(o) == first_task || Some(o) == newest {
+                let head = over_budget_head(text, single_cap);
                 let prefix = if Some(o) == first_task { FIRST_TASK_PREFIX } else { NEWEST_PREFIX };
                 lines.push(format!("{prefix}{}", quote::content(head)));
+                lines.push(over_budget_marker(id, o, text, head));
+            } else {
+                // another message (break5 finding 2): a clipped line with a short head,
+                // so the marker's "the first <h> bytes quoted verbatim" holds for it too
+                let head = over_budget_head(text, 2 * CLIP_HEAD_BYTES);
+                lines.push(format!("{CLIPPED_PREFIX}{}, offset {o}): {} [+{} bytes in memory]", quote::content(id), quote::content(head), text.len() - head.len()));
+                lines.push(over_budget_marker(id, o, text, head));
             }
-            lines.push(over_budget_marker(id, o, text, head));
             continue;
         }
         if tier >= 3 && !whole.contains(text) {

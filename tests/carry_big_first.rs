@@ -122,3 +122,40 @@ fn s9_n1_a_one_line_first_task_over_the_budget_is_quoted_by_its_head_and_accepte
     assert!(head.len() < first.len() && first.starts_with(&head) && first[head.len()..].starts_with(' '), "the head ends at a word: {head:?}");
     assert!(summary.contains(&format!("the first {} bytes quoted verbatim", head.len())), "{summary}");
 }
+
+/// S-9, N-1 (break5 finding 2): a message in the middle of the session (neither the first
+/// task nor the newest request) whose constraint sentences alone are over the summary
+/// budget is quoted by a clipped line with its head and the over-budget marker; before,
+/// the marker claimed a head that no line quoted and every compaction failed with
+/// `user_text_lost`.
+#[test]
+fn s9_n1_a_middle_message_over_the_budget_is_clipped_with_its_head_and_the_marker() {
+    let rules: Vec<String> = (0..2_500).map(|i| format!("Rule {i}: you must never touch file src/mod{i}.rs.")).collect();
+    let mut rows: Vec<Value> = vec![json!({ "role": "system", "content": "sys" }), json!({ "role": "user", "content": "Fix the flaky test in tests/net.rs." })];
+    let mut id = 0;
+    let mut round = |rows: &mut Vec<Value>, body: &str| {
+        id += 1;
+        rows.push(json!({ "role": "assistant", "content": null, "tool_calls": [{ "id": format!("c{id}"), "type": "function", "function": { "name": "read", "arguments": "{\"path\":\"a.rs\"}" } }] }));
+        rows.push(json!({ "role": "tool", "tool_call_id": format!("c{id}"), "content": body }));
+    };
+    for _ in 0..4 {
+        round(&mut rows, &"x".repeat(3000));
+    }
+    rows.push(json!({ "role": "user", "content": format!("Here are the house rules:\n{}", rules.join("\n")) }));
+    rows.push(json!({ "role": "assistant", "content": "Understood." }));
+    for _ in 0..6 {
+        round(&mut rows, &"y".repeat(3000));
+    }
+    rows.push(json!({ "role": "user", "content": "Now run the tests again." }));
+    rows.push(json!({ "role": "assistant", "content": "ok" }));
+    let config = Config::from_options(&json!({ "contextWindow": 32000 })).unwrap();
+    let t = formats::decode(Format::OpenaiChat, Value::Array(rows)).unwrap();
+    let mut job = Job::start(config, SessionState::default(), t, JobOptions { signals: Signals { force: true, ..Signals::default() }, has_summarizer: false }).with_user_text_only_memory(true);
+    let o = run_sync(&mut job, |_| Reply::Failed { message: "no summarizer".into(), context_exceeded: false }).unwrap();
+    assert_eq!(o.status, "compacted", "{}", o.reason);
+    let summary: String = o.transcript.messages.iter().filter(|m| m.is_summary()).map(|m| m.text()).collect();
+    let at = summary.find(&format!("{}", context_compactor::nothing_lost::CLIPPED_PREFIX)).unwrap_or_else(|| panic!("a clipped line:\n{summary}"));
+    let clipped = &summary[at..at + summary[at..].find(" bytes in memory]").expect("its byte count")];
+    assert!(clipped.contains("offset 10): Here are the house rules:\nRule 0: you must never touch file src/mod0.rs."), "{clipped}");
+    assert!(summary.lines().any(|l| l.starts_with(context_compactor::nothing_lost::OVER_BUDGET_PREFIX) && l.contains("more constraint sentences")), "{summary}");
+}

@@ -25,9 +25,11 @@ const ERRNO_NAMES: [&str; 16] = [
 /// - a shell's `...: command not found` / `command not found: ...`;
 ///
 /// or when the whole output is a JSON object whose top-level `error` key holds a value
-/// other than `null`, `false`, `""`, `{}` or `[]` (`{"error": "User not found"}`).
+/// other than `null`, `false`, `0`, `""`, `{}`, `[]` or a word saying none (`"none"`,
+/// `"ok"`, `"false"`, `"null"`, `"0"`, `"no"`, `"n/a"`, `"nil"`): `{"error": "User not found"}`.
 /// Only the first 2,000 bytes are read for the line tests; the JSON test parses
-/// outputs up to 64 KiB that start with `{`.
+/// outputs up to 64 KiB that start with `{`. The tool's name is not known here: see
+/// [`result_reports_failure`] for a result whose call names a reader.
 pub fn text_reports_failure(text: &str) -> bool {
     let head = text.get(..crate::evict::floor_boundary(text, 2_000)).unwrap_or("");
     let first = head.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("");
@@ -35,6 +37,24 @@ pub fn text_reports_failure(text: &str) -> bool {
         return false;
     }
     opens_as_error(first) || json_error(text)
+}
+
+/// Whether the result of a call to tool `name` reports a failure (Y-5): as
+/// [`text_reports_failure`], except that the output of a tool that returns a file's or
+/// page's contents (a name holding `read`, `cat`, `view`, `open`, `grep` or `search`,
+/// any case: `read_file`, `Read`, `open`, `search_dir`) is its content, so a first line
+/// opening `Error:` (a log file, a doc page) is not taken as a failure; its JSON `error`
+/// object still is.
+pub fn result_reports_failure(name: Option<&str>, text: &str) -> bool {
+    let reader = name.is_some_and(|n| {
+        let n = n.to_ascii_lowercase();
+        ["read", "cat", "view", "open", "grep", "search"].iter().any(|k| n.contains(k))
+    });
+    if reader {
+        json_error(text)
+    } else {
+        text_reports_failure(text)
+    }
 }
 
 fn opens_as_error(line: &str) -> bool {
@@ -68,7 +88,13 @@ fn json_error(text: &str) -> bool {
     let Ok(Value::Object(o)) = serde_json::from_str::<Value>(t) else { return false };
     match o.get("error") {
         None | Some(Value::Null) | Some(Value::Bool(false)) => false,
-        Some(Value::String(s)) => !s.trim().is_empty(),
+        // `"error": 0` is a status code meaning none (`{"error": 0, "msg": "ok"}`)
+        Some(Value::Number(n)) => n.as_f64() != Some(0.0),
+        // a word saying there is none (`"none"`, `"ok"`, `"false"`, `"null"`, `"0"`, `"no"`)
+        Some(Value::String(s)) => {
+            let s = s.trim();
+            !s.is_empty() && !["none", "ok", "false", "null", "0", "no", "n/a", "nil"].iter().any(|w| s.eq_ignore_ascii_case(w))
+        }
         Some(Value::Object(m)) => !m.is_empty(),
         Some(Value::Array(a)) => !a.is_empty(),
         Some(_) => true,
@@ -119,8 +145,24 @@ mod tests {
             "My Error: a note",
             "src/error.rs: 12 lines",
             "2 passed, 0 failed\nError: (this line is not the first)",
+            "{\"error\": 0, \"msg\": \"ok\"}",
+            "{\"error\": \"none\"}",
+            "{\"error\": \"OK\"}",
         ] {
             assert!(!text_reports_failure(t), "{t:?} is not a failure");
         }
+    }
+
+    /// Y-5 (break4 finding 2): a reader's output is the file's content; a log line
+    /// opening `Error:` is not the call failing (a JSON error object still is).
+    #[test]
+    fn y5_a_readers_output_opening_with_error_is_content_not_a_failure() {
+        use super::result_reports_failure;
+        for name in ["read_file", "Read", "open", "cat", "view_file", "search_dir"] {
+            assert!(!result_reports_failure(Some(name), "ERROR: 2026-01-01 disk full\nINFO: retry"), "{name}");
+            assert!(result_reports_failure(Some(name), "{\"error\": \"no such file\"}"), "{name}");
+        }
+        assert!(result_reports_failure(Some("book_flight"), "Error: payment amount does not add up"));
+        assert!(result_reports_failure(None, "Error: payment amount does not add up"));
     }
 }

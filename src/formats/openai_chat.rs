@@ -192,7 +192,7 @@ impl Adapter for OpenaiChat {
                 let name = raw.get("name").and_then(Value::as_str).map(str::to_string);
                 // Y-5: no error flag in the format; a LangChain ToolMessage's `status:
                 // "error"` (kept in the row's `lc` key) or an output opening as an error
-                let is_error = raw.pointer("/lc/status").and_then(Value::as_str) == Some("error") || super::failure::text_reports_failure(&text);
+                let is_error = raw.pointer("/lc/status").and_then(Value::as_str) == Some("error") || super::failure::result_reports_failure(name.as_deref(), &text);
                 blocks.push(Block::ToolResult { call_id, name, text, is_error, media, media_bytes });
             }
             _ => {
@@ -256,6 +256,10 @@ struct Row<'a, Text, C> {
     name: Option<Cow<'a, str>>,
     #[serde(default)]
     reasoning_content: Option<Text>,
+    /// A LangChain row's `lc` key: only its `status` is read (Y-5); another shape of
+    /// `lc` fails the parse and takes the `Value` path.
+    #[serde(borrow, default)]
+    lc: Option<Lc<'a>>,
     #[serde(default, deserialize_with = "refuse")]
     function_call: (),
     #[serde(default, deserialize_with = "refuse")]
@@ -270,6 +274,14 @@ struct Row<'a, Text, C> {
     observation_source: (),
     #[serde(default, deserialize_with = "refuse")]
     pinned: (),
+}
+
+/// The part of a LangChain row's `lc` key the typed view reads: a ToolMessage's
+/// `status` (`"error"` marks a failed call, Y-5); other keys are skipped.
+#[derive(serde::Deserialize)]
+struct Lc<'a> {
+    #[serde(borrow, default)]
+    status: Option<Cow<'a, str>>,
 }
 
 /// What the view reads ([`view_text`]): string texts, calls with their function.
@@ -347,11 +359,14 @@ pub(crate) fn view_text(text: &str) -> Option<(Role, Vec<Block>)> {
     let text = row.content.take().map(|Content(t)| t);
     if role == Role::Tool {
         let call_id = row.result_call_id()?;
+        let text = text.unwrap_or_default();
+        // Y-5: read as the `Value` path reads it (a LangChain `lc.status` or the output)
+        let is_error = row.lc.as_ref().and_then(|l| l.status.as_deref()) == Some("error") || super::failure::result_reports_failure(row.name.as_deref(), &text);
         let result = Block::ToolResult {
             call_id,
             name: row.name.map(Cow::into_owned),
-            text: text.unwrap_or_default(),
-            is_error: false,
+            text,
+            is_error,
             media: Vec::new(),
             media_bytes: 0,
         };
