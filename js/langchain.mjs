@@ -251,7 +251,8 @@ function abortedError(signal) {
  * the `signal` option (I-6): a cancelled invocation rejects with an `AbortError` carrying
  * `code: "aborted"` (its `cause` the signal's reason) and commits no compaction. Threads
  * (M-4): each LangGraph `thread_id` (`invoke(input, { configurable: { thread_id } })`)
- * keeps its own engine state and memory scope (`sessionId` = the thread id, or
+ * keeps its own engine state and memory scope (`sessionId` = the thread id (a thread
+ * named `"default"`: `"thread:default"`), or
  * `<sessionId option>:<thread id>`); invocations without one share the `sessionId`
  * option's scope (default `"default"`). The per-thread states are held in process for
  * the middleware's life. `.compactor`, `.memory` and `.stats(threadId?)` are exposed for
@@ -294,7 +295,9 @@ export function compactionMiddleware(options = {}) {
       const t = slot(thread)
       let state = t.state
       // the memory scope: the thread id (after the `sessionId` option and a colon when both are set)
-      const sessionId = thread == null ? hooks.sessionId : hooks.sessionId != null ? `${hooks.sessionId}:${thread}` : thread
+      // (break5 finding 12: a thread named "default" gets "thread:default", not the
+      // thread-less invocations' scope)
+      const sessionId = thread == null ? hooks.sessionId : hooks.sessionId != null ? `${hooks.sessionId}:${thread}` : thread === 'default' ? 'thread:default' : thread
       const rows = fromLangChainMessages(messages)
       // I-3: the newest answer's usage, once, against the rows that request carried
       let lastAi = -1

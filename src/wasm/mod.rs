@@ -526,8 +526,9 @@ pub(crate) fn is_context_error(err: &JsValue) -> bool {
     if get(err, "contextExceeded").as_bool() == Some(true) {
         return true;
     }
-    let status = get(err, "status").as_f64();
-    if status == Some(413.0) {
+    // HTTP 413: `status` (fetch, OpenAI / Anthropic SDKs) or `statusCode` (the AI SDK's
+    // `APICallError`, break5 finding 11)
+    if get(err, "status").as_f64() == Some(413.0) || get(err, "statusCode").as_f64() == Some(413.0) {
         return true;
     }
     // Lowercased char by char: that differs from `str::to_lowercase` only in a final
@@ -547,6 +548,14 @@ pub(crate) fn is_context_error(err: &JsValue) -> bool {
         .any(|p| text.contains(p))
         || gemini_context_error(&text)
         || llama_cpp_context_error(&text)
+        || tgi_context_error(&text)
+}
+
+/// Hugging Face text-generation-inference's context-size error (break5 finding 11): HTTP
+/// 422 "Input validation error: `inputs` tokens + `max_new_tokens` must be <= N". `text`
+/// is lowercased.
+pub(crate) fn tgi_context_error(text: &str) -> bool {
+    text.contains("input validation error") && text.contains("tokens") && text.contains("must be <=")
 }
 
 /// llama.cpp server's context-size error (break3 finding 10): HTTP 400 with `type:

@@ -323,3 +323,38 @@ test('N-1 break2 C: CLI outputs may not overwrite the input or each other (usage
   assert.equal(await readFile(input, 'utf8'), original, 'the input is untouched')
   await assert.rejects(readFile(outT, 'utf8'), 'no output was written')
 })
+
+test('Y-6 break5 11: an AI SDK APICallError (statusCode 413) and text-generation-inference\'s 422 input validation error fall back to the mechanical summary', async () => {
+  const c = new ContextCompactor({ format: 'openai-chat', contextWindow: 3000 })
+  const errors = {
+    aiSdk413: Object.assign(new Error('Request Entity Too Large'), { name: 'AI_APICallError', statusCode: 413 }),
+    tgi422: Object.assign(new Error('Input validation error: `inputs` tokens + `max_new_tokens` must be <= 4096. Given: 5012 `inputs` tokens and 512 `max_new_tokens`'), { status: 422 }),
+  }
+  for (const [name, err] of Object.entries(errors)) {
+    const r = await c.compact(null, chat(10), { force: true, summarize: () => { throw err } })
+    assert.equal(r.status, 'compacted', name)
+    assert.equal(r.rewrite.summary.source.writer, 'mechanical', name)
+  }
+  const other = Object.assign(new Error('Bad Request'), { name: 'AI_APICallError', statusCode: 400 })
+  await assert.rejects(c.compact(null, chat(10), { force: true, summarize: () => { throw other } }), (e) => e === other)
+})
+
+test('Y-5 break5 1: an openai-chat tool result given as a plain string that opens as an error is a call that ran and failed (object and text input)', async () => {
+  const c = new ContextCompactor({ format: 'openai-chat', contextWindow: 3000 })
+  const rows = [{ role: 'system', content: 'sys' }, { role: 'user', content: 'Book the flight.' }]
+  rows.push({ role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'book_flight', arguments: '{"id":"F1"}' } }] })
+  rows.push({ role: 'tool', tool_call_id: 'c1', content: 'Error: payment amount does not add up' })
+  rows.push({ role: 'assistant', content: null, tool_calls: [{ id: 'c2', type: 'function', function: { name: 'read_file', arguments: '{"path":"app.log"}' } }] })
+  // a reader's result that names its tool (LangChain ToolMessage, OpenAI `name`): its content, not a failure
+  rows.push({ role: 'tool', tool_call_id: 'c2', name: 'read_file', content: 'ERROR: 2026-01-01 disk full\nINFO: retried' })
+  for (let i = 0; i < 8; i++) rows.push({ role: 'user', content: `more ${i} ` + 'x'.repeat(600) }, { role: 'assistant', content: `ok ${i}` })
+  for (const input of [rows, JSON.stringify(rows)]) {
+    const r = await c.compact(null, input, { force: true })
+    assert.equal(r.status, 'compacted')
+    const s = r.rewrite.summary.text
+    const line = s.split('\n').find((l) => l.includes('book_flight'))
+    assert.match(line, /failed/, s)
+    const read = s.split('\n').filter((l) => l.includes('read_file') || l.includes('app.log'))
+    assert.ok(read.length > 0 && read.every((l) => !/failed/.test(l)), s)
+  }
+})

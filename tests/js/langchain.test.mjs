@@ -224,3 +224,20 @@ test('m4_break3_5_one_middleware_keeps_engine_state_and_memory_scope_per_langgra
   assert.ok(mw.memory.recall('B', 'secret of thread B', { limit: 5 }).hits.some((h) => h.content.includes('thread B')))
   assert.equal(mw.memory.recall('default', 'secret', { limit: 5 }).hits.length, 0, 'nothing in the shared default scope')
 })
+
+test('m4_break5_12_a_thread_named_default_does_not_share_the_thread_less_memory_scope', async () => {
+  const mw = compactionMiddleware({ contextWindow: 2000 })
+  const before = mw.beforeModel?.hook ?? mw.beforeModel
+  const convs = { t: [], none: [] }
+  const turn = async (k, i, runtime) => {
+    convs[k].push(new HumanMessage({ content: `${k}${i}: account ${k === 't' ? 'TTT-' : 'NNN-'}${i} of conversation ${k}. ` + 'detail '.repeat(40), id: `${k}h${i}` }))
+    const r = await before({ messages: convs[k] }, runtime)
+    if (r?.messages) convs[k] = r.messages.slice(1)
+    convs[k].push(new AIMessage({ content: `reply ${k}${i} ` + 'words '.repeat(40), id: `${k}a${i}` }))
+  }
+  for (let i = 1; i <= 8; i++) await turn('t', i, { configurable: { thread_id: 'default' } })
+  for (let i = 1; i <= 8; i++) await turn('none', i, {})
+  const shared = mw.memory.recall('default', 'account', { limit: 50 }).hits
+  assert.ok(shared.length > 0 && shared.every((h) => !h.content.includes('TTT-')), 'the thread-less scope holds none of thread "default"')
+  assert.ok(mw.memory.recall('thread:default', 'account', { limit: 50 }).hits.some((h) => h.content.includes('TTT-')))
+})
