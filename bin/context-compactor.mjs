@@ -2,7 +2,7 @@
 // context-compactor CLI: compact a transcript file and report what the engine did.
 // Node >= 20, no dependencies. The engine calls are all in `runEngine` below.
 import { readFile, writeFile } from 'node:fs/promises'
-import { realpathSync } from 'node:fs'
+import { existsSync, realpathSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { resolve as resolvePath } from 'node:path'
 import { parseArgs } from 'node:util'
@@ -34,6 +34,12 @@ Options:
                         they never enter the main thread)
   --out FILE            write the compacted transcript (stored view) to FILE as JSON
   --out-request FILE    write the request view (what to send the provider) to FILE
+  --state FILE          the engine state (W-6): read from FILE when it exists, and the
+                        new state written to it. Default: read INPUT.state.json when it
+                        exists (the state an earlier --out run wrote beside its output),
+                        and write OUT.state.json beside --out. With the state, the
+                        summaries of an earlier run are known as the engine's own: a
+                        re-compaction keeps them oldest first and rolls them up
   --out-memory FILE     write the memory records of what was folded to FILE as JSON
                         Lines (one record object a line): the only whole copy of the
                         user texts the summary names "whole in memory"
@@ -104,6 +110,29 @@ export function indentJson(text) {
   return out
 }
 
+/**
+ * The engine state a re-run starts from (W-6, Y-4): `args.stateIn` (`--state FILE`, else
+ * `INPUT.state.json`) parsed, when that file exists; `null` otherwise (a new session).
+ * Sets `args.stateRead` to the file read. Errors: `io_error` (unreadable), `invalid_state`
+ * (not JSON; the engine checks its fields).
+ */
+async function readState(args) {
+  if (!args.stateIn || !existsSync(args.stateIn)) return null
+  let text
+  try {
+    text = await readFile(args.stateIn, 'utf8')
+  } catch (err) {
+    throw fail('io_error', `cannot read ${args.stateIn}: ${err.message}`)
+  }
+  try {
+    const state = JSON.parse(text)
+    args.stateRead = args.stateIn
+    return state
+  } catch (err) {
+    throw fail('invalid_state', `${args.stateIn} is not the JSON state a run wrote (${err.message})${args.stateGiven ? '' : '; it was read because it sits beside INPUT: pass --state FILE to name another'}`)
+  }
+}
+
 /** An error carrying a stable `code`, printed as `error: <code>: <message>`. */
 function fail(code, message) {
   return Object.assign(new Error(message), { code })
@@ -113,7 +142,7 @@ function fail(code, message) {
  * The only code that talks to the wasm engine. Returns `{ format, decision, out }`.
  * `options` = { profile?, contextWindow? }; `summarize` is optional.
  */
-async function runEngine({ kind, text, options, summarize, importOptions, timeoutMs }) {
+async function runEngine({ kind, text, options, summarize, importOptions, timeoutMs, state = null }) {
   let wasm
   try {
     wasm = await import('../pkg/node/context_compactor.js')
@@ -132,11 +161,11 @@ async function runEngine({ kind, text, options, summarize, importOptions, timeou
   // C-1 / I-3: the usage a log recorded (the importer's, else the newest assistant row's)
   const usage = imported.usage ?? logUsage(kind, text)
   const signals = usage ? { usage } : {}
-  const decision = compactor.check(null, input, signals)
+  const decision = compactor.check(state, input, signals)
   const contextWindow = compactor.config.contextWindow
   // --json prints the memory records too (the library leaves them out of its result by default)
   // I-6: the summarizer is bounded (the engine's timeoutMs; the request itself is aborted too)
-  const out = await compactor.compact(null, input, { ...signals, force: true, resultText: true, memoryRecords: 'result', ...(summarize ? { summarize, timeoutMs } : {}) })
+  const out = await compactor.compact(state, input, { ...signals, force: true, resultText: true, memoryRecords: 'result', ...(summarize ? { summarize, timeoutMs } : {}) })
   return { format, decision, out, contextWindow, usage, imported }
 }
 
@@ -260,6 +289,7 @@ function parse(argv) {
         model: { type: 'string' },
         'timeout-ms': { type: 'string' },
         subagents: { type: 'string' },
+        state: { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
       },
     })
@@ -299,15 +329,19 @@ function parse(argv) {
       throw fail('usage', `--timeout-ms must be a positive integer, got "${v['timeout-ms']}"`)
     }
   }
+  // Y-4 (break3 finding 7): the state file a re-run reads (the one written beside an
+  // earlier --out by default) and the one this run writes
+  const stateIn = v.state ?? `${input}.state.json`
+  const stateOut = v.state ?? (v.out !== undefined ? `${v.out}.state.json` : undefined)
   // no output may overwrite the input or another output (break2 finding C)
-  const named = [['the input', input], ['--out', v.out], ['--out-request', v['out-request']], ['--out-memory', v['out-memory']]].filter(([, f]) => f !== undefined)
+  const named = [['the input', input], ['--out', v.out], ['--out-request', v['out-request']], ['--out-memory', v['out-memory']], ['the state file', stateOut]].filter(([, f]) => f !== undefined)
   for (let i = 0; i < named.length; i++) {
     for (let j = i + 1; j < named.length; j++) {
       if (resolvePath(named[i][1]) === resolvePath(named[j][1])) throw fail('usage', `${named[j][0]} and ${named[i][0]} name the same file (${named[j][1]}): each output needs its own file`)
     }
   }
   return {
-    input, kind: v.format, out: v.out, importOptions: v.subagents !== undefined ? { subagents: v.subagents } : {}, outRequest: v['out-request'], outMemory: v['out-memory'], json: v.json, verbose: v.verbose,
+    input, kind: v.format, out: v.out, stateIn, stateOut, stateGiven: v.state !== undefined, importOptions: v.subagents !== undefined ? { subagents: v.subagents } : {}, outRequest: v['out-request'], outMemory: v['out-memory'], json: v.json, verbose: v.verbose,
     options: {
       ...(v['no-memory'] ? { projectMemory: false } : {}),
       ...(v.profile !== undefined ? { profile: v.profile } : {}),
@@ -321,7 +355,7 @@ const n = (x) => (typeof x === 'number' ? x.toLocaleString('en-US') : String(x ?
 const size = (m) => `${n(m?.messages)} messages, ${n(m?.bytes)} bytes, ~${n(m?.estimatedTokens)} tokens`
 
 /** The human-readable report, one string. */
-export function report({ input, format, decision, out, contextWindow, usage, verbose = false, imported }) {
+export function report({ input, format, decision, out, contextWindow, usage, verbose = false, imported, stateRead }) {
   const rw = out.rewrite ?? {}
   const lines = [
     `input:      ${input} (format: ${format})`,
@@ -356,6 +390,13 @@ export function report({ input, format, decision, out, contextWindow, usage, ver
   lines.push(`kept:       ${n(rw.retained?.length ?? 0)} messages, discarded ${n(rw.discarded?.length ?? 0)}`)
   const v = out.validation
   if (v) lines.push(`validation: ${v.ok ? 'ok' : 'FAILED'}${v.checks?.length ? ` (${v.checks.join(', ')})` : ''}`)
+  // Y-4: summary rows the state does not vouch for are read as ordinary rows (their
+  // order and levels are lost): say why and what to pass
+  const untrusted = (out.events ?? []).find((e) => e?.type === 'warning' && e.data?.code === 'untrusted_provenance')?.data
+  if (untrusted?.summaries?.length) {
+    const why = stateRead ? `the state in ${stateRead} does not vouch for them: their text was edited, or the state is another run's` : 'no engine state was given: if INPUT is the --out of an earlier run, pass the state it wrote with --state FILE'
+    lines.push(`warning:    untrusted_provenance: ${n(untrusted.summaries.length)} summary row${untrusted.summaries.length === 1 ? '' : 's'} (${untrusted.summaries.slice(0, 3).join(', ')}${untrusted.summaries.length > 3 ? ', ...' : ''}) read as ordinary rows; ${why}`)
+  }
   const ow = out.overWindow
   if (ow) {
     const limit = ow.limit === 'threshold' ? `the compaction threshold (${n(ow.thresholdTokens)} tokens)` : `the context window (${n(ow.contextWindow)} tokens)`
@@ -377,8 +418,9 @@ export async function main(argv = process.argv.slice(2)) {
     } catch (err) {
       throw fail('io_error', `cannot read ${args.input}: ${err.message}`)
     }
+    const state = await readState(args)
     const summarize = args.summarizer ? httpSummarizer(args.summarizer) : undefined
-    const { format, decision, out, contextWindow, usage, imported } = await runEngine({ kind: args.kind, text, options: args.options, summarize, importOptions: args.importOptions, timeoutMs: args.summarizer?.timeoutMs })
+    const { format, decision, out, contextWindow, usage, imported } = await runEngine({ kind: args.kind, text, options: args.options, summarize, importOptions: args.importOptions, timeoutMs: args.summarizer?.timeoutMs, state })
     const records = out.memory?.records ?? []
     // the records first: a transcript that names them "whole in memory" is never written without them
     if (args.outMemory) {
@@ -393,6 +435,13 @@ export async function main(argv = process.argv.slice(2)) {
         await writeFile(args.out, `${out.transcriptText != null ? indentJson(out.transcriptText) : JSON.stringify(out.transcript, null, 2)}\n`)
       } catch (err) {
         throw fail('io_error', `cannot write ${args.out}: ${err.message}`)
+      }
+    }
+    if (args.stateOut) {
+      try {
+        await writeFile(args.stateOut, `${JSON.stringify(out.state, null, 2)}\n`)
+      } catch (err) {
+        throw fail('io_error', `cannot write ${args.stateOut}: ${err.message}`)
       }
     }
     if (args.outRequest) {
@@ -412,8 +461,10 @@ export async function main(argv = process.argv.slice(2)) {
       const { transcriptText, requestText, resultText, ...rest } = out
       console.log(resultText != null ? indentJson(resultText) : JSON.stringify(rest, null, 2))
     } else {
-      console.log(report({ input: args.input, format, decision, out, contextWindow, usage, verbose: args.verbose, imported }))
+      console.log(report({ input: args.input, format, decision, out, contextWindow, usage, verbose: args.verbose, imported, stateRead: args.stateRead }))
+      if (state) console.log(`state:      read ${args.stateRead} (the engine state of an earlier run)`)
       if (args.out) console.log(`wrote:      ${args.out}`)
+      if (args.stateOut) console.log(`wrote:      ${args.stateOut} (engine state: pass it back with --state, or keep it beside the file)`)
       if (args.outRequest) console.log(`wrote:      ${args.outRequest} (request view)`)
       if (args.outMemory) console.log(`wrote:      ${args.outMemory} (${n(records.length)} memory record${records.length === 1 ? '' : 's'}, JSON Lines)`)
       if (unsaved) {

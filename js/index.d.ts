@@ -436,6 +436,31 @@ export interface CallBounds {
   signal?: AbortSignalLike
 }
 
+/** Options of `Session.append`: the call bounds plus the append's id (W-5, I-6). */
+export interface AppendOptions extends CallBounds {
+  /** The append's id (a non-empty string, at most 256 bytes): give a retry of the same
+   * rows the same id (e.g. `err.appendId` of the failed call, or your request id) and a
+   * save that already landed is not written twice. Default: the id of this Session's
+   * earlier failed append of the same rows, else a fresh one. */
+  appendId?: string
+}
+
+/** What `Session.append` resolves to. */
+export interface AppendResult {
+  /** The revision the rows were saved at (the loaded one when nothing was written). */
+  revision: number
+  /** The revision that save expected. */
+  expectedRevision: number
+  /** Rows this call wrote (0 when the store held them all already). */
+  rows: number
+  /** The append's id (`options.appendId` or the one the session made). */
+  appendId: string
+  /** An earlier try of this append (same id, same rows) had landed: nothing written now. */
+  alreadyStored?: true
+  /** With `alreadyStored`: the revision the store is at now. */
+  storeRevision?: number
+}
+
 /** The part of `AbortSignal` the engine uses (typed structurally: no DOM lib needed). */
 export interface AbortSignalLike {
   readonly aborted: boolean
@@ -780,6 +805,10 @@ export interface SessionState {
    * folded keeps its id through this table, with no key added to the row. Omitted when
    * empty. */
   twins?: { hash: string; counters: number[] }[]
+  /** The last appends `Session.append` saved, oldest first (newest 16): id, FNV-1a hash
+   * of the rows' JSON (16 hex digits), the revision saved, the rows added; a retried
+   * append finds its own here (W-5, I-6). Omitted when empty. */
+  appends?: { id: string; hash: string; revision: number; rows: number }[]
 }
 
 /** A state as accepted on input: any subset (missing fields default), or null. */
@@ -1092,8 +1121,16 @@ export class Session<F extends ProviderFormat | 'auto' = 'auto'> {
    * `rows` is 0; `rows` counts the rows written). A store with nothing saved yet (`load`
    * gives null) gets its first record. Rejects with `invalid_transcript` (or a pairing
    * code; also when a stored row has one's `message_id` with other content),
-   * `stale_revision`, `timeout`, `aborted`. */
-  append(rows: object | object[] | string, options?: CallBounds | null): Promise<{ revision: number; expectedRevision: number; rows: number }>
+   * `stale_revision`, `timeout`, `aborted`; `invalid_config` for a bad `appendId` or one
+   * already saved with other rows.
+   *
+   * Safe to retry (W-5, I-6): a `save` that timed out or was aborted may still have
+   * landed (the rejection says so and carries `mayHaveCommitted: true`; every rejection
+   * after the first load carries `appendId`). Each append records its id and its rows'
+   * hash in the saved state (`state.appends`, newest 16), so retrying the same rows on
+   * this Session, or passing `appendId` from another one, resolves with `rows: 0` and
+   * `alreadyStored: true` when the first save landed, and writes them otherwise. */
+  append(rows: object | object[] | string, options?: AppendOptions | null): Promise<AppendResult>
   /** The stored record, normalised (`state` complete, `revision` set). */
   load(): Promise<SessionRecord<F>>
   /** The request view of the stored transcript with the findings rendered in (F-4, Y-10). */

@@ -272,19 +272,26 @@ function msOf(v, what) {
  * Awaits `run()` (a call that waits on the host's `hook` callback; `what` says which call)
  * within the bounds of `hooks` (I-6), as the engine bounds its own: `timeouts[hook]` or
  * `timeoutMs` milliseconds, and `signal`. Rejects with `timeout` / `aborted` (its `cause`
- * the signal's reason), the engine's codes and wording; nothing was committed by then.
+ * the signal's reason), the engine's codes and wording; nothing was committed by then,
+ * except by a `save` (it cannot be cancelled and may still land: that rejection says so
+ * and carries `mayHaveCommitted: true`).
  */
 async function within(hooks, hook, what, run) {
   const ms = msOf(hooks.timeouts?.[hook], `timeouts.${hook}`) ?? msOf(hooks.timeoutMs, 'timeoutMs')
   const signal = hooks.signal ?? undefined
   if (signal !== undefined && typeof signal?.addEventListener !== 'function') throw typedError('invalid_config', 'signal must be an AbortSignal')
-  const aborted = () => abortError(`aborted: the signal fired while awaiting the ${hook} callback (${what}); nothing was committed`, signal.reason)
+  // a save was handed the record and cannot be cancelled: it may still land (W-5, I-6)
+  const left = hook === 'save'
+    ? 'the save may still have completed (a callback cannot be cancelled): load the record to see which revision the store holds before writing again'
+    : 'nothing was committed'
+  const uncertain = (e) => (hook === 'save' ? Object.assign(e, { mayHaveCommitted: true }) : e)
+  const aborted = () => uncertain(abortError(`aborted: the signal fired while awaiting the ${hook} callback (${what}); ${left}`, signal.reason))
   if (signal?.aborted) throw aborted()
   if (ms === undefined && signal === undefined) return run()
   let timer
   let onAbort
   const stop = new Promise((_, reject) => {
-    if (ms !== undefined) timer = setTimeout(() => reject(typedError('timeout', `timeout: the ${hook} callback did not settle within ${ms} ms (${what}); nothing was committed`)), ms)
+    if (ms !== undefined) timer = setTimeout(() => reject(uncertain(typedError('timeout', `timeout: the ${hook} callback did not settle within ${ms} ms (${what}); ${left}`))), ms)
     if (signal !== undefined) {
       onAbort = () => reject(aborted())
       signal.addEventListener('abort', onAbort, { once: true })

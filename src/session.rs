@@ -214,7 +214,11 @@ pub fn unsaved_rows(loaded: &SessionRecord, rows: Vec<Value>) -> Result<Vec<Valu
 /// (`[{ start, deleteCount: 0, insert: rows }]`). The new transcript must decode in
 /// `format` and keep its pairing rules (F-2, F-5). Errors: `invalid_transcript` (or a
 /// pairing code) naming what is wrong; nothing is planned then.
-pub fn plan_append(loaded: &SessionRecord, format: Format, rows: Vec<Value>) -> Result<(SavePlan, Value)> {
+///
+/// `mark`: the append's id and rows hash ([`crate::state::AppendMark`]), recorded in the
+/// saved state (newest [`crate::state::MAX_APPEND_MARKS`] kept) so a retry finds it
+/// ([`stored_append`]).
+pub fn plan_append(loaded: &SessionRecord, format: Format, rows: Vec<Value>, mark: Option<(&str, &str)>) -> Result<(SavePlan, Value)> {
     let mut doc = loaded.transcript.clone();
     let start;
     {
@@ -238,8 +242,36 @@ pub fn plan_append(loaded: &SessionRecord, format: Format, rows: Vec<Value>) -> 
     let revision = base.saturating_add(1);
     let mut state = loaded.state.clone();
     state.revision = revision;
+    if let Some((id, hash)) = mark {
+        state.appends.retain(|m| m.id != id);
+        state.appends.push(crate::state::AppendMark { id: id.to_string(), hash: hash.to_string(), revision, rows: rows.len() });
+        let over = state.appends.len().saturating_sub(crate::state::MAX_APPEND_MARKS);
+        state.appends.drain(..over);
+    }
     let patch = serde_json::json!([{ "start": start, "deleteCount": 0, "insert": rows }]);
     Ok((SavePlan { record: SessionRecord { transcript: doc, state, revision: Some(revision), memory: loaded.memory.clone() }, expected_revision: base }, patch))
+}
+
+/// The hash an append's mark keeps of its rows ([`crate::state::AppendMark::hash`]):
+/// FNV-1a 64 of their JSON text, 16 lowercase hex digits.
+pub fn rows_hash(rows: &[Value]) -> String {
+    let text = serde_json::to_string(rows).unwrap_or_default();
+    format!("{:016x}", crate::transcript::fnv1a(text.as_bytes()))
+}
+
+/// Whether the append `id` (rows hash `hash`) is already saved in `loaded` (W-5, I-6:
+/// its save answered late, or not at all, but landed): its mark, or `None`. Errors:
+/// `invalid_config` when the mark of `id` has another rows hash (one id given to two
+/// different appends).
+pub fn stored_append<'a>(loaded: &'a SessionRecord, id: &str, hash: &str) -> Result<Option<&'a crate::state::AppendMark>> {
+    match loaded.state.appends.iter().find(|m| m.id == id) {
+        Some(m) if m.hash == hash => Ok(Some(m)),
+        Some(m) => Err(Error::new(
+            ErrorCode::InvalidConfig,
+            format!("append: appendId {id:?} was already used for other rows (saved at revision {}); give each append its own id and a retry the same one", m.revision),
+        )),
+        None => Ok(None),
+    }
 }
 
 /// The save that records `text` in the findings ledger of `loaded` (Y-10): the same

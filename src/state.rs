@@ -83,6 +83,31 @@ pub struct SessionState {
     /// every commit, read by the trust pass ([`crate::trust::apply`]). Omitted when empty.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub twins: Vec<TwinIds>,
+    /// The last appends `Session.append` saved (W-5, I-6), oldest first, newest
+    /// [`MAX_APPEND_MARKS`] kept: a retry of an append whose `save` timed out (the save
+    /// may have landed) finds its own mark here and writes nothing twice. Omitted when
+    /// empty.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub appends: Vec<AppendMark>,
+}
+
+/// How many [`AppendMark`]s a state keeps (the newest).
+pub const MAX_APPEND_MARKS: usize = 16;
+
+/// One saved append ([`SessionState::appends`]): its id (the caller's `appendId`, or
+/// one the session made), the FNV-1a hash of its rows' JSON (16 hex digits), the
+/// revision its save wrote, and how many rows it added.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct AppendMark {
+    /// The append's id (`appendId`).
+    pub id: String,
+    /// FNV-1a 64 of the JSON of the rows given, 16 lowercase hex digits.
+    pub hash: String,
+    /// The revision the append saved.
+    pub revision: u64,
+    /// Rows the save added.
+    pub rows: usize,
 }
 
 /// The counts (`n` of `m<hash>-<n>`, the first row `1`) the rows with one content keep

@@ -13,8 +13,10 @@
 //! A callback that does not settle in time rejects the call with code `timeout`; an abort
 //! with code `aborted` (its `cause` is `signal.reason`). Before the commit nothing is
 //! written: the transcript, the state and the store are untouched (W-3). A timed-out
-//! `save` may still land in the store later (the callback cannot be cancelled): the
-//! rejection says so, and a reload shows which revision won.
+//! (or aborted) `save` may still land in the store later (the callback cannot be
+//! cancelled): the rejection says so and carries `mayHaveCommitted: true`; a reload shows
+//! which revision won, and `Session.append` retried with the same rows finds its own
+//! save (`appendId`) instead of writing it twice.
 
 use super::{get, js_error};
 use crate::error::{Error, ErrorCode};
@@ -254,14 +256,33 @@ pub(crate) fn is_unreadable_result(e: &JsValue) -> bool {
     get(e, "unreadableResult").as_bool() == Some(true) && get(e, "name").as_string().as_deref() == Some("ContextCompactorError")
 }
 
+/// What a call stopped waiting on `hook` left behind: nothing, except for the store's
+/// `save`, which was handed the record and cannot be cancelled (W-5, I-6).
+fn left_behind(hook: &str) -> &'static str {
+    if hook == "save" {
+        "the save may still have completed (a callback cannot be cancelled): load the record to see which revision the store holds before writing again (Session.append: retry it with the same rows on this Session, or with the same `appendId`, and a save that landed is not written twice)"
+    } else {
+        "nothing was committed"
+    }
+}
+
+/// Marks an error of a timed-out / aborted `save` (`mayHaveCommitted: true`): the write
+/// may have landed.
+fn mark_uncertain(e: JsValue, hook: &str) -> JsValue {
+    if hook == "save" {
+        let _ = Reflect::set(&e, &"mayHaveCommitted".into(), &JsValue::TRUE);
+    }
+    e
+}
+
 fn timeout_error(hook: &str, ms: f64) -> JsValue {
-    js_error(&Error::new(ErrorCode::Timeout, format!("timeout: the {hook} callback did not settle within {ms} ms; nothing was committed")))
+    mark_uncertain(js_error(&Error::new(ErrorCode::Timeout, format!("timeout: the {hook} callback did not settle within {ms} ms; {}", left_behind(hook)))), hook)
 }
 
 /// The `aborted` rejection ([`super::abort_error`]: an `AbortError` with `code:
 /// "aborted"`, its `cause` the signal's reason).
 fn abort_error(signal: &JsValue, hook: &str) -> JsValue {
-    super::abort_error(&format!("aborted: the signal fired while awaiting the {hook} callback; nothing was committed"), &get(signal, "reason"))
+    mark_uncertain(super::abort_error(&format!("aborted: the signal fired while awaiting the {hook} callback; {}", left_behind(hook)), &get(signal, "reason")), hook)
 }
 
 /// Is `e` a `timeout` / `aborted` rejection of [`Bounds`]?

@@ -13,7 +13,9 @@ use super::{to_js, drive, finish, from_json, get, js_error, str_arg, to_json, Co
 use crate::config::Config;
 use crate::error::{Error, ErrorCode};
 use crate::formats::{self, Format};
-use crate::session::{plan_append, plan_finding, plan_save, record_finding as core_record_finding, unsaved_rows, SavePlan, SessionRecord};
+use crate::session::{plan_append, plan_finding, plan_save, record_finding as core_record_finding, rows_hash, stored_append, unsaved_rows, SavePlan, SessionRecord};
+use std::cell::RefCell;
+use std::rc::Rc;
 use js_sys::{Function, Promise, Reflect};
 use serde_json::{json, Value};
 use wasm_bindgen::prelude::*;
@@ -25,6 +27,42 @@ pub struct Session {
     format: Option<Format>,
     load: Function,
     save: Function,
+    /// Appends whose `save` failed without a refusal (timed out, aborted, threw): the
+    /// write may have landed. `(rows hash, appendId)`, newest last: a later `append` of
+    /// the same rows on this Session reuses the id, so it finds its own save (I-6).
+    uncertain: Rc<RefCell<Vec<(String, String)>>>,
+}
+
+/// Most uncertain appends a Session remembers.
+const MAX_UNCERTAIN: usize = 16;
+
+/// The `appendId` option: a non-empty string of at most 256 bytes, or absent. Errors:
+/// `invalid_config`.
+fn append_id_of(options: &JsValue) -> Result<Option<String>, JsValue> {
+    let v = get(options, "appendId");
+    if v.is_undefined() || v.is_null() {
+        return Ok(None);
+    }
+    match v.as_string() {
+        Some(id) if !id.is_empty() && id.len() <= 256 => Ok(Some(id)),
+        _ => Err(js_error(&Error::new(ErrorCode::InvalidConfig, format!("appendId must be a non-empty string of at most 256 bytes, got {}", super::js_type(&v))))),
+    }
+}
+
+/// A fresh append id: `append-` and 20 hex digits of the runtime's `Math.random`
+/// (unique per call, not a secret).
+fn new_append_id() -> String {
+    let a = (js_sys::Math::random() * 4_294_967_296.0) as u64;
+    let b = (js_sys::Math::random() * 1_048_576.0) as u64;
+    format!("append-{a:08x}{b:05x}{:07x}", (js_sys::Date::now() as u64) & 0x0fff_ffff)
+}
+
+/// Sets `err.appendId` (the id to retry the append with) when `err` is an object.
+fn with_append_id(err: JsValue, id: &str) -> JsValue {
+    if err.is_object() && get(&err, "appendId").is_undefined() {
+        let _ = Reflect::set(&err, &"appendId".into(), &id.into());
+    }
+    err
 }
 
 fn stale(detail: &str) -> JsValue {
@@ -128,7 +166,7 @@ impl Session {
     #[wasm_bindgen(constructor)]
     pub fn new(compactor: &ContextCompactor, store: JsValue) -> Result<Session, JsValue> {
         let s = store_of(&store)?;
-        Ok(Session { config: compactor.config.clone(), format: compactor.format, load: s.load, save: s.save })
+        Ok(Session { config: compactor.config.clone(), format: compactor.format, load: s.load, save: s.save, uncertain: Rc::new(RefCell::new(Vec::new())) })
     }
 
     fn store(&self) -> Store {
@@ -180,22 +218,32 @@ impl Session {
         })
     }
 
-    /// `append(rows, options?)` -> Promise of `{ revision, expectedRevision, rows }`:
-    /// adds stored-view provider messages (one message, an array of them, or their JSON
-    /// text) at the end of the stored transcript in ONE `save` call at the next revision,
-    /// expected at the loaded one (W-5, issue 14), with the patch `[{ start, deleteCount:
-    /// 0, insert: rows }]`. A refused (stale) save wrote nothing: the record is loaded
-    /// again and the rows appended to it (up to 8 tries), so no row is lost and none is
-    /// written twice. Idempotent on `message_id` (issue 16): a row whose `message_id` a
-    /// stored row already has with the same JSON is not written again (another writer
-    /// appended it first), and when every row is held nothing is saved (`rows: 0`, the
-    /// loaded revision); `rows` counts the rows written. A store with nothing saved yet gets its first record. `options`:
-    /// `{ timeoutMs?, timeouts?: { load?, save? }, signal? }` (I-6). Rejects with
-    /// `invalid_transcript` (or a pairing code) when the rows do not fit the format or a
-    /// stored row has one's `message_id` with other content, `stale_revision` when every
-    /// try was refused.
+    /// `append(rows, options?)` -> Promise of `{ revision, expectedRevision, rows,
+    /// appendId, alreadyStored? }`: adds stored-view provider messages (one message, an
+    /// array of them, or their JSON text) at the end of the stored transcript in ONE
+    /// `save` call at the next revision, expected at the loaded one (W-5, issue 14), with
+    /// the patch `[{ start, deleteCount: 0, insert: rows }]`. A refused (stale) save wrote
+    /// nothing: the record is loaded again and the rows appended to it (up to 8 tries), so
+    /// no row is lost and none is written twice. Idempotent on `message_id` (issue 16): a
+    /// row whose `message_id` a stored row already has with the same JSON is not written
+    /// again (another writer appended it first), and when every row is held nothing is
+    /// saved (`rows: 0`, the loaded revision); `rows` counts the rows written. A store
+    /// with nothing saved yet gets its first record.
+    ///
+    /// Safe to retry after a `save` that timed out, was aborted or threw (I-6: it may
+    /// have landed; the rejection carries `appendId` and, for a timeout / abort,
+    /// `mayHaveCommitted: true`): every append records its id and the hash of its rows in
+    /// the saved state (`state.appends`, newest 16), and an append of the same id finds
+    /// that mark and writes nothing (`rows: 0`, `alreadyStored: true`, `revision` the one
+    /// it saved). The id is `options.appendId` when given (use it to retry from another
+    /// Session or process), else the id of this Session's earlier failed append of the
+    /// same rows, else a fresh one. `options`: `{ appendId?, timeoutMs?, timeouts?: {
+    /// load?, save? }, signal? }` (I-6). Rejects with `invalid_transcript` (or a pairing
+    /// code) when the rows do not fit the format or a stored row has one's `message_id`
+    /// with other content, `invalid_config` for a bad `appendId` or one already saved with
+    /// other rows, `stale_revision` when every try was refused.
     pub fn append(&self, rows: JsValue, options: JsValue) -> Promise {
-        let (format, store) = (self.format, self.store());
+        let (format, store, uncertain) = (self.format, self.store(), self.uncertain.clone());
         super::promise(async move {
             let run = async move {
             if rows.is_null() || rows.is_undefined() {
@@ -206,9 +254,20 @@ impl Session {
                 one => vec![one],
             };
             let bounds = Bounds::from_options(&options)?;
+            let hash = rows_hash(&rows);
+            let given = append_id_of(&options)?;
+            let earlier = uncertain.borrow().iter().rev().find(|(h, _)| *h == hash).map(|(_, id)| id.clone());
+            let id = given.clone().or(earlier).unwrap_or_else(new_append_id);
+            let settle = |id: &str| uncertain.borrow_mut().retain(|(_, i)| i != id);
             let mut last = JsValue::UNDEFINED;
             for _ in 0..WRITE_RETRIES {
-                let loaded = store.load(&bounds).await?;
+                let loaded = store.load(&bounds).await.map_err(|e| with_append_id(e, &id))?;
+                // an earlier try of this append landed (its save answered late or failed after the write)
+                if let Some(mark) = stored_append(&loaded, &id, &hash).map_err(|e| with_state(js_error(&e), &loaded.state))? {
+                    settle(&id);
+                    let at = loaded.current_revision();
+                    return from_json(&json!({ "revision": mark.revision, "expectedRevision": mark.revision.saturating_sub(1), "rows": 0, "appendId": id, "alreadyStored": true, "storeRevision": at }));
+                }
                 let format = match format {
                     Some(f) => f,
                     None if loaded.transcript.as_array().is_some_and(Vec::is_empty) => formats::detect(&Value::Array(rows.clone())).map_err(|e| js_error(&e))?,
@@ -217,18 +276,33 @@ impl Session {
                 // idempotent on message_id: rows another writer (or an earlier try) saved are not written twice
                 let fresh = unsaved_rows(&loaded, rows.clone()).map_err(|e| with_state(js_error(&e), &loaded.state))?;
                 if fresh.is_empty() && !rows.is_empty() {
+                    settle(&id);
                     let at = loaded.current_revision();
-                    return from_json(&json!({ "revision": at, "expectedRevision": at, "rows": 0 }));
+                    return from_json(&json!({ "revision": at, "expectedRevision": at, "rows": 0, "appendId": id }));
                 }
                 let count = fresh.len();
-                let (plan, patch) = plan_append(&loaded, format, fresh).map_err(|e| with_state(js_error(&e), &loaded.state))?;
+                let (plan, patch) = plan_append(&loaded, format, fresh, Some((&id, &hash))).map_err(|e| with_state(js_error(&e), &loaded.state))?;
                 match store.save(&plan, &patch, &bounds).await {
-                    Ok(()) => return from_json(&json!({ "revision": plan.record.revision, "expectedRevision": plan.expected_revision, "rows": count })),
+                    Ok(()) => {
+                        settle(&id);
+                        return from_json(&json!({ "revision": plan.record.revision, "expectedRevision": plan.expected_revision, "rows": count, "appendId": id }));
+                    }
                     Err(e) if is_stale(&e) => last = with_state(e, &loaded.state),
-                    Err(e) => return Err(with_state(e, &loaded.state)),
+                    Err(e) => {
+                        // the save may have landed: a retry of these rows on this Session reuses the id
+                        let refused = get(&e, "code").as_string().as_deref() == Some("save_failed");
+                        if !refused {
+                            let mut u = uncertain.borrow_mut();
+                            u.retain(|(_, i)| *i != id);
+                            u.push((hash.clone(), id.clone()));
+                            let over = u.len().saturating_sub(MAX_UNCERTAIN);
+                            u.drain(..over);
+                        }
+                        return Err(with_append_id(with_state(e, &loaded.state), &id));
+                    }
                 }
             }
-            Err(last)
+            Err(with_append_id(last, &id))
             };
             // every rejection carries `err.state` (issue 14): `null` when nothing was loaded
             run.await.map_err(|e| with_state_js(e, &JsValue::NULL))

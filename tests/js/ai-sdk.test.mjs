@@ -497,3 +497,19 @@ test('i1_typed_errors_for_a_lite_compactor_over_a_session_a_non_compactor_and_fr
   lf.free()
   assert.throws(() => lf.check(null, []), (e) => e.code === 'invalid_state')
 })
+
+test('W-5 I-6 (break3 finding 6): the session helper\'s own save that times out says it may still have completed, and its append retry writes once', async () => {
+  const store = slowStore(80)
+  const o = { contextWindow: 100_000, session: store, timeouts: { save: 20 } }
+  // the helper's first write of a new session is the system prompt's save
+  const err = await prepareStepCompaction({ ...o, system: 'Be brief.' })({ ...step([uRow('hi')]), system: 'Be brief.' }).then(() => null, (e) => e)
+  assert.equal(err?.code, 'timeout')
+  assert.equal(err.mayHaveCommitted, true)
+  assert.match(err.message, /the save may still have completed .*load the record/)
+  assert.doesNotMatch(err.message, /nothing was committed/)
+  await new Promise((r) => setTimeout(r, 120))
+  // the next call (no save bound) finds what landed and appends the turn's rows once
+  await prepareStepCompaction({ contextWindow: 100_000, session: store, system: 'Be brief.' })({ ...step([uRow('hi')]), system: 'Be brief.' })
+  assert.equal(JSON.parse(store.record).transcript.system, 'Be brief.')
+  assert.deepEqual(storedOf(store).map((m) => m.content), ['hi'])
+})

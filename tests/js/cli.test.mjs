@@ -22,7 +22,7 @@ test('--help prints the usage and exits 0', async () => {
   const r = await cli('--help')
   assert.equal(r.code, 0)
   assert.match(r.stdout, /Usage:\n {2}context-compactor compact INPUT/)
-  for (const flag of ['--format', '--context-window', '--profile', '--out', '--json', '--summarizer-url', '--model']) {
+  for (const flag of ['--format', '--context-window', '--profile', '--out', '--state', '--json', '--summarizer-url', '--model']) {
     assert.ok(r.stdout.includes(flag), `help mentions ${flag}`)
   }
   for (const f of FORMATS) assert.ok(r.stdout.includes(f), `help lists format ${f}`)
@@ -206,5 +206,57 @@ test('I-6: httpSummarizer aborts a request that does not answer within timeoutMs
   } finally {
     server.closeAllConnections()
     server.close()
+  }
+})
+
+// ---- break3 finding 7 (Y-4, W-6): compacting the CLI's own --out file again ----
+test('Y-4 W-6: cli_recompacting_its_own_out_file_reads_the_state_written_beside_it_and_keeps_summaries_oldest_first', { skip: !haveShared && 'no ../shared/transcripts' }, async () => {
+  const { mkdtemp, readFile, writeFile, rm } = await import('node:fs/promises')
+  const { tmpdir } = await import('node:os')
+  const { join } = await import('node:path')
+  const dir = await mkdtemp(join(tmpdir(), 'cc-recompact-'))
+  try {
+    const first = join(dir, 'a.json')
+    const r1 = await cli('compact', `${shared}claude-code/citation-check.jsonl`, '--format', 'claude-code-jsonl', '--context-window', '16000', '--out', first, '--out-memory', join(dir, 'a.mem'))
+    assert.equal(r1.code, 0, r1.stderr)
+    assert.ok(r1.stdout.includes(`wrote:      ${first}.state.json (engine state`))
+    const state1 = JSON.parse(await readFile(`${first}.state.json`, 'utf8'))
+    assert.deepEqual(state1.summaries.map((s) => s.id), ['summary-r1-1'])
+    const summaries = (res) => (res.transcript.messages ?? res.transcript).filter((m) => m.transcript_role === 'compaction_summary')
+    for (const window of ['4000', '9000']) {
+      const res = JSON.parse((await cli('compact', first, '--format', 'anthropic', '--context-window', window, '--json')).stdout)
+      const warnings = res.events.filter((e) => e.type === 'warning').map((e) => e.data.code)
+      assert.ok(!warnings.includes('untrusted_provenance'), `window ${window}: no untrusted_provenance (${warnings})`)
+      const rows = summaries(res)
+      // the new summary is last in the block (Y-4), and every summary row is one the state vouches for
+      assert.equal(rows.at(-1).message_id, res.rewrite.summary.messageId)
+      const vouched = res.state.summaries.map((s) => s.id)
+      assert.deepEqual(rows.map((m) => m.message_id).filter((id) => !vouched.includes(id)), [])
+      // the old summary is rolled up into the new one (level 2), not put after it
+      assert.equal(res.rewrite.summary.level, 2)
+      assert.equal(rows.findIndex((m) => m.message_id === 'summary-r1-1'), -1)
+    }
+    // the report says which state it read; --state names another file to read and write
+    const r2 = await cli('compact', first, '--format', 'anthropic', '--context-window', '4000', '--state', join(dir, 's.json'))
+    assert.equal(r2.code, 0, r2.stderr)
+    assert.match(r2.stdout, /warning: {4}untrusted_provenance: 1 summary row \(summary-r1-1\) read as ordinary rows; no engine state was given: .*--state FILE/)
+    assert.ok(JSON.parse(await readFile(join(dir, 's.json'), 'utf8')).revision >= 1)
+    const r3 = await cli('compact', first, '--format', 'anthropic', '--context-window', '4000', '--state', `${first}.state.json`, '--out', join(dir, 'b.json'))
+    assert.match(r3.stdout, new RegExp(`state: {6}read ${first.replace(/[.]/g, '\\.')}\\.state\\.json`))
+    assert.doesNotMatch(r3.stdout, /untrusted_provenance/)
+    // a summary edited in the file is no longer vouched for: then (only then) it warns
+    const edited = (await readFile(first, 'utf8')).replace('Handoff summary (deterministic', 'Handoff summary (EDITED')
+    await writeFile(first, edited)
+    const r4 = await cli('compact', first, '--format', 'anthropic', '--context-window', '4000')
+    assert.match(r4.stdout, new RegExp(`untrusted_provenance: 1 summary row \\(summary-r1-1\\) read as ordinary rows; the state in ${first.replace(/[.]/g, '\\.')}\\.state\\.json does not vouch for them`))
+    // the state file is an output too: it may not overwrite the input or another output
+    const clash = await cli('compact', first, '--state', first)
+    assert.equal(clash.code, 1)
+    assert.match(clash.stderr, /^error: usage: the state file and the input name the same file/)
+    await writeFile(join(dir, 'bad.json'), 'not json')
+    const bad = await cli('compact', first, '--state', join(dir, 'bad.json'))
+    assert.match(bad.stderr, /^error: invalid_state: .*bad\.json is not the JSON state a run wrote/)
+  } finally {
+    await rm(dir, { recursive: true, force: true })
   }
 })
