@@ -398,7 +398,7 @@ for (const s of sessions.values()) {
     if (has(newestFolded)) fid.newestFolded[0] += 1
   }
 }
-console.log('\nFidelity of the compacted transcript (verbatim, whitespace folded, in the summary or a kept row)\n')
+console.log('\nFidelity of the compacted transcript after one compaction of each transcript (forced, the one of step 1; verbatim, whitespace folded, in the summary or a kept row)\n')
 console.log('| what | kept | of | share |')
 console.log('|---|---|---|---|')
 console.log(`| constraint sentences (must / never / don't / do not / always / should) the person wrote, folded rows | ${fid.constraints[0]} | ${fid.constraints[1]} | ${pct(...fid.constraints)} |`)
