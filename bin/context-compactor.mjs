@@ -418,6 +418,8 @@ export async function main(argv = process.argv.slice(2)) {
     } catch (err) {
       throw fail('io_error', `cannot read ${args.input}: ${err.message}`)
     }
+    // a UTF-8 byte order mark (Windows editors write one) is not part of the JSON (break4 9)
+    if (text.charCodeAt(0) === 0xfeff) text = text.slice(1)
     const state = await readState(args)
     const summarize = args.summarizer ? httpSummarizer(args.summarizer) : undefined
     const { format, decision, out, contextWindow, usage, imported } = await runEngine({ kind: args.kind, text, options: args.options, summarize, importOptions: args.importOptions, timeoutMs: args.summarizer?.timeoutMs, state })

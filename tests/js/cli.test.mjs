@@ -45,6 +45,19 @@ test('a missing input file is an io_error', async () => {
   assert.match(r.stderr, /^error: io_error: cannot read \/nonexistent\/input.json/)
 })
 
+test('J-5 break4 9: a JSON transcript file that starts with a UTF-8 byte order mark is read', async () => {
+  const { mkdtemp, writeFile } = await import('node:fs/promises')
+  const { tmpdir } = await import('node:os')
+  const { join } = await import('node:path')
+  const dir = await mkdtemp(join(tmpdir(), 'cc-bom-'))
+  const file = join(dir, 'bom.json')
+  const rows = [{ role: 'system', content: 'sys' }, { role: 'user', content: 'hello there' }, { role: 'assistant', content: 'hi' }]
+  await writeFile(file, '\ufeff' + JSON.stringify(rows))
+  const r = await cli('compact', file, '--format', 'openai-chat', '--context-window', '16000')
+  assert.equal(r.code, 0, r.stderr)
+  assert.doesNotMatch(r.stderr, /expected value/)
+})
+
 async function withServer(handler, fn) {
   const server = createServer(handler)
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve))
