@@ -154,6 +154,29 @@ fn issue13_errors_resolved_by_a_later_success_of_the_same_call() {
     assert!(e.contains("not resolved in the folded rows"), "{e}");
 }
 
+/// Y-5 §5 (break5 finding 7): a failed call that names no path is resolved only by a
+/// later success with the same arguments (a weather call for Paris does not fix one for
+/// Rome).
+#[test]
+fn y5_a_failed_call_without_a_path_is_resolved_only_by_the_same_arguments() {
+    let d = vec![
+        sys(),
+        user("what is the weather in Rome and Paris?"),
+        call("r1", "weather", json!({"city": "Rome"})),
+        result("r1", "Error: upstream timeout"),
+        call("p0", "weather", json!({"city": "Paris"})),
+        result("p0", "sunny, 21C"),
+        asst("Paris is sunny; Rome failed."),
+    ];
+    let e = section(&handoff(&d, 8192), 5);
+    assert!(e.contains("[r1] failed") && e.contains("not resolved in the folded rows") && !e.contains("(p0) succeeded"), "{e}");
+    let mut d2 = d.clone();
+    d2.insert(6, call("r2", "weather", json!({"city": "Rome"})));
+    d2.insert(7, result("r2", "cloudy, 18C"));
+    let e = section(&handoff(&d2, 8192), 5);
+    assert!(e.contains("resolved: a later weather call (r2) succeeded"), "{e}");
+}
+
 #[test]
 fn n5_plan_section_is_the_latest_todo_state_whole() {
     let mut d = session();

@@ -1208,8 +1208,9 @@ impl Facts {
 
     /// Errors and how they were resolved (§5): each call that failed or whose output
     /// holds a root-cause line ([`Call::cause`]), with the later call of the same tool on
-    /// the same path (or the same command) that succeeded with no root-cause line, if one
-    /// followed, and the file edits made in between.
+    /// the same path (or the same command; for calls naming no path, the same arguments)
+    /// that succeeded with no root-cause line, if one followed, and the file edits made in
+    /// between.
     pub fn errors(&self) -> Vec<ErrorFix<'_>> {
         let mut out = Vec::new();
         for (i, c) in self.calls.iter().enumerate() {
@@ -1220,6 +1221,9 @@ impl Facts {
                 d.name == c.name
                     && match (&c.command, &d.command) {
                         (Some(a), Some(b)) => a.split_whitespace().take(2).eq(b.split_whitespace().take(2)),
+                        // neither names a path: the same arguments (break5 finding 7: a
+                        // later weather call for Paris does not resolve a failed one for Rome)
+                        _ if c.paths.is_empty() && d.paths.is_empty() => c.arguments == d.arguments,
                         _ => c.paths.first() == d.paths.first(),
                     }
             };
