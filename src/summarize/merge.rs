@@ -370,6 +370,8 @@ pub fn merge_handoffs(narratives: &[&str], max_bytes: usize, opts: MergeOptions)
         }
     }
     // budget: the fixed sections first (quotes clipped at a quarter), then the shares
+    // the plan is kept whole within a quarter; the current work (the newest member's
+    // last assistant text, whole in memory) within an eighth
     let quote_cap = budget / 4;
     for (n, cap) in [(6usize, quote_cap), (8, quote_cap), (9, 400)] {
         let joined = sec[n].join("\n");
@@ -384,22 +386,30 @@ pub fn merge_handoffs(narratives: &[&str], max_bytes: usize, opts: MergeOptions)
         4 | 5 | 7 => !lists[n].is_empty(),
         _ => !sec[n].is_empty(),
     } || counts.iter().any(|(s, _, _)| *s == n);
-    let titles: usize = (1..=n_sec).filter(|&n| present(n, &sec)).map(|n| section_header(n).len() + 1 + 100).sum();
+    // titles, and room for one count marker in each list section
+    let titles: usize = (1..=n_sec).filter(|&n| present(n, &sec)).map(|n| section_header(n).len() + 1 + if matches!(n, 3 | 4 | 5 | 7) { 110 } else { 0 }).sum();
     let fixed: usize = [1usize, 2, 6, 8, 9].iter().map(|&n| bytes_of(&sec[n])).sum::<usize>() + bytes_of(&other3);
     let mut room = budget.saturating_sub(header.len() + titles + fixed);
-    // shares of what is left: files, decisions, errors, commands; a share not used
-    // passes on
+    // everything fits without a new count marker: the room kept for markers is not needed
+    let bare: usize = (1..=n_sec).filter(|&n| present(n, &sec)).map(|n| section_header(n).len() + 1 + if counts.iter().any(|(s, _, _)| *s == n) { 110 } else { 0 }).sum();
+    let need: usize = bytes_of(&render_files(&files, false)) + [4usize, 5, 7].iter().map(|&n| bytes_of(&lists[n])).sum::<usize>();
+    if header.len() + bare + fixed + need <= budget {
+        room = need;
+    }
+    // N-5, Y-3: what is left goes to the lists in the order of the handoff's own
+    // priorities (files, errors, decisions, calls); each takes what it needs within its
+    // share, and a share not used passes on to the next
+    let file_share = room * 3 / 5;
     let mut file_lines = render_files(&files, false);
-    let share = room * 45 / 100;
-    if bytes_of(&file_lines) > share {
+    if bytes_of(&file_lines) > room / 3 {
         file_lines = render_files(&files, true);
     }
-    if bytes_of(&file_lines) > share {
+    if bytes_of(&file_lines) > file_share {
         // the oldest paths are counted: fewest dropped so the grouped lines fit
         let (mut lo, mut hi) = (0usize, files.len());
         while lo < hi {
             let mid = (lo + hi) / 2;
-            if bytes_of(&render_files(files.get(mid..).unwrap_or(&[]), true)) <= share {
+            if bytes_of(&render_files(files.get(mid..).unwrap_or(&[]), true)) <= file_share {
                 hi = mid;
             } else {
                 lo = mid + 1;
@@ -411,9 +421,15 @@ pub fn merge_handoffs(narratives: &[&str], max_bytes: usize, opts: MergeOptions)
     room = room.saturating_sub(bytes_of(&file_lines));
     sec[3] = file_lines;
     sec[3].extend(other3);
-    for (n, pct, kind) in [(7usize, 55usize, "decision sentences"), (5, 40, "errors"), (4, 100, "calls")] {
+    // decisions before errors here (a handoff of new rows keeps errors first): the
+    // members' errors were already bounded by their own summaries, their decisions are
+    // what a loop of folds loses first (issue 13)
+    // what, of a quarter of the room, the errors need is kept for them
+    let error_reserve = bytes_of(&lists[5]).min(room / 4);
+    for (n, kind) in [(7usize, "decision sentences"), (5, "errors"), (4, "calls")] {
         let list = std::mem::take(&mut lists[n]);
-        let (kept, dropped) = newest_within(&list, room * pct / 100);
+        let share = if n == 7 { room.saturating_sub(error_reserve) } else { room };
+        let (kept, dropped) = newest_within(&list, share);
         room = room.saturating_sub(bytes_of(&kept));
         add_count(&mut counts, n, kind, dropped);
         sec[n] = kept;
