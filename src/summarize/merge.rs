@@ -270,11 +270,13 @@ fn union_push(out: &mut Vec<String>, seen: &mut std::collections::HashSet<String
 }
 
 /// Merges handoff narratives (oldest first) into one handoff of about `max_bytes` UTF-8
-/// bytes (never under 512), by the rules of the module doc. `None` when any narrative is
-/// not a handoff ([`parse`]): the caller keeps its own merge. Every line a bound leaves
+/// bytes (never under 512), by the rules of the module doc. `None` when any non-empty
+/// narrative is not a handoff ([`parse`]), or none is left: the caller keeps its own
+/// merge. Every line a bound leaves
 /// out is counted in its section's marker, with the members' own counts.
 pub fn merge_handoffs(narratives: &[&str], max_bytes: usize, opts: MergeOptions) -> Option<String> {
-    let parsed: Vec<Parsed> = narratives.iter().map(|n| parse(n)).collect::<Option<Vec<_>>>()?;
+    // a member with no narrative (its summary is all engine record) adds no section
+    let parsed: Vec<Parsed> = narratives.iter().filter(|n| !n.trim().is_empty()).map(|n| parse(n)).collect::<Option<Vec<_>>>()?;
     if parsed.is_empty() {
         return None;
     }
@@ -399,7 +401,9 @@ pub fn merge_handoffs(narratives: &[&str], max_bytes: usize, opts: MergeOptions)
     // N-5, Y-3: what is left goes to the lists in the order of the handoff's own
     // priorities (files, errors, decisions, calls); each takes what it needs within its
     // share, and a share not used passes on to the next
-    let file_share = room * 3 / 5;
+    // N-5: every path of the folded calls is floor; only a fifth of the room is kept
+    // for the decisions (what of it they need)
+    let file_share = room.saturating_sub(bytes_of(&lists[7]).min(room / 5));
     let mut file_lines = render_files(&files, false);
     if bytes_of(&file_lines) > room / 3 {
         file_lines = render_files(&files, true);
