@@ -88,7 +88,7 @@ fn long_loop(turns: usize, window: u64) -> Figures {
     f
 }
 
-/// N-5, Y-3 (finding 2): before the merge 7 of 60 paths were left in the live transcript
+/// N-5, Y-3 (finding 2): before the merge 5 of 60 paths were left in the live transcript
 /// after 13 rollups (the rollup clipped its oldest member's §3 from the front); now every
 /// path is, and every summary reads as one handoff (finding 4).
 #[test]
@@ -168,9 +168,8 @@ fn long_session() -> Option<Transcript> {
 
 /// N-5, Y-3, Y-9 over real transcripts: every path a folded call touched is in the live
 /// transcript after the loop, and every summary reads as one handoff. Before the merge
-/// the six-log session (40 forced compactions, 30 rollups) kept 36 of its 48 paths (the
-/// rollup clipped its oldest member's files from the front) and its summaries were
-/// several handoffs pasted together.
+/// (the earlier summary quoted in §1 and clipped, rollups pasted) katy kept 1 of its 3
+/// paths over 11 folds.
 #[test]
 fn n5_y3_y9_real_transcripts_keep_their_paths_through_folds_and_rollups() {
     let mut loops: Vec<(String, Transcript, usize, u64)> = Vec::new();
