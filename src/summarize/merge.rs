@@ -16,11 +16,16 @@
 //!   sections are merged instead of nested);
 //! - §2 constraints: union, once each (or, for a rollup, one line pointing at the
 //!   engine record, which carries them verbatim);
-//! - §3 files: union, each path once with its latest tool use and handle, order of first
-//!   use; over its share the paths with no handle are grouped by their use
-//!   (`- (read by read_file): a, b`), then the oldest are counted;
-//! - §4 commands, §5 errors, §7 decisions and findings: union, once each, the newest
-//!   kept first within a share, the rest counted with the members' own counts;
+//! - §3 files (N-5: floor): union, each path once with its latest tool use and handle,
+//!   order of first use; all the room the fixed sections leave but a fifth kept for §7;
+//!   when the lists would not fit beside one line per path, the paths with no handle are
+//!   grouped by their use (`- (read by read_file): a, b`); over the share the oldest are
+//!   counted. The newest four `instructions loaded` lines are kept, the rest counted
+//!   (the engine record re-attaches or names those documents, N-6);
+//! - §7 decisions and findings, then §5 errors, then §4 commands: union, once each, the
+//!   newest kept first (§7 within what the files leave less an eighth kept for §5), the
+//!   rest counted with the members' own counts; room the count markers did not use is
+//!   given to the lists in a second fill;
 //! - §6 plan, §8 current work, §9 next step: the newest only.
 //!
 //! `message #N` references are dropped: they named rows of the transcript the member
@@ -244,6 +249,17 @@ fn render_files(files: &[(String, String, String)], grouped: bool) -> Vec<String
     out
 }
 
+/// Adds `c` to the count of (section `s`, kind `k`).
+fn add_count(counts: &mut Vec<(usize, String, usize)>, s: usize, k: &str, c: usize) {
+    if c == 0 {
+        return;
+    }
+    match counts.iter_mut().find(|(s2, k2, _)| *s2 == s && k2 == k) {
+        Some((_, _, x)) => *x = x.saturating_add(c),
+        None => counts.push((s, k.to_string(), c)),
+    }
+}
+
 fn bytes_of(lines: &[String]) -> usize {
     lines.iter().map(|l| l.len() + 1).sum()
 }
@@ -272,8 +288,8 @@ fn union_push(out: &mut Vec<String>, seen: &mut std::collections::HashSet<String
 /// Merges handoff narratives (oldest first) into one handoff of about `max_bytes` UTF-8
 /// bytes (never under 512), by the rules of the module doc. `None` when any non-empty
 /// narrative is not a handoff ([`parse`]), or none is left: the caller keeps its own
-/// merge. Every line a bound leaves
-/// out is counted in its section's marker, with the members' own counts.
+/// merge. Every line a bound leaves out is counted in its section's marker, with the
+/// members' own counts.
 pub fn merge_handoffs(narratives: &[&str], max_bytes: usize, opts: MergeOptions) -> Option<String> {
     // a member with no narrative (its summary is all engine record) adds no section
     let parsed: Vec<Parsed> = narratives.iter().filter(|n| !n.trim().is_empty()).map(|n| parse(n)).collect::<Option<Vec<_>>>()?;
@@ -294,15 +310,6 @@ pub fn merge_handoffs(narratives: &[&str], max_bytes: usize, opts: MergeOptions)
             }
         }
     }
-    let add_count = |counts: &mut Vec<(usize, String, usize)>, s: usize, k: &str, c: usize| {
-        if c == 0 {
-            return;
-        }
-        match counts.iter_mut().find(|(s2, k2, _)| *s2 == s && k2 == k) {
-            Some((_, _, x)) => *x = x.saturating_add(c),
-            None => counts.push((s, k.to_string(), c)),
-        }
-    };
     let mut sec: Vec<Vec<String>> = vec![Vec::new(); n_sec + 1];
     // §1: the first task of the oldest, the newest request of the newest
     let lines1: Vec<String> = blocks(1).flatten().map(|l| scrub_message_refs(l)).collect();
@@ -363,6 +370,22 @@ pub fn merge_handoffs(narratives: &[&str], max_bytes: usize, opts: MergeOptions)
         other3.retain(|l| !l.starts_with("- artifacts: "));
         other3.extend(keep);
     }
+    // N-6: the instruction documents the session loaded are re-attached or named by
+    // their handles in the engine record; the merge names the newest few and counts
+    // the rest
+    const INSTRUCTIONS_KEPT: usize = 4;
+    let n_instr = other3.iter().filter(|l| l.starts_with("- instructions loaded: ")).count();
+    if n_instr > INSTRUCTIONS_KEPT {
+        let mut seen = 0usize;
+        other3.retain(|l| {
+            if !l.starts_with("- instructions loaded: ") {
+                return true;
+            }
+            seen += 1;
+            seen > n_instr - INSTRUCTIONS_KEPT
+        });
+        add_count(&mut counts, 3, "instruction documents", n_instr - INSTRUCTIONS_KEPT);
+    }
     // lists: union, once each
     let mut lists: Vec<Vec<String>> = vec![Vec::new(); n_sec + 1];
     for n in [4usize, 5, 7] {
@@ -372,10 +395,12 @@ pub fn merge_handoffs(narratives: &[&str], max_bytes: usize, opts: MergeOptions)
         }
     }
     // budget: the fixed sections first (quotes clipped at a quarter), then the shares
-    // the plan is kept whole within a quarter; the current work (the newest member's
-    // last assistant text, whole in memory) within an eighth
+    // the plan is kept whole within a quarter; the current work within a quarter too,
+    // an eighth in a rollup (the newest member's last assistant text: the live rows
+    // after the summary block go on from it)
     let quote_cap = budget / 4;
-    for (n, cap) in [(6usize, quote_cap), (8, quote_cap), (9, 400)] {
+    let work_cap = if opts.constraints_in_record { budget / 8 } else { quote_cap };
+    for (n, cap) in [(6usize, quote_cap), (8, work_cap), (9, 400)] {
         let joined = sec[n].join("\n");
         if joined.len() > cap {
             sec[n] = clip_marked_in(&joined, cap, opts.in_memory).lines().map(str::to_string).collect();
@@ -398,14 +423,55 @@ pub fn merge_handoffs(narratives: &[&str], max_bytes: usize, opts: MergeOptions)
     if header.len() + bare + fixed + need <= budget {
         room = need;
     }
-    // N-5, Y-3: what is left goes to the lists in the order of the handoff's own
-    // priorities (files, errors, decisions, calls); each takes what it needs within its
-    // share, and a share not used passes on to the next
-    // N-5: every path of the folded calls is floor; only a fifth of the room is kept
-    // for the decisions (what of it they need)
+    // the markers' room is an estimate: room a first fill leaves unused is given to
+    // the lists once more (the second fill is kept when it is within the budget)
+    let fill = |room: usize| fill_lists(Fill { room, files: &files, other3: &other3, lists: &lists, sec: &sec, counts: &counts, header: &header, in_memory: opts.in_memory });
+    let (mut out, dropped) = fill(room);
+    if dropped && out.len() + 32 < budget {
+        let (again, _) = fill(room + (budget - out.len() - 16));
+        if again.len() <= budget {
+            out = again;
+        }
+    }
+    if out.len() > budget {
+        let cut = crate::evict::floor_boundary(&out, budget.saturating_sub(48));
+        let cut = out.get(..cut).and_then(|s| s.rfind('\n')).unwrap_or(cut);
+        out.truncate(cut);
+        out.push_str("\n[handoff summary cut at the summary budget]");
+    }
+    Some(out)
+}
+
+/// What [`fill_lists`] fills: the room left for the lists (UTF-8 bytes), the parsed
+/// sections and the counts so far.
+struct Fill<'a> {
+    room: usize,
+    files: &'a [(String, String, String)],
+    other3: &'a [String],
+    lists: &'a [Vec<String>],
+    sec: &'a [Vec<String>],
+    counts: &'a [(usize, String, usize)],
+    header: &'a str,
+    in_memory: bool,
+}
+
+/// The merged handoff with its lists filled within `room`: the text, and whether a list
+/// left lines out.
+fn fill_lists(x: Fill<'_>) -> (String, bool) {
+    let Fill { mut room, files, other3, header, in_memory, .. } = x;
+    let mut lists: Vec<Vec<String>> = x.lists.to_vec();
+    let mut sec: Vec<Vec<String>> = x.sec.to_vec();
+    let mut counts: Vec<(usize, String, usize)> = x.counts.to_vec();
+    let n_sec = HANDOFF_SECTIONS.len();
+    let mut any_dropped = false;
+    // N-5, Y-3: what is left goes to the lists, files first (every path of the folded
+    // calls is floor), with a fifth of the room kept for the decisions (what of it they
+    // need); each list takes what it needs within its share, a share not used passes on
     let file_share = room.saturating_sub(bytes_of(&lists[7]).min(room / 5));
     let mut file_lines = render_files(&files, false);
-    if bytes_of(&file_lines) > room / 3 {
+    // one line per path when the lists fit beside them, else grouped by use
+    let lists_need: usize = [4usize, 5, 7].iter().map(|&n| bytes_of(&lists[n])).sum();
+    if bytes_of(&file_lines) + lists_need > room {
         file_lines = render_files(&files, true);
     }
     if bytes_of(&file_lines) > file_share {
@@ -421,25 +487,27 @@ pub fn merge_handoffs(narratives: &[&str], max_bytes: usize, opts: MergeOptions)
         }
         file_lines = render_files(files.get(lo..).unwrap_or(&[]), true);
         add_count(&mut counts, 3, "files", lo);
+        any_dropped |= lo > 0;
     }
     room = room.saturating_sub(bytes_of(&file_lines));
     sec[3] = file_lines;
-    sec[3].extend(other3);
+    sec[3].extend(other3.iter().cloned());
     // decisions before errors here (a handoff of new rows keeps errors first): the
     // members' errors were already bounded by their own summaries, their decisions are
     // what a loop of folds loses first (issue 13)
     // what, of a quarter of the room, the errors need is kept for them
-    let error_reserve = bytes_of(&lists[5]).min(room / 4);
+    let error_reserve = bytes_of(&lists[5]).min(room / 8);
     for (n, kind) in [(7usize, "decision sentences"), (5, "errors"), (4, "calls")] {
         let list = std::mem::take(&mut lists[n]);
         let share = if n == 7 { room.saturating_sub(error_reserve) } else { room };
         let (kept, dropped) = newest_within(&list, share);
         room = room.saturating_sub(bytes_of(&kept));
+        any_dropped |= dropped > 0;
         add_count(&mut counts, n, kind, dropped);
         sec[n] = kept;
     }
-    let kept_where = if opts.in_memory { "the folded rows are in memory" } else { "the folded rows are not kept in memory" };
-    let mut out = header;
+    let kept_where = if in_memory { "the folded rows are in memory" } else { "the folded rows are not kept in memory" };
+    let mut out = header.to_string();
     for n in 1..=n_sec {
         let marks: Vec<&(usize, String, usize)> = counts.iter().filter(|(s, _, _)| *s == n).collect();
         if sec[n].is_empty() && marks.is_empty() {
@@ -455,13 +523,7 @@ pub fn merge_handoffs(narratives: &[&str], max_bytes: usize, opts: MergeOptions)
             out.push_str(&format!("\n[clipped: {c} more {kind} not shown here (rollup budget); {kept_where}]"));
         }
     }
-    if out.len() > budget {
-        let cut = crate::evict::floor_boundary(&out, budget.saturating_sub(48));
-        let cut = out.get(..cut).and_then(|s| s.rfind('\n')).unwrap_or(cut);
-        out.truncate(cut);
-        out.push_str("\n[handoff summary cut at the summary budget]");
-    }
-    Some(out)
+    (out, any_dropped)
 }
 
 #[cfg(test)]
