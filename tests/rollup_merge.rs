@@ -187,3 +187,48 @@ fn n5_y3_y9_real_transcripts_keep_their_paths_through_folds_and_rollups() {
         assert!(f.faults.is_empty(), "{which}: {:?}", f.faults);
     }
 }
+
+/// C-8, N-4 (break3 finding 8, repro 26-growth): a rewrite still over the threshold
+/// reports a floor that holds the constraint sentences its summary block carries
+/// verbatim (N-1). Before, `floorTokens` was the trigger's floor of the source rows
+/// (643 tokens while ~2,600 tokens of carried constraints sat in the summary).
+#[test]
+fn c8_n4_over_window_floor_counts_the_carried_constraint_sentences() {
+    let config = Config::from_options(&json!({ "contextWindow": 6_000 })).unwrap();
+    let mut state = SessionState::default();
+    let mut rows: Vec<Value> = vec![json!({ "role": "system", "content": "You are a coding agent." })];
+    let body = |i: usize| (0..60).map(|k| format!("line {k} of module {i}: fn f{k}() {{}}")).collect::<Vec<_>>().join("\n");
+    let mut checked = 0usize;
+    for i in 1..=140 {
+        rows.push(json!({ "role": "user", "content": format!("Turn {i}: the colour is colour-{i}. You must never edit vendor/lib_{i}.c without asking.") }));
+        rows.push(json!({ "role": "assistant", "content": null, "tool_calls": [{ "id": format!("c{i}"), "type": "function", "function": { "name": "read_file", "arguments": json!({ "path": format!("/repo/src/mod_{i}.rs") }).to_string() } }] }));
+        rows.push(json!({ "role": "tool", "tool_call_id": format!("c{i}"), "content": body(i) }));
+        rows.push(json!({ "role": "assistant", "content": format!("Done {i}.") }));
+        let t = decode(Format::OpenaiChat, Value::Array(rows.clone())).unwrap();
+        let mut job = Job::start(config.clone(), state.clone(), t, JobOptions { signals: Signals::default(), has_summarizer: false });
+        let o = run_sync(&mut job, |_| Reply::Failed { message: "no summarizer".into(), context_exceeded: false }).expect("job runs");
+        state = o.state.clone();
+        if o.status != "compacted" {
+            continue;
+        }
+        if let Some(ow) = &o.over_window {
+            let carried: usize = o
+                .transcript
+                .messages
+                .iter()
+                .filter(|m| m.is_summary())
+                .flat_map(|m| context_compactor::summarize::ledger::read_items(context_compactor::summarize::ledger::split_summary(&m.text()).1.unwrap_or("")))
+                .filter(|(k, _)| k == "carried constraints")
+                .map(|(_, t)| t.len())
+                .sum();
+            // bytes per token is 4 by default: the floor holds at least the constraints
+            assert!(ow.floor_tokens * 4 >= carried as u64, "turn {i}: floor {} tokens, carried constraints {carried} bytes", ow.floor_tokens);
+            checked += 1;
+        }
+        rows = match formats::encode(&o.transcript, formats::View::Stored) {
+            Value::Array(a) => a,
+            other => panic!("openai-chat encodes to an array: {other}"),
+        };
+    }
+    assert!(checked > 0, "no rewrite was over the threshold: the case does not test the floor");
+}
