@@ -8,7 +8,6 @@
 mod common;
 use context_compactor::config::{Config, Profile};
 use context_compactor::engine::{run_sync, Job, JobOptions, Reply};
-use context_compactor::formats::import::{import, sniff};
 use context_compactor::formats::{self, decode, Format};
 use context_compactor::state::SessionState;
 use context_compactor::summarize::{narrative_part, Facts};
@@ -101,11 +100,7 @@ fn n5_y3_y9_paths_kept_and_one_handoff_per_rollup_over_60_turns() {
 }
 
 fn load(which: &str) -> Option<Transcript> {
-    let dir = common::shared_dir()?.join("transcripts");
-    let text = std::fs::read_to_string(dir.join(which)).unwrap();
-    let kind = sniff(&text).unwrap();
-    let (format, doc) = import(kind, &text).unwrap();
-    Some(decode(format, doc).unwrap())
+    common::load_shared(which)
 }
 
 /// A real transcript fed `step` rows at a time, each step compacted (forced), built-in
@@ -114,30 +109,16 @@ fn load(which: &str) -> Option<Transcript> {
 fn real_loop(full: &Transcript, step: usize, window: u64) -> (Figures, usize) {
     let mut config = Config::preset(Profile::Default);
     config.context_window = window;
-    let mut state = SessionState::default();
-    let mut cur = full.clone();
-    cur.messages.truncate(4);
-    let mut next = 4.min(full.messages.len());
     let mut f = Figures::default();
-    while next < full.messages.len() {
-        let end = (next + step).min(full.messages.len());
-        cur.messages.extend(full.messages[next..end].iter().cloned());
-        next = end;
-        let mut job = Job::start(config.clone(), state.clone(), cur.clone(), JobOptions { signals: Signals { force: true, ..Signals::default() }, has_summarizer: false });
-        let o = run_sync(&mut job, |_| Reply::Failed { message: "no summarizer".into(), context_exceeded: false }).expect("job runs");
-        assert_ne!(o.status, "failed", "{}", o.reason);
-        if o.status == "compacted" {
-            f.compactions += 1;
-            f.rollups += o.rewrite.as_ref().map_or(0, |r| r.rollups.len());
-            for m in o.transcript.messages.iter().filter(|m| m.is_summary()) {
-                for fault in readability_faults(&m.text()) {
-                    f.faults.push(format!("compaction {}: {fault}", f.compactions));
-                }
+    let cur = common::forced_fold_loop(full, 4, step, &config, |o| {
+        f.compactions += 1;
+        f.rollups += o.rewrite.as_ref().map_or(0, |r| r.rollups.len());
+        for m in o.transcript.messages.iter().filter(|m| m.is_summary()) {
+            for fault in readability_faults(&m.text()) {
+                f.faults.push(format!("compaction {}: {fault}", f.compactions));
             }
-            state = o.state.clone();
-            cur = o.transcript;
         }
-    }
+    });
     let rows: Vec<(usize, &context_compactor::transcript::Message)> = full.messages.iter().enumerate().collect();
     let facts = Facts::read(&rows, &|_, _, _| None);
     let text: String = cur.messages.iter().map(|m| m.text()).collect::<Vec<_>>().join("\n");
@@ -151,19 +132,8 @@ fn real_loop(full: &Transcript, step: usize, window: u64) -> (Figures, usize) {
     (f, counted)
 }
 
-/// The six Claude Code logs one after the other (the later ones' system rows left out):
-/// a session whose paths outgrow one summary's budget.
 fn long_session() -> Option<Transcript> {
-    let names = ["citation-check", "econ-detrending-correlation", "energy-ac-optimal-power-flow", "find-topk-similiar-chemicals", "protein-expression-analysis", "weighted-gdp-calc"];
-    let mut out: Option<Transcript> = None;
-    for n in names {
-        let t = load(&format!("claude-code/{n}.jsonl"))?;
-        match out.as_mut() {
-            None => out = Some(t),
-            Some(o) => o.messages.extend(t.messages.into_iter().filter(|m| m.role != context_compactor::transcript::Role::System)),
-        }
-    }
-    out
+    common::six_claude_code_logs()
 }
 
 /// N-5, Y-3, Y-9 over real transcripts: every path a folded call touched is in the live
