@@ -195,7 +195,7 @@ impl Job {
         let before = transcript_size(&self.source, &self.config, cal);
         let after = transcript_size(&new_t, &self.config, cal);
         let base_revision = self.commit_cadence(after.estimated_tokens, &new_t);
-        let over_window = self.report_over_window(after.estimated_tokens);
+        let over_window = self.report_over_window(after.estimated_tokens, Some(&new_t));
         let rewrite = Rewrite {
             base_revision,
             revision: self.state.revision,

@@ -184,7 +184,7 @@ impl Job {
         }
         let after = transcript_size(&new_t, &self.config, cal);
         let base_revision = self.commit_cadence(after.estimated_tokens, &new_t);
-        let over_window = self.report_over_window(after.estimated_tokens);
+        let over_window = self.report_over_window(after.estimated_tokens, Some(&new_t));
         let rewrite = Rewrite {
             base_revision,
             revision: self.state.revision,
@@ -273,8 +273,8 @@ impl Job {
 
     /// N-4: [`Self::over_window`] for a committed rewrite, with its `over_window` warning
     /// event pushed when it is over.
-    pub(super) fn report_over_window(&mut self, after_tokens: u64) -> Option<OverWindow> {
-        let over_window = self.over_window(after_tokens);
+    pub(super) fn report_over_window(&mut self, after_tokens: u64, new_t: Option<&Transcript>) -> Option<OverWindow> {
+        let over_window = self.over_window_of(after_tokens, new_t);
         if let Some(ow) = &over_window {
             let message = format!(
                 "the rewrite leaves the next request at {} tokens, over the {} ({} tokens) by {}; the floor compaction cannot remove is {} tokens",
@@ -301,13 +301,8 @@ impl Job {
             return None;
         }
         let fl = self.decision.as_ref().map(|d| d.floor.clone()).unwrap_or_default();
-        let (bytes, sentences, _) = self.summary_floor;
-        // what the summary block as a whole must carry verbatim (the first task, the
-        // constraints; with projectMemory off every user text its summaries quote)
-        let newest_live = new_t.messages.iter().any(Message::has_user_text);
-        let block: Vec<String> = new_t.messages.iter().filter(|m| m.is_summary()).map(Message::text).collect();
-        let block_bytes = crate::summarize::carry::MemberUserText::read(&block, newest_live).required_bytes(self.config.project_memory);
-        let user = crate::measure::text_tokens(bytes.max(block_bytes), &self.config, cal);
+        let (_, sentences, _) = self.summary_floor;
+        let user = self.summary_user_floor_tokens(new_t, cal);
         // the trigger's floor without its own user-text part (projectMemory off): the
         // rewrite's figure above replaces it
         let total = user.saturating_add(fl.total_tokens.saturating_sub(fl.user_text_tokens));
@@ -325,16 +320,38 @@ impl Job {
         ))
     }
 
+    /// Tokens of the user text the summary block of `new_t` must carry verbatim (N-1,
+    /// S-9, C-8): the first task, the newest request and every constraint sentence its
+    /// summaries carry (with projectMemory off every user text they quote), or the
+    /// summary's own floor when larger.
+    fn summary_user_floor_tokens(&self, new_t: &Transcript, cal: f64) -> u64 {
+        let (bytes, _, _) = self.summary_floor;
+        let newest_live = new_t.messages.iter().any(Message::has_user_text);
+        let block: Vec<String> = new_t.messages.iter().filter(|m| m.is_summary()).map(Message::text).collect();
+        let block_bytes = crate::summarize::carry::MemberUserText::read(&block, newest_live).required_bytes(self.config.project_memory);
+        crate::measure::text_tokens(bytes.max(block_bytes), &self.config, cal)
+    }
+
     /// N-4: the next request after a rewrite of `after_tokens`, against the threshold and
-    /// the window; `None` when it is under both.
+    /// the window; `None` when it is under both. `floor_tokens` is the trigger's floor
+    /// (C-8); `new_t`, the rewrite, puts the user text its summary block must carry
+    /// verbatim in place of the trigger's user-text part (break3 finding 8: carried
+    /// constraint sentences count).
     fn over_window(&self, after_tokens: u64) -> Option<OverWindow> {
+        self.over_window_of(after_tokens, None)
+    }
+
+    fn over_window_of(&self, after_tokens: u64, new_t: Option<&Transcript>) -> Option<OverWindow> {
         let cal = self.state.calibration();
         let tools = crate::measure::bytes_tokens(self.opts.signals.tools_bytes(), &self.config, cal);
         let findings = crate::measure::text_tokens(crate::state::findings_bytes(&self.state.findings), &self.config, cal);
         let tokens = [tools, findings, self.config.output_reserve()].iter().fold(after_tokens, |a, &b| a.saturating_add(b));
         let window = self.config.context_window;
         let threshold = self.config.threshold_tokens();
-        let floor_tokens = self.decision.as_ref().map_or(0, |d| d.floor.total_tokens);
+        let floor_tokens = self.decision.as_ref().map_or(0, |d| match new_t {
+            Some(t) => d.floor.total_tokens.saturating_sub(d.floor.user_text_tokens).saturating_add(self.summary_user_floor_tokens(t, cal)),
+            None => d.floor.total_tokens,
+        });
         let (limit, by) = if tokens > window {
             ("context_window", tokens - window)
         } else if tokens >= threshold {

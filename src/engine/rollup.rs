@@ -106,7 +106,7 @@ impl Job {
         }
         // N-4: the engine's own merge shares the rollup budget with the user text it carries
         let in_memory = self.config.project_memory && !self.user_text_only_memory;
-        let merged = if writer == "mechanical" { mechanical_merge_in(&texts, self.rollup_bytes().saturating_sub(user_part.len()).max(512), in_memory) } else { merged };
+        let merged = if writer == "mechanical" { mechanical_merge_in(&texts, self.rollup_bytes().saturating_sub(user_part.len()).max(self.rollup_bytes() * 5 / 8), in_memory) } else { merged };
         let mut all: Vec<&str> = texts.iter().map(String::as_str).collect();
         all.push(&merged);
         // Y-2: only the handles the engine can vouch for (crate::trust::KnownHandles)

@@ -65,12 +65,25 @@ fn line_blocks(line: &str) -> usize {
         .unwrap_or(1)
 }
 
+/// What a [`rollup_marker`] says after its hash (M-2, N-1; break3 finding 3): the hash
+/// is the engine's check of the quoted text, not a memory handle; recall (a text
+/// search) finds the whole text by the words the marker quotes.
+pub const ROLLUP_MARKER_RECALL: &str = "; recall finds it by these words";
+
 /// The marker of a user text a rollup clips ([`ROLLUP_CLIPPED_PREFIX`]): one line, the
-/// text's head (at most 120 UTF-8 bytes, up to its first line break).
+/// text's head (at most 120 UTF-8 bytes, up to its first line break), saying recall
+/// finds the whole text by those words ([`ROLLUP_MARKER_RECALL`]).
 pub fn rollup_marker(text: &str) -> String {
     let cut = crate::evict::floor_boundary(text, super::floor::CLIPPED_HEAD_BYTES).min(text.find('\n').unwrap_or(text.len()));
     let head = text.get(..cut).unwrap_or("");
-    format!("{ROLLUP_CLIPPED_PREFIX}{:016x}): {head} [+{} bytes in memory]", crate::transcript::fnv1a(text.as_bytes()), text.len() - head.len())
+    format!("{ROLLUP_CLIPPED_PREFIX}{:016x}{ROLLUP_MARKER_RECALL}): {head} [+{} bytes in memory]", crate::transcript::fnv1a(text.as_bytes()), text.len() - head.len())
+}
+
+/// Whether `text` is whole on its [`rollup_marker`] (one line within the head bytes):
+/// such a text is quoted whole instead (a marker saying `clipped ... [+0 bytes in
+/// memory]` would be longer and untrue).
+pub fn fits_marker_head(text: &str) -> bool {
+    text.len() <= super::floor::CLIPPED_HEAD_BYTES && !text.contains('\n')
 }
 
 /// The user text the members of a rollup carry (oldest member first), read from their
@@ -197,6 +210,14 @@ impl MemberUserText {
             for (i, t) in self.texts.iter().enumerate().rev() {
                 if whole_used.saturating_add(t.len()) <= budget {
                     whole_used = whole_used.saturating_add(t.len());
+                    if let Some(w) = whole.get_mut(i) {
+                        *w = true;
+                    }
+                    continue;
+                }
+                // a short text is quoted whole within the markers' budget (N-1)
+                if fits_marker_head(t) && clip_used.saturating_add(t.len()) <= budget {
+                    clip_used = clip_used.saturating_add(t.len());
                     if let Some(w) = whole.get_mut(i) {
                         *w = true;
                     }
@@ -358,6 +379,29 @@ mod tests {
         let (all, _) = m.floor(usize::MAX, false);
         assert!((0..40).all(|i| all.contains(&format!("Request {i}: "))));
         assert!(check_rollup(&members, &written, true, false).is_err());
+    }
+
+    /// M-2, N-1 (break3 finding 3): a short user text past the whole-quote budget is
+    /// quoted whole, not "clipped ... [+0 bytes in memory]"; a long one's marker says
+    /// recall finds it by the words it quotes (its hash is a check, not a handle).
+    #[test]
+    fn n1_m2_short_texts_are_whole_and_a_marker_names_how_recall_finds_the_text() {
+        let mut members = vec![summary(&item(FIRST_TASK_KIND, "First task: write the report."))];
+        for i in 0..30 {
+            members.push(summary(&item("carried user text", &format!("Turn {i}: my favourite colour today is colour-{i}."))));
+        }
+        members.push(summary(&item("carried user text", &format!("Long request: {}", "more detail please. ".repeat(20)))));
+        let m = MemberUserText::read(&members, true);
+        let (floor, _) = m.floor(600, true);
+        assert!(!floor.contains("[+0 bytes in memory]"), "{floor}");
+        assert!(floor.lines().filter(|l| l.starts_with(ROLLUP_CLIPPED_PREFIX)).all(|l| l.contains(ROLLUP_MARKER_RECALL)), "{floor}");
+        assert!(floor.contains("Turn 29: my favourite colour today is colour-29."), "{floor}");
+        // past the whole quotes' budget, short texts still quoted whole (in the markers' room)
+        assert!(floor.contains("[carried user text, 48 bytes]\nTurn 20: my favourite colour today is colour-20."), "{floor}");
+        assert!(check_rollup(&members, &[summary(&floor)], true, true).is_ok());
+        let mk = rollup_marker(&format!("Long request: {}", "more detail please. ".repeat(20)));
+        assert!(mk.contains("recall finds it by these words): Long request: more detail please."), "{mk}");
+        assert!(!fits_marker_head(&"x".repeat(121)) && fits_marker_head("short") && !fits_marker_head("a\nb"));
     }
 
     const FIRST_T: &str = "First task: write the report.";

@@ -102,6 +102,21 @@ pub struct HandoffLabels {
 /// `None` labels the folded rows' own first and last request, as [`handoff_summary`].
 pub fn handoff_summary_with(f: &Facts, max_bytes: usize, labels: Option<HandoffLabels>) -> String {
     let in_memory = labels.map_or(true, |l| l.rows_in_memory);
+    // Y-3, Y-9: an earlier handoff folded with the rows is merged section by section
+    // into this one ([`super::merge`]), not quoted in §1 (nested quotes clipped mid-word)
+    if let Some(e) = f.earlier_summary.as_deref() {
+        let own = handoff_sections(f, max_bytes, labels, false);
+        let opts = super::merge::MergeOptions { in_memory, constraints_in_record: false };
+        if let Some(m) = super::merge::merge_handoffs(&[e, &own], max_bytes, opts) {
+            return m;
+        }
+    }
+    handoff_sections(f, max_bytes, labels, true)
+}
+
+/// [`handoff_summary_with`] itself; `quote_earlier`: the earlier summary is quoted in §1.
+fn handoff_sections(f: &Facts, max_bytes: usize, labels: Option<HandoffLabels>, quote_earlier: bool) -> String {
+    let in_memory = labels.map_or(true, |l| l.rows_in_memory);
     let clip_marked = |t: &str, cap: usize| clip_marked_in(t, cap, in_memory);
     let budget = max_bytes.max(512);
     let quote_cap = budget / 4;
@@ -121,7 +136,8 @@ pub fn handoff_summary_with(f: &Facts, max_bytes: usize, labels: Option<HandoffL
                 (false, true) => "Newest request",
                 (false, false) => continue,
             };
-            let text = format!("{label} (message #{}, {} bytes): verbatim in the engine record below.", r.offset, r.text.len());
+            // Y-9: no `message #N`: the row is gone from the transcript the summary lives in
+            let text = format!("{label} ({} bytes): verbatim in the engine record below.", r.text.len());
             push(&mut items, 1, 0, n_req - i, text, None, "requests");
             continue;
         }
@@ -138,7 +154,7 @@ pub fn handoff_summary_with(f: &Facts, max_bytes: usize, labels: Option<HandoffL
         let text = format!("{label} (message #{}, {} bytes, verbatim):\n{}", r.offset, r.text.len(), r.text);
         push(&mut items, 1, prio, n_req - i, text, cap, "requests");
     }
-    if let Some(e) = &f.earlier_summary {
+    if let Some(e) = f.earlier_summary.as_ref().filter(|_| quote_earlier) {
         push(&mut items, 1, 9, 0, format!("Earlier summary folded with these rows:\n{e}"), Some(quote_cap), "earlier summary");
     }
     // §2 constraints
@@ -241,7 +257,8 @@ pub fn handoff_summary_with(f: &Facts, max_bytes: usize, labels: Option<HandoffL
     if let Some(n) = f.next_step() {
         push(&mut items, 9, 4, 0, n, Some(400), "next step");
     } else if let Some(r) = f.newest_request() {
-        push(&mut items, 9, 4, 0, format!("continue the newest request (message #{}).", r.offset), None, "next step");
+        let text = if labels.is_some() { "continue the newest request.".to_string() } else { format!("continue the newest request (message #{}).", r.offset) };
+        push(&mut items, 9, 4, 0, text, None, "next step");
     }
 
     let header = format!("Handoff summary (deterministic, {} messages folded; clipped parts are marked).", f.rows);
@@ -391,6 +408,13 @@ pub fn mechanical_merge(texts: &[String], max_bytes: usize) -> String {
 /// with `in_memory`). The rest of the joined narratives keeps its newest text within
 /// what the section leaves of `max_bytes`.
 pub fn mechanical_merge_in(texts: &[String], max_bytes: usize, in_memory: bool) -> String {
+    // Y-3, Y-9: deterministic handoffs merge into one handoff ([`super::merge`]); text
+    // that is not one (a model's prose) is joined as below
+    let narratives: Vec<&str> = texts.iter().map(|t| narrative_part(t).trim()).collect();
+    let opts = super::merge::MergeOptions { in_memory, constraints_in_record: true };
+    if let Some(m) = super::merge::merge_handoffs(&narratives, max_bytes, opts) {
+        return m;
+    }
     let mut decisions: Vec<String> = Vec::new();
     let mut dropped = 0usize;
     let mut seen = std::collections::HashSet::new();

@@ -9,6 +9,7 @@ pub mod facts;
 pub mod floor;
 pub mod handoff;
 pub mod ledger;
+pub mod merge;
 pub mod request;
 
 pub use facts::Facts;

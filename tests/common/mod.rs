@@ -122,3 +122,53 @@ pub fn out_messages(o: &Outcome) -> Vec<Value> {
         _ => vec![],
     }
 }
+
+/// A transcript of `../shared/transcripts/<which>`, imported and decoded, or None when
+/// `../shared` is absent (see [`shared_dir`]).
+pub fn load_shared(which: &str) -> Option<context_compactor::transcript::Transcript> {
+    use context_compactor::formats::import::{import, sniff};
+    let dir = shared_dir()?.join("transcripts");
+    let text = std::fs::read_to_string(dir.join(which)).unwrap();
+    let kind = sniff(&text).unwrap();
+    let (format, doc) = import(kind, &text).unwrap();
+    Some(formats::decode(format, doc).unwrap())
+}
+
+/// The six Claude Code logs of `../shared` one after the other (the later ones' system
+/// rows left out): a session whose decisions and paths outgrow one summary's budget.
+pub fn six_claude_code_logs() -> Option<context_compactor::transcript::Transcript> {
+    let names = ["citation-check", "econ-detrending-correlation", "energy-ac-optimal-power-flow", "find-topk-similiar-chemicals", "protein-expression-analysis", "weighted-gdp-calc"];
+    let mut out: Option<context_compactor::transcript::Transcript> = None;
+    for n in names {
+        let t = load_shared(&format!("claude-code/{n}.jsonl"))?;
+        match out.as_mut() {
+            None => out = Some(t),
+            Some(o) => o.messages.extend(t.messages.into_iter().filter(|m| m.role != context_compactor::transcript::Role::System)),
+        }
+    }
+    out
+}
+
+/// `full` fed to the engine `step` rows at a time after its first `head` rows, each step
+/// compacted (forced, deterministic summary, no summarizer) with the state of the last;
+/// `on_compacted` sees each compacted outcome. The transcript after the last step.
+pub fn forced_fold_loop(full: &context_compactor::transcript::Transcript, head: usize, step: usize, config: &Config, mut on_compacted: impl FnMut(&Outcome)) -> context_compactor::transcript::Transcript {
+    let mut state = SessionState::default();
+    let mut cur = full.clone();
+    cur.messages.truncate(head);
+    let mut next = head.min(full.messages.len());
+    while next < full.messages.len() {
+        let end = (next + step).min(full.messages.len());
+        cur.messages.extend(full.messages[next..end].iter().cloned());
+        next = end;
+        let mut job = Job::start(config.clone(), state.clone(), cur.clone(), JobOptions { signals: Signals { force: true, ..Signals::default() }, has_summarizer: false });
+        let o = run_sync(&mut job, |_| Reply::Failed { message: "no summarizer".into(), context_exceeded: false }).expect("job runs");
+        assert_ne!(o.status, "failed", "{}", o.reason);
+        if o.status == "compacted" {
+            on_compacted(&o);
+            state = o.state.clone();
+            cur = o.transcript;
+        }
+    }
+    cur
+}
