@@ -122,13 +122,14 @@ test('i1_prepare_step_returns_nothing_when_no_compaction_is_due', async () => {
 /** An in-memory session store with compare-and-swap (W-5); counts saves by kind. */
 function memoryStore() {
   const s = {
-    record: null, appends: 0, rewrites: 0, refused: 0,
+    record: null, appends: 0, rewrites: 0, refused: 0, anchored: 0,
     load() { return s.record === null ? null : JSON.parse(s.record) },
     async save(record, { expectedRevision, patch }) {
       await null
       const current = s.record === null ? 0 : JSON.parse(s.record).revision
       if (current !== expectedRevision) { s.refused++; return { ok: false, reason: 'stale_revision' } }
       s.record = JSON.stringify(record)
+      if (record.state?.cadence?.anchor?.inputTokens > 0) s.anchored++
       if (patch.length === 1 && patch[0].deleteCount === 0) s.appends++
       else if (patch.length > 0) s.rewrites++
       return { ok: true }
@@ -140,11 +141,12 @@ function memoryStore() {
 /** Wraps a store so every save is counted the same way (append patch / rewrite). */
 function counted(store) {
   const c = {
-    appends: 0, rewrites: 0,
+    appends: 0, rewrites: 0, anchored: 0,
     load: () => store.load(),
     async save(record, info) {
       const r = await store.save(record, info)
       if (r?.ok !== false) {
+        if (record.state?.cadence?.anchor?.inputTokens > 0) c.anchored++
         if (info.patch.length === 1 && info.patch[0].deleteCount === 0) c.appends++
         else if (info.patch.length > 0) c.rewrites++
       }
@@ -167,8 +169,9 @@ function assertStoredSession(rec, store, view, label) {
   assert.ok(store.appends >= STEPS, `${label}: ${store.appends} appends for ${STEPS} steps`)
   assert.equal(store.rewrites, view.compactions.length, `${label}: one saved rewrite per compaction`)
   assert.equal(rec.revision, rec.state.revision)
-  // the usage of each answer rode into the state of the next save (C-3, I-3)
-  assert.ok(rec.state.cadence.anchor?.inputTokens > 0, `${label}: the observed usage is stored`)
+  // the usage of each answer rode into the state of the next save (C-3, I-3); a save
+  // that compacts consumes it, so the last record may hold none when the last step compacted
+  assert.ok(store.anchored >= STEPS / 2, `${label}: the observed usage is stored (${store.anchored} saves carried it)`)
 }
 
 test('i1_w5_prepare_step_over_a_session_store_keeps_a_30_step_loop_under_the_window_and_compacts_again', async (t) => {
