@@ -97,6 +97,42 @@ fn string_field<'a>(raw: &'a Value, key: &str, at: usize, ty: &str) -> Result<&'
     raw.get(key).and_then(Value::as_str).ok_or_else(|| Error::invalid(format!("message {at}: {ty} item has no string `{key}`")))
 }
 
+/// The result view of a `shell_call_output`'s `output` (break4 finding 3; F-1, Y-5): an
+/// array of `{ stdout, stderr, outcome: { type: "exit", exit_code } | { type: "timeout" } }`,
+/// one per command, rendered as the commands' stdout, then their stderr, then one line
+/// `Exit code N` (or `Timed out`) each, so the summary, the summarizer's copy, memory and
+/// the bound read it as text. A non-zero exit code or a timeout is a failed call. Another
+/// shape of `output` is read as [`result_block`] reads it.
+fn shell_output_block(call_id: String, output: Option<&Value>) -> Block {
+    let Some(Value::Array(items)) = output else { return result_block(call_id, output) };
+    let mut text = String::new();
+    let mut failed = false;
+    for item in items {
+        for key in ["stdout", "stderr"] {
+            if let Some(t) = item.get(key).and_then(Value::as_str).filter(|t| !t.is_empty()) {
+                text.push_str(t);
+                if !t.ends_with('\n') {
+                    text.push('\n');
+                }
+            }
+        }
+        match item.pointer("/outcome/type").and_then(Value::as_str) {
+            Some("exit") => {
+                let code = item.pointer("/outcome/exit_code").and_then(Value::as_i64).unwrap_or(0);
+                failed |= code != 0;
+                text.push_str(&format!("Exit code {code}\n"));
+            }
+            Some("timeout") => {
+                failed = true;
+                text.push_str("Timed out\n");
+            }
+            _ => {}
+        }
+    }
+    let failed = failed || super::failure::text_reports_failure(&text);
+    Block::ToolResult { call_id, name: None, text, is_error: failed, media: Vec::new(), media_bytes: 0 }
+}
+
 /// The result view of an output item's `output` (string, parts, or an object such as a
 /// `computer_screenshot`).
 fn result_block(call_id: String, output: Option<&Value>) -> Block {
@@ -181,7 +217,19 @@ impl Adapter for OpenaiResponses {
             if CALL_TYPES.contains(&call_ty) {
                 let key = if ty == "local_shell_call_output" && raw.get("call_id").is_none() { "id" } else { "call_id" };
                 let call_id = string_field(raw, key, at, ty)?;
-                blocks.push(result_block(call_id.to_string(), raw.get("output")));
+                let block = match ty {
+                    "shell_call_output" => shell_output_block(call_id.to_string(), raw.get("output")),
+                    _ => result_block(call_id.to_string(), raw.get("output")),
+                };
+                // Y-5: an `apply_patch_call_output` says `status: "failed"` itself
+                let block = match block {
+                    Block::ToolResult { call_id, name, text, is_error, media, media_bytes } => {
+                        let failed = is_error || (ty == "apply_patch_call_output" && raw.get("status").and_then(Value::as_str) == Some("failed"));
+                        Block::ToolResult { call_id, name, text, is_error: failed, media, media_bytes }
+                    }
+                    other => other,
+                };
+                blocks.push(block);
                 return Ok((Role::Tool, blocks));
             }
         }
@@ -193,7 +241,8 @@ impl Adapter for OpenaiResponses {
 
     /// Replaces the `output` of an output item with `text` (a plain string output, which
     /// `function_call_output`, `custom_tool_call_output` and `local_shell_call_output`
-    /// accept); `call_id`, `id`, `status` and every other field stay. A
+    /// accept; a `shell_call_output` gets one entry whose `stdout` is `text`, with its first
+    /// entry's `outcome`); `call_id`, `id`, `status` and every other field stay. A
     /// `computer_call_output` must carry a screenshot, so it is refused.
     fn set_result_body(raw: &mut Value, nth: usize, text: &str) -> Result<()> {
         if nth != 0 {
@@ -203,8 +252,16 @@ impl Adapter for OpenaiResponses {
         if !ty.ends_with("_call_output") {
             return Err(Error::invalid(format!("item of type {ty:?} carries no tool result")));
         }
-        if ty == "computer_call_output" || ty == "shell_call_output" {
+        if ty == "computer_call_output" {
             return Err(Error::invalid(format!("a {ty} output has a fixed structure; its body cannot be replaced by text")));
+        }
+        if ty == "shell_call_output" {
+            // the bounded text as one command's stdout, with the first command's outcome
+            // (break4 finding 3: an oversized shell output could not be bounded)
+            let outcome = raw.pointer("/output/0/outcome").cloned().unwrap_or_else(|| json!({ "type": "exit", "exit_code": 0 }));
+            let Some(o) = raw.as_object_mut() else { return Err(Error::invalid("output item is not an object")) };
+            o.insert("output".into(), json!([{ "stdout": text, "stderr": "", "outcome": outcome }]));
+            return Ok(());
         }
         super::set_text_field(raw, "output", text, "output item")
     }
