@@ -181,8 +181,12 @@ pub fn select(messages: &[Message], config: &Config, recent_bytes_cap: Option<us
     let ex = ExchangeIndex::build(messages);
     let bytes_from = |i: usize| messages.iter().skip(i).map(|m| m.bytes).sum::<usize>();
 
-    // Stage 1: [sum_end, end) with end before the recent window and the newest request.
-    let mut end = recent.min(run.unwrap_or(n));
+    // Stage 1: [sum_end, end) with end before the recent window and the newest request,
+    // and before a tool exchange that reaches the end of history (S-3): a call still
+    // waiting for its result, or results no later row has read, stays intact even when
+    // the recent window is empty (one oversized row, S-2/S-8).
+    let tail_exchange = n.checked_sub(1).and_then(|last| ex.get(last)).map_or(n, |x| x.start);
+    let mut end = recent.min(run.unwrap_or(n)).min(tail_exchange);
     if ex.splits(end) {
         if let Some(x) = ex.get(end) {
             let back = x.start;

@@ -170,9 +170,10 @@ pub struct SignalValue {
     /// How a crossing is treated: `high_water` (an ordinary mark: waits for the
     /// cadence), `recovery` (never waits, unless the last attempt failed, C-5),
     /// `history` (recovery when the last rewrite got history under the threshold,
-    /// else waits; the request forecast over the window never waits for a failed
-    /// attempt's back-off, C-8 over C-5), `refusal` (forces one compaction on a
-    /// whole-transcript check).
+    /// else waits; the request forecast over the window waits neither for the cadence
+    /// nor for a failed attempt's back-off, only after a failed attempt on the same
+    /// unchanged transcript, and then with a [`FORECAST_OVER_WINDOW_WAITING`] warning,
+    /// C-8 over C-4/C-5), `refusal` (forces one compaction on a whole-transcript check).
     pub kind: &'static str,
 }
 
@@ -206,6 +207,22 @@ pub struct Warning {
 
 /// The code of the C-4 warning.
 pub const HISTORY_OVER_THRESHOLD: &str = "history_over_threshold_after_rewrite";
+
+/// The code of the C-4/C-8 warning given when the request forecast is over the context
+/// window and a failed attempt on the same unchanged transcript holds the compaction back
+/// (C-5; the request would fail as sent).
+pub const FORECAST_OVER_WINDOW_WAITING: &str = "forecast_over_window_waiting";
+
+/// The [`FORECAST_OVER_WINDOW_WAITING`] text: the forecast and the window (tokens), why it
+/// waits and the remedies.
+pub fn forecast_over_window_waiting_message(forecast: u64, window: u64) -> String {
+    format!(
+        "the next request is forecast at {forecast} tokens, over the context window of {window}, and the compaction waits: \
+         the last attempt on this same transcript failed and no row changed since (C-5). \
+         Sent as is it will be refused. Remedies: raise the context window, shorten the system prompt, send fewer tools, \
+         or compact with force"
+    )
+}
 
 /// The C-4 warning text: names the remedies.
 pub fn history_over_threshold_message(history_tokens: u64, threshold: u64) -> String {
@@ -458,14 +475,16 @@ pub fn decide_from(t: &Transcript, totals: &Totals, config: &Config, state: &Ses
     }
     // C-5: a selection that found nothing to fold is not retried on the same transcript.
     let unchanged = c.failed_on.as_ref().is_some_and(|f| *f == crate::state::RowsMark::of(t));
-    // C-8 over C-5: a request forecast over the window fails as sent, so a failed
-    // attempt's back-off never holds it (only C-4's over-threshold rewrite does).
+    // C-8 over C-4/C-5: a request forecast over the window fails as sent, so neither a
+    // failed attempt's back-off nor an over-threshold rewrite holds it (break finding 11:
+    // a host that never reports usage never advances the cadence, so a hold there waited
+    // forever); only a failed attempt on this same transcript does, with a warning.
     let allowed = |s: &SignalValue| match s.kind {
         "refusal" => true,
         _ if unchanged => false,
         "high_water" => cadence_open,
-        "history" if rewrite_over => cadence_open,
         "history" if s.name == "forecast_request_tokens" => true,
+        "history" if rewrite_over => cadence_open,
         _ => cadence_open || !last_failed,
     };
     let mut decided_by = out.iter().find(|s| s.crossed && s.kind == "refusal").or_else(|| out.iter().find(|s| s.crossed && allowed(s))).map(|s| s.name);
@@ -477,6 +496,9 @@ pub fn decide_from(t: &Transcript, totals: &Totals, config: &Config, state: &Ses
     }
     if rewrite_over && !c.over_threshold_warned && out.iter().any(|s| s.crossed && s.kind == "history") {
         warnings.push(Warning { code: HISTORY_OVER_THRESHOLD, message: history_over_threshold_message(c.last_rewrite_tokens.unwrap_or(0), threshold) });
+    }
+    if let Some(f) = out.iter().find(|s| s.crossed && s.name == "forecast_request_tokens" && !allowed(s)) {
+        warnings.push(Warning { code: FORECAST_OVER_WINDOW_WAITING, message: forecast_over_window_waiting_message(f.value, f.threshold) });
     }
     let fl = floor_of(totals, config, state, signals);
     let reason: String;

@@ -296,14 +296,60 @@ fn c8_c5_a_failed_attempt_never_holds_a_forecast_over_the_window() {
     assert!(d.compact, "{}: {:?}", d.reason, d.suppressed);
     assert_eq!((d.reason.as_str(), d.decided_by), ("forecast_over_window", Some("forecast_request_tokens")));
     assert!(d.suppressed.contains(&"estimated_transcript_tokens"), "the threshold crossing alone still backs off");
-    // C-4 still holds: after a rewrite that left history over the threshold, an
-    // over-window forecast waits for the cadence like the other history crossings
+    // C-4 does not hold it either (break finding 11): after a rewrite that left history
+    // over the threshold, an over-window forecast still compacts; the threshold
+    // crossing alone waits for the cadence
     let mut over = out.state.clone();
     over.cadence.last_rewrite_tokens = Some(9000);
     let d = decide(&big, &cfg, &over, &Signals::default());
+    assert!(d.compact, "{}: {:?}", d.reason, d.suppressed);
+    assert_eq!(d.decided_by, Some("forecast_request_tokens"));
+    assert_eq!(d.suppressed, ["estimated_transcript_tokens"]);
+    assert!(d.warnings.iter().all(|w| w.code != "forecast_over_window_waiting"));
+    // only a failed attempt on this same, unchanged transcript holds it (C-5), and a
+    // warning says the request is over the window and waits
+    let mut same = out.state.clone();
+    same.cadence.failed_on = Some(context_compactor::state::RowsMark::of(&big));
+    let d = decide(&big, &cfg, &same, &Signals::default());
     assert!(!d.compact);
-    assert_eq!(d.reason, "waiting_for_cadence");
-    assert!(d.suppressed.contains(&"forecast_request_tokens"));
+    assert_eq!(d.reason, "unchanged_since_failed_attempt");
+    let w = d.warnings.iter().find(|w| w.code == "forecast_over_window_waiting").expect("an over-window wait is warned");
+    let f = signal(&d, "forecast_request_tokens").unwrap();
+    assert!(w.message.contains(&f.value.to_string()) && w.message.contains("10000"), "{}", w.message);
+}
+
+/// C-4, C-8 (break finding 11): a host that checks before each call, compacts when told
+/// and never reports usage never advances the cadence. After a rewrite that left history
+/// over the threshold, threshold crossings wait; the request forecast is still never
+/// let past the window: every check where it crossed compacts.
+#[test]
+fn c4_c8_without_usage_reports_the_cadence_never_holds_a_request_over_the_window() {
+    let cfg = config(json!({ "contextWindow": 10000, "thresholdPct": 0.5, "fitRecentWindow": false, "preserveRecentTurns": 6 }));
+    let t = decode(&history(8, 4000));
+    let first = compact(&t, &cfg, &SessionState::default(), Signals::default());
+    assert_eq!(first.status, "compacted", "{}", first.reason);
+    assert!(first.after.estimated_tokens >= cfg.threshold_tokens(), "the rewrite left history over the threshold");
+    let (mut state, mut live) = (first.state.clone(), first.transcript.clone());
+    let (mut compactions, mut waited) = (0, 0);
+    for i in 0..12 {
+        let mut d2 = encode(&live, View::Stored);
+        d2["messages"].as_array_mut().unwrap().extend([assistant(&format!("a{i} {}", "y".repeat(4000))), user(&format!("q{i} {}", "x".repeat(4000)))]);
+        live = formats::decode(Format::Anthropic, d2).unwrap();
+        let d = decide(&live, &cfg, &state, &Signals::default());
+        let f = signal(&d, "forecast_request_tokens").unwrap();
+        assert!(!f.crossed || d.compact, "row pair {i}: forecast {} over the window {} held back: {} {:?}", f.value, f.threshold, d.reason, d.suppressed);
+        if !d.compact {
+            waited += usize::from(d.reason == "waiting_for_cadence");
+            continue;
+        }
+        let out = compact(&live, &cfg, &state, Signals::default());
+        assert_eq!(out.status, "compacted", "{}", out.reason);
+        compactions += 1;
+        state = out.state;
+        live = out.transcript;
+    }
+    assert!(compactions >= 2, "{compactions}");
+    assert!(waited >= 1, "threshold-only crossings still wait for the cadence (C-4 anti-loop)");
 }
 
 #[test]

@@ -348,6 +348,37 @@ fn s3_tool_exchange_at_the_end_stays_intact() {
     validate_pairing(&o.transcript).unwrap();
 }
 
+/// S-3, S-4, W-2: the newest row is a tool call still waiting for its result and is so
+/// large (70 KB of arguments, over `preserve_recent_bytes`) that the recent window is
+/// empty (S-2). The pending call stays verbatim, so the result that arrives next pairs
+/// (a real Claude Code log folded a 21 KB pending Write, then rejected its result).
+#[test]
+fn s3_s4_w2_pending_call_at_end_is_never_folded_when_the_recent_window_is_empty() {
+    let args = json!({ "path": "/root/solve.py", "content": "x".repeat(70_000) }).to_string();
+    let rows = vec![sys("sys"), user(&long("u1")), asst(&long("a1")), user(&long("u2")), calls(&[("w1", "write", &args)])];
+    let t = formats::decode(Format::OpenaiChat, doc(rows.clone())).unwrap();
+    let sel = select(&t.messages, &kerkov(), None).unwrap();
+    assert_eq!(sel.fold, vec![1, 2, 3]);
+    let (o, _) = run(Format::OpenaiChat, doc(rows.clone()), kerkov(), over());
+    assert_eq!(o.status, "compacted", "{}", o.reason);
+    assert_eq!(retained_sources(&o), vec![0, 4]);
+    // the result arriving next pairs with the kept call
+    let mut next = encode(&o.transcript, View::Stored);
+    next.as_array_mut().unwrap().push(tool("w1", "written"));
+    let t2 = formats::decode(Format::OpenaiChat, next).unwrap();
+    validate_pairing(&t2).unwrap();
+}
+
+/// S-3: a complete exchange whose result is the newest row (no later row read it) and
+/// is over `preserve_recent_bytes` stays intact; only the rows before it fold.
+#[test]
+fn s3_unread_exchange_at_end_stays_intact_when_the_recent_window_is_empty() {
+    let rows = vec![sys("sys"), user(&long("u1")), asst(&long("a1")), user(&long("u2")), calls(&[("c1", "fetch", "{}")]), tool("c1", &"r".repeat(70_000))];
+    let t = formats::decode(Format::OpenaiChat, doc(rows)).unwrap();
+    let sel = select(&t.messages, &kerkov(), None).unwrap();
+    assert_eq!(sel.fold, vec![1, 2, 3]);
+}
+
 fn exchange_only() -> Vec<Value> {
     vec![sys("sys"), calls(&[("c1", "a", "{}"), ("c2", "b", "{}"), ("c3", "c", "{}")]), tool("c1", &"1".repeat(30_000)), tool("c2", &"2".repeat(30_000)), tool("c3", &"3".repeat(30_000))]
 }
