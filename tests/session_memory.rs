@@ -67,7 +67,7 @@ fn n1_w8_a_session_saved_without_a_memory_hook_keeps_the_folded_user_text_record
         rows.push(json!({ "role": "user", "content": format!("B request {i}: you must keep file B{i}.cfg. {}", "more pasted text\n".repeat(120)) }));
         rows.push(json!({ "role": "assistant", "content": format!("answer B{i} {}", "detail ".repeat(150)) }));
     }
-    let (append, _) = plan_append(&back, Format::OpenaiChat, rows).unwrap();
+    let (append, _) = plan_append(&back, Format::OpenaiChat, rows, None).unwrap();
     assert_eq!(append.record.memory, result);
     store.save(&append).unwrap();
     let finding = plan_finding(&store.load().unwrap(), "port 8080 is the staging server").unwrap().unwrap();
