@@ -432,16 +432,7 @@ pub fn mechanical_merge_in(texts: &[String], max_bytes: usize, in_memory: bool) 
     }
     let mut section = String::new();
     if !decisions.is_empty() || dropped > 0 {
-        let room = max_bytes / 2;
-        let mut used = 0usize;
-        let mut first_kept = decisions.len();
-        for (i, d) in decisions.iter().enumerate().rev() {
-            if used + d.len() + 3 > room {
-                break;
-            }
-            used += d.len() + 3;
-            first_kept = i;
-        }
+        let first_kept = super::merge::newest_fit(&decisions, max_bytes / 2, 3);
         dropped = dropped.saturating_add(first_kept);
         section.push_str("\n\n");
         section.push_str(&section_header(7));

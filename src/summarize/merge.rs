@@ -267,16 +267,25 @@ fn bytes_of(lines: &[String]) -> usize {
 /// Newest-first selection of `lines` (oldest first) within `room` UTF-8 bytes: the kept
 /// lines oldest first and the number left out.
 fn newest_within(lines: &[String], room: usize) -> (Vec<String>, usize) {
+    let first = newest_fit(lines, room, 1);
+    (lines.get(first..).unwrap_or(&[]).to_vec(), first)
+}
+
+/// The index of the oldest of `lines` (oldest first) kept when they are taken newest
+/// first while their UTF-8 bytes, each plus `per_line` bytes of its own markup (`1` for
+/// a line break, `3` for "\n- "), fit in `room`; `lines.len()` when none fits. The lines
+/// before that index are the ones left out (Y-8: the budget is kept by bytes).
+pub(super) fn newest_fit(lines: &[String], room: usize, per_line: usize) -> usize {
     let mut used = 0usize;
     let mut first = lines.len();
     for (i, l) in lines.iter().enumerate().rev() {
-        if used + l.len() + 1 > room {
+        if used + l.len() + per_line > room {
             break;
         }
-        used += l.len() + 1;
+        used += l.len() + per_line;
         first = i;
     }
-    (lines.get(first..).unwrap_or(&[]).to_vec(), first)
+    first
 }
 
 fn union_push(out: &mut Vec<String>, seen: &mut std::collections::HashSet<String>, l: String) {
