@@ -254,8 +254,11 @@ impl LiveTranscript {
             return Err(e);
         }
         // Y-10: a new compaction item supersedes the held ones, which stop being pinned:
-        // the pinned measures are re-taken (O(n), once per compaction item)
-        if crate::transcript::mark_superseded_compactions(&mut self.transcript.messages) {
+        // the pinned measures are re-taken (O(n), once per compaction item). Without a
+        // new compaction item the newest one is unchanged, and so is every mark: no scan
+        // of the held rows (issue 15, O(appended); the scan was most of an append).
+        let new_compaction = self.transcript.messages.get(first..).is_some_and(|added| added.iter().any(|m| m.provenance.provider_compaction));
+        if new_compaction && crate::transcript::mark_superseded_compactions(&mut self.transcript.messages) {
             self.measures = Measures::new(&self.transcript, &self.config, self.measures.calibration);
         } else if let Some(added) = self.transcript.messages.get(first..) {
             self.measures.add(added, first, &self.config);

@@ -60,6 +60,19 @@ pub fn floor_cost(text: &str, protected: bool) -> usize {
     }
 }
 
+/// Whether a block's floor ([`floor_cost`]) is over `cap` bytes. Its constraint
+/// sentences are disjoint substrings of the text, each at least one byte long, and each
+/// costs one more byte for its line, so their floor is at most twice the text's bytes: a
+/// text of at most `cap / 2` bytes is answered without splitting it into sentences
+/// (issue 15: the split of every folded user text, four times per compaction, was a sixth
+/// of a 1 MB compaction).
+pub fn floor_over(text: &str, protected: bool, cap: usize) -> bool {
+    if cap == usize::MAX || !protected && text.len() <= cap / 2 {
+        return false;
+    }
+    floor_cost(text, protected) > cap
+}
+
 /// The verbatim head kept of a block over the summary budget `cap` (S-9, finding 8): at
 /// most `cap / 2` UTF-8 bytes, cut at the last line break in its second half when there
 /// is one, else at its last space there (else at a char boundary).
@@ -191,7 +204,7 @@ pub fn user_text_floor_capped(rows: &[(usize, &Message)], first_task: Option<usi
     for b in blocks.iter_mut().rev() {
         let protected = Some(b.0) == first_task || Some(b.0) == newest;
         let clip_cost = CLIPPED_PREFIX.len() + b.1.len() + CLIP_HEAD_BYTES + 48;
-        if single_cap != usize::MAX && floor_cost(b.2, protected) > single_cap {
+        if floor_over(b.2, protected, single_cap) {
             b.3 = 5;
         } else if protected {
             b.3 = 1;
@@ -332,7 +345,7 @@ pub fn required_bytes(rows: &[(usize, &Message)], first_task: Option<usize>, new
 /// [`required_bytes`] with [`user_text_floor_capped`]'s rule: a block whose own floor is
 /// over `single_cap` counts its head and its marker only.
 pub fn required_bytes_capped(rows: &[(usize, &Message)], first_task: Option<usize>, newest: Option<usize>, all_text: bool, single_cap: usize) -> (usize, usize, usize) {
-    let over = |o: usize, t: &str| single_cap != usize::MAX && floor_cost(t, Some(o) == first_task || Some(o) == newest) > single_cap;
+    let over = |o: usize, t: &str| floor_over(t, Some(o) == first_task || Some(o) == newest, single_cap);
     let mut over_bytes = 0usize;
     for (o, m) in rows {
         for t in m.user_texts() {
@@ -786,6 +799,19 @@ mod tests {
         assert!(!idx.holds("no"));
         assert!(!idx.holds("eu"));
         assert!(idx.holds("use 443"));
+    }
+
+    #[test]
+    fn s9_floor_over_agrees_with_the_floor_cost() {
+        let texts = ["Never push.", "a. b. c. d. e. f.", "You must keep it! Don't touch x? Always test.", "plain words only here", "", "Never"];
+        for t in texts {
+            for protected in [false, true] {
+                for cap in [0, 1, 2, 3, 5, 8, 11, 12, 20, 23, 24, 40, 47, 48, 100, usize::MAX] {
+                    let want = cap != usize::MAX && floor_cost(t, protected) > cap;
+                    assert_eq!(floor_over(t, protected, cap), want, "{t:?} protected {protected} cap {cap}");
+                }
+            }
+        }
     }
 
     #[test]

@@ -202,3 +202,26 @@ fn gemini_results_link_across_the_append_seam() {
     let whole = decode(Format::Gemini, live.encode(View::Stored)).expect("decode");
     assert_eq!(live.transcript(), &whole);
 }
+
+/// Y-10 (issue 15, O(appended)): the supersede marks are re-taken only when an appended
+/// row is a compaction item, and are then the same as a fresh decode's; an ordinary
+/// append leaves them as they were.
+#[test]
+fn y10_live_append_supersedes_held_compaction_items_only_on_a_new_one() {
+    let item = |k: usize| json!({ "type": "compaction", "id": format!("cmp_{k}"), "encrypted_content": format!("gAAAA{k}") });
+    let msg = |k: usize| json!({ "type": "message", "role": "user", "content": format!("question {k}") });
+    let marks = |live: &LiveTranscript| -> Vec<bool> {
+        live.transcript().messages.iter().filter(|m| m.provenance.provider_compaction).map(|m| m.provenance.compaction_superseded).collect()
+    };
+    let mut live = LiveTranscript::open(config(100_000), Format::OpenaiResponses, json!([item(1), msg(1)])).expect("open");
+    assert_eq!(marks(&live), [false], "one compaction item: the newest, not superseded");
+    live.append(vec![msg(2)]).expect("append");
+    assert_eq!(marks(&live), [false], "an ordinary row changes no mark");
+    live.append(vec![item(2), msg(3)]).expect("append");
+    assert_eq!(marks(&live), [true, false], "the new item supersedes the held one");
+    live.append(vec![msg(4), item(3)]).expect("append");
+    assert_eq!(marks(&live), [true, true, false]);
+    let fresh = decode(Format::OpenaiResponses, live.encode(View::Stored)).expect("decodes");
+    let fresh_marks: Vec<bool> = fresh.messages.iter().filter(|m| m.provenance.provider_compaction).map(|m| m.provenance.compaction_superseded).collect();
+    assert_eq!(marks(&live), fresh_marks, "the same marks as a fresh decode");
+}

@@ -113,7 +113,7 @@ impl Job {
             let mut head: std::collections::HashSet<&str> = std::collections::HashSet::new();
             for (o, m) in &rows {
                 for t in m.user_texts() {
-                    if crate::nothing_lost::floor_cost(t, Some(*o) == labels.0 || Some(*o) == labels.1) > cap {
+                    if crate::nothing_lost::floor_over(t, Some(*o) == labels.0 || Some(*o) == labels.1, cap) {
                         over.extend(crate::nothing_lost::constraint_sentences(t));
                         head.extend(crate::nothing_lost::constraint_sentences(crate::nothing_lost::over_budget_head(t, cap)));
                     }

@@ -657,6 +657,11 @@ fn is_constraint(s: &str) -> bool {
 /// Whether a sentence holds a French negation: the word `ne` (or `n'` opening a word)
 /// and, later, the word `pas` (case-insensitive, U+2019 read as `'`).
 fn french_negation(s: &str) -> bool {
+    // without "pas" in any case there is no negation to find: no lowercased copy
+    // (issue 15: one per sentence of every folded user text)
+    if !s.as_bytes().windows(3).any(|w| w.eq_ignore_ascii_case(b"pas")) {
+        return false;
+    }
     let l = s.to_lowercase().replace('\u{2019}', "'");
     let words: Vec<&str> = l.split(|c: char| !c.is_alphanumeric() && c != '\'').filter(|w| !w.is_empty()).collect();
     let Some(ne) = words.iter().position(|w| *w == "ne" || w.starts_with("n'") && w.len() > 2) else { return false };
