@@ -214,7 +214,7 @@ fn handoff_sections(f: &Facts, max_bytes: usize, labels: Option<HandoffLabels>, 
         let res = match e.fix {
             Some(d) => {
                 let mut edited: Vec<String> = Vec::new();
-                for x in e.edits.iter().filter(|x| matches!(super::facts::action_of(&x.name), super::facts::FileAction::Edited | super::facts::FileAction::Written) && !x.command.as_deref().is_some_and(|c| c.starts_with("view"))) {
+                for x in e.edits.iter().filter(|x| !x.patched.is_empty() || matches!(super::facts::action_of(&x.name), super::facts::FileAction::Edited | super::facts::FileAction::Written) && !x.command.as_deref().is_some_and(|c| c.starts_with("view"))) {
                     for p in &x.paths {
                         let s = format!("{p} ({} {})", x.name, x.id);
                         if !edited.contains(&s) {

@@ -1,0 +1,102 @@
+//! Losses testers found in the format adapters (session 7): N-5 (a Codex `apply_patch`
+//! body's paths in the facts and the floor), M-1 (Anthropic web search results and
+//! citations projected into memory), Y-4 (a new summary goes after an OpenAI Responses
+//! `compaction` item), N-5 §9 (the next-step pointer at a request kept verbatim).
+
+mod common;
+
+use context_compactor::config::Config;
+use context_compactor::engine::{run_sync, Job, JobOptions, Outcome, Reply};
+use context_compactor::formats::import::{import_with, ImportKind, ImportOptions};
+use context_compactor::formats::{decode, Format};
+use context_compactor::state::SessionState;
+use context_compactor::trigger::Signals;
+use serde_json::{json, Value};
+
+fn config(window: u64) -> Config {
+    Config::from_options(&json!({ "profile": "default", "contextWindow": window, "preserveRecentTurns": 1 })).expect("config")
+}
+
+fn summary_text(o: &Outcome) -> String {
+    o.rewrite.as_ref().and_then(|r| r.summary.as_ref()).map(|s| s.text.clone()).unwrap_or_default()
+}
+
+/// A forced compaction of `doc` whose summarize hook answers `reply` (a summary that
+/// names no path), with session memory on.
+fn compact_hooked(format: Format, doc: Value, window: u64, reply: &str) -> Outcome {
+    let t = decode(format, doc).expect("decode");
+    let mut job = Job::start(config(window), SessionState::default(), t, JobOptions { signals: Signals { force: true, ..Signals::default() }, has_summarizer: true }).with_memory("s", false);
+    run_sync(&mut job, |_| Reply::Summary { text: reply.to_string(), usage: None }).expect("job runs")
+}
+
+// ------------------------------------------------------------------ 1. Codex apply_patch
+
+fn codex_line(ty: &str, payload: Value) -> Value {
+    json!({ "timestamp": "2025-09-01T10:00:00Z", "type": ty, "payload": payload })
+}
+
+fn codex_msg(role: &str, text: &str) -> Value {
+    let part = if role == "assistant" { "output_text" } else { "input_text" };
+    codex_line("response_item", json!({ "type": "message", "role": role, "content": [{ "type": part, "text": text }] }))
+}
+
+/// A Codex rollout editing files three ways: the freeform `apply_patch` custom tool, the
+/// `shell` tool running `apply_patch` with the patch as its second word, and `shell`
+/// running a `bash -lc` heredoc; then a long tail so the edits fold.
+fn codex_patch_rollout() -> String {
+    let mut lines = vec![
+        codex_line("session_meta", json!({ "id": "t", "cwd": "/w", "originator": "codex_cli_rs", "cli_version": "0.40.0", "source": "cli" })),
+        codex_msg("user", "Rename the parser entry point and drop the old shim."),
+    ];
+    let custom = "*** Begin Patch\n*** Update File: src/parser/entry.rs\n@@ fn parse\n-pub fn parse_old(s: &str) {}\n+pub fn parse(s: &str) {}\n*** Add File: src/parser/NOTES.md\n+moved from parse_old\n*** End Patch\n";
+    lines.push(codex_line("response_item", json!({ "type": "custom_tool_call", "call_id": "p1", "name": "apply_patch", "input": custom })));
+    lines.push(codex_line("response_item", json!({ "type": "custom_tool_call_output", "call_id": "p1", "output": "Success. Updated the following files:\nM src/parser/entry.rs\nA src/parser/NOTES.md" })));
+    let shell = "*** Begin Patch\n*** Delete File: legacy_shim.py\n*** Update File: lib/old_name.rs\n*** Move to: lib/new_name.rs\n@@\n-old\n+new\n*** End Patch";
+    lines.push(codex_line("response_item", json!({ "type": "function_call", "name": "shell", "call_id": "p2", "arguments": json!({ "command": ["apply_patch", shell], "workdir": "/w" }).to_string() })));
+    lines.push(codex_line("response_item", json!({ "type": "function_call_output", "call_id": "p2", "output": json!({ "output": "Done!", "metadata": { "exit_code": 0 } }).to_string() })));
+    let heredoc = "apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: Cargo.toml\n@@\n-version = \"0.1.0\"\n+version = \"0.2.0\"\n*** End Patch\nEOF";
+    lines.push(codex_line("response_item", json!({ "type": "function_call", "name": "shell", "call_id": "p3", "arguments": json!({ "command": ["bash", "-lc", heredoc] }).to_string() })));
+    lines.push(codex_line("response_item", json!({ "type": "function_call_output", "call_id": "p3", "output": "Exit code: 0\nOutput:\nDone!" })));
+    for i in 0..10 {
+        lines.push(codex_msg("assistant", &format!("step {i} {}", "z".repeat(2_500))));
+        lines.push(codex_msg("user", &format!("go on {i}")));
+    }
+    lines.iter().map(Value::to_string).collect::<Vec<_>>().join("\n")
+}
+
+const PATCHED: [&str; 6] = ["src/parser/entry.rs", "src/parser/NOTES.md", "legacy_shim.py", "lib/old_name.rs", "lib/new_name.rs", "Cargo.toml"];
+
+#[test]
+fn n5_codex_apply_patch_paths_are_in_the_floor_under_a_summary_naming_none() {
+    let doc = import_with(ImportKind::CodexRollout, &codex_patch_rollout(), &ImportOptions::default()).expect("import").document;
+    let o = compact_hooked(Format::OpenaiResponses, doc, 16_000, "The agent renamed the entry point and cleaned up; tests pass.");
+    assert_eq!(o.status, "compacted", "{}", o.reason);
+    let text = summary_text(&o);
+    for p in PATCHED {
+        assert!(text.contains(p), "patched path {p} missing from the committed summary:\n{text}");
+    }
+    // the patch body's code lines are not paths
+    assert!(!text.contains("parse_old(s"), "{text}");
+}
+
+#[test]
+fn n5_codex_apply_patch_files_are_in_the_handoff_files_section_as_edited_created_deleted() {
+    let doc = import_with(ImportKind::CodexRollout, &codex_patch_rollout(), &ImportOptions::default()).expect("import").document;
+    let t = decode(Format::OpenaiResponses, doc).expect("decode");
+    let mut job = Job::start(config(16_000), SessionState::default(), t, JobOptions { signals: Signals { force: true, ..Signals::default() }, has_summarizer: false });
+    let o = run_sync(&mut job, |_| panic!("no summarizer")).expect("job runs");
+    assert_eq!(o.status, "compacted", "{}", o.reason);
+    let text = summary_text(&o);
+    for line in [
+        "- src/parser/entry.rs: edited by apply_patch",
+        "- src/parser/NOTES.md: created by apply_patch",
+        "- legacy_shim.py: deleted by shell",
+        "- lib/old_name.rs: edited by shell",
+        "- lib/new_name.rs: created by shell",
+        "- Cargo.toml: edited by shell",
+    ] {
+        assert!(text.lines().any(|l| l.starts_with(line)), "no line {line:?} in the handoff:\n{text}");
+    }
+    // a patch body's code words are no file of the Files section
+    assert!(!text.lines().any(|l| l.starts_with("- EOF") || l.starts_with("- version")), "{text}");
+}
