@@ -100,3 +100,76 @@ fn n5_codex_apply_patch_files_are_in_the_handoff_files_section_as_edited_created
     // a patch body's code words are no file of the Files section
     assert!(!text.lines().any(|l| l.starts_with("- EOF") || l.starts_with("- version")), "{text}");
 }
+
+// ------------------------------------------------------------------ 2. Anthropic web search
+
+/// An Anthropic conversation whose second turn ran the server web search: the
+/// `server_tool_use`, its `web_search_tool_result` and a text citing a result, then a
+/// long tail so that turn folds.
+fn web_search_conversation() -> Value {
+    let mut rows = vec![
+        json!({ "role": "user", "content": "When did the Rust 2024 edition ship?" }),
+        json!({ "role": "assistant", "content": [
+            { "type": "text", "text": "I'll look that up." },
+            { "type": "server_tool_use", "id": "srvtoolu_01A", "name": "web_search", "input": { "query": "Rust 2024 edition release" } },
+            { "type": "web_search_tool_result", "tool_use_id": "srvtoolu_01A", "content": [
+                { "type": "web_search_result", "url": "https://blog.rust-lang.org/2025/02/20/Rust-1.85.0.html", "title": "Announcing Rust 1.85.0 and Rust 2024", "encrypted_content": "EqgfCioIARgBIiQ3YTAwMjY1Mi1mZjM5", "page_age": "February 20, 2025" },
+                { "type": "web_search_result", "url": "https://doc.rust-lang.org/edition-guide/rust-2024/index.html", "title": "Rust 2024 - The Rust Edition Guide", "encrypted_content": "EpMBCioIARgBIiQ4ZDg3", "page_age": null }
+            ] },
+            { "type": "text", "text": "It shipped with Rust 1.85.", "citations": [
+                { "type": "web_search_result_location", "url": "https://blog.rust-lang.org/2025/02/20/Rust-1.85.0.html", "title": "Announcing Rust 1.85.0 and Rust 2024", "encrypted_index": "Eo8BCioIAhgB", "cited_text": "The Rust team is happy to announce a new version of Rust, 1.85.0. This stabilizes the 2024 edition as well." }
+            ] }
+        ] }),
+    ];
+    for i in 0..10 {
+        rows.push(json!({ "role": "user", "content": format!("next question {i}") }));
+        rows.push(json!({ "role": "assistant", "content": format!("answer {i} {}", "w".repeat(2_500)) }));
+    }
+    json!({ "system": "You answer questions.", "messages": rows })
+}
+
+#[test]
+fn m1_anthropic_web_search_results_and_citations_reach_memory_when_folded() {
+    use context_compactor::memory::{recall, Index, RecordKind};
+    use context_compactor::transcript::Role;
+    let o = compact_hooked(Format::Anthropic, web_search_conversation(), 16_000, "Answered questions.");
+    assert_eq!(o.status, "compacted", "{}", o.reason);
+    let records = o.memory.as_ref().expect("memory batch").records.clone();
+    // each search's results: one record, role tool, tool web_search, the call id
+    let search: Vec<_> = records.iter().filter(|r| r.call_id.as_deref() == Some("srvtoolu_01A") && r.kind == RecordKind::ToolOutput).collect();
+    assert_eq!(search.len(), 1, "{records:#?}");
+    let s = search[0];
+    assert_eq!((s.role, s.tool_name.as_deref()), (Role::Tool, Some("web_search")));
+    assert_eq!(
+        s.content,
+        "Announcing Rust 1.85.0 and Rust 2024 (https://blog.rust-lang.org/2025/02/20/Rust-1.85.0.html), page age February 20, 2025\nRust 2024 - The Rust Edition Guide (https://doc.rust-lang.org/edition-guide/rust-2024/index.html)"
+    );
+    assert!(s.context.as_deref().is_some_and(|c| c.starts_with("web_search: Rust 2024 edition release")), "{:?}", s.context);
+    assert!(!s.content.contains("EqgfCioI"), "encrypted content is no text");
+    // the citation's passage and source go with the assistant text
+    let narrative = records.iter().find(|r| r.kind == RecordKind::Narrative && r.content.contains("It shipped with Rust 1.85.")).expect("assistant text record");
+    assert!(
+        narrative.content.contains("[cited: \"The Rust team is happy to announce a new version of Rust, 1.85.0. This stabilizes the 2024 edition as well.\" from Announcing Rust 1.85.0 and Rust 2024 (https://blog.rust-lang.org/2025/02/20/Rust-1.85.0.html)]"),
+        "{}",
+        narrative.content
+    );
+    // recall, as a model asking about it would
+    let mut index = Index::new();
+    index.add(records).expect("index");
+    let hits = recall(&index, "s", "what did the web search say about the Rust 2024 edition guide?", Some(3)).hits;
+    assert!(hits.iter().any(|h| h.call_id.as_deref() == Some("srvtoolu_01A")), "{hits:#?}");
+    let hits = recall(&index, "s", "what did the Rust team announce, per the cited source?", Some(3)).hits;
+    assert!(hits.iter().any(|h| h.content.contains("This stabilizes the 2024 edition")), "{hits:#?}");
+}
+
+#[test]
+fn m1_a_failed_anthropic_web_search_is_a_record_naming_its_error() {
+    let raw = json!({ "role": "assistant", "content": [
+        { "type": "server_tool_use", "id": "srvtoolu_9", "name": "web_search", "input": { "query": "q" } },
+        { "type": "web_search_tool_result", "tool_use_id": "srvtoolu_9", "content": { "type": "web_search_tool_result_error", "error_code": "max_uses_exceeded" } }
+    ] });
+    let (searches, citations) = context_compactor::formats::anthropic::server_search(&raw);
+    assert!(citations.is_empty());
+    assert_eq!(searches.len(), 1);
+    assert_eq!((searches[0].call_id.as_str(), searches[0].text.as_str()), ("srvtoolu_9", "web search failed: max_uses_exceeded"));
+}
