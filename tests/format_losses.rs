@@ -173,3 +173,131 @@ fn m1_a_failed_anthropic_web_search_is_a_record_naming_its_error() {
     assert_eq!(searches.len(), 1);
     assert_eq!((searches[0].call_id.as_str(), searches[0].text.as_str()), ("srvtoolu_9", "web search failed: max_uses_exceeded"));
 }
+
+// ------------------------------------------------------------------ 3. Responses compaction item, Y-4
+
+const ENCRYPTED: &str = "gAAAAB-opaque-provider-history-0123456789";
+
+fn compaction_item() -> Value {
+    json!({ "type": "compaction", "id": "cmp_1", "encrypted_content": ENCRYPTED })
+}
+
+/// `turns` rounds of a `lookup` function call after `head`, each round its own user
+/// request; then a last request.
+fn responses_rounds(head: Vec<Value>, turns: usize) -> Value {
+    let mut items = head;
+    for i in 0..turns {
+        items.push(json!({ "type": "message", "role": "user", "content": [{ "type": "input_text", "text": format!("look up record {i}") }] }));
+        items.push(json!({ "type": "function_call", "call_id": format!("fc_{i}"), "name": "lookup", "arguments": json!({ "key": format!("k{i}") }).to_string() }));
+        items.push(json!({ "type": "function_call_output", "call_id": format!("fc_{i}"), "output": format!("record {i}: {}", "v".repeat(2_000)) }));
+        items.push(json!({ "type": "message", "role": "assistant", "content": [{ "type": "output_text", "text": format!("record {i} read") }] }));
+    }
+    items.push(json!({ "type": "message", "role": "user", "content": [{ "type": "input_text", "text": "Now compare them all." }] }));
+    Value::Array(items)
+}
+
+fn earlier_summary() -> Value {
+    json!({ "type": "message", "role": "user", "summary_level": 1, "transcript_role": "compaction_summary", "content": [{ "type": "input_text", "text": "EARLIER-SUMMARY: the first records were read." }] })
+}
+
+/// (position of the compaction item, positions of the summary rows) in the stored view
+/// of the outcome, and the request view's compaction item.
+fn placed(o: &Outcome) -> (usize, Vec<usize>, Value) {
+    let out = common::out_messages(o);
+    let at = out.iter().position(|m| m["type"] == "compaction").expect("the compaction item is kept");
+    let summaries: Vec<usize> = out.iter().enumerate().filter(|(_, m)| m["transcript_role"] == "compaction_summary").map(|(i, _)| i).collect();
+    let request = context_compactor::formats::encode(&o.transcript, context_compactor::formats::View::Request);
+    let items = request.as_array().cloned().or_else(|| request.get("input").and_then(Value::as_array).cloned()).unwrap_or_default();
+    let cmp = items.into_iter().find(|m| m["type"] == "compaction").expect("the compaction item is in the request");
+    (at, summaries, cmp)
+}
+
+fn fold_responses(doc: Value, window: u64) -> Outcome {
+    let cfg = config(window);
+    let (o, _) = common::compact_with(Format::OpenaiResponses, doc, cfg, SessionState::default(), Signals { force: true, ..Signals::default() }, |_| Reply::Summary { text: "Records read; nothing failed.".into(), usage: None });
+    assert_eq!(o.status, "compacted", "{}", o.reason);
+    o
+}
+
+#[test]
+fn y4_a_summary_of_rows_after_a_compaction_item_goes_after_it_and_the_item_is_untouched() {
+    // the compaction item first (what /responses/compact hands back), then new calls
+    let o = fold_responses(responses_rounds(vec![compaction_item()], 8), 12_000);
+    let (at, summaries, cmp) = placed(&o);
+    assert_eq!((at, summaries), (0, vec![1]), "the compaction item, then the new summary");
+    assert_eq!(cmp, compaction_item(), "the request view keeps the item byte for byte");
+    // and the summary of these rows stays after it on the next fold (oldest first)
+    let mut next = common::out_messages(&o);
+    next.pop();
+    if let Value::Array(more) = responses_rounds(Vec::new(), 8) {
+        next.extend(more);
+    }
+    let o2 = fold_responses(Value::Array(next), 12_000);
+    let (at, summaries, cmp) = placed(&o2);
+    assert_eq!(at, 0, "{:#?}", common::out_messages(&o2));
+    assert!(summaries.len() >= 1 && summaries.iter().all(|&s| s > at), "{summaries:?}");
+    assert_eq!(cmp, compaction_item());
+}
+
+#[test]
+fn y4_the_new_summary_follows_an_earlier_summary_and_the_newest_compaction_item() {
+    // an earlier summary, then the compaction item, then new calls
+    let o = fold_responses(responses_rounds(vec![earlier_summary(), compaction_item()], 8), 12_000);
+    let out = common::out_messages(&o);
+    let (at, summaries, cmp) = placed(&o);
+    assert_eq!((at, summaries.clone()), (1, vec![0, 2]), "{out:#?}");
+    assert!(out[0]["content"][0]["text"].as_str().is_some_and(|t| t.contains("EARLIER-SUMMARY")), "the earlier summary stays first");
+    assert_eq!(cmp, compaction_item());
+    // the compaction item first, then an earlier summary: the new one after both
+    let o = fold_responses(responses_rounds(vec![compaction_item(), earlier_summary()], 8), 12_000);
+    let (at, summaries, _) = placed(&o);
+    assert_eq!(at, 0);
+    assert_eq!(summaries.len(), 2, "{:#?}", common::out_messages(&o));
+    let out = common::out_messages(&o);
+    assert!(out[summaries[0]]["content"][0]["text"].as_str().is_some_and(|t| t.contains("EARLIER-SUMMARY")), "oldest first: {out:#?}");
+}
+
+#[test]
+fn y4_an_in_run_fold_after_a_compaction_item_puts_its_summary_after_it() {
+    // one request whose run made many calls after the compaction item: the stage-2 fold
+    let mut items = vec![compaction_item(), json!({ "type": "message", "role": "user", "content": [{ "type": "input_text", "text": "Read every record." }] })];
+    for i in 0..10 {
+        items.push(json!({ "type": "function_call", "call_id": format!("fc_{i}"), "name": "lookup", "arguments": json!({ "key": format!("k{i}") }).to_string() }));
+        items.push(json!({ "type": "function_call_output", "call_id": format!("fc_{i}"), "output": format!("record {i}: {}", "v".repeat(2_000)) }));
+    }
+    let o = fold_responses(Value::Array(items), 12_000);
+    let (at, summaries, cmp) = placed(&o);
+    assert_eq!(at, 0, "{:#?}", common::out_messages(&o));
+    assert_eq!(summaries, vec![1]);
+    assert_eq!(cmp, compaction_item());
+}
+
+#[test]
+fn y3_y4_summaries_after_a_compaction_item_still_roll_up_and_stay_after_it() {
+    // the compaction item, four earlier summaries, new calls: the fifth summary makes the
+    // block roll up (Y-3), past the compaction item, which stays first
+    let mut head = vec![compaction_item()];
+    for k in 0..4 {
+        head.push(json!({ "type": "message", "role": "user", "summary_level": 1, "transcript_role": "compaction_summary", "content": [{ "type": "input_text", "text": format!("EARLIER-SUMMARY {k}: records of batch {k} were read.") }] }));
+    }
+    let o = fold_responses(responses_rounds(head, 8), 12_000);
+    let out = common::out_messages(&o);
+    let (at, summaries, cmp) = placed(&o);
+    assert_eq!(at, 0, "{out:#?}");
+    assert_eq!(summaries, vec![1], "one rolled-up summary after the compaction item: {out:#?}");
+    assert_eq!(out[1]["summary_level"], json!(2));
+    assert_eq!(cmp, compaction_item());
+    let rollups = &o.rewrite.as_ref().expect("a rewrite").rollups;
+    assert!(rollups.iter().any(|r| r.pass == "level1_to_level2"), "{rollups:?}");
+}
+
+#[test]
+fn k4_y4_the_request_cache_breakpoint_goes_after_a_summary_block_behind_a_compaction_item() {
+    use context_compactor::cache::summary_end_in_request;
+    let doc = json!([compaction_item(), earlier_summary(), { "type": "message", "role": "user", "content": "next" }]);
+    let t = decode(Format::OpenaiResponses, doc).expect("decode");
+    assert_eq!(summary_end_in_request(&t, false), Some(2), "after the compaction item and the summary");
+    // no summary yet: no breakpoint of the block
+    let t = decode(Format::OpenaiResponses, json!([compaction_item(), { "type": "message", "role": "user", "content": "next" }])).expect("decode");
+    assert_eq!(summary_end_in_request(&t, false), None);
+}

@@ -249,6 +249,18 @@ impl Job {
             Stage::BeforeRun => sel.summary_end,
             Stage::InRun | Stage::Clear => sel.head_end,
         };
+        // Y-4: the newest provider compaction item stands for every row before it; a fold
+        // of rows after it puts its summary after it (and after the summaries there) when
+        // only folded rows and the block lie between
+        let insert_at_source = match msgs.iter().rposition(|m| m.in_summary_block() && !m.is_summary()) {
+            Some(p) if p >= insert_at_source
+                && sel.fold.last().is_some_and(|&l| l > p)
+                && (insert_at_source..p).all(|i| folded.contains(&i) || msgs.get(i).is_some_and(Message::in_summary_block)) =>
+            {
+                crate::select::summary_end(msgs, p + 1)
+            }
+            _ => insert_at_source,
+        };
         let mut summary_offset = 0;
         for (i, m) in msgs.iter().enumerate() {
             if i == insert_at_source {
