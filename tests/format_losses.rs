@@ -301,3 +301,75 @@ fn k4_y4_the_request_cache_breakpoint_goes_after_a_summary_block_behind_a_compac
     let t = decode(Format::OpenaiResponses, json!([compaction_item(), { "type": "message", "role": "user", "content": "next" }])).expect("decode");
     assert_eq!(summary_end_in_request(&t, false), None);
 }
+
+// ------------------------------------------------------------------ 4. §9 and a live newest request
+
+/// A coding session in OpenAI chat rows: the first task, six read rounds (each assistant
+/// text announcing its next step), a closing answer, then `last` (user rows) when given.
+fn coding_session(last: &[&str]) -> Vec<Value> {
+    let mut rows = vec![json!({ "role": "system", "content": "You are a coder." }), json!({ "role": "user", "content": "Fix the parser crash in src/parser.rs." })];
+    for i in 0..6 {
+        rows.push(json!({ "role": "assistant", "content": null, "tool_calls": [{ "id": format!("c{i}"), "type": "function", "function": { "name": "read_file", "arguments": json!({ "path": format!("src/m{i}.rs") }).to_string() } }] }));
+        rows.push(json!({ "role": "tool", "tool_call_id": format!("c{i}"), "content": "x".repeat(2_000) }));
+        rows.push(json!({ "role": "assistant", "content": format!("Read m{i}. Next I'll read m{}.", i + 1) }));
+        rows.push(json!({ "role": "user", "content": format!("ok {i}") }));
+    }
+    rows.push(json!({ "role": "assistant", "content": "Parser fixed. Next I'll run the whole suite." }));
+    rows.extend(last.iter().map(|t| json!({ "role": "user", "content": t })));
+    rows
+}
+
+/// The mechanical (no summarizer) fold of `rows` under `profile`: its stored rows and
+/// the handoff's §9 text.
+fn mechanical_section9(rows: Vec<Value>, profile: &str) -> (Vec<Value>, String) {
+    let cfg = Config::from_options(&json!({ "profile": profile, "contextWindow": 8_000, "preserveRecentTurns": 1 })).expect("config");
+    let t = decode(Format::OpenaiChat, Value::Array(rows)).expect("decode");
+    let mut job = Job::start(cfg, SessionState::default(), t, JobOptions { signals: Signals { force: true, ..Signals::default() }, has_summarizer: false });
+    let o = run_sync(&mut job, |_| panic!("no summarizer")).expect("job runs");
+    assert_eq!(o.status, "compacted", "{}", o.reason);
+    let text = summary_text(&o);
+    let narrative = context_compactor::summarize::split_summary(&text).0.to_string();
+    let s9 = narrative.split("[§9 Next step]\n").nth(1).unwrap_or("").trim().to_string();
+    (common::out_messages(&o), s9)
+}
+
+#[test]
+fn n5_s9_section9_points_at_a_newest_request_kept_after_the_summary() {
+    let (out, s9) = mechanical_section9(coding_session(&["Now add a regression test for the lexer."]), "default");
+    // the request is live, right after the summary
+    let at = out.iter().position(|m| m["transcript_role"] == "compaction_summary").expect("a summary");
+    assert_eq!(out[at + 1]["content"], "Now add a regression test for the lexer.", "{out:#?}");
+    assert_eq!(
+        s9,
+        "Continue the newest request, below this summary. Before it, the folded work's next step was: Next I'll run the whole suite."
+    );
+    // not the stale pointer that reads as if the newest request were folded
+    assert!(!s9.starts_with("Next I'll") && !s9.contains("continue the newest request."), "{s9}");
+}
+
+#[test]
+fn n5_s6_section9_of_an_in_run_fold_names_the_runs_step_for_the_kept_request() {
+    // one request whose run made many calls: the stage-2 fold folds its earlier rounds,
+    // which came after the request, so their next step is the run's own
+    let mut rows = vec![json!({ "role": "system", "content": "You are a coder." }), json!({ "role": "user", "content": "Read every module and report its size." })];
+    for i in 0..8 {
+        rows.push(json!({ "role": "assistant", "content": format!("Next I'll read m{i}."), "tool_calls": [{ "id": format!("c{i}"), "type": "function", "function": { "name": "read_file", "arguments": json!({ "path": format!("src/m{i}.rs") }).to_string() } }] }));
+        rows.push(json!({ "role": "tool", "tool_call_id": format!("c{i}"), "content": "x".repeat(2_000) }));
+    }
+    let (out, s9) = mechanical_section9(rows, "default");
+    let at = out.iter().position(|m| m["transcript_role"] == "compaction_summary").expect("a summary");
+    assert_eq!(out[at + 1]["content"], "Read every module and report its size.", "the request is kept after the summary: {out:#?}");
+    assert!(s9.ends_with("(for the newest request, below this summary)"), "{s9}");
+    assert!(s9.starts_with("Next I'll read m"), "{s9}");
+}
+
+#[test]
+fn n5_s9_section9_of_a_folded_newest_request_is_unchanged() {
+    // kerkov folds the newest request too: the engine record quotes it, §9 goes on from it
+    let mut rows = coding_session(&["Now add a regression test for the lexer."]);
+    rows.push(json!({ "role": "assistant", "content": "On it. Next I'll write the lexer test." }));
+    let (out, s9) = mechanical_section9(rows, "kerkov");
+    assert!(!out.iter().any(|m| m["content"] == "Now add a regression test for the lexer."), "folded: {out:#?}");
+    // the folded rows' own next step, with no pointer past the summary
+    assert_eq!(s9, "Next I'll run the whole suite.");
+}

@@ -10,7 +10,7 @@ use crate::rewrite::Origin;
 use crate::select::{Selection, Stage};
 use crate::state::FoldedCall;
 use crate::nothing_lost::{first_and_newest, session_first_task};
-use crate::summarize::handoff::{handoff_summary_with, HandoffLabels};
+use crate::summarize::handoff::{handoff_summary_with, HandoffLabels, NewestAt};
 use crate::summarize::{collect_artifact_refs, deterministic_tail, floor_items, narrative_part, Facts};
 use crate::summarize::floor::rehydration_missed;
 use crate::transcript::{Block, Message, Provenance, TranscriptRole};
@@ -188,7 +188,14 @@ impl Job {
             // a short fold gets a shorter handoff, so the rewrite still shrinks the transcript
             // transcript text quoted as data (crate::quote): it cannot forge the engine record
             let (first_task, newest) = labels;
-            let hl = HandoffLabels { first_task, newest, rows_in_memory: self.config.project_memory && !self.user_text_only_memory };
+            // §9: the newest request kept after the summary, after every folded row or
+            // with rounds of its own run folded (S-6)
+            let newest_at = match newest.filter(|n| sel.fold.binary_search(n).is_err()) {
+                None => NewestAt::Folded,
+                Some(n) if sel.fold.last().is_some_and(|&l| l > n) => NewestAt::InRun,
+                Some(_) => NewestAt::After,
+            };
+            let hl = HandoffLabels { first_task, newest, rows_in_memory: self.config.project_memory && !self.user_text_only_memory, newest_at };
             crate::quote::content(&handoff_summary_with(&facts, budget.saturating_sub(fixed).saturating_sub(floor_room).min(fold_bytes / 4 * 3), Some(hl))).into_owned()
         } else {
             crate::quote::content(narrative_part(&narrative).trim_end()).into_owned()
