@@ -373,3 +373,22 @@ fn n5_s9_section9_of_a_folded_newest_request_is_unchanged() {
     // the folded rows' own next step, with no pointer past the summary
     assert_eq!(s9, "Next I'll run the whole suite.");
 }
+
+#[test]
+fn n5_responses_apply_patch_call_operations_name_created_and_deleted_files() {
+    use context_compactor::summarize::Facts;
+    let items = json!([
+        { "type": "message", "role": "user", "content": "Split the config module." },
+        { "type": "apply_patch_call", "call_id": "ap1", "status": "completed", "operation": { "type": "create_file", "path": "src/config/env.rs", "diff": "+pub fn env() {}\n" } },
+        { "type": "apply_patch_call_output", "call_id": "ap1", "status": "completed", "output": "Created src/config/env.rs" },
+        { "type": "apply_patch_call", "call_id": "ap2", "status": "completed", "operation": { "type": "delete_file", "path": "src/config_old.rs" } },
+        { "type": "apply_patch_call_output", "call_id": "ap2", "status": "completed", "output": "Deleted" },
+        { "type": "apply_patch_call", "call_id": "ap3", "status": "completed", "operation": { "type": "update_file", "path": "src/lib.rs", "diff": "@@\n-mod config_old;\n+mod config;\n" } },
+        { "type": "apply_patch_call_output", "call_id": "ap3", "status": "completed", "output": "Updated" }
+    ]);
+    let t = decode(Format::OpenaiResponses, items).expect("decode");
+    let rows: Vec<(usize, &context_compactor::transcript::Message)> = t.messages.iter().enumerate().collect();
+    let f = Facts::read(&rows, &|_, _, _| None);
+    let files: Vec<String> = f.files.iter().map(|u| format!("{}: {}", u.path, context_compactor::summarize::facts::describe_uses(u))).collect();
+    assert_eq!(files, vec!["src/config/env.rs: created by apply_patch", "src/config_old.rs: deleted by apply_patch", "src/lib.rs: edited by apply_patch"]);
+}

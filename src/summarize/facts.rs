@@ -814,8 +814,19 @@ pub fn patch_paths(text: &str) -> Vec<(String, FileAction)> {
 /// The `apply_patch` files of a call ([`patch_paths`]): read from the arguments' string
 /// values (and string lists, one item a line) when they are a JSON object (Codex `shell`
 /// `command: ["apply_patch", <body>]`, a `bash -lc` heredoc, an `input` field), else from
-/// the arguments text itself (the freeform input of a Codex `custom_tool_call`).
+/// the arguments text itself (the freeform input of a Codex `custom_tool_call`). An OpenAI
+/// Responses `apply_patch_call` operation (`{type: create_file | update_file |
+/// delete_file, path}`) names its one file.
 fn call_patch(arguments: &str, v: &Value) -> Vec<(String, FileAction)> {
+    let operation = match v.get("type").and_then(Value::as_str) {
+        Some("create_file") => Some(FileAction::Created),
+        Some("update_file") => Some(FileAction::Edited),
+        Some("delete_file") => Some(FileAction::Deleted),
+        _ => None,
+    };
+    if let (Some(a), Some(p)) = (operation, v.get("path").and_then(Value::as_str).map(str::trim).filter(|p| !p.is_empty())) {
+        return vec![(p.to_string(), a)];
+    }
     if !arguments.contains("*** ") {
         return Vec::new();
     }
