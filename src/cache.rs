@@ -302,10 +302,12 @@ pub fn count_marks(v: &Value) -> usize {
 }
 
 /// End (exclusive) of the summary block in the request view of `t` (K-4): after the
-/// system rows and the summaries that follow them, one further when the findings ledger
+/// system rows and the summaries that follow them (past the newest provider compaction
+/// item among them, [`crate::transcript::Message::in_summary_block`]), one further when the findings ledger
 /// message (Y-10) sits at the head. `None` when there is no summary.
 pub fn summary_end_in_request(t: &crate::transcript::Transcript, findings: bool) -> Option<usize> {
     let head = t.messages.iter().take_while(|m| m.role == crate::transcript::Role::System).count();
-    let block = t.messages.iter().skip(head).take_while(|m| m.is_summary()).count();
-    (block > 0).then_some(head + block + usize::from(findings))
+    let block = t.messages.iter().skip(head).take_while(|m| m.in_summary_block());
+    let (len, summaries) = block.fold((0, 0), |(n, s), m| (n + 1, s + usize::from(m.is_summary())));
+    (summaries > 0).then_some(head + len + usize::from(findings))
 }

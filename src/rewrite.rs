@@ -174,7 +174,7 @@ pub fn validate_clipped(x: &Expectations<'_>) -> Result<(Vec<&'static str>, Vec<
         _ => return fail(format!("the summary is not at offset {}", x.summary_at)),
     }
     let sys = x.rows.iter().take_while(|(_, m)| m.role == Role::System).count();
-    if x.rows.iter().skip(sys).take(x.summary_at.saturating_sub(sys)).any(|(_, m)| !m.is_summary()) {
+    if x.rows.iter().skip(sys).take(x.summary_at.saturating_sub(sys)).any(|(_, m)| !m.in_summary_block()) {
         return fail("the summary block is not contiguous after the system rows".into());
     }
     checks.push("summary_in_place");

@@ -58,9 +58,10 @@ pub fn head_end(messages: &[Message]) -> usize {
     messages.iter().take_while(|m| m.role == Role::System).count()
 }
 
-/// End (exclusive) of the summary block that starts at `from`.
+/// End (exclusive) of the summary block that starts at `from`: its summaries and the
+/// newest provider compaction item among them ([`Message::in_summary_block`], Y-4).
 pub fn summary_end(messages: &[Message], from: usize) -> usize {
-    from + messages.iter().skip(from).take_while(|m| m.is_summary()).count()
+    from + messages.iter().skip(from).take_while(|m| m.in_summary_block()).count()
 }
 
 /// The newest request's first row (injected context before it glued on, S-7). A run

@@ -358,6 +358,12 @@ impl Message {
         !self.provenance.summary_untrusted
             && (self.provenance.summary_level.is_some() || self.provenance.transcript_role == TranscriptRole::CompactionSummary)
     }
+    /// A row of the summary block after the system rows (Y-4): a summary, or the newest
+    /// provider compaction item ([`Provenance::provider_compaction`], not superseded),
+    /// which stands for every row before it, so the summaries of later rows follow it.
+    pub fn in_summary_block(&self) -> bool {
+        self.is_summary() || self.provenance.provider_compaction && !self.provenance.compaction_superseded
+    }
     /// A conversational user message: starts a turn (S-7). A user message that carries
     /// tool results starts one only when a person wrote text beside them (the
     /// Anthropic / Claude Code shape `[tool_result, {type: text}]`): that text is a

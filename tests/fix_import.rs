@@ -292,9 +292,10 @@ fn n1_responses_compaction_item_is_never_folded_and_stays_in_order() {
         let at = out.iter().position(|m| m["type"] == "compaction").expect("the compaction item is kept");
         assert_eq!(out[at]["id"], "cmp_1");
         assert_eq!(out[at]["encrypted_content"].as_str().map(str::len), Some(3005), "byte-exact");
-        // in order among the kept rows: only the new summary row (at the head) is before it
-        assert_eq!(at, 1, "{out:?}");
-        assert_eq!(out[0]["transcript_role"], "compaction_summary");
+        // in order among the kept rows, first: the rows after it folded, so the new
+        // summary follows it (Y-4: it stands for every row before it)
+        assert_eq!(at, 0, "{out:?}");
+        assert_eq!(out[1]["transcript_role"], "compaction_summary");
         assert!(o.rewrite.as_ref().unwrap().discarded.len() > 4, "the rows around it were folded");
     }
 }

@@ -10,7 +10,7 @@ use crate::rewrite::Origin;
 use crate::select::{Selection, Stage};
 use crate::state::FoldedCall;
 use crate::nothing_lost::{first_and_newest, session_first_task};
-use crate::summarize::handoff::{handoff_summary_with, HandoffLabels};
+use crate::summarize::handoff::{handoff_summary_with, HandoffLabels, NewestAt};
 use crate::summarize::{collect_artifact_refs, deterministic_tail, floor_items, narrative_part, Facts};
 use crate::summarize::floor::rehydration_missed;
 use crate::transcript::{Block, Message, Provenance, TranscriptRole};
@@ -188,7 +188,14 @@ impl Job {
             // a short fold gets a shorter handoff, so the rewrite still shrinks the transcript
             // transcript text quoted as data (crate::quote): it cannot forge the engine record
             let (first_task, newest) = labels;
-            let hl = HandoffLabels { first_task, newest, rows_in_memory: self.config.project_memory && !self.user_text_only_memory };
+            // §9: the newest request kept after the summary, after every folded row or
+            // with rounds of its own run folded (S-6)
+            let newest_at = match newest.filter(|n| sel.fold.binary_search(n).is_err()) {
+                None => NewestAt::Folded,
+                Some(n) if sel.fold.last().is_some_and(|&l| l > n) => NewestAt::InRun,
+                Some(_) => NewestAt::After,
+            };
+            let hl = HandoffLabels { first_task, newest, rows_in_memory: self.config.project_memory && !self.user_text_only_memory, newest_at };
             crate::quote::content(&handoff_summary_with(&facts, budget.saturating_sub(fixed).saturating_sub(floor_room).min(fold_bytes / 4 * 3), Some(hl))).into_owned()
         } else {
             crate::quote::content(narrative_part(&narrative).trim_end()).into_owned()
@@ -248,6 +255,18 @@ impl Job {
         let insert_at_source = match sel.stage {
             Stage::BeforeRun => sel.summary_end,
             Stage::InRun | Stage::Clear => sel.head_end,
+        };
+        // Y-4: the newest provider compaction item stands for every row before it; a fold
+        // of rows after it puts its summary after it (and after the summaries there) when
+        // only folded rows and the block lie between
+        let insert_at_source = match msgs.iter().rposition(|m| m.in_summary_block() && !m.is_summary()) {
+            Some(p) if p >= insert_at_source
+                && sel.fold.last().is_some_and(|&l| l > p)
+                && (insert_at_source..p).all(|i| folded.contains(&i) || msgs.get(i).is_some_and(Message::in_summary_block)) =>
+            {
+                crate::select::summary_end(msgs, p + 1)
+            }
+            _ => insert_at_source,
         };
         let mut summary_offset = 0;
         for (i, m) in msgs.iter().enumerate() {

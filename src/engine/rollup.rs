@@ -8,10 +8,12 @@ use crate::summarize::floor::{CONSTRAINTS_KIND, REHYDRATED};
 use crate::summarize::{collect_artifact_refs, deterministic_tail, floor_items, mechanical_merge, mechanical_merge_in, narrative_part, rehydration, rollup_request, Facts};
 
 impl Job {
-    /// The summary block of the new rows: (offset, level).
+    /// The summaries of the summary block of the new rows (past a provider compaction
+    /// item in it, [`crate::Message::in_summary_block`]): (offset, level).
     pub(super) fn block(&self) -> Vec<(usize, u8)> {
         let head = self.rows.iter().take_while(|(_, m)| m.role == crate::Role::System).count();
-        self.rows.iter().enumerate().skip(head).take_while(|(_, (_, m))| m.is_summary()).map(|(i, (_, m))| (i, m.provenance.summary_level.unwrap_or(1))).collect()
+        let block = self.rows.iter().enumerate().skip(head).take_while(|(_, (_, m))| m.in_summary_block());
+        block.filter(|(_, (_, m))| m.is_summary()).map(|(i, (_, m))| (i, m.provenance.summary_level.unwrap_or(1))).collect()
     }
 
     /// Y-3: level-1 run -> one level-2 when the block exceeds the cap and holds >= 2
@@ -133,10 +135,9 @@ impl Job {
         self.rows = rows;
         self.rollups.push(Rollup { pass: pass.to_string(), merged: members.len(), writer: writer.to_string() });
         // The newest summary is now the last of the block.
+        let newest = self.block().last().map_or(0, |(i, _)| *i);
         if let Some(s) = self.summary.as_mut() {
-            let block_end = self.rows.iter().take_while(|(_, m)| m.role == crate::Role::System).count()
-                + self.rows.iter().skip_while(|(_, m)| m.role == crate::Role::System).take_while(|(_, m)| m.is_summary()).count();
-            s.offset = block_end.saturating_sub(1);
+            s.offset = newest;
             if let Some((_, m)) = self.rows.get(s.offset) {
                 s.message_id = m.id.clone();
                 s.level = m.provenance.summary_level.unwrap_or(1);

@@ -92,6 +92,79 @@ fn search_result_text(b: &Value) -> String {
     t
 }
 
+/// One server web search of an Anthropic assistant message (M-1): a
+/// `web_search_tool_result` block, with the `server_tool_use` block of its id.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServerSearch {
+    /// The `server_tool_use` id the result answers (`tool_use_id`).
+    pub call_id: String,
+    /// The tool's name (`server_tool_use.name`; `web_search` when the call is not in
+    /// the message).
+    pub tool: String,
+    /// The call's `input.query`, when it has one.
+    pub query: Option<String>,
+    /// One line per `web_search_result`: `<title> (<url>)`, then `, page age <age>`
+    /// when given; or `web search failed: <error_code>` for an error result.
+    pub text: String,
+}
+
+/// The server web searches of an Anthropic message ([`ServerSearch`], one per
+/// `web_search_tool_result` block, in order) and one line per citation of its text
+/// blocks: `[cited: "<cited_text>" from <title> (<url>)]` (the title, the `url` or
+/// `source`, `document_title` of a document citation, as far as given). The view keeps
+/// these blocks opaque (the provider needs them whole); this is what memory reads of a
+/// folded one. Transcript text: nothing here is an instruction.
+pub fn server_search(raw: &Value) -> (Vec<ServerSearch>, Vec<String>) {
+    let blocks = raw.get("content").and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[]);
+    let str_of = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).filter(|s| !s.trim().is_empty()).map(str::to_string);
+    let mut searches = Vec::new();
+    let mut citations = Vec::new();
+    for b in blocks {
+        match b.get("type").and_then(Value::as_str) {
+            Some("web_search_tool_result") => {
+                let Some(call_id) = str_of(b, "tool_use_id") else { continue };
+                let call = blocks.iter().find(|c| c.get("type").and_then(Value::as_str) == Some("server_tool_use") && c.get("id").and_then(Value::as_str) == Some(call_id.as_str()));
+                let tool = call.and_then(|c| str_of(c, "name")).unwrap_or_else(|| "web_search".to_string());
+                let query = call.and_then(|c| c.get("input")).and_then(|i| str_of(i, "query"));
+                let lines: Vec<String> = match b.get("content") {
+                    Some(Value::Array(items)) => items
+                        .iter()
+                        .filter_map(|r| {
+                            let url = str_of(r, "url")?;
+                            let mut l = match str_of(r, "title") {
+                                Some(t) => format!("{t} ({url})"),
+                                None => url,
+                            };
+                            if let Some(age) = str_of(r, "page_age") {
+                                l.push_str(&format!(", page age {age}"));
+                            }
+                            Some(l)
+                        })
+                        .collect(),
+                    Some(e @ Value::Object(_)) => vec![format!("web search failed: {}", str_of(e, "error_code").unwrap_or_else(|| "unknown error".to_string()))],
+                    _ => Vec::new(),
+                };
+                searches.push(ServerSearch { call_id, tool, query, text: lines.join("\n") });
+            }
+            Some("text") => {
+                for c in b.get("citations").and_then(Value::as_array).into_iter().flatten() {
+                    let Some(cited) = str_of(c, "cited_text") else { continue };
+                    let title = str_of(c, "title").or_else(|| str_of(c, "document_title"));
+                    let at = str_of(c, "url").or_else(|| str_of(c, "source"));
+                    let from = match (title, at) {
+                        (Some(t), Some(u)) => format!(" from {t} ({u})"),
+                        (Some(x), None) | (None, Some(x)) => format!(" from {x}"),
+                        (None, None) => String::new(),
+                    };
+                    citations.push(format!("[cited: \"{}\"{from}]", cited.trim()));
+                }
+            }
+            _ => {}
+        }
+    }
+    (searches, citations)
+}
+
 impl Adapter for Anthropic {
     fn view(raw: &Value, at: usize) -> Result<(Role, Vec<Block>)> {
         let role = match raw.get("role").and_then(Value::as_str) {

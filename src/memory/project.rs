@@ -49,7 +49,11 @@ pub struct EvictedBody {
 /// name and call id, rendered by [`render_arguments`]), every evicted body
 /// (`tool_output`, with tool name and handle), and the tool-result bodies of discarded
 /// messages that no evicted body already covers (`tool_output`, handle = the
-/// message's `artifact_ref`). Every record lists the paths and identifiers it mentions
+/// message's `artifact_ref`); an Anthropic assistant row's server web searches give one
+/// `tool_output` record each (role tool, the server tool's name and call id, one
+/// `<title> (<url>)` line per result, the query as context), and its text's citations
+/// are lines of its narrative record (`[cited: "<passage>" from <title> (<url>)]`,
+/// [`crate::formats::anthropic::server_search`]). Every record lists the paths and identifiers it mentions
 /// ([`super::mentions()`]). Messages that are injected context or
 /// compaction summaries (typed role, or any `summary_level`) are never projected, nor
 /// are evicted bodies sitting on them. Texts are cut into chunks of at most
@@ -264,6 +268,20 @@ fn with_media_names(m: &Message) -> String {
     text
 }
 
+/// The server web searches and the citation lines of an Anthropic assistant row
+/// ([`crate::formats::anthropic::server_search`], M-1); its JSON is parsed only when a
+/// block of it is a `web_search_tool_result` or its text holds a `cited_text`.
+fn server_searches(m: &Message) -> (Vec<crate::formats::anthropic::ServerSearch>, Vec<String>) {
+    let searched = m.blocks.iter().any(|b| matches!(b, Block::Opaque { kind, .. } if kind == "web_search_tool_result"));
+    if m.role != Role::Assistant || !(searched || m.raw.get().contains("\"cited_text\"")) {
+        return (Vec::new(), Vec::new());
+    }
+    match serde_json::from_str::<serde_json::Value>(m.raw.get()) {
+        Ok(v) => crate::formats::anthropic::server_search(&v),
+        Err(_) => (Vec::new(), Vec::new()),
+    }
+}
+
 /// What every row's records are read against.
 struct Context<'a> {
     session: &'a str,
@@ -301,12 +319,31 @@ impl Context<'_> {
         if excluded(m) {
             return;
         }
+        let (searches, citations) = server_searches(m);
         if matches!(m.role, Role::User | Role::Assistant) {
-            let text = with_media_names(m);
+            let mut text = with_media_names(m);
+            // the passages its text cites, with their source (Anthropic citations)
+            for c in &citations {
+                if !text.is_empty() {
+                    text.push('\n');
+                }
+                text.push_str(c);
+            }
             // assistant text: the request it answers
             let context = if m.role == Role::Assistant { self.user_before(offset).map(str::to_string) } else { None };
             let src = Source { session: self.session, message: m, offset, kind: RecordKind::Narrative, tool_name: None, call_id: None, handle: None, context_mentions: &[], context };
             push_chunks(out, &src, &text);
+        }
+        // a server tool's results sit in the assistant row that called it: records of
+        // role tool, as a client tool's results would be
+        for s in searches {
+            let context = join_context(s.query.as_deref().map(|q| format!("{}: {q}", s.tool)).as_deref(), self.user_before(offset));
+            let src = Source { session: self.session, message: m, offset, kind: RecordKind::ToolOutput, tool_name: Some(s.tool), call_id: Some(s.call_id), handle: None, context_mentions: &[], context };
+            let start = out.len();
+            push_chunks(out, &src, &s.text);
+            for r in out.get_mut(start..).into_iter().flatten() {
+                r.role = Role::Tool;
+            }
         }
         for b in &m.blocks {
             if let Block::ToolCall { id, name, arguments } = b {

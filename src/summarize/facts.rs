@@ -39,6 +39,10 @@ pub enum FileAction {
     Command,
     /// Named in a tool result (e.g. "File created successfully at: ...").
     Mentioned,
+    /// Created by a patch (`*** Add File:`, the target of `*** Move to:`).
+    Created,
+    /// Deleted by a patch (`*** Delete File:`).
+    Deleted,
 }
 
 impl FileAction {
@@ -50,6 +54,8 @@ impl FileAction {
             FileAction::Searched => "searched",
             FileAction::Command => "in a command",
             FileAction::Mentioned => "named in a result",
+            FileAction::Created => "created",
+            FileAction::Deleted => "deleted",
         }
     }
 }
@@ -125,6 +131,9 @@ pub struct Call {
     pub command: Option<String>,
     /// File paths in its arguments.
     pub paths: Vec<String>,
+    /// The files an `apply_patch` body in its arguments names ([`patch_paths`]), with
+    /// what the patch does to each; each is in [`Call::paths`] too.
+    pub patched: Vec<(String, FileAction)>,
     /// Its outcome.
     pub outcome: Outcome,
     /// The artifact handle of its result, when stored.
@@ -782,6 +791,67 @@ pub fn command_paths(command: &str) -> Vec<String> {
     out
 }
 
+/// The header lines of an `apply_patch` body (Codex, LOG-FORMATS 2) and what each does
+/// to the file it names.
+const PATCH_HEADERS: [(&str, FileAction); 4] =
+    [("*** Update File:", FileAction::Edited), ("*** Add File:", FileAction::Created), ("*** Delete File:", FileAction::Deleted), ("*** Move to:", FileAction::Created)];
+
+/// The files an `apply_patch` body names, once each, in order, with what the patch does
+/// to each: a line (leading blanks trimmed) `*** Update File: <path>` (edited), `*** Add
+/// File: <path>` (created), `*** Delete File: <path>` (deleted), `*** Move to: <path>`
+/// (created: the new name of the file updated above it). The body's other lines are code,
+/// never read as paths. Empty when `text` holds no such line.
+pub fn patch_paths(text: &str) -> Vec<(String, FileAction)> {
+    let mut out: Vec<(String, FileAction)> = Vec::new();
+    if !text.contains("*** ") {
+        return out;
+    }
+    for l in text.lines() {
+        let l = l.trim_start();
+        let Some((p, a)) = PATCH_HEADERS.iter().find_map(|(h, a)| l.strip_prefix(h).map(|p| (p.trim(), *a))) else { continue };
+        if !p.is_empty() && p.len() <= 1_000 && !out.iter().any(|(q, _)| q == p) {
+            out.push((p.to_string(), a));
+        }
+    }
+    out
+}
+
+/// The `apply_patch` files of a call ([`patch_paths`]): read from the arguments' string
+/// values (and string lists, one item a line) when they are a JSON object (Codex `shell`
+/// `command: ["apply_patch", <body>]`, a `bash -lc` heredoc, an `input` field), else from
+/// the arguments text itself (the freeform input of a Codex `custom_tool_call`). An OpenAI
+/// Responses `apply_patch_call` operation (`{type: create_file | update_file |
+/// delete_file, path}`) names its one file.
+fn call_patch(arguments: &str, v: &Value) -> Vec<(String, FileAction)> {
+    let operation = match v.get("type").and_then(Value::as_str) {
+        Some("create_file") => Some(FileAction::Created),
+        Some("update_file") => Some(FileAction::Edited),
+        Some("delete_file") => Some(FileAction::Deleted),
+        _ => None,
+    };
+    if let (Some(a), Some(p)) = (operation, v.get("path").and_then(Value::as_str).map(str::trim).filter(|p| !p.is_empty())) {
+        return vec![(p.to_string(), a)];
+    }
+    if !arguments.contains("*** ") {
+        return Vec::new();
+    }
+    let Value::Object(map) = v else { return patch_paths(arguments) };
+    let mut out: Vec<(String, FileAction)> = Vec::new();
+    for val in map.values() {
+        let found = match val {
+            Value::String(s) => patch_paths(s),
+            Value::Array(items) => patch_paths(&items.iter().filter_map(Value::as_str).collect::<Vec<_>>().join("\n")),
+            _ => Vec::new(),
+        };
+        for (p, a) in found {
+            if !out.iter().any(|(q, _)| *q == p) {
+                out.push((p, a));
+            }
+        }
+    }
+    out
+}
+
 fn arg_paths(v: &Value, out: &mut Vec<String>, command: &mut Option<String>) {
     let Value::Object(map) = v else { return };
     let mut push = |p: &str| {
@@ -811,8 +881,12 @@ fn arg_paths(v: &Value, out: &mut Vec<String>, command: &mut Option<String>) {
                 _ => None,
             };
             if let Some(t) = text {
-                for p in command_paths(&t) {
-                    push(&p);
+                // a command running `apply_patch` names its files in the patch's header
+                // lines ([`call_patch`]); the body's words are code, not paths
+                if patch_paths(&t).is_empty() {
+                    for p in command_paths(&t) {
+                        push(&p);
+                    }
                 }
                 if command.is_none() {
                     *command = Some(t);
@@ -1087,10 +1161,16 @@ impl Facts {
                         let mut paths = Vec::new();
                         let mut command = None;
                         arg_paths(&v, &mut paths, &mut command);
+                        let patched = call_patch(arguments, &v);
+                        for (p, _) in &patched {
+                            if !paths.contains(p) {
+                                paths.push(p.clone());
+                            }
+                        }
                         if let Some(p) = plan_of(name, id, arguments, &v) {
                             f.plan = Some(p);
                         }
-                        f.calls.push(Call { offset: off, id: id.clone(), name: name.clone(), arguments: arguments.clone(), command, paths, outcome: Outcome::NoResult, handle: None, cause: None });
+                        f.calls.push(Call { offset: off, id: id.clone(), name: name.clone(), arguments: arguments.clone(), command, paths, patched, outcome: Outcome::NoResult, handle: None, cause: None });
                     }
                     Block::ToolResult { call_id, text, is_error, .. } => {
                         let handle = handle_of(off, nth, m);
@@ -1175,7 +1255,9 @@ impl Facts {
             let action = action_of(&c.name);
             for (k, p) in c.paths.iter().enumerate() {
                 // a command's words and a result's mentions are weaker than the argument itself
-                let act = if c.command.is_some() { FileAction::Command } else if k > 0 && action == FileAction::Read { FileAction::Mentioned } else { action };
+                // what a patch does to its files is known exactly
+                let patched = c.patched.iter().find(|(q, _)| q == p).map(|(_, a)| *a);
+                let act = if let Some(a) = patched { a } else if c.command.is_some() { FileAction::Command } else if k > 0 && action == FileAction::Read { FileAction::Mentioned } else { action };
                 let at = match f.files.iter().position(|u| u.path == *p) {
                     Some(i) => i,
                     None => {

@@ -92,6 +92,34 @@ pub struct HandoffLabels {
     pub newest: Option<usize>,
     /// The folded rows are projected whole into memory (M-1): clip markers may say so.
     pub rows_in_memory: bool,
+    /// Where that newest request is (§9 points at it).
+    pub newest_at: NewestAt,
+}
+
+/// Where the transcript's newest request is relative to the fold, for §9 (N-5, S-6).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum NewestAt {
+    /// Folded here (or there is none): the engine record quotes it.
+    #[default]
+    Folded,
+    /// Kept verbatim after the summary, newer than every folded row (a fold before its
+    /// run): the next step the folded rows announced came before it.
+    After,
+    /// Kept verbatim after the summary, with rounds of its own run folded here (S-6).
+    InRun,
+}
+
+/// §9 when the newest request is kept after the summary ([`NewestAt`]): it points at
+/// that request, and names what the folded rows announced as older (`After`) or as the
+/// run's own next step (`InRun`).
+fn next_step_kept(at: NewestAt, announced: Option<String>) -> Option<String> {
+    let pointer = "the newest request, below this summary";
+    match (at, announced) {
+        (NewestAt::Folded, _) => None,
+        (_, None) => Some(format!("Continue {pointer}.")),
+        (NewestAt::After, Some(n)) => Some(format!("Continue {pointer}. Before it, the folded work's next step was: {n}")),
+        (NewestAt::InRun, Some(n)) => Some(format!("{n} (for {pointer})")),
+    }
 }
 
 /// [`handoff_summary`] with the session's labels: §1 names only the session's first
@@ -214,7 +242,7 @@ fn handoff_sections(f: &Facts, max_bytes: usize, labels: Option<HandoffLabels>, 
         let res = match e.fix {
             Some(d) => {
                 let mut edited: Vec<String> = Vec::new();
-                for x in e.edits.iter().filter(|x| matches!(super::facts::action_of(&x.name), super::facts::FileAction::Edited | super::facts::FileAction::Written) && !x.command.as_deref().is_some_and(|c| c.starts_with("view"))) {
+                for x in e.edits.iter().filter(|x| !x.patched.is_empty() || matches!(super::facts::action_of(&x.name), super::facts::FileAction::Edited | super::facts::FileAction::Written) && !x.command.as_deref().is_some_and(|c| c.starts_with("view"))) {
                     for p in &x.paths {
                         let s = format!("{p} ({} {})", x.name, x.id);
                         if !edited.contains(&s) {
@@ -253,8 +281,11 @@ fn handoff_sections(f: &Facts, max_bytes: usize, labels: Option<HandoffLabels>, 
     if let Some(w) = &f.current_work {
         push(&mut items, 8, 2, 0, w.clone(), Some(quote_cap), "current work");
     }
-    // §9 next step
-    if let Some(n) = f.next_step() {
+    // §9 next step: a newest request kept after the summary is pointed at, never named
+    // as one of the folded rows
+    if let Some(n) = next_step_kept(labels.map_or(NewestAt::Folded, |l| l.newest_at), f.next_step()) {
+        push(&mut items, 9, 4, 0, n, Some(400), "next step");
+    } else if let Some(n) = f.next_step() {
         push(&mut items, 9, 4, 0, n, Some(400), "next step");
     } else if let Some(r) = f.newest_request() {
         let text = if labels.is_some() { "continue the newest request.".to_string() } else { format!("continue the newest request (message #{}).", r.offset) };
