@@ -392,3 +392,18 @@ fn n5_responses_apply_patch_call_operations_name_created_and_deleted_files() {
     let files: Vec<String> = f.files.iter().map(|u| format!("{}: {}", u.path, context_compactor::summarize::facts::describe_uses(u))).collect();
     assert_eq!(files, vec!["src/config/env.rs: created by apply_patch", "src/config_old.rs: deleted by apply_patch", "src/lib.rs: edited by apply_patch"]);
 }
+
+/// N-5 with untrusted input: a patch body of 60,000 header lines (most of them repeats)
+/// names each distinct file once, in order (the dedupe is a set, not a rescan).
+#[test]
+fn n5_a_patch_of_many_headers_names_each_file_once() {
+    let mut body = String::from("*** Begin Patch\n");
+    for i in 0..60_000 {
+        body.push_str(&format!("*** Update File: src/f{}.rs\n@@\n-a\n+b\n", i % 30_000));
+    }
+    body.push_str("*** End Patch\n");
+    let found = context_compactor::summarize::facts::patch_paths(&body);
+    assert_eq!(found.len(), 30_000);
+    assert_eq!(found[0].0, "src/f0.rs");
+    assert_eq!(found[29_999].0, "src/f29999.rs");
+}

@@ -806,10 +806,12 @@ pub fn patch_paths(text: &str) -> Vec<(String, FileAction)> {
     if !text.contains("*** ") {
         return out;
     }
+    // seen paths in a set: a patch of many header lines stays linear (untrusted input)
+    let mut seen: std::collections::HashSet<&str> = std::collections::HashSet::new();
     for l in text.lines() {
         let l = l.trim_start();
         let Some((p, a)) = PATCH_HEADERS.iter().find_map(|(h, a)| l.strip_prefix(h).map(|p| (p.trim(), *a))) else { continue };
-        if !p.is_empty() && p.len() <= 1_000 && !out.iter().any(|(q, _)| q == p) {
+        if !p.is_empty() && p.len() <= 1_000 && seen.insert(p) {
             out.push((p.to_string(), a));
         }
     }
@@ -837,6 +839,7 @@ fn call_patch(arguments: &str, v: &Value) -> Vec<(String, FileAction)> {
     }
     let Value::Object(map) = v else { return patch_paths(arguments) };
     let mut out: Vec<(String, FileAction)> = Vec::new();
+    let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
     for val in map.values() {
         let found = match val {
             Value::String(s) => patch_paths(s),
@@ -844,7 +847,7 @@ fn call_patch(arguments: &str, v: &Value) -> Vec<(String, FileAction)> {
             _ => Vec::new(),
         };
         for (p, a) in found {
-            if !out.iter().any(|(q, _)| *q == p) {
+            if seen.insert(p.clone()) {
                 out.push((p, a));
             }
         }
@@ -1162,9 +1165,12 @@ impl Facts {
                         let mut command = None;
                         arg_paths(&v, &mut paths, &mut command);
                         let patched = call_patch(arguments, &v);
-                        for (p, _) in &patched {
-                            if !paths.contains(p) {
-                                paths.push(p.clone());
+                        if !patched.is_empty() {
+                            let mut have: std::collections::HashSet<String> = paths.iter().cloned().collect();
+                            for (p, _) in &patched {
+                                if have.insert(p.clone()) {
+                                    paths.push(p.clone());
+                                }
                             }
                         }
                         if let Some(p) = plan_of(name, id, arguments, &v) {
