@@ -29,7 +29,7 @@ mod usage;
 mod view;
 
 pub use crate::format::Format;
-pub use decode::{decode, decode_owned, decode_owned_with_ids, decode_rows, decode_text, decode_text_with_ids, decode_with_ids, message_from_raw, pin_unstable_ids, request_text, ContentIds};
+pub use decode::{decode, decode_owned, decode_owned_with_ids, decode_rows, decode_rows_after, decode_text, decode_text_with_ids, decode_with_ids, message_from_raw, pin_unstable_ids, request_text, ContentIds};
 pub use detect::{detect, detect_text};
 pub use request_scan::request_is_input;
 pub use pairing::{validate_pairing, validate_pairing_from, PairingRules};
