@@ -283,3 +283,27 @@ fn y5_failed_calls_read_on_the_shared_transcripts() {
     eprintln!("failed calls: {total} of {calls} ({refused} refused edits)");
     assert!(refused >= 4, "the SWE-agent transcripts' refused edits ({refused})");
 }
+
+/// Y-5 / E-2 / T-4: evicting (clipping) a reader's result whose file text opens "Error:"
+/// replaces only its body; the edited row reads as a fresh decode of it in its
+/// transcript reads it (content, not a failure), while a runner's clipped failure stays
+/// failed.
+#[test]
+fn e2_y5_an_evicted_readers_result_stays_content_as_a_fresh_decode_reads_it() {
+    let big = |head: &str| format!("{head}\n{}", "line of the file\n".repeat(400));
+    let mut doc = chat_reader_and_runner(false);
+    doc[3]["content"] = json!(big("Error: widget misconfigured"));
+    doc[4]["content"] = json!(big("Error: 3 failed"));
+    for t in [decode(Format::OpenaiChat, doc.clone()).unwrap(), decode_text(Format::OpenaiChat, &doc.to_string()).unwrap()] {
+        let config = context_compactor::config::Config::from_options(&json!({ "profile": "default", "contextWindow": 100000 })).unwrap();
+        let (copies, evicted, _) = context_compactor::evict::evict(Format::OpenaiChat, &t.messages, &[3, 4], &config).unwrap();
+        assert_eq!(evicted.len(), 2, "both bodies clipped");
+        let mut edited = t.messages.clone();
+        edited[3] = copies[0].clone();
+        edited[4] = copies[1].clone();
+        let after = Transcript { format: t.format, messages: edited, envelope: t.envelope.clone() };
+        assert_eq!(results(&after), vec![("c1".to_string(), false), ("c2".to_string(), true)]);
+        let rows: Vec<Value> = after.messages.iter().map(|m| serde_json::from_str(m.raw.get()).unwrap()).collect();
+        assert_eq!(results(&decode(Format::OpenaiChat, Value::Array(rows)).unwrap()), results(&after), "T-4: as a fresh decode reads the rows");
+    }
+}

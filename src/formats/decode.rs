@@ -15,7 +15,7 @@ pub(crate) fn dispatch_view(format: Format, raw: &Value, at: usize) -> Result<(R
 /// [`dispatch_view`] of a row whose transcript's earlier calls are in `names` (Y-5: a
 /// result row naming no tool is read as its call's tool's, in the formats whose
 /// results do not name it).
-fn dispatch_view_in(format: Format, raw: &Value, at: usize, names: &CallNames) -> Result<(Role, Vec<Block>)> {
+pub(crate) fn dispatch_view_in(format: Format, raw: &Value, at: usize, names: &CallNames) -> Result<(Role, Vec<Block>)> {
     match format {
         Format::OpenaiChat => openai_chat::OpenaiChat::view_in(raw, at, names),
         Format::OpenaiResponses => openai_responses::OpenaiResponses::view_in(raw, at, names),

@@ -185,6 +185,11 @@ pub struct CallNames {
 }
 
 impl CallNames {
+    /// The one name `name` of the call `id` (a row read again after an edit).
+    pub fn one(id: &str, name: &str) -> CallNames {
+        CallNames { by_id: std::iter::once((id.to_string(), name.to_string())).collect() }
+    }
+
     /// The name of the call `id`, when a noted row made it (the newest such call).
     pub fn get(&self, id: &str) -> Option<&str> {
         self.by_id.get(id).map(String::as_str)

@@ -34,7 +34,7 @@ pub use detect::{detect, detect_text};
 pub use request_scan::request_is_input;
 pub use pairing::{validate_pairing, validate_pairing_from, PairingRules};
 pub use usage::{normalize_usage, usage_warning, Usage, USAGE_UNREADABLE};
-pub use view::{encode, encode_message, set_result_body, text_message, with_result_body, View};
+pub use view::{encode, encode_message, set_result_body, set_result_body_of, text_message, with_result_body, with_result_body_of, View};
 
 use crate::error::{Error, Result};
 use crate::transcript::{Block, Role};
@@ -127,7 +127,7 @@ mod typed_view_tests {
                 r#"{"role":"user","content":"hi","message_id":"m"}"#,
                 r#"{"role":"wizard","content":"hi"}"#,
             ];
-            check_typed_view(openai_chat::view_text, openai_chat::OpenaiChat::view, &taken, &handed_back);
+            check_typed_view(|t| openai_chat::view_text_in(t, &failure::CallNames::default()), openai_chat::OpenaiChat::view, &taken, &handed_back);
         }
         {
             let taken = [

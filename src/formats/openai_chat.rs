@@ -297,7 +297,7 @@ struct Lc<'a> {
     status: Option<Cow<'a, str>>,
 }
 
-/// What the view reads ([`view_text`]): string texts, calls with their function.
+/// What the view reads ([`view_text_in`]): string texts, calls with their function.
 type ViewRow<'a> = Row<'a, Content, Call<'a>>;
 
 impl<Text, C> Row<'_, Text, C> {
@@ -360,14 +360,10 @@ pub(super) fn raw_present<'de, D: serde::Deserializer<'de>>(d: D) -> std::result
     <&RawValue>::deserialize(d).map(Some)
 }
 
-/// The view of one message straight from its JSON text; `None` when the message needs
-/// the `Value` path (see [`Row`]).
-pub(crate) fn view_text(text: &str) -> Option<(Role, Vec<Block>)> {
-    view_text_in(text, &CallNames::default())
-}
-
-/// [`view_text`] of a row of a transcript whose earlier rows' calls are in `names`, as
-/// [`OpenaiChat::view_in`] reads it.
+/// The view of one message straight from its JSON text, in a transcript whose earlier
+/// rows' calls are in `names` (as [`OpenaiChat::view_in`] reads it: a `tool` row without
+/// `name` is read with its call's); `None` when the message needs the `Value` path (see
+/// [`Row`]).
 pub(crate) fn view_text_in(text: &str, names: &CallNames) -> Option<(Role, Vec<Block>)> {
     let mut row: ViewRow = serde_json::from_str(text).ok()?;
     let role = row.role()?;
@@ -458,7 +454,7 @@ struct IdsCall<'a> {
 }
 
 /// The role and the id-carrying blocks of one message (tool calls with empty name and
-/// arguments, the tool result with an empty body), as [`view_text`] would give them
+/// arguments, the tool result with an empty body), as [`view_text_in`] would give them
 /// minus the text; `None` when the message needs the full decode (see [`IdsRow`]).
 pub(crate) fn pairing_view(text: &str) -> Option<(Role, Vec<Block>)> {
     let mut row: IdsRow = serde_json::from_str(text).ok()?;
