@@ -307,3 +307,27 @@ fn e2_y5_an_evicted_readers_result_stays_content_as_a_fresh_decode_reads_it() {
         assert_eq!(results(&decode(Format::OpenaiChat, Value::Array(rows)).unwrap()), results(&after), "T-4: as a fresh decode reads the rows");
     }
 }
+
+/// Y-5 / T-4: a Responses live append of outputs whose parallel calls (each after its
+/// `reasoning` item) are held reads them with the calls' names, as a fresh decode does.
+#[test]
+fn y5_responses_live_append_reads_the_held_parallel_calls_names() {
+    let doc = json!([
+        { "type": "message", "role": "user", "content": [{ "type": "input_text", "text": "go" }] },
+        { "type": "function_call", "call_id": "old", "name": "run_tests", "arguments": "{}" },
+        { "type": "function_call_output", "call_id": "old", "output": "ok" },
+        { "type": "reasoning", "summary": [{ "type": "summary_text", "text": "read the log first" }] },
+        { "type": "function_call", "call_id": "r1", "name": "read_file", "arguments": "{\"path\":\"log.txt\"}" },
+        { "type": "reasoning", "summary": [{ "type": "summary_text", "text": "and run the tests" }] },
+        { "type": "function_call", "call_id": "r2", "name": "run_tests", "arguments": "{}" },
+        { "type": "function_call_output", "call_id": "r1", "output": "ERROR: 2026-01-01 disk full" },
+        { "type": "function_call_output", "call_id": "r2", "output": "Error: 3 failed" }
+    ]);
+    let rows = doc.as_array().unwrap();
+    let config = context_compactor::config::Config::from_options(&json!({ "profile": "default", "contextWindow": 100000 })).unwrap();
+    let mut live = LiveTranscript::open(config, Format::OpenaiResponses, Value::Array(rows[..7].to_vec())).unwrap();
+    live.append(rows[7..].to_vec()).unwrap();
+    let expect = vec![("old".to_string(), false), ("r1".to_string(), false), ("r2".to_string(), true)];
+    assert_eq!(results(live.transcript()), expect);
+    assert_eq!(results(&decode(Format::OpenaiResponses, doc).unwrap()), expect);
+}
