@@ -19,7 +19,7 @@ use crate::config::Config;
 use crate::events::Event;
 use crate::error::Result;
 use crate::evict::{floor_boundary, tool_names};
-use crate::formats::{encode, set_result_body, View};
+use crate::formats::{encode, set_result_body_of, View};
 use crate::measure::{message_tokens, text_tokens};
 use crate::select::{head_end, run_start};
 use crate::state::SessionState;
@@ -310,7 +310,7 @@ pub fn bound_request(t: &Transcript, config: &Config, state: &SessionState, opts
             let share = share_b.min(share_t);
             let (text, kept) = body(c, share);
             if let Some(m) = req.messages.get_mut(c.offset) {
-                set_result_body(t.format, m, c.nth, &text)?;
+                set_result_body_of(t.format, m, c.nth, &text, c.name.as_deref())?;
             }
             out.push(BoundedCall { call_id: c.call_id.clone(), name: c.name.clone(), offset: c.offset, kept_bytes: kept as u64, whole_bytes: c.whole_bytes, media_omitted: c.media.len() });
         }

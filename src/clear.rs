@@ -251,7 +251,7 @@ pub fn plan(
             let text = placeholder(c.tool_name.as_deref(), &c.call_id, handle.as_deref(), in_memory);
             let Some(row) = slot(&mut copies, c.offset, src).and_then(Option::as_mut) else { continue };
             let before = row.bytes;
-            crate::formats::set_result_body(format, row, c.nth, &text)?;
+            crate::formats::set_result_body_of(format, row, c.nth, &text, c.tool_name.as_deref())?;
             if row.provenance.trusted_ref().is_none() {
                 // an untrusted input ref is replaced by the handle stored now, if any
                 if let Some(h) = handle.clone() {

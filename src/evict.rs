@@ -7,7 +7,7 @@
 
 use crate::config::Config;
 use crate::error::Result;
-use crate::formats::{set_result_body, with_result_body, Format};
+use crate::formats::{set_result_body_of, with_result_body_of, Format};
 use crate::transcript::{Block, Message};
 use serde::Serialize;
 use std::collections::HashMap;
@@ -187,9 +187,10 @@ pub fn evict_sparse(format: Format, messages: &[Message], offsets: &[usize], con
                 Some(h) => h.clone(),
                 None => evict_clip(text, config.clip_head_bytes, config.clip_tail_bytes),
             };
+            // Y-5: the edited row is read with its call's tool name, as a decode reads it
             match copy.as_mut() {
-                Some(c) => set_result_body(format, c, nth, &replacement)?,
-                None => copy = Some(with_result_body(format, src, nth, &replacement)?),
+                Some(c) => set_result_body_of(format, c, nth, &replacement, tool_name.as_deref())?,
+                None => copy = Some(with_result_body_of(format, src, nth, &replacement, tool_name.as_deref())?),
             }
             out.evicted.push(Evicted {
                 offset: off,

@@ -229,7 +229,8 @@ impl LiveTranscript {
         // Decoded against a map of the new rows only: the held map is not copied (issue
         // 15: O(appended)), and stays untouched when a row is malformed (atomic).
         let mut local = ContentIds::default();
-        let mut new = formats::decode_rows(self.transcript.format, rows, first, &mut local)?;
+        // Y-5: a result answering a held call is read with its tool's name
+        let mut new = formats::decode_rows_after(self.transcript.format, rows, first, &mut local, &self.transcript.messages)?;
         drop(local);
         // Every row decoded: now the content-derived ids continue the held count (T-4),
         // as a decode of the whole list would number them.

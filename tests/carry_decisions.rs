@@ -201,5 +201,6 @@ fn issue13_y6_root_cause_line_and_its_fix_in_the_errors_section() {
     assert!(pytest.contains("after edits to src/dates.py (Edit c2), a later Bash call (c3) succeeded"), "the fix:\n{s5}");
     // exit 0 / no exit status, but a traceback: an error all the same
     let repro = s5.lines().find(|l| l.contains("[c4]")).unwrap_or_else(|| panic!("the traceback run in §5:\n{s5}"));
-    assert!(repro.contains("root cause: KeyError: 'name'") && repro.contains("not resolved in the folded rows"), "{repro}");
+    // Y-5: the exception names the failed call itself (error_line), not the traceback's header
+    assert!(repro.contains("failed: KeyError: 'name'") && !repro.contains("Traceback") && repro.contains("not resolved in the folded rows"), "{repro}");
 }

@@ -119,7 +119,7 @@ fn n2_claude_code_bash_stderr_is_not_a_user_constraint_and_empty_stderr_does_not
 fn n5_codex_shell_error_line_is_the_outputs_first_line_not_wall_time_or_json() {
     use context_compactor::summarize::facts::error_line;
     assert_eq!(error_line("Exit code: 101\nWall time: 3.2 seconds\nOutput:\nerror[E0599]: no method named `fetch_one`\nmore"), "error[E0599]: no method named `fetch_one`");
-    assert_eq!(error_line("Exit code: 1\nWall time: 0.5 seconds\nTotal output lines: 3\nOutput:\n\nTraceback (most recent call last):\nValueError: bad id"), "Traceback (most recent call last):");
+    assert_eq!(error_line("Exit code: 1\nWall time: 0.5 seconds\nTotal output lines: 3\nOutput:\n\nTraceback (most recent call last):\nValueError: bad id"), "ValueError: bad id", "Y-5: the exception, not the traceback's header");
     assert_eq!(error_line("Exit code: 1\nWall time: 0.5 seconds\nOutput:\n"), "", "an empty output names no error");
     let older = json!({ "output": "\nerror[E0599]: no method named `fetch_one` found\n", "metadata": { "exit_code": 101, "duration_seconds": 3.2 } }).to_string();
     assert_eq!(error_line(&older), "error[E0599]: no method named `fetch_one` found");

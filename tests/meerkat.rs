@@ -265,14 +265,14 @@ fn y5_reused_call_ids_are_kept_apart_and_failures_named() {
 
 /// Y-5 (break3 finding 1): OpenAI chat and Responses results carry no error flag; an
 /// output opening as an error, and a LangChain ToolMessage's `status: "error"` kept in
-/// the row's `lc` key, are named "ran and failed" with their first line; prose that
-/// mentions an error is not.
+/// the row's `lc` key, are named "ran and failed" with their error line (a traceback's
+/// exception, not its header); prose that mentions an error is not.
 #[test]
 fn y5_openai_error_outputs_and_langchain_status_are_named_ran_and_failed() {
     let ok = || format!("ok {}", "y".repeat(200));
     let cases: Vec<(Value, Option<&str>)> = vec![
         (result("c2", "Error: reservation not found"), Some("Error: reservation not found")),
-        (result("c2", "Traceback (most recent call last):\n  File \"x.py\", line 1\nZeroDivisionError: division by zero"), Some("Traceback (most recent call last):")),
+        (result("c2", "Traceback (most recent call last):\n  File \"x.py\", line 1\nZeroDivisionError: division by zero"), Some("ZeroDivisionError: division by zero")),
         (result("c2", "{\"error\": \"User not found\"}"), Some("{\"error\": \"User not found\"}")),
         (result("c2", "ENOENT: no such file or directory, open '/r/x'"), Some("ENOENT: no such file or directory")),
         (json!({ "role": "tool", "tool_call_id": "c2", "content": "permission denied", "lc": { "type": "tool", "status": "error", "tool_call_id": "c2" } }), Some("permission denied")),

@@ -1,6 +1,7 @@
 //! Decoding host documents into the canonical [`Transcript`] (F-1, F-3) with
 //! content-derived message ids (T-4).
 
+use super::failure::CallNames;
 use super::{ai_sdk, anthropic, canonical, gemini, openai_chat, openai_responses, Adapter, Format, View};
 use crate::error::{Error, Result};
 use crate::transcript::{fnv1a, Block, Envelope, Message, Provenance, RawJson, Role, Transcript, PROVENANCE_KEYS};
@@ -8,11 +9,18 @@ use serde_json::{Map, Value};
 use std::sync::Arc;
 
 pub(crate) fn dispatch_view(format: Format, raw: &Value, at: usize) -> Result<(Role, Vec<Block>)> {
+    dispatch_view_in(format, raw, at, &CallNames::default())
+}
+
+/// [`dispatch_view`] of a row whose transcript's earlier calls are in `names` (Y-5: a
+/// result row naming no tool is read as its call's tool's, in the formats whose
+/// results do not name it).
+pub(crate) fn dispatch_view_in(format: Format, raw: &Value, at: usize, names: &CallNames) -> Result<(Role, Vec<Block>)> {
     match format {
-        Format::OpenaiChat => openai_chat::OpenaiChat::view(raw, at),
+        Format::OpenaiChat => openai_chat::OpenaiChat::view_in(raw, at, names),
+        Format::OpenaiResponses => openai_responses::OpenaiResponses::view_in(raw, at, names),
         Format::Anthropic => anthropic::Anthropic::view(raw, at),
         Format::Gemini => gemini::Gemini::view(raw, at),
-        Format::OpenaiResponses => openai_responses::OpenaiResponses::view(raw, at),
         Format::AiSdk => ai_sdk::AiSdk::view(raw, at),
         Format::Canonical => canonical::Canonical::view(raw, at),
     }
@@ -83,8 +91,13 @@ pub fn decode_owned_with_ids(format: Format, text: String, ids: &mut ContentIds)
     // the levels of the document around each row: its array, and the envelope object
     let base = if envelope.messages_key.is_some() { 2 } else { 1 };
     let mut messages = Vec::with_capacity(doc.items.len());
+    let mut names = CallNames::default();
+    let named = names_results(format);
     for (at, item) in doc.items.into_iter().enumerate() {
-        if let Some(m) = decode_typed(format, &source, item, ids) {
+        if let Some(m) = decode_typed(format, &source, item, ids, &names) {
+            if named {
+                names.note(&m.blocks);
+            }
             messages.push(m);
             continue;
         }
@@ -95,7 +108,11 @@ pub fn decode_owned_with_ids(format: Format, text: String, ids: &mut ContentIds)
                     .or_else(|| crate::error::too_deep_error(&what, item.get(), base, &e, crate::ErrorCode::InvalidTranscript))
                     .unwrap_or_else(|| Error::invalid(format!("message {at}: {e}")))
             })?;
-        messages.push(decode_message(format, value, Some((&source, item)), at, ids)?);
+        let m = decode_message(format, value, Some((&source, item)), at, ids, &names)?;
+        if named {
+            names.note(&m.blocks);
+        }
+        messages.push(m);
     }
     if format == Format::Gemini {
         gemini::link_results(&mut messages);
@@ -132,9 +149,22 @@ pub fn decode_with_ids(format: Format, doc: Value, ids: &mut ContentIds) -> Resu
 ///
 /// Errors: `invalid_transcript` naming the offset of a malformed message.
 pub fn decode_rows(format: Format, items: Vec<Value>, first_offset: usize, ids: &mut ContentIds) -> Result<Vec<Message>> {
+    decode_rows_after(format, items, first_offset, ids, &[])
+}
+
+/// [`decode_rows`] of rows appended after `before` (the rows held so far): a result
+/// among them answering a call of `before`'s trailing exchange is read with that call's
+/// tool name (Y-5, [`CallNames::of_open_exchange`]: only that exchange is walked).
+pub fn decode_rows_after(format: Format, items: Vec<Value>, first_offset: usize, ids: &mut ContentIds, before: &[Message]) -> Result<Vec<Message>> {
+    let named = names_results(format);
+    let mut names = if named { CallNames::of_open_exchange(before) } else { CallNames::default() };
     let mut messages = Vec::with_capacity(items.len());
     for (k, item) in items.into_iter().enumerate() {
-        messages.push(decode_message(format, item, None, first_offset + k, ids)?);
+        let m = decode_message(format, item, None, first_offset + k, ids, &names)?;
+        if named {
+            names.note(&m.blocks);
+        }
+        messages.push(m);
     }
     if format == Format::Gemini {
         gemini::link_results(&mut messages);
@@ -143,12 +173,18 @@ pub fn decode_rows(format: Format, items: Vec<Value>, first_offset: usize, ids: 
     Ok(messages)
 }
 
+/// Whether a format's result rows may name no tool, so that a decode notes the calls'
+/// names to read them with ([`CallNames`]): OpenAI Chat and Responses.
+fn names_results(format: Format) -> bool {
+    matches!(format, Format::OpenaiChat | Format::OpenaiResponses)
+}
+
 /// One message straight from its canonical JSON text, with no `Value` tree, for the
 /// formats with a typed view (OpenAI Chat, Anthropic); `None` sends it down the `Value`
 /// path.
-fn decode_typed(format: Format, source: &Arc<String>, item: &serde_json::value::RawValue, ids: &mut ContentIds) -> Option<Message> {
+fn decode_typed(format: Format, source: &Arc<String>, item: &serde_json::value::RawValue, ids: &mut ContentIds, names: &CallNames) -> Option<Message> {
     let (role, mut blocks) = match format {
-        Format::OpenaiChat => openai_chat::view_text(item.get())?,
+        Format::OpenaiChat => openai_chat::view_text_in(item.get(), names)?,
         Format::Anthropic => anthropic::view_text(item.get())?,
         _ => return None,
     };
@@ -169,7 +205,7 @@ fn is_provider_compaction(blocks: &[crate::transcript::Block]) -> bool {
 /// One message. `text`: the host's own JSON text of `item` and the input it is a slice
 /// of, borrowed as the message's `raw` when it is canonical and carries no provenance
 /// keys.
-fn decode_message(format: Format, item: Value, text: Option<(&Arc<String>, &serde_json::value::RawValue)>, at: usize, ids: &mut ContentIds) -> Result<Message> {
+fn decode_message(format: Format, item: Value, text: Option<(&Arc<String>, &serde_json::value::RawValue)>, at: usize, ids: &mut ContentIds, names: &CallNames) -> Result<Message> {
     let Value::Object(mut map) = item else {
         return Err(Error::invalid(format!("message {at}: expected a JSON object")));
     };
@@ -186,7 +222,7 @@ fn decode_message(format: Format, item: Value, text: Option<(&Arc<String>, &serd
         serde_json::from_value(Value::Object(prov)).map_err(|e| Error::invalid(format!("message {at}: bad provenance field: {e}")))?
     };
     let value = Value::Object(map);
-    let (role, mut blocks) = dispatch_view(format, &value, at)?;
+    let (role, mut blocks) = dispatch_view_in(format, &value, at, names)?;
     // held for the transcript's life: no spare capacity (a pushed-to Vec keeps room for 4)
     blocks.shrink_to_fit();
     // a repeated key is canonical text but not what the value writes (the last one

@@ -3,7 +3,8 @@
 //! OpenAI chat `tool` messages and Responses `function_call_output` items carry no
 //! error flag, so whether a call failed is read from its output. The reading is
 //! conservative: only an output whose *first non-blank line opens* as an error does, or
-//! a JSON object whose top-level `error` key holds a value. A result that merely
+//! a JSON object that says so at its top level (an `error` value, `"status": "error"`,
+//! `"ok": false`, a GraphQL `errors` list with no data). A result that merely
 //! mentions the word "error" in prose is not a failure. A non-zero exit status is read
 //! separately (`summarize::facts::exit_status`), for every format.
 
@@ -22,11 +23,17 @@ const ERRNO_NAMES: [&str; 16] = [
 /// - `Traceback (most recent call last):` (a Python traceback);
 /// - an errno name then `:` or a space (`ENOENT: no such file or directory, open 'x'`),
 ///   or Python's `[Errno N] ...`;
-/// - a shell's `...: command not found` / `command not found: ...`;
+/// - a shell's own message: its name, then `...: command not found`, `command not
+///   found: ...` or `...: not found` (`bash: foo: command not found`, `/bin/bash: line 1:
+///   python: command not found`, `zsh: command not found: foo`, `sh: 1: foo: not found`);
+/// - git's `fatal:`, npm's `npm ERR!` / `npm error`, Go's `panic:`, Rust's `thread
+///   '<name>' panicked at`, Java's `Exception in thread "<name>"`, rustc's
+///   `error[E0425]:`, or the word `FAILED` alone or before a space, `:` or `(` (pytest's
+///   `FAILED tests/x.py::t - ...`);
+/// - SWE-agent's `Your proposed edit has introduced new syntax error(s).` (the edit was
+///   not applied);
 ///
-/// or when the whole output is a JSON object whose top-level `error` key holds a value
-/// other than `null`, `false`, `0`, `""`, `{}`, `[]` or a word saying none (`"none"`,
-/// `"ok"`, `"false"`, `"null"`, `"0"`, `"no"`, `"n/a"`, `"nil"`): `{"error": "User not found"}`.
+/// or when the whole output is a JSON object that says so at its top level ([`json_error`]).
 /// Only the first 2,000 bytes are read for the line tests; the JSON test parses
 /// outputs up to 64 KiB that start with `{`. The tool's name is not known here: see
 /// [`result_reports_failure`] for a result whose call names a reader.
@@ -43,8 +50,8 @@ pub fn text_reports_failure(text: &str) -> bool {
 /// [`text_reports_failure`], except that the output of a tool that returns a file's or
 /// page's contents (a name holding `read`, `cat`, `view`, `open`, `grep` or `search`,
 /// any case: `read_file`, `Read`, `open`, `search_dir`) is its content, so a first line
-/// opening `Error:` (a log file, a doc page) is not taken as a failure; its JSON `error`
-/// object still is.
+/// opening `Error:` (a log file, a doc page) is not taken as a failure; a JSON output
+/// reporting one ([`json_error`]) still is.
 pub fn result_reports_failure(name: Option<&str>, text: &str) -> bool {
     let reader = name.is_some_and(|n| {
         let n = n.to_ascii_lowercase();
@@ -57,11 +64,43 @@ pub fn result_reports_failure(name: Option<&str>, text: &str) -> bool {
     }
 }
 
-fn opens_as_error(line: &str) -> bool {
-    if ["Error:", "error:", "ERROR:", "Error -", "Traceback (most recent call last)", "command not found:"].iter().any(|p| line.starts_with(p)) {
+/// Whether one line (trimmed, the first non-blank one of an output) opens as an error:
+/// the openings [`text_reports_failure`] lists.
+pub fn opens_as_error(line: &str) -> bool {
+    const OPENINGS: [&str; 11] = [
+        "Error:",
+        "error:",
+        "ERROR:",
+        "Error -",
+        "Traceback (most recent call last)",
+        "command not found:",
+        "fatal:",
+        "npm ERR!",
+        "panic:",
+        "Exception in thread \"",
+        // SWE-agent refuses an edit its linter rejects and keeps the file as it was
+        "Your proposed edit has introduced new syntax error(s)",
+    ];
+    if OPENINGS.iter().any(|p| line.starts_with(p)) {
         return true;
     }
-    if line.contains(": command not found") {
+    // npm 7+ writes `npm error code E404`; `npm errors ...` is prose
+    if line.strip_prefix("npm error").is_some_and(|r| r.is_empty() || r.starts_with(' ')) {
+        return true;
+    }
+    // pytest's `FAILED tests/x.py::t - assert ...`, a runner's `FAILED (failures=1)`
+    if line.strip_prefix("FAILED").is_some_and(|r| r.is_empty() || r.starts_with([' ', ':', '('])) {
+        return true;
+    }
+    // Rust: `thread 'main' panicked at src/main.rs:2:5:`
+    if line.strip_prefix("thread '").and_then(|r| r.split_once('\'')).is_some_and(|(_, r)| r.starts_with(" panicked at")) {
+        return true;
+    }
+    // rustc: `error[E0425]: cannot find value ...`
+    if let Some(rest) = line.strip_prefix("error[E") {
+        return rest.split_once("]:").is_some_and(|(n, _)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+    }
+    if shell_not_found(line) {
         return true;
     }
     if let Some(rest) = line.strip_prefix("[Errno ") {
@@ -80,12 +119,45 @@ fn opens_as_error(line: &str) -> bool {
         && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.')
 }
 
-fn json_error(text: &str) -> bool {
+/// A shell saying it found no command: the line opens with a shell's name (a path to
+/// one allowed, `/bin/bash`) and a colon, or with a script's name and `: line N:`, and then says `command not found` (bash, zsh)
+/// or ends `: not found` (dash). A grep hit `src/x.sh:3: foo: command not found` opens
+/// with a file name, not a shell's, and is content.
+fn shell_not_found(line: &str) -> bool {
+    let Some((head, rest)) = line.split_once(':') else { return false };
+    let shell = head.rsplit('/').next().unwrap_or(head).trim_start_matches('-');
+    // a script bash runs names itself and the line: `./run.sh: line 3: foo: command not found`
+    let script_line = rest.strip_prefix(" line ").and_then(|r| r.split_once(':')).is_some_and(|(n, _)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+    (script_line || ["bash", "sh", "zsh", "dash", "ksh", "ash", "fish"].contains(&shell)) && (rest.contains("command not found") || rest.ends_with(": not found"))
+}
+
+/// Whether a whole output is a JSON object (up to 64 KiB) that reports a failure at its
+/// top level (Y-5):
+/// - an `error` key holding a value other than `null`, `false`, `0`, `""`, `{}`, `[]` or
+///   a word saying none (`"none"`, `"ok"`, `"false"`, `"null"`, `"0"`, `"no"`, `"n/a"`,
+///   `"nil"`): `{"error": "User not found"}`;
+/// - `"status": "error"` (any case): `{"status": "error", "message": "..."}`; another
+///   status (`"failed"` of a build a tool looked up) is the call's answer, not its failure;
+/// - `"ok": false` or `"success": false` (the JSON `false`);
+/// - a GraphQL response with no data: `errors` a non-empty array of objects each with a
+///   string `message`, and `data` absent or `null` (`{"data": null, "errors": [...]}`);
+///   partial data with errors, or `"errors": []`, is an answer.
+pub fn json_error(text: &str) -> bool {
     let t = text.trim();
     if !t.starts_with('{') || t.len() > 65_536 {
         return false;
     }
     let Ok(Value::Object(o)) = serde_json::from_str::<Value>(t) else { return false };
+    let flagged = |k: &str| o.get(k) == Some(&Value::Bool(false));
+    if flagged("ok") || flagged("success") || o.get("status").and_then(Value::as_str).is_some_and(|s| s.trim().eq_ignore_ascii_case("error")) {
+        return true;
+    }
+    if let Some(Value::Array(errors)) = o.get("errors") {
+        let graphql = !errors.is_empty() && errors.iter().all(|e| e.get("message").is_some_and(Value::is_string));
+        if graphql && o.get("data").is_none_or(Value::is_null) {
+            return true;
+        }
+    }
     match o.get("error") {
         None | Some(Value::Null) | Some(Value::Bool(false)) => false,
         // `"error": 0` is a status code meaning none (`{"error": 0, "msg": "ok"}`)
@@ -98,6 +170,65 @@ fn json_error(text: &str) -> bool {
         Some(Value::Object(m)) => !m.is_empty(),
         Some(Value::Array(a)) => !a.is_empty(),
         Some(_) => true,
+    }
+}
+
+/// The tool names of the calls decoded so far, by call id (Y-5): an OpenAI Chat `tool`
+/// row rarely carries `name`, and a Responses `function_call_output` never does, yet
+/// [`result_reports_failure`] needs the name to tell a reader's content from a failure.
+/// A decode builds one per transcript, noting each row's calls ([`CallNames::note`])
+/// before the next row is viewed, so a result is read with the name of its call: one
+/// map, one insert per call and one look-up per result (O(rows)).
+#[derive(Debug, Default)]
+pub struct CallNames {
+    by_id: std::collections::HashMap<String, String>,
+}
+
+impl CallNames {
+    /// The one name `name` of the call `id` (a row read again after an edit).
+    pub fn one(id: &str, name: &str) -> CallNames {
+        CallNames { by_id: std::iter::once((id.to_string(), name.to_string())).collect() }
+    }
+
+    /// The name of the call `id`, when a noted row made it (the newest such call).
+    pub fn get(&self, id: &str) -> Option<&str> {
+        self.by_id.get(id).map(String::as_str)
+    }
+
+    /// Notes the calls among a row's blocks.
+    pub fn note(&mut self, blocks: &[crate::transcript::Block]) {
+        for b in blocks {
+            if let crate::transcript::Block::ToolCall { id, name, .. } = b {
+                self.by_id.insert(id.clone(), name.clone());
+            }
+        }
+    }
+
+    /// The names of the calls a result appended after `messages` may answer (a live
+    /// append decodes only its new rows): the calls of the trailing exchange, found
+    /// walking back past its results to the run of rows making calls before them and
+    /// no further (OpenAI Chat answers the calls of the row right before its results;
+    /// Responses' parallel calls are consecutive items), so the walk is bounded by that
+    /// exchange, not by the transcript.
+    pub fn of_open_exchange(messages: &[crate::transcript::Message]) -> CallNames {
+        let calls = |m: &crate::transcript::Message| m.blocks.iter().any(|b| matches!(b, crate::transcript::Block::ToolCall { .. }));
+        let mut start = messages.len();
+        let mut seen_calls = false;
+        for m in messages.iter().rev() {
+            // a Responses `reasoning` item goes with the call after it
+            let reasoning = !m.blocks.is_empty() && m.blocks.iter().all(|b| matches!(b, crate::transcript::Block::Reasoning { .. }));
+            if calls(m) {
+                seen_calls = true;
+            } else if (seen_calls && !reasoning) || (!seen_calls && m.role != crate::transcript::Role::Tool) {
+                break;
+            }
+            start -= 1;
+        }
+        let mut names = CallNames::default();
+        for m in messages.get(start..).unwrap_or(&[]) {
+            names.note(&m.blocks);
+        }
+        names
     }
 }
 

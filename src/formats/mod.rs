@@ -29,12 +29,12 @@ mod usage;
 mod view;
 
 pub use crate::format::Format;
-pub use decode::{decode, decode_owned, decode_owned_with_ids, decode_rows, decode_text, decode_text_with_ids, decode_with_ids, message_from_raw, pin_unstable_ids, request_text, ContentIds};
+pub use decode::{decode, decode_owned, decode_owned_with_ids, decode_rows, decode_rows_after, decode_text, decode_text_with_ids, decode_with_ids, message_from_raw, pin_unstable_ids, request_text, ContentIds};
 pub use detect::{detect, detect_text};
 pub use request_scan::request_is_input;
 pub use pairing::{validate_pairing, validate_pairing_from, PairingRules};
 pub use usage::{normalize_usage, usage_warning, Usage, USAGE_UNREADABLE};
-pub use view::{encode, encode_message, set_result_body, text_message, with_result_body, View};
+pub use view::{encode, encode_message, set_result_body, set_result_body_of, text_message, with_result_body, with_result_body_of, View};
 
 use crate::error::{Error, Result};
 use crate::transcript::{Block, Role};
@@ -127,7 +127,7 @@ mod typed_view_tests {
                 r#"{"role":"user","content":"hi","message_id":"m"}"#,
                 r#"{"role":"wizard","content":"hi"}"#,
             ];
-            check_typed_view(openai_chat::view_text, openai_chat::OpenaiChat::view, &taken, &handed_back);
+            check_typed_view(|t| openai_chat::view_text_in(t, &failure::CallNames::default()), openai_chat::OpenaiChat::view, &taken, &handed_back);
         }
         {
             let taken = [

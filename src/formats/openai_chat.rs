@@ -8,6 +8,7 @@
 //! assistant message is answered by one `role: "tool"` message right after it, before
 //! any other message.
 
+use super::failure::CallNames;
 use super::{Adapter, PairingRules};
 use crate::error::{Error, Result};
 use crate::transcript::{json_len, Block, MediaKind, Role};
@@ -168,6 +169,27 @@ fn byte_object(v: &Value) -> Option<Vec<u8>> {
 
 impl Adapter for OpenaiChat {
     fn view(raw: &Value, at: usize) -> Result<(Role, Vec<Block>)> {
+        OpenaiChat::view_in(raw, at, &CallNames::default())
+    }
+
+    fn set_result_body(raw: &mut Value, nth: usize, text: &str) -> Result<()> {
+        if nth != 0 {
+            return Err(Error::invalid("an OpenAI tool message carries one result"));
+        }
+        super::set_text_field(raw, "content", text, "tool message")
+    }
+
+    fn text_message(text: &str) -> Value {
+        json!({ "role": "user", "content": text })
+    }
+}
+
+impl OpenaiChat {
+    /// [`Adapter::view`] of a row of a transcript whose earlier rows' calls are in
+    /// `names`: a `tool` row without `name` is read as a result of the tool its call
+    /// names (Y-5: a reader's output is content, [`super::failure::result_reports_failure`]).
+    /// The block keeps the row's own `name` (none).
+    pub(crate) fn view_in(raw: &Value, at: usize, names: &CallNames) -> Result<(Role, Vec<Block>)> {
         let role_name = raw.get("role").and_then(Value::as_str).ok_or_else(|| Error::invalid(format!("message {at}: missing string field `role`")))?;
         let role = match role_name {
             "system" | "developer" => Role::System,
@@ -192,7 +214,9 @@ impl Adapter for OpenaiChat {
                 let name = raw.get("name").and_then(Value::as_str).map(str::to_string);
                 // Y-5: no error flag in the format; a LangChain ToolMessage's `status:
                 // "error"` (kept in the row's `lc` key) or an output opening as an error
-                let is_error = raw.pointer("/lc/status").and_then(Value::as_str) == Some("error") || super::failure::result_reports_failure(name.as_deref(), &text);
+                // (read with the call's tool name when the row has none)
+                let tool = name.as_deref().or_else(|| names.get(&call_id));
+                let is_error = raw.pointer("/lc/status").and_then(Value::as_str) == Some("error") || super::failure::result_reports_failure(tool, &text);
                 blocks.push(Block::ToolResult { call_id, name, text, is_error, media, media_bytes });
             }
             _ => {
@@ -220,17 +244,6 @@ impl Adapter for OpenaiChat {
             }
         }
         Ok((role, blocks))
-    }
-
-    fn set_result_body(raw: &mut Value, nth: usize, text: &str) -> Result<()> {
-        if nth != 0 {
-            return Err(Error::invalid("an OpenAI tool message carries one result"));
-        }
-        super::set_text_field(raw, "content", text, "tool message")
-    }
-
-    fn text_message(text: &str) -> Value {
-        json!({ "role": "user", "content": text })
     }
 }
 
@@ -284,7 +297,7 @@ struct Lc<'a> {
     status: Option<Cow<'a, str>>,
 }
 
-/// What the view reads ([`view_text`]): string texts, calls with their function.
+/// What the view reads ([`view_text_in`]): string texts, calls with their function.
 type ViewRow<'a> = Row<'a, Content, Call<'a>>;
 
 impl<Text, C> Row<'_, Text, C> {
@@ -347,9 +360,11 @@ pub(super) fn raw_present<'de, D: serde::Deserializer<'de>>(d: D) -> std::result
     <&RawValue>::deserialize(d).map(Some)
 }
 
-/// The view of one message straight from its JSON text; `None` when the message needs
-/// the `Value` path (see [`Row`]).
-pub(crate) fn view_text(text: &str) -> Option<(Role, Vec<Block>)> {
+/// The view of one message straight from its JSON text, in a transcript whose earlier
+/// rows' calls are in `names` (as [`OpenaiChat::view_in`] reads it: a `tool` row without
+/// `name` is read with its call's); `None` when the message needs the `Value` path (see
+/// [`Row`]).
+pub(crate) fn view_text_in(text: &str, names: &CallNames) -> Option<(Role, Vec<Block>)> {
     let mut row: ViewRow = serde_json::from_str(text).ok()?;
     let role = row.role()?;
     if row.content.is_none() && content_required(row.role.as_ref()) {
@@ -361,7 +376,8 @@ pub(crate) fn view_text(text: &str) -> Option<(Role, Vec<Block>)> {
         let call_id = row.result_call_id()?;
         let text = text.unwrap_or_default();
         // Y-5: read as the `Value` path reads it (a LangChain `lc.status` or the output)
-        let is_error = row.lc.as_ref().and_then(|l| l.status.as_deref()) == Some("error") || super::failure::result_reports_failure(row.name.as_deref(), &text);
+        let tool = row.name.as_deref().or_else(|| names.get(&call_id));
+        let is_error = row.lc.as_ref().and_then(|l| l.status.as_deref()) == Some("error") || super::failure::result_reports_failure(tool, &text);
         let result = Block::ToolResult {
             call_id,
             name: row.name.map(Cow::into_owned),
@@ -438,7 +454,7 @@ struct IdsCall<'a> {
 }
 
 /// The role and the id-carrying blocks of one message (tool calls with empty name and
-/// arguments, the tool result with an empty body), as [`view_text`] would give them
+/// arguments, the tool result with an empty body), as [`view_text_in`] would give them
 /// minus the text; `None` when the message needs the full decode (see [`IdsRow`]).
 pub(crate) fn pairing_view(text: &str) -> Option<(Role, Vec<Block>)> {
     let mut row: IdsRow = serde_json::from_str(text).ok()?;

@@ -27,6 +27,7 @@
 //! are consecutive items, their outputs follow). A `reasoning` item belongs with the
 //! call item after it; `ExchangeIndex::build` keeps them in one exchange.
 
+use super::failure::CallNames;
 use super::{Adapter, PairingRules};
 use crate::error::{Error, Result};
 use crate::transcript::{json_len, Block, MediaKind, Role};
@@ -103,8 +104,8 @@ fn string_field<'a>(raw: &'a Value, key: &str, at: usize, ty: &str) -> Result<&'
 /// `Exit code N` (or `Timed out`) each, so the summary, the summarizer's copy, memory and
 /// the bound read it as text. A non-zero exit code or a timeout is a failed call. Another
 /// shape of `output` is read as [`result_block`] reads it.
-fn shell_output_block(call_id: String, output: Option<&Value>) -> Block {
-    let Some(Value::Array(items)) = output else { return result_block(call_id, output) };
+fn shell_output_block(call_id: String, output: Option<&Value>, tool: Option<&str>) -> Block {
+    let Some(Value::Array(items)) = output else { return result_block(call_id, output, tool) };
     let mut text = String::new();
     let mut failed = false;
     for item in items {
@@ -129,13 +130,14 @@ fn shell_output_block(call_id: String, output: Option<&Value>) -> Block {
             _ => {}
         }
     }
-    let failed = failed || super::failure::text_reports_failure(&text);
+    let failed = failed || super::failure::result_reports_failure(tool, &text);
     Block::ToolResult { call_id, name: None, text, is_error: failed, media: Vec::new(), media_bytes: 0 }
 }
 
 /// The result view of an output item's `output` (string, parts, or an object such as a
-/// `computer_screenshot`).
-fn result_block(call_id: String, output: Option<&Value>) -> Block {
+/// `computer_screenshot`), a result of a call to `tool` (its name, when the decode has
+/// seen the call).
+fn result_block(call_id: String, output: Option<&Value>, tool: Option<&str>) -> Block {
     let mut inner = Vec::new();
     match output {
         Some(Value::String(s)) => inner.push(Block::Text { text: s.clone() }),
@@ -148,13 +150,55 @@ fn result_block(call_id: String, output: Option<&Value>) -> Block {
         Some(other) => inner.push(Block::Text { text: other.to_string() }),
     }
     let (text, media, media_bytes) = super::result_parts(inner);
-    // Y-5: no error flag in the format; an output opening as an error is a failed call
-    let is_error = super::failure::text_reports_failure(&text);
+    // Y-5: no error flag in the format; an output opening as an error is a failed call,
+    // unless the call is a reader's (its output is the file's content)
+    let is_error = super::failure::result_reports_failure(tool, &text);
     Block::ToolResult { call_id, name: None, text, is_error, media, media_bytes }
 }
 
 impl Adapter for OpenaiResponses {
     fn view(raw: &Value, at: usize) -> Result<(Role, Vec<Block>)> {
+        OpenaiResponses::view_in(raw, at, &CallNames::default())
+    }
+
+    /// Replaces the `output` of an output item with `text` (a plain string output, which
+    /// `function_call_output`, `custom_tool_call_output` and `local_shell_call_output`
+    /// accept; a `shell_call_output` gets one entry whose `stdout` is `text`, with its first
+    /// entry's `outcome`); `call_id`, `id`, `status` and every other field stay. A
+    /// `computer_call_output` must carry a screenshot, so it is refused.
+    fn set_result_body(raw: &mut Value, nth: usize, text: &str) -> Result<()> {
+        if nth != 0 {
+            return Err(Error::invalid("a Responses output item carries one result"));
+        }
+        let ty = raw.get("type").and_then(Value::as_str).unwrap_or("");
+        if !ty.ends_with("_call_output") {
+            return Err(Error::invalid(format!("item of type {ty:?} carries no tool result")));
+        }
+        if ty == "computer_call_output" {
+            return Err(Error::invalid(format!("a {ty} output has a fixed structure; its body cannot be replaced by text")));
+        }
+        if ty == "shell_call_output" {
+            // the bounded text as one command's stdout, with the first command's outcome
+            // (break4 finding 3: an oversized shell output could not be bounded)
+            let outcome = raw.pointer("/output/0/outcome").cloned().unwrap_or_else(|| json!({ "type": "exit", "exit_code": 0 }));
+            let Some(o) = raw.as_object_mut() else { return Err(Error::invalid("output item is not an object")) };
+            o.insert("output".into(), json!([{ "stdout": text, "stderr": "", "outcome": outcome }]));
+            return Ok(());
+        }
+        super::set_text_field(raw, "output", text, "output item")
+    }
+
+    fn text_message(text: &str) -> Value {
+        json!({ "type": "message", "role": "user", "content": [{ "type": "input_text", "text": text }] })
+    }
+}
+
+impl OpenaiResponses {
+    /// [`Adapter::view`] of an item of an `input` whose earlier items' calls are in
+    /// `names`: an output item is read as a result of the tool its `call_id`'s call names
+    /// (Y-5: a reader's output is content, [`super::failure::result_reports_failure`]).
+    /// The block names no tool (the item names none).
+    pub(crate) fn view_in(raw: &Value, at: usize, names: &CallNames) -> Result<(Role, Vec<Block>)> {
         if !raw.is_object() {
             return Err(Error::invalid(format!("message {at}: expected a JSON object")));
         }
@@ -218,8 +262,8 @@ impl Adapter for OpenaiResponses {
                 let key = if ty == "local_shell_call_output" && raw.get("call_id").is_none() { "id" } else { "call_id" };
                 let call_id = string_field(raw, key, at, ty)?;
                 let block = match ty {
-                    "shell_call_output" => shell_output_block(call_id.to_string(), raw.get("output")),
-                    _ => result_block(call_id.to_string(), raw.get("output")),
+                    "shell_call_output" => shell_output_block(call_id.to_string(), raw.get("output"), names.get(call_id)),
+                    _ => result_block(call_id.to_string(), raw.get("output"), names.get(call_id)),
                 };
                 // Y-5: an `apply_patch_call_output` says `status: "failed"` itself
                 let block = match block {
@@ -237,36 +281,5 @@ impl Adapter for OpenaiResponses {
         blocks.push(Block::Opaque { kind: ty.to_string(), bytes: json_len(raw) });
         let role = if ty.ends_with("_output") || ty.ends_with("_response") { Role::Tool } else { Role::Assistant };
         Ok((role, blocks))
-    }
-
-    /// Replaces the `output` of an output item with `text` (a plain string output, which
-    /// `function_call_output`, `custom_tool_call_output` and `local_shell_call_output`
-    /// accept; a `shell_call_output` gets one entry whose `stdout` is `text`, with its first
-    /// entry's `outcome`); `call_id`, `id`, `status` and every other field stay. A
-    /// `computer_call_output` must carry a screenshot, so it is refused.
-    fn set_result_body(raw: &mut Value, nth: usize, text: &str) -> Result<()> {
-        if nth != 0 {
-            return Err(Error::invalid("a Responses output item carries one result"));
-        }
-        let ty = raw.get("type").and_then(Value::as_str).unwrap_or("");
-        if !ty.ends_with("_call_output") {
-            return Err(Error::invalid(format!("item of type {ty:?} carries no tool result")));
-        }
-        if ty == "computer_call_output" {
-            return Err(Error::invalid(format!("a {ty} output has a fixed structure; its body cannot be replaced by text")));
-        }
-        if ty == "shell_call_output" {
-            // the bounded text as one command's stdout, with the first command's outcome
-            // (break4 finding 3: an oversized shell output could not be bounded)
-            let outcome = raw.pointer("/output/0/outcome").cloned().unwrap_or_else(|| json!({ "type": "exit", "exit_code": 0 }));
-            let Some(o) = raw.as_object_mut() else { return Err(Error::invalid("output item is not an object")) };
-            o.insert("output".into(), json!([{ "stdout": text, "stderr": "", "outcome": outcome }]));
-            return Ok(());
-        }
-        super::set_text_field(raw, "output", text, "output item")
-    }
-
-    fn text_message(text: &str) -> Value {
-        json!({ "type": "message", "role": "user", "content": [{ "type": "input_text", "text": text }] })
     }
 }

@@ -1,7 +1,8 @@
 //! Encoding the stored and request views (F-4) and the adapter-driven edits of a
 //! message (E-2 result bodies, Y-4 summary messages).
 
-use super::decode::dispatch_view;
+use super::decode::dispatch_view_in;
+use super::failure::CallNames;
 use super::{ai_sdk, anthropic, canonical, gemini, openai_chat, openai_responses, Adapter, Format};
 use crate::error::Result;
 use crate::transcript::{Block, Message, RawJson, Transcript, PROVENANCE_KEYS};
@@ -57,7 +58,17 @@ pub fn encode(t: &Transcript, view: View) -> Value {
 /// body; Gemini's positional links from [`super::decode`] stay).
 /// Errors: `invalid_transcript` when the adapter refuses the edit; `m` is then untouched.
 pub fn set_result_body(format: Format, m: &mut Message, nth: usize, text: &str) -> Result<()> {
-    if let Some((raw, blocks)) = spliced_result_body(format, m, nth, text) {
+    set_result_body_of(format, m, nth, text, None)
+}
+
+/// [`set_result_body`] of a result of a call to `tool` (its name, when the caller knows
+/// it and the row does not say it): the edited row is read as a decode of its
+/// transcript reads it (Y-5, T-4: a reader's clipped file text opening `Error:` stays
+/// content, [`super::failure::result_reports_failure`]).
+/// Errors: as [`set_result_body`].
+pub fn set_result_body_of(format: Format, m: &mut Message, nth: usize, text: &str, tool: Option<&str>) -> Result<()> {
+    let names = names_of(m, nth, tool);
+    if let Some((raw, blocks)) = spliced_result_body(format, m, nth, text, &names) {
         m.blocks = keep_result_ids(m, blocks);
         m.bytes = raw.len();
         m.raw = raw;
@@ -72,7 +83,7 @@ pub fn set_result_body(format: Format, m: &mut Message, nth: usize, text: &str) 
         Format::AiSdk => ai_sdk::AiSdk::set_result_body(&mut raw, nth, text)?,
         Format::Canonical => canonical::Canonical::set_result_body(&mut raw, nth, text)?,
     }
-    let (role, blocks) = dispatch_view(format, &raw, 0)?;
+    let (role, blocks) = dispatch_view_in(format, &raw, 0, &names)?;
     m.blocks = keep_result_ids(m, blocks);
     m.role = role;
     m.raw = RawJson::from_value(&raw);
@@ -85,26 +96,41 @@ pub fn set_result_body(format: Format, m: &mut Message, nth: usize, text: &str) 
 /// evicted row whole, its body included, then replaced that body).
 /// Errors: as [`set_result_body`].
 pub fn with_result_body(format: Format, m: &Message, nth: usize, text: &str) -> Result<Message> {
-    if let Some((raw, blocks)) = spliced_result_body(format, m, nth, text) {
+    with_result_body_of(format, m, nth, text, None)
+}
+
+/// [`with_result_body`] of a result of a call to `tool`, read as [`set_result_body_of`]
+/// reads it. Errors: as [`set_result_body`].
+pub fn with_result_body_of(format: Format, m: &Message, nth: usize, text: &str, tool: Option<&str>) -> Result<Message> {
+    if let Some((raw, blocks)) = spliced_result_body(format, m, nth, text, &names_of(m, nth, tool)) {
         let blocks = keep_result_ids(m, blocks);
         let bytes = raw.len();
         return Ok(Message { id: m.id.clone(), role: m.role, provenance: m.provenance.clone(), blocks, raw, bytes });
     }
     let mut copy = m.clone();
-    set_result_body(format, &mut copy, nth, text)?;
+    set_result_body_of(format, &mut copy, nth, text, tool)?;
     Ok(copy)
+}
+
+/// The call name the `nth` result of `m` is read with after an edit: `tool`, under that
+/// result's call id.
+fn names_of(m: &Message, nth: usize, tool: Option<&str>) -> CallNames {
+    match (tool, m.result_ids().nth(nth)) {
+        (Some(tool), Some(id)) => CallNames::one(id, tool),
+        _ => CallNames::default(),
+    }
 }
 
 /// The fast path of [`set_result_body`]: an OpenAI Chat message's `content` replaced in
 /// its text ([`crate::raw::with_member`]) and its view read by the typed parse, when
 /// both give exactly what the `Value` path gives (same role, else `None`).
-fn spliced_result_body(format: Format, m: &Message, nth: usize, text: &str) -> Option<(RawJson, Vec<Block>)> {
+fn spliced_result_body(format: Format, m: &Message, nth: usize, text: &str, names: &CallNames) -> Option<(RawJson, Vec<Block>)> {
     if format != Format::OpenaiChat || nth != 0 {
         return None;
     }
     let body = serde_json::to_string(text).ok()?;
     let new = crate::raw::with_member(m.raw.get(), "content", &body)?;
-    let (role, mut blocks) = openai_chat::view_text(&new)?;
+    let (role, mut blocks) = openai_chat::view_text_in(&new, names)?;
     if role != m.role {
         return None;
     }

@@ -79,12 +79,13 @@ pub enum Outcome {
         /// Exit status named in the result (`Exit code 0`, `exit status 0`...).
         exit: Option<i64>,
     },
-    /// The result is an error (flagged, or a non-zero exit status): its first line.
+    /// The result is an error (flagged, or a non-zero exit status): the line naming it.
     Failed {
         /// Non-zero exit status named in the result, if any.
         exit: Option<i64>,
-        /// The first non-empty line of the error body (clipped to 200 UTF-8 bytes), empty
-        /// when the body was empty.
+        /// The line of the error body that says what went wrong ([`error_line`]: its
+        /// first line unless a later one names the error, e.g. the exception a traceback
+        /// ends with), clipped to 200 UTF-8 bytes; empty when the body was empty.
         first_line: String,
     },
     /// No result in the folded rows.
@@ -155,6 +156,11 @@ pub const CAUSE_BYTES: usize = 240;
 /// `FAILED <test> - ...`, `AssertionError...`). Trimmed, clipped to [`CAUSE_BYTES`];
 /// `None` when no line matches. The line is the tool's output, data: it is only quoted.
 pub fn root_cause_line(text: &str) -> Option<String> {
+    root_cause_in(text.lines()).map(|l| crate::evict::truncate(l, CAUSE_BYTES))
+}
+
+/// The line [`root_cause_line`] names, whole, among `lines` (each trimmed here).
+fn root_cause_in<'a>(lines: impl Iterator<Item = &'a str>) -> Option<&'a str> {
     let exception = |l: &str| {
         let name_end = l.find(':').unwrap_or(0);
         let name = l.get(..name_end).unwrap_or("");
@@ -167,7 +173,7 @@ pub fn root_cause_line(text: &str) -> Option<String> {
     let mut traceback = false;
     let mut last_exception: Option<&str> = None;
     let mut first_error: Option<&str> = None;
-    for raw in text.lines() {
+    for raw in lines {
         let l = raw.trim();
         if l.is_empty() {
             continue;
@@ -175,7 +181,7 @@ pub fn root_cause_line(text: &str) -> Option<String> {
         if let Some(rest) = l.strip_prefix("E ") {
             let r = rest.trim_start();
             if !r.is_empty() && (r.starts_with("assert") || exception(r) || r.starts_with("Failed:")) {
-                return Some(crate::evict::truncate(l, CAUSE_BYTES));
+                return Some(l);
             }
         }
         if l.starts_with("Traceback (most recent call last)") {
@@ -198,7 +204,7 @@ pub fn root_cause_line(text: &str) -> Option<String> {
             first_error = Some(l);
         }
     }
-    last_exception.or(first_error).map(|l| crate::evict::truncate(l, CAUSE_BYTES))
+    last_exception.or(first_error)
 }
 
 /// One entry of §5 ([`Facts::errors`]): a call that failed or whose output holds a
@@ -1031,12 +1037,26 @@ fn outcome_of(text: &str, is_error: bool) -> Outcome {
     }
 }
 
-/// The line a failed result's error is named by (N-5): its first non-blank line past the
-/// shell wrapper a harness puts around the output. Codex writes the output of newer
-/// shells as `Exit code: N` / `Wall time: ...` / `Output:` lines then the output, and of
-/// older ones as JSON `{"output": "...", "metadata": {...}}` (LOG-FORMATS 2): the error is
-/// the output's first line, never `Wall time: ...` or the raw JSON. A leading
-/// `Exit code N` line says less than the line after it.
+/// The line a failed result's error is named by (N-5, Y-5): past the shell wrapper a
+/// harness puts around the output, the line that says what went wrong. Codex writes the
+/// output of newer shells as `Exit code: N` / `Wall time: ...` / `Output:` lines then
+/// the output, and of older ones as JSON `{"output": "...", "metadata": {...}}`
+/// (LOG-FORMATS 2): the error is in the output, never `Wall time: ...` or the raw JSON.
+/// A leading `Exit code N` line says less than the lines after it. Of the output's
+/// lines, the first that applies:
+/// - npm's log (`npm ERR!` / `npm error` lines) opening it: its first message line
+///   (`npm ERR! Missing script: "test"`, `npm ERR! 404 Not Found - GET ...`), past the
+///   `code` / `errno` / `syscall` / `path` lines and bare `npm ERR!` spacers (the `code`
+///   line when there is nothing else);
+/// - the [`root_cause_line`]: a pytest `E   ...` line, the exception a Python traceback
+///   ends with (`ValueError: bad input`, not `Traceback (most recent call last):`), the
+///   first `error:` / `error[E0425]: ...` / `fatal: ...` / `FAILED ...` / Rust panic line
+///   (a panic whose message is on the next line, as Rust writes it since 1.73, is given
+///   with it: `thread 'main' panicked at src/main.rs:2:5: boom`);
+/// - npm's message line further down (`npm run` prints the script's own lines first);
+/// - SWE-agent's refused edit: its first sentence and the first item of its `ERRORS:`
+///   list (`Your proposed edit has introduced new syntax error(s): E999 IndentationError: ...`);
+/// - the first line.
 pub fn error_line(text: &str) -> String {
     let head = text.trim_start();
     if head.starts_with("{\"output\"") || head.starts_with("{ \"output\"") {
@@ -1053,13 +1073,69 @@ pub fn error_line(text: &str) -> String {
     };
     // the wrapper lines lead; the output starts after `Output:` (an empty output: "")
     let lead = body.iter().take_while(|l| wrapper(l)).count();
-    if let Some(first) = body.get(lead) {
-        return (*first).to_string();
+    match body.get(lead..).filter(|rest| !rest.is_empty()) {
+        Some(rest) => informative_line(rest),
+        None if body.iter().any(|l| l.eq_ignore_ascii_case("output:")) => String::new(),
+        None => body.first().copied().unwrap_or("").to_string(),
     }
-    if body.iter().any(|l| l.eq_ignore_ascii_case("output:")) {
-        return String::new();
+}
+
+/// [`error_line`] of an output's non-blank trimmed lines (at least one).
+fn informative_line(lines: &[&str]) -> String {
+    let first = lines.first().copied().unwrap_or("");
+    if npm_message(first).is_some() {
+        if let Some(l) = npm_line(lines) {
+            return l.to_string();
+        }
     }
-    body.first().copied().unwrap_or("").to_string()
+    if let Some(cause) = root_cause_in(lines.iter().copied()) {
+        // Rust 1.73+: `thread 'main' panicked at src/main.rs:2:5:` then the message
+        if cause.starts_with("thread '") && cause.contains("panicked at") && cause.ends_with(':') {
+            let at = lines.iter().position(|l| l.as_ptr() == cause.as_ptr());
+            if let Some(next) = at.and_then(|i| lines.get(i + 1)).filter(|n| !n.starts_with("note:") && !n.starts_with("stack backtrace")) {
+                return format!("{cause} {next}");
+            }
+        }
+        return cause.to_string();
+    }
+    // SWE-agent's refused edit: `ERRORS:` then `- E999 IndentationError: unexpected indent`
+    if first.starts_with("Your proposed edit has introduced new syntax error") {
+        if let Some(item) = lines.iter().skip_while(|l| **l != "ERRORS:").nth(1).and_then(|l| l.strip_prefix("- ")) {
+            let said = first.split_once(". ").map_or(first, |(s, _)| s).trim_end_matches('.');
+            return format!("{said}: {item}");
+        }
+    }
+    npm_line(lines).unwrap_or(first).to_string()
+}
+
+/// The message of an npm log line (`npm ERR! ...`, `npm error ...`), trimmed; `None`
+/// for another line.
+fn npm_message(line: &str) -> Option<&str> {
+    let rest = line.strip_prefix("npm ERR!").or_else(|| line.strip_prefix("npm error").filter(|r| r.is_empty() || r.starts_with(' ')))?;
+    Some(rest.trim())
+}
+
+/// The line of an npm log that says what failed ([`error_line`]): the first with a
+/// message that is not one of its key lines or its pointer to the full log, else its
+/// `code` line; `None` when no line is npm's.
+fn npm_line<'a>(lines: &[&'a str]) -> Option<&'a str> {
+    const KEYS: [&str; 7] = ["code", "errno", "syscall", "path", "signal", "command", "cwd"];
+    let mut code = None;
+    for l in lines {
+        let Some(m) = npm_message(l) else { continue };
+        let word = m.split_whitespace().next().unwrap_or("");
+        if m.is_empty() || m.starts_with("A complete log of this run") || m.starts_with("Log files were not written") {
+            continue;
+        }
+        if KEYS.contains(&word) {
+            if word == "code" && code.is_none() {
+                code = Some(*l);
+            }
+            continue;
+        }
+        return Some(l);
+    }
+    code
 }
 
 fn plan_of(name: &str, call_id: &str, arguments: &str, v: &Value) -> Option<Plan> {
