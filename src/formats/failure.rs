@@ -144,7 +144,7 @@ fn shell_not_found(line: &str) -> bool {
 ///   partial data with errors, or `"errors": []`, is an answer.
 pub fn json_error(text: &str) -> bool {
     let t = text.trim();
-    if !t.starts_with('{') || t.len() > 65_536 {
+    if !t.starts_with('{') || t.len() > 65_536 || !names_a_status_key(t) {
         return false;
     }
     let Ok(Value::Object(o)) = serde_json::from_str::<Value>(t) else { return false };
@@ -171,6 +171,14 @@ pub fn json_error(text: &str) -> bool {
         Some(Value::Array(a)) => !a.is_empty(),
         Some(_) => true,
     }
+}
+
+/// Whether a JSON text names, as written, one of the keys [`json_error`] reads (`"error"`,
+/// `"errors"`, `"ok"`, `"success"`, `"status"`): a text that names none is no error body,
+/// and is not parsed (issue 15: parsing every JSON tool output was half of a 1 MB
+/// decode). A key spelled with escapes (`"\u0065rror"`) is not looked for.
+fn names_a_status_key(t: &str) -> bool {
+    t.contains("\"error") || t.contains("\"ok\"") || t.contains("\"success\"") || t.contains("\"status\"")
 }
 
 /// The tool names of the calls decoded so far, by call id (Y-5): an OpenAI Chat `tool`
