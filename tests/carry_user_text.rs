@@ -1,0 +1,142 @@
+//! What a person wrote is carried verbatim (N-1, S-9, N-5, Y-3, Y-9): the ask and the
+//! constraints at the end of an over-budget first task, hard-wrapped constraint
+//! sentences, and constraint phrasings beyond the English modals.
+
+mod common;
+use context_compactor::config::{Config, Profile};
+use context_compactor::engine::compact_document;
+use context_compactor::formats::decode;
+use context_compactor::formats::import::{import, sniff};
+use context_compactor::state::SessionState;
+use context_compactor::transcript::Transcript;
+use context_compactor::trigger::Signals;
+
+/// A yardstick independent of the engine's own extraction (the same on every branch):
+/// paragraphs (lines joined unless the next one is blank, a list item, a heading or a
+/// fence; code-fence lines skipped), split after `.` `!` `?` + whitespace and after
+/// `。！？`, a sentence being a constraint when it holds one of these phrases
+/// (lowercase, plain substring; the English ones on word edges), or `别` opening a clause
+/// or after 你 / 您 / 请 / 千万 (elsewhere it is mostly 区别, 分别, 类别, ...).
+const REF_WORDS: [&str; 29] = [
+    "must", "never", "don't", "do not", "always", "should", "make sure", "ensure", "need to", "avoid", "under no circumstances", "leave", "as is",
+    "nicht", "nie", "niemals", "muss", "nunca", "no edites", "no cambies", "no toques", "no borres", "siempre", "不要", "禁止", "必须", "しないで",
+    "不能", "ないでください",
+];
+
+fn ref_is_constraint(s: &str) -> bool {
+    let l = s.to_lowercase().replace('\u{2019}', "'");
+    let mut prev: Option<char> = None;
+    for c in l.chars() {
+        if c == '别' && prev.is_none_or(|p| !p.is_alphanumeric() || "你您请万".contains(p)) {
+            return true;
+        }
+        prev = Some(c);
+    }
+    REF_WORDS.iter().any(|w| {
+        if !w.is_ascii() {
+            return l.contains(w);
+        }
+        l.match_indices(w).any(|(i, _)| {
+            let before = l[..i].chars().next_back();
+            let after = l[i + w.len()..].chars().next();
+            before.is_none_or(|c| !c.is_alphanumeric()) && after.is_none_or(|c| !c.is_alphanumeric())
+        })
+    })
+}
+
+fn ref_sentences(text: &str) -> Vec<String> {
+    let mut paras: Vec<String> = Vec::new();
+    let mut cur = String::new();
+    let mut fence = false;
+    for line in text.lines() {
+        let t = line.trim_start();
+        if t.starts_with("```") || t.starts_with("~~~") {
+            fence = !fence;
+            paras.push(std::mem::take(&mut cur));
+            continue;
+        }
+        if fence {
+            continue;
+        }
+        let marker = t.starts_with("- ") || t.starts_with("* ") || t.starts_with('#') || t.split_once(". ").is_some_and(|(n, _)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+        if t.is_empty() || marker {
+            paras.push(std::mem::take(&mut cur));
+        }
+        if !cur.is_empty() {
+            cur.push('\n');
+        }
+        cur.push_str(line);
+    }
+    paras.push(cur);
+    let mut out = Vec::new();
+    for p in paras {
+        let mut start = 0;
+        let chars: Vec<(usize, char)> = p.char_indices().collect();
+        for (k, &(i, c)) in chars.iter().enumerate() {
+            let next_ws = chars.get(k + 1).is_none_or(|(_, n)| n.is_whitespace());
+            if matches!(c, '.' | '!' | '?') && next_ws || matches!(c, '。' | '！' | '？') {
+                let end = i + c.len_utf8();
+                out.push(p[start..end].trim().to_string());
+                start = end;
+            }
+        }
+        out.push(p[start..].trim().to_string());
+    }
+    out.retain(|s| s.chars().any(char::is_alphanumeric));
+    out
+}
+
+/// Measures, over every shared transcript (profile `default`, windows 8,000 and 16,000,
+/// one forced compaction with the built-in summary), how many user constraint sentences
+/// of the folded rows are carried verbatim in the summary, by the yardstick above and by
+/// the engine's own `constraint_sentences`, and the summaries' total bytes. Run with
+/// `--ignored --nocapture`; the figures are reported, not asserted.
+#[test]
+#[ignore]
+fn measure_n1_constraint_sentences_carried_on_real_transcripts() {
+    let Some((_, files)) = common::shared_transcript_files() else { return };
+    let (mut ref_total, mut ref_kept, mut own_total, mut own_kept, mut bytes, mut runs) = (0usize, 0usize, 0usize, 0usize, 0usize, 0usize);
+    // the last sentence of each folded user text (where an ask after a paste sits)
+    let (mut last_total, mut last_kept) = (0usize, 0usize);
+    for path in &files {
+        let text = std::fs::read_to_string(path).unwrap();
+        let Some(kind) = sniff(&text) else { continue };
+        let (format, doc) = import(kind, &text).unwrap();
+        let source: Transcript = decode(format, doc.clone()).unwrap();
+        for window in [8_000u64, 16_000] {
+            let mut config = Config::preset(Profile::Default);
+            config.context_window = window;
+            let out = compact_document(format, doc.clone(), config, SessionState::default(), Signals { force: true, ..Signals::default() }, None).unwrap();
+            let Some(rw) = out.rewrite.as_ref() else { continue };
+            let summary: String = out.transcript.messages.iter().filter(|m| m.is_summary()).map(|m| m.text()).collect();
+            runs += 1;
+            bytes += summary.len();
+            for &d in &rw.discarded {
+                let Some(m) = source.messages.get(d) else { continue };
+                for t in m.user_texts() {
+                    if let Some(last) = ref_sentences(t).last() {
+                        last_total += 1;
+                        if summary.contains(last.as_str()) {
+                            last_kept += 1;
+                        }
+                    }
+                    for s in ref_sentences(t).iter().filter(|s| ref_is_constraint(s)) {
+                        ref_total += 1;
+                        if summary.contains(s.as_str()) {
+                            ref_kept += 1;
+                        } else if std::env::var("MEASURE_MISSES").is_ok() {
+                            println!("MISS {window} {}: {s:?}", path.file_name().unwrap().to_string_lossy());
+                        }
+                    }
+                    for s in context_compactor::nothing_lost::constraint_sentences(t) {
+                        own_total += 1;
+                        if summary.contains(s) {
+                            own_kept += 1;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    println!("MEASURE runs {runs}: yardstick constraint sentences carried verbatim {ref_kept}/{ref_total}; engine-detected {own_kept}/{own_total}; last sentences {last_kept}/{last_total}; summary bytes {bytes}");
+}
