@@ -140,3 +140,91 @@ fn measure_n1_constraint_sentences_carried_on_real_transcripts() {
     }
     println!("MEASURE runs {runs}: yardstick constraint sentences carried verbatim {ref_kept}/{ref_total}; engine-detected {own_kept}/{own_total}; last sentences {last_kept}/{last_total}; summary bytes {bytes}");
 }
+
+use context_compactor::nothing_lost::constraint_sentences;
+
+/// N-1, N-5 (hard-wrapped sentences): a constraint sentence written over two lines of one
+/// paragraph is carried whole, with its line break, not cut at it; list items, headings
+/// and code lines stay sentences of their own; a line ending with `:` starts a block.
+#[test]
+fn n1_n5_a_hard_wrapped_constraint_sentence_is_one_sentence() {
+    let t = "Please fix the login bug.\nYou must never push to main\nwithout running the tests first. Thanks!";
+    assert_eq!(constraint_sentences(t), vec!["You must never push to main\nwithout running the tests first."]);
+    // CR LF and an indented continuation of a list item
+    let t = "Rules:\r\n- You must never push to main\r\n  without a review.\r\n- Always run fmt\r\n# Never a heading\r\nplain text";
+    assert_eq!(constraint_sentences(t), vec!["- You must never push to main\r\n  without a review.", "- Always run fmt", "# Never a heading"]);
+    // list items without indentation, code blocks and a blank line stay apart
+    let t = "- never use unwrap\n- keep it small\nalways check\n\n```\nlet never = 1;\nmust();\n```\nYou should\n\ndocument it.";
+    assert_eq!(constraint_sentences(t), vec!["- never use unwrap", "always check", "let never = 1;", "must();", "You should"]);
+    // the join is linear: a 2 MB paragraph of wrapped lines is split in well under a second
+    let big = "you must keep rule x of the guide\n".repeat(60_000);
+    let at = std::time::Instant::now();
+    assert_eq!(constraint_sentences(&big).len(), 1);
+    assert!(at.elapsed().as_secs_f64() < 2.0, "{:?}", at.elapsed());
+}
+
+/// N-1, Y-9 (break3 finding 9, continued): constraint phrasings without an English modal
+/// are constraint sentences, carried verbatim; ordinary sentences in the same languages
+/// are not (a false positive bloats every summary: carried constraints are unbounded).
+#[test]
+fn n1_y9_leave_alone_keep_as_is_german_spanish_chinese_japanese_orders_are_constraints() {
+    for s in [
+        "Leave src/legacy.rs alone.",
+        "Leave the tests alone, they are generated.",
+        "Don't touch the migrations.",
+        "I don't want you to touch the CI config.",
+        "We don't push to main on Fridays.",
+        "Keep the public API as is.",
+        "Keep config.toml as-is.",
+        "Leave the lockfile unchanged.",
+        "Under no circumstances delete the backups.",
+        "Ändere die API nicht.",
+        "Ändern Sie die Datenbank nicht.",
+        "Bitte nicht auf main pushen.",
+        "Lösch das bitte nicht.",
+        "Nicht auf main pushen.",
+        "Die API nicht ändern.",
+        "No edites el archivo vendor/lib.c.",
+        "Por favor, no cambies nada en la API.",
+        "No lo toques.",
+        "Nunca borres los tests.",
+        "不要修改测试。",
+        "别改公共接口。",
+        "请别删除这个文件。",
+        "禁止直接推送到主分支。",
+        "必须先运行测试。",
+        "mainにpushしないで。",
+        "本番データベースへの書き込みは禁止。",
+        "テストを削除しないこと。",
+    ] {
+        assert_eq!(constraint_sentences(s), [s], "{s:?} is a constraint");
+    }
+    for s in [
+        "I don't know why it fails",
+        "Das ist nicht gut.",
+        "Ich weiß nicht, warum es fehlschlägt.",
+        "Es funktioniert nicht.",
+        "Die Tests laufen nicht.",
+        "Leider geht das nicht.",
+        "Schade, das klappt nicht.",
+        "Warum kompiliert das nicht?",
+        "No sé.",
+        "No es posible.",
+        "No sabes por qué falla.",
+        "No files changed.",
+        "No changes were needed in the parser.",
+        "¿No ves el error?",
+        "I keep getting the same error.",
+        "Please leave a comment on the PR.",
+        "Keep going.",
+        "监督学习和无监督学习的区别是什么？",
+        "请分别给出每种学习方法的例子。",
+        "别人已经修好了。",
+        "这是特别重要的。",
+        "テストは成功しました。",
+    ] {
+        assert!(constraint_sentences(s).is_empty(), "{s:?} is not a constraint: {:?}", constraint_sentences(s));
+    }
+    // "Don't touch" and "under no circumstances" were constraints before too; the list
+    // above pins them with the new ones
+}
