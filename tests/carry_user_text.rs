@@ -228,3 +228,140 @@ fn n1_y9_leave_alone_keep_as_is_german_spanish_chinese_japanese_orders_are_const
     // "Don't touch" and "under no circumstances" were constraints before too; the list
     // above pins them with the new ones
 }
+
+use context_compactor::config::Config as Cfg;
+use context_compactor::engine::{run_sync, Job, JobOptions, Outcome, Reply};
+use context_compactor::formats::{self, Format};
+use serde_json::{json, Value};
+
+/// 30 KB of a pasted log (one constraint sentence in its middle, one hard-wrapped), then
+/// the ask and a rule at the end.
+fn pasted_log_task() -> String {
+    let mut t = String::from("Here is the CI log of the failing run:\n\n");
+    for i in 0..600 {
+        t.push_str(&format!("2026-12-02T10:{:02}:{:02} worker-3 test net::retry_{i} ... ok (elapsed {i} ms)\n", i / 60, i % 60));
+        if i == 300 {
+            t.push_str("\nNote: you must keep the log format stable,\nother tools parse it.\n\n");
+        }
+    }
+    t.push_str("\nFix the flaky test in src/a.rs. Do not change the public API.\n");
+    t
+}
+
+const ASK: &str = "Fix the flaky test in src/a.rs. Do not change the public API.";
+const MIDDLE_RULE: &str = "Note: you must keep the log format stable,\nother tools parse it.";
+
+fn compact_rows(rows: Vec<Value>, window: u64) -> (Outcome, context_compactor::transcript::Transcript) {
+    let config = Cfg::from_options(&json!({ "contextWindow": window })).unwrap();
+    let t = formats::decode(Format::OpenaiChat, Value::Array(rows)).unwrap();
+    let mut job = Job::start(config, SessionState::default(), t.clone(), JobOptions { signals: Signals { force: true, ..Signals::default() }, has_summarizer: false }).with_user_text_only_memory(true);
+    let o = run_sync(&mut job, |_| Reply::Failed { message: "no summarizer".into(), context_exceeded: false }).unwrap();
+    (o, t)
+}
+
+fn summary_of(o: &Outcome) -> String {
+    o.transcript.messages.iter().filter(|m| m.is_summary()).map(|m| m.text()).collect::<Vec<_>>().join("\n")
+}
+
+/// S-9, N-1, N-5 (over-budget first task, head and tail): a first task of a 30 KB pasted
+/// log with the ask and a rule at its end is quoted by its head AND its tail with one
+/// marker between them (before: its head only, the ask in memory alone); the
+/// constraint sentence in the clipped middle (hard-wrapped) is carried verbatim in the
+/// constraints; the whole task is in memory; a later rollup carries the same quote.
+#[test]
+fn s9_n1_n5_an_over_budget_first_task_keeps_its_tail_ask_and_middle_constraints() {
+    let first = pasted_log_task();
+    let mut rows: Vec<Value> = vec![json!({ "role": "system", "content": "sys" }), json!({ "role": "user", "content": first.clone() })];
+    for i in 0..6 {
+        rows.push(json!({ "role": "assistant", "content": format!("answer {i} {}", "w".repeat(3000)) }));
+        rows.push(json!({ "role": "user", "content": format!("Request {i}: go on.") }));
+    }
+    let (o, _) = compact_rows(rows.clone(), 16_000);
+    assert_eq!(o.status, "compacted", "{}", o.reason);
+    assert!(o.checks.contains(&"user_text_kept"), "{:?}", o.checks);
+    let summary = summary_of(&o);
+    let items = context_compactor::summarize::carried_items(&summary);
+    let quoted = &items.iter().find(|(k, _)| k == "carried first task").expect("a first-task item").1;
+    assert!(quoted.len() < first.len() / 2, "clipped: {} of {} bytes", quoted.len(), first.len());
+    assert!(quoted.starts_with("Here is the CI log of the failing run:"), "{quoted:.200}");
+    assert!(quoted.ends_with(ASK), "the ask at the end is quoted: {}", &quoted[quoted.len().saturating_sub(300)..]);
+    assert_eq!(quoted.matches(context_compactor::nothing_lost::OVER_BUDGET_PREFIX).count(), 1, "one marker");
+    let marker = quoted.lines().find(|l| l.starts_with(context_compactor::nothing_lost::OVER_BUDGET_PREFIX)).unwrap();
+    assert!(marker.contains("bytes between them are whole in memory") && marker.contains("recall message "), "{marker}");
+    // the constraint in the clipped middle, whole (with its line break), in the handoff's
+    // constraints section or the record's constraints item
+    let in_items = items.iter().any(|(k, v)| k == "carried constraints" && v.contains(MIDDLE_RULE));
+    assert!(in_items || summary.contains(&format!("\n- {MIDDLE_RULE}\n")), "{summary}");
+    assert!(!quoted.contains("you must keep the log format"), "the middle is not quoted");
+    // the whole task in memory
+    let records: String = o.memory.iter().flat_map(|b| b.records.iter()).map(|r| r.content.as_str()).collect();
+    assert!(records.contains(ASK) && records.contains("net::retry_300 "), "whole in memory");
+    // a rollup later carries the quote as it is
+    let mut state = o.state.clone();
+    let mut rows = match formats::encode(&o.transcript, formats::View::Stored) {
+        Value::Array(a) => a,
+        other => panic!("{other}"),
+    };
+    let mut rolled = false;
+    for turn in 0..30 {
+        rows.push(json!({ "role": "assistant", "content": format!("answer {turn} {}", "w".repeat(3000)) }));
+        rows.push(json!({ "role": "user", "content": format!("Request {turn}: go on with part {turn}.") }));
+        let config = Cfg::from_options(&json!({ "contextWindow": 16000 })).unwrap();
+        let t = formats::decode(Format::OpenaiChat, Value::Array(rows.clone())).unwrap();
+        let mut job = Job::start(config, state.clone(), t, JobOptions { signals: Signals { force: true, ..Signals::default() }, has_summarizer: false }).with_user_text_only_memory(true);
+        let o = run_sync(&mut job, |_| Reply::Failed { message: "no summarizer".into(), context_exceeded: false }).unwrap();
+        assert!(o.status == "compacted" || o.status == "skipped", "turn {turn}: {} {}", o.status, o.reason);
+        if o.status != "compacted" {
+            continue;
+        }
+        rolled |= o.rewrite.as_ref().is_some_and(|r| !r.rollups.is_empty());
+        let s = summary_of(&o);
+        let items: Vec<(String, String)> = o.transcript.messages.iter().filter(|m| m.is_summary()).flat_map(|m| context_compactor::summarize::carried_items(&m.text())).collect();
+        assert!(items.iter().any(|(k, v)| k == "carried first task" && v == quoted), "turn {turn}: the same first-task quote: {:?}", items.iter().filter(|(k, _)| k == "carried first task").map(|(_, v)| (v.len(), &v[..60.min(v.len())])).collect::<Vec<_>>());
+        assert!(s.contains(MIDDLE_RULE), "turn {turn}: the middle rule");
+        // the marker inside the quote is not carried a second time as a line of its own
+        assert_eq!(s.matches(context_compactor::nothing_lost::OVER_BUDGET_PREFIX).count(), 1, "turn {turn}");
+        state = o.state.clone();
+        rows = match formats::encode(&o.transcript, formats::View::Stored) {
+            Value::Array(a) => a,
+            other => panic!("{other}"),
+        };
+    }
+    assert!(rolled, "a rollup ran");
+}
+
+/// N-1, S-9 (the check): the nothing-lost check accepts the head / marker / tail shape
+/// and rejects a rewrite that loses the tail, the constraint sentence of the clipped
+/// middle, or the marker.
+#[test]
+fn n1_the_check_accepts_head_and_tail_and_rejects_a_lost_tail_or_middle_constraint() {
+    let first = pasted_log_task();
+    let mut rows: Vec<Value> = vec![json!({ "role": "system", "content": "sys" }), json!({ "role": "user", "content": first.clone() })];
+    for i in 0..6 {
+        rows.push(json!({ "role": "assistant", "content": format!("answer {i} {}", "w".repeat(3000)) }));
+        rows.push(json!({ "role": "user", "content": format!("Request {i}: go on.") }));
+    }
+    let (o, source) = compact_rows(rows, 16_000);
+    assert_eq!(o.status, "compacted", "{}", o.reason);
+    let rw = o.rewrite.as_ref().unwrap();
+    let summary = rw.summary.as_ref().unwrap().text.clone();
+    let kept: Vec<bool> = (0..source.messages.len()).map(|i| !rw.discarded.contains(&i)).collect();
+    assert!(!kept[1], "the first task is folded");
+    let check = |s: &str| context_compactor::nothing_lost::check(&source.messages, &kept, s);
+    assert!(check(&summary).is_ok(), "{:?}", check(&summary).err());
+    // the ask dropped from the tail
+    assert!(summary.contains(ASK), "{summary}");
+    let no_tail = summary.replace(ASK, "Fix it.");
+    let e = check(&no_tail).unwrap_err();
+    assert!(e.message.starts_with("user_text_lost:"), "{}", e.message);
+    // the middle constraint dropped from the constraints
+    assert!(summary.contains(MIDDLE_RULE));
+    let no_rule = summary.replace(MIDDLE_RULE, "Note: keep it.");
+    assert!(check(&no_rule).unwrap_err().message.starts_with("user_text_lost:"));
+    // the marker counts none missing here (the one rule is carried)
+    let marker = summary.lines().find(|l| l.starts_with(context_compactor::nothing_lost::OVER_BUDGET_PREFIX)).unwrap();
+    assert!(marker.contains(" 0 more constraint sentences not quoted here"), "{marker}");
+    // the marker gone: the head alone is no quote of the task
+    let no_marker = summary.replacen(context_compactor::nothing_lost::OVER_BUDGET_PREFIX, "User text (gone; ", 1);
+    assert!(check(&no_marker).unwrap_err().message.starts_with("user_text_lost:"));
+}

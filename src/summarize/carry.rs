@@ -120,19 +120,14 @@ impl MemberUserText {
                 m.texts.push(t);
             }
         };
-        let section2 = super::handoff::section_header(2);
         for s in members {
             let first_member = m.first_task.is_empty();
             // the handoff's section 2 lists constraint sentences as `- <sentence>` (the
-            // floor then leaves them out of the tail): they are carried too
-            let mut in2 = false;
-            for l in super::ledger::narrative_part(s).lines() {
-                if l.starts_with("[§") {
-                    in2 = l == section2;
-                } else if let Some(c) = l.strip_prefix("- ").filter(|_| in2) {
-                    if seen_c.insert(c.to_string()) {
-                        m.constraints.push(c.to_string());
-                    }
+            // floor then leaves them out of the tail): they are carried too, a
+            // hard-wrapped one with its lines
+            for c in super::floor::section2_bullets(super::ledger::narrative_part(s)) {
+                if seen_c.insert(c.to_string()) {
+                    m.constraints.push(c.to_string());
                 }
             }
             for (kind, text) in carried_items(s) {

@@ -183,17 +183,40 @@ pub const CONSTRAINTS_KIND: &str = "carried constraints";
 /// merely a line of a summarizer's prose is carried in the tail too (a rollup's prose may
 /// drop it; adversarial finding 7, session 6).
 fn line_set(narrative: &str) -> std::collections::HashSet<&str> {
-    let mut set = std::collections::HashSet::new();
+    section2_bullets(narrative).into_iter().collect()
+}
+
+/// The `- <sentence>` bullets of the handoff's section 2 in `narrative`, in order, each
+/// with the lines that continue it (a hard-wrapped sentence, [`super::facts::sentences`]:
+/// a line of the section that opens neither a bullet nor a `[` line), as substrings.
+pub(crate) fn section2_bullets(narrative: &str) -> Vec<&str> {
+    let mut out: Vec<&str> = Vec::new();
     let section2 = super::handoff::section_header(2);
     let mut in2 = false;
-    for l in narrative.lines() {
+    // the open bullet: its start, and the end of its last line
+    let mut open: Option<(usize, usize)> = None;
+    let mut at = 0usize;
+    for raw in narrative.split_inclusive('\n') {
+        let l = raw.strip_suffix('\n').unwrap_or(raw);
+        let here = at;
+        at += raw.len();
+        if l.starts_with('[') || l.starts_with("- ") || !in2 {
+            if let Some((a, b)) = open.take() {
+                out.push(narrative.get(a..b).unwrap_or(""));
+            }
+        }
         if l.starts_with("[§") {
             in2 = l == section2;
-        } else if let Some(rest) = l.strip_prefix("- ").filter(|_| in2) {
-            set.insert(rest);
+        } else if in2 && l.starts_with("- ") {
+            open = Some((here + 2, here + l.len()));
+        } else if let Some((_, b)) = open.as_mut().filter(|_| in2 && !l.starts_with('[')) {
+            *b = here + l.len();
         }
     }
-    set
+    if let Some((a, b)) = open {
+        out.push(narrative.get(a..b).unwrap_or(""));
+    }
+    out
 }
 
 /// The floor (N-5, N-1): what `narrative` leaves out of `facts` (and of the `earlier`
