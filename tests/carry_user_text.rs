@@ -107,7 +107,12 @@ fn measure_n1_constraint_sentences_carried_on_real_transcripts() {
             let mut config = Config::preset(Profile::Default);
             config.context_window = window;
             let out = compact_document(format, doc.clone(), config, SessionState::default(), Signals { force: true, ..Signals::default() }, None).unwrap();
-            let Some(rw) = out.rewrite.as_ref() else { continue };
+            let name = path.file_name().unwrap().to_string_lossy().to_string();
+            let Some(rw) = out.rewrite.as_ref() else {
+                println!("RUN {name} {window}: {} ({:.80})", out.status, out.reason);
+                continue;
+            };
+            let (r0, o0, b0) = (ref_kept, own_kept, bytes);
             let summary: String = out.transcript.messages.iter().filter(|m| m.is_summary()).map(|m| m.text()).collect();
             runs += 1;
             bytes += summary.len();
@@ -136,6 +141,7 @@ fn measure_n1_constraint_sentences_carried_on_real_transcripts() {
                     }
                 }
             }
+            println!("RUN {name} {window}: summary {} bytes, yardstick kept {}, engine-detected kept {}", bytes - b0, ref_kept - r0, own_kept - o0);
         }
     }
     println!("MEASURE runs {runs}: yardstick constraint sentences carried verbatim {ref_kept}/{ref_total}; engine-detected {own_kept}/{own_total}; last sentences {last_kept}/{last_total}; summary bytes {bytes}");
