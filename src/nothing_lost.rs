@@ -321,7 +321,11 @@ pub fn user_text_floor_capped(rows: &[(usize, &Message)], first_task: Option<usi
     let (mut whole_used, mut clip_used) = (0usize, 0usize);
     for b in blocks.iter_mut().rev() {
         let protected = Some(b.0) == first_task || Some(b.0) == newest;
-        let clip_cost = CLIPPED_PREFIX.len() + b.1.len() + CLIP_HEAD_BYTES + 48;
+        // the marker's head and tail as written (crate::summarize::floor::marker_parts)
+        let clip_cost = || {
+            let (h, t) = crate::summarize::floor::marker_parts(b.2);
+            CLIPPED_PREFIX.len() + b.1.len() + h.len() + t.len() + 56
+        };
         if single_cap != usize::MAX && floor_cost(b.2, protected) > single_cap {
             b.3 = 5;
         } else if protected {
@@ -329,8 +333,8 @@ pub fn user_text_floor_capped(rows: &[(usize, &Message)], first_task: Option<usi
         } else if whole_used.saturating_add(b.2.len()) <= budget_bytes {
             whole_used = whole_used.saturating_add(b.2.len());
             b.3 = 2;
-        } else if clip_used.saturating_add(clip_cost) <= budget_bytes {
-            clip_used = clip_used.saturating_add(clip_cost);
+        } else if clip_used < budget_bytes && clip_used.saturating_add(clip_cost()) <= budget_bytes {
+            clip_used = clip_used.saturating_add(clip_cost());
             b.3 = 3;
         }
     }
@@ -779,10 +783,11 @@ pub fn check(source: &[Message], kept: &[bool], summary: &str) -> Result<Vec<Cli
             let mut lines = index.markers.get(&o).into_iter().flatten().filter(|l| l.starts_with(&marker)).peekable();
             if lines.peek().is_some() {
                 let quoted = quote::content(t);
+                // the head ends before the marker's ` [+<k> bytes in memory]` (a tail may
+                // follow it, and the head itself may hold ` [+`)
                 let is_head = lines.any(|line| {
-                    let head = line.get(marker.len()..).unwrap_or("");
-                    let head = head.rsplit_once(" [+").map_or(head, |(h, _)| h);
-                    quoted.starts_with(head)
+                    let rest = line.get(marker.len()..).unwrap_or("");
+                    rest.match_indices(" [+").any(|(i, _)| quoted.starts_with(rest.get(..i).unwrap_or("\u{0}")))
                 });
                 if is_head {
                     constraints_kept(o, t)?;

@@ -371,3 +371,29 @@ fn n1_the_check_accepts_head_and_tail_and_rejects_a_lost_tail_or_middle_constrai
     let no_marker = summary.replacen(context_compactor::nothing_lost::OVER_BUDGET_PREFIX, "User text (gone; ", 1);
     assert!(check(&no_marker).unwrap_err().message.starts_with("user_text_lost:"));
 }
+
+/// N-1, M-1 (clip markers, head and tail): a mid-session message too long to quote whole
+/// (a pasted log, then the ask) is clipped by a one-line marker that quotes its head AND
+/// the end of its last line (before: the head only, the ask in memory alone); every
+/// constraint sentence of it, the hard-wrapped one whole, is carried verbatim.
+#[test]
+fn n1_a_clipped_mid_session_message_marker_quotes_its_tail_ask() {
+    let log = pasted_log_task();
+    let mut rows: Vec<Value> = vec![json!({ "role": "system", "content": "sys" }), json!({ "role": "user", "content": "Start: look at the CI." })];
+    rows.push(json!({ "role": "assistant", "content": "Looking." }));
+    rows.push(json!({ "role": "user", "content": log.clone() }));
+    for i in 0..6 {
+        rows.push(json!({ "role": "assistant", "content": format!("answer {i} {}", "w".repeat(3000)) }));
+        rows.push(json!({ "role": "user", "content": format!("Request {i}: go on.") }));
+    }
+    let (o, source) = compact_rows(rows, 16_000);
+    assert_eq!(o.status, "compacted", "{}", o.reason);
+    assert!(o.rewrite.as_ref().unwrap().discarded.contains(&3), "the log row is folded");
+    let summary = summary_of(&o);
+    let marker = format!("{}{}, offset 3): ", context_compactor::nothing_lost::CLIPPED_PREFIX, source.messages[3].id);
+    let line = summary.lines().find(|l| l.starts_with(&marker)).unwrap_or_else(|| panic!("a clip marker:\n{summary}"));
+    assert!(line.contains("): Here is the CI log of the failing run: [+"), "{line}");
+    assert!(line.ends_with(&format!(" bytes in memory] ... {ASK}")), "{line}");
+    // the constraint sentences of the clipped text, whole
+    assert!(summary.contains(MIDDLE_RULE) && summary.contains("Do not change the public API."), "{summary}");
+}

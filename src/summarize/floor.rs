@@ -164,12 +164,33 @@ pub use crate::nothing_lost::CLIPPED_PREFIX;
 pub const CLIPPED_HEAD_BYTES: usize = 120;
 
 /// The marker line of a clipped user text block (N-1), built from engine data (the row's
-/// id and offset, the byte count) around the block's head.
+/// id and offset, the byte count) around the block's head and tail ([`marker_parts`]):
+/// `<head> [+<k> bytes in memory]`, then ` ... <tail>` when the text has a tail to show.
 pub fn clipped_marker(id: &str, offset: usize, text: &str) -> String {
-    // one line: the head stops at the first line break
+    let (head, tail) = marker_parts(text);
+    format!("\n{CLIPPED_PREFIX}{id}, offset {offset}): {head} [+{} bytes in memory]{}", text.len() - head.len() - tail.len(), tail_suffix(tail))
+}
+
+/// What a one-line clip marker quotes of a text (N-1; the ask or the rule a person
+/// writes after a long paste): the head (at most [`CLIPPED_HEAD_BYTES`], up to its first
+/// line break) and the tail (the end of its last line, at most [`CLIPPED_HEAD_BYTES`],
+/// [`crate::nothing_lost::over_budget_tail`]; empty when nothing is past the head).
+pub fn marker_parts(text: &str) -> (&str, &str) {
     let cut = crate::evict::floor_boundary(text, CLIPPED_HEAD_BYTES).min(text.find('\n').unwrap_or(text.len()));
     let head = text.get(..cut).unwrap_or("");
-    format!("\n{CLIPPED_PREFIX}{id}, offset {offset}): {head} [+{} bytes in memory]", text.len() - head.len())
+    let tail = crate::nothing_lost::over_budget_tail(text, head.len(), CLIPPED_HEAD_BYTES);
+    // one line: the tail's last line only
+    let tail = tail.rsplit_once('\n').map_or(tail, |(_, l)| l).trim_start();
+    (head, tail)
+}
+
+/// What follows a marker's `[+<k> bytes in memory]`: ` ... <tail>`, or nothing.
+pub fn tail_suffix(tail: &str) -> String {
+    if tail.is_empty() {
+        String::new()
+    } else {
+        format!(" ... {tail}")
+    }
 }
 
 /// Kind of the floor item that holds the user constraint sentences (N-5, S-9): one
