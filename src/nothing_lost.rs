@@ -321,10 +321,12 @@ pub fn user_text_floor_capped(rows: &[(usize, &Message)], first_task: Option<usi
     let (mut whole_used, mut clip_used) = (0usize, 0usize);
     for b in blocks.iter_mut().rev() {
         let protected = Some(b.0) == first_task || Some(b.0) == newest;
-        // the marker's head and tail as written (crate::summarize::floor::marker_parts)
+        // the marker's head and tail as written (crate::summarize::floor::marker_parts),
+        // at least what a head-only marker reserved (so the tier holds no more markers
+        // than before the tails: a tight window stays under it, N-4)
         let clip_cost = || {
             let (h, t) = crate::summarize::floor::marker_parts(b.2);
-            CLIPPED_PREFIX.len() + b.1.len() + h.len() + t.len() + 56
+            (CLIPPED_PREFIX.len() + b.1.len() + h.len() + t.len() + 56).max(CLIPPED_PREFIX.len() + b.1.len() + CLIP_HEAD_BYTES + 48)
         };
         if single_cap != usize::MAX && floor_cost(b.2, protected) > single_cap {
             b.3 = 5;
