@@ -825,6 +825,11 @@ const DE_AFTER_IMPERATIVE: [&str; 30] = [
     "die", "der", "das", "den", "dem", "des", "diese", "dieses", "diesen", "diesem", "dieser", "meine", "meinen", "meinem", "ein", "eine", "einen",
     "ihn", "es", "mir", "mich", "uns", "hier", "dort", "daran", "damit", "jetzt", "mehr", "noch", "einfach",
 ];
+/// Bare German du-imperatives (no `-e`) a person gives an agent.
+const DE_IMPERATIVE_STEMS: [&str; 20] = [
+    "mach", "lass", "lösch", "änder", "schreib", "nimm", "gib", "ruf", "fass", "rühr", "setz", "nutz", "benutz", "füg", "zieh", "push", "pack",
+    "schieb", "kopier", "installier",
+];
 /// German finite auxiliaries and modals: a sentence holding one is a statement ("Die
 /// Tests können nicht laufen").
 const DE_FINITE: [&str; 22] = [
@@ -835,7 +840,8 @@ const DE_FINITE: [&str; 22] = [
 /// German `nicht` in an imperative (break3 finding 9, continued): not a question, holding
 /// the word `nicht`, and one of: `bitte` ("Bitte nicht auf main pushen", "Ändere bitte
 /// nicht die API"); `nicht` opening an infinitive order ("Nicht auf main pushen."); a
-/// first word that is a verb (ending in `-e` / `-t`, or an infinitive before `Sie`) and
+/// first word that is a verb (ending in `-e`, a bare stem such as `mach`, or an
+/// infinitive before `Sie`) and
 /// not a statement opener, then an object or adverb ("Ändere die API nicht.", "Ändern Sie
 /// die API nicht."); or `nicht` right before a closing infinitive with no finite
 /// auxiliary and no subject first ("Die API nicht ändern."). "Das ist nicht gut", "Ich
@@ -865,7 +871,9 @@ fn german_imperative_nicht(l: &str, words: &[&str]) -> bool {
     if comma_after_first {
         return false;
     }
-    let verb_like = first.len() > 2 && (first.ends_with('e') || first.ends_with('t'));
+    // a du-imperative: `-e` ("Ändere", "Lösche") or a common bare stem; not `-t` (a
+    // third-person verb: "Klappt das nicht, ...")
+    let verb_like = first.len() > 2 && first.ends_with('e') || DE_IMPERATIVE_STEMS.contains(&first);
     if verb_like && second.is_some_and(|w| DE_AFTER_IMPERATIVE.contains(&w)) {
         return true;
     }
