@@ -43,10 +43,12 @@ pub const ATTACHMENT_PREFIX: &str = "User attachment (placeholder; message ";
 pub const SPEAKER_PREFIX: &str = "User speaker (message ";
 
 /// Prefix of the marker of one user text block whose floor alone is over the summary
-/// budget (adversarial finding 8, S-9): the line goes on with `<message id>, offset <n>):
-/// the first <h> bytes quoted verbatim; <d> more constraint sentences and <b> bytes not
-/// quoted here (recall message <id>)` ([`over_budget_marker`]). The block is whole in
-/// the memory records ([`check_memory`]).
+/// budget (adversarial finding 8, S-9), written between the block's quoted head and tail:
+/// the line goes on with `<message id>, offset <n>): the first <h> bytes and the last <t>
+/// bytes quoted verbatim; the <b> bytes between them are whole in memory, <c> of their
+/// constraint sentences carried in the constraints and <d> more constraint sentences not
+/// quoted here (recall message <id>; ...)` ([`over_budget_marker`]). The block is whole
+/// in the memory records ([`check_memory`]).
 pub const OVER_BUDGET_PREFIX: &str = "User text (over the summary budget; whole in memory, message ";
 
 /// UTF-8 bytes the floor must carry of one user text block (S-9, N-5): the whole text
@@ -85,13 +87,141 @@ pub fn over_budget_head(text: &str, cap: usize) -> &str {
     }
 }
 
-/// The marker of a block over the summary budget ([`OVER_BUDGET_PREFIX`]): message id
-/// and source offset (quoted as data), the bytes of the verbatim `head`, and the
-/// constraint sentences and bytes past it that are not quoted (counted, never silent).
-pub fn over_budget_marker(id: &str, offset: usize, text: &str, head: &str) -> String {
-    let d = constraint_sentences(text).len().saturating_sub(constraint_sentences(head).len());
+/// UTF-8 bytes of the tail quoted of a mid-session block over the budget at most (the
+/// first task and the newest request: an eighth of the cap).
+pub const OVER_BUDGET_TAIL_BYTES: usize = 2 * CLIP_HEAD_BYTES;
+
+/// The verbatim tail kept of a block over the summary budget (the ask or the rule a
+/// person writes after a long paste): the text's end (trailing whitespace left off), at
+/// most `max` UTF-8 bytes and starting at or after `from`, cut where the window first
+/// holds a paragraph break, else a line break, else a sentence end, else a space (else at
+/// a char boundary); leading whitespace left off. Empty when nothing is past `from`.
+pub fn over_budget_tail(text: &str, from: usize, max: usize) -> &str {
+    let end = text.trim_end().len();
+    if end <= from || max == 0 {
+        return "";
+    }
+    let start = crate::evict::ceil_boundary(text, end.saturating_sub(max).max(from));
+    let window = text.get(start..end).unwrap_or("");
+    let sentence_end = || {
+        window.char_indices().find_map(|(i, c)| {
+            let after = i + c.len_utf8();
+            let next_ws = window.get(after..).and_then(|r| r.chars().next()).is_some_and(char::is_whitespace);
+            (matches!(c, '.' | '!' | '?') && next_ws || matches!(c, '。' | '！' | '？')).then_some(after)
+        })
+    };
+    // a cut that leaves something to quote; a window that starts on a boundary keeps it
+    let at_boundary = start == from || text.get(..start).is_some_and(|h| h.ends_with('\n'));
+    let cut = if at_boundary {
+        Some(0)
+    } else {
+        window.find("\n\n").map(|p| p + 2).or_else(|| window.find('\n').map(|p| p + 1)).or_else(sentence_end).or_else(|| window.find(' ').map(|p| p + 1))
+    };
+    let t = window.get(cut.unwrap_or(0)..).unwrap_or("").trim_start();
+    if t.is_empty() {
+        window.trim_start()
+    } else {
+        t
+    }
+}
+
+/// What the summary quotes of a block over the summary budget (finding 8; the head and
+/// the tail, so an ask or a rule at the end of a long paste is quoted too): the `head`
+/// ([`over_budget_head`]: half of `cap` for the first task and the newest request,
+/// `protected`, else [`CLIP_HEAD_BYTES`]), the `tail` ([`over_budget_tail`]: an eighth of
+/// `cap`, else [`OVER_BUDGET_TAIL_BYTES`]), and of the constraint sentences between them
+/// (any that is not whole in the head or the tail) those `carried` verbatim in the
+/// constraints, in order, within a quarter of `cap` UTF-8 bytes; `left` counts the rest
+/// (whole in memory, counted by the marker, never silent).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OverBudget<'a> {
+    /// The text's start, verbatim.
+    pub head: &'a str,
+    /// The text's end, verbatim (empty only when nothing is past the head).
+    pub tail: &'a str,
+    /// Constraint sentences between the head and the tail carried verbatim.
+    pub carried: Vec<&'a str>,
+    /// Constraint sentences between the head and the tail not carried.
+    pub left: usize,
+}
+
+/// Byte offset of `part` (a substring of `text`) in `text`.
+fn offset_in(text: &str, part: &str) -> usize {
+    (part.as_ptr() as usize).saturating_sub(text.as_ptr() as usize)
+}
+
+/// The byte range `[start, end)` of the tail [`over_budget_tail`] gives, in `text`.
+fn tail_start(text: &str, tail: &str) -> usize {
+    if tail.is_empty() {
+        text.trim_end().len()
+    } else {
+        offset_in(text, tail)
+    }
+}
+
+/// The constraint sentences of `text` between its first `head` bytes and the byte
+/// `tail_at` (any sentence not whole in either).
+fn middle_constraints(text: &str, head: usize, tail_at: usize) -> impl Iterator<Item = &str> {
+    constraint_sentences(text).into_iter().filter(move |s| {
+        let a = offset_in(text, s);
+        let b = a + s.len();
+        b > head && a < tail_at
+    })
+}
+
+/// [`OverBudget`] of `text` for the budget `cap`.
+pub fn over_budget_parts(text: &str, cap: usize, protected: bool) -> OverBudget<'_> {
+    let head = if protected { over_budget_head(text, cap) } else { over_budget_head(text, 2 * CLIP_HEAD_BYTES) };
+    let tail = over_budget_tail(text, head.len(), if protected { (cap / 8).max(CLIP_HEAD_BYTES) } else { OVER_BUDGET_TAIL_BYTES });
+    let room = cap / 4;
+    let (mut used, mut carried, mut left) = (0usize, Vec::new(), 0usize);
+    for s in middle_constraints(text, head.len(), tail_start(text, tail)) {
+        if used.saturating_add(s.len() + 1) <= room {
+            used += s.len() + 1;
+            carried.push(s);
+        } else {
+            left += 1;
+        }
+    }
+    OverBudget { head, tail, carried, left }
+}
+
+/// The one marker between the head and the tail of a block over the summary budget
+/// ([`OVER_BUDGET_PREFIX`]): message id and source offset (quoted as data), the bytes of
+/// the verbatim head and tail, the bytes between them (whole in memory), how many of
+/// their constraint sentences the constraints carry and how many more are not quoted
+/// (counted, never silent), and how recall finds the text (by its message id, or by the
+/// words quoted around the marker).
+pub fn over_budget_marker(id: &str, offset: usize, text: &str, parts: &OverBudget<'_>) -> String {
     let id = quote::content(id);
-    format!("{OVER_BUDGET_PREFIX}{id}, offset {offset}): the first {} bytes quoted verbatim; {d} more constraint sentences and {} bytes not quoted here (recall message {id})", head.len(), text.len() - head.len())
+    let between = tail_start(text, parts.tail).saturating_sub(parts.head.len());
+    format!(
+        "{OVER_BUDGET_PREFIX}{id}, offset {offset}): the first {} bytes and the last {} bytes quoted verbatim; the {between} bytes between them are whole in memory, {} of their constraint sentences carried in the constraints and {} more constraint sentences not quoted here (recall message {id}; recall finds it by the words quoted around this line)",
+        parts.head.len(),
+        parts.tail.len(),
+        parts.carried.len(),
+        parts.left
+    )
+}
+
+/// The quote of a block over the summary budget: its head, the marker, its tail, each
+/// quoted as data, a blank line between them (so no sentence runs from the head into
+/// the marker).
+pub fn over_budget_quote(id: &str, offset: usize, text: &str, parts: &OverBudget<'_>) -> String {
+    format!("{}\n\n{}\n\n{}", quote::content(parts.head), over_budget_marker(id, offset, text, parts), quote::content(parts.tail))
+}
+
+/// The figures a marker line states after `, offset <n>): `: the head's and the tail's
+/// bytes and the constraint sentences it says are not quoted.
+fn over_budget_figures(rest: &str) -> Option<(usize, usize, usize)> {
+    let num = |s: &str| s.get(..s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len())).and_then(|n| n.parse::<usize>().ok());
+    let h = num(rest.strip_prefix("the first ")?)?;
+    let after_h = rest.get("the first ".len() + h.to_string().len()..)?;
+    let t = num(after_h.strip_prefix(" bytes and the last ")?)?;
+    let d_at = rest.find(" more constraint sentences not quoted here")?;
+    let before = rest.get(..d_at)?;
+    let d = before.rsplit_once(' ').map_or(before, |(_, n)| n).parse::<usize>().ok()?;
+    Some((h, t, d))
 }
 
 /// Prefix of the line naming a run of folded user text blocks the summary could not
@@ -186,12 +316,13 @@ pub fn user_text_floor(rows: &[(usize, &Message)], first_task: Option<usize>, ne
 /// [`user_text_floor`] with the rule for one block over the summary budget (adversarial
 /// finding 8, S-9 "never silently dropped"): a block whose own floor ([`floor_cost`]:
 /// the whole first task or newest request, else its constraint sentences) is over
-/// `single_cap` UTF-8 bytes is quoted by its head ([`over_budget_head`]; the first task
-/// and the newest request keep their labels, with the head as their text; another
-/// message gets a clipped line with a head of at most [`CLIP_HEAD_BYTES`]) and named by
-/// one [`over_budget_marker`] line counting the constraint sentences and bytes past the
-/// head; none of its constraint sentences is a floor line. The block must be whole in
-/// the memory records. `usize::MAX`: no block is over (every one verbatim, as before).
+/// `single_cap` UTF-8 bytes is quoted by its head and its tail with one marker between
+/// them ([`over_budget_parts`], [`over_budget_quote`]: the first task and the newest
+/// request keep their labels, another message is quoted as user text with a short head),
+/// the marker counting the bytes between them (whole in memory) and the constraint
+/// sentences there it does not carry; those it carries (within a quarter of the cap) are
+/// `User constraint (verbatim):` lines. The block must be whole in the memory records.
+/// `usize::MAX`: no block is over (every one verbatim, as before).
 pub fn user_text_floor_capped(rows: &[(usize, &Message)], first_task: Option<usize>, newest: Option<usize>, budget_bytes: usize, single_cap: usize) -> Vec<String> {
     // (offset, id, text, tier): decided newest first, written in order
     let mut blocks: Vec<(usize, &str, &str, u8)> = Vec::new();
@@ -203,7 +334,13 @@ pub fn user_text_floor_capped(rows: &[(usize, &Message)], first_task: Option<usi
     let (mut whole_used, mut clip_used) = (0usize, 0usize);
     for b in blocks.iter_mut().rev() {
         let protected = Some(b.0) == first_task || Some(b.0) == newest;
-        let clip_cost = CLIPPED_PREFIX.len() + b.1.len() + CLIP_HEAD_BYTES + 48;
+        // the marker's head and tail as written (crate::summarize::floor::marker_parts),
+        // at least what a head-only marker reserved (so the tier holds no more markers
+        // than before the tails: a tight window stays under it, N-4)
+        let clip_cost = || {
+            let (h, t) = crate::summarize::floor::marker_parts(b.2);
+            (CLIPPED_PREFIX.len() + b.1.len() + h.len() + t.len() + 56).max(CLIPPED_PREFIX.len() + b.1.len() + CLIP_HEAD_BYTES + 48)
+        };
         if floor_over(b.2, protected, single_cap) {
             b.3 = 5;
         } else if protected {
@@ -211,8 +348,8 @@ pub fn user_text_floor_capped(rows: &[(usize, &Message)], first_task: Option<usi
         } else if whole_used.saturating_add(b.2.len()) <= budget_bytes {
             whole_used = whole_used.saturating_add(b.2.len());
             b.3 = 2;
-        } else if clip_used.saturating_add(clip_cost) <= budget_bytes {
-            clip_used = clip_used.saturating_add(clip_cost);
+        } else if clip_used < budget_bytes && clip_used.saturating_add(clip_cost()) <= budget_bytes {
+            clip_used = clip_used.saturating_add(clip_cost());
             b.3 = 3;
         }
     }
@@ -232,19 +369,25 @@ pub fn user_text_floor_capped(rows: &[(usize, &Message)], first_task: Option<usi
     };
     for (o, id, text, tier) in blocks {
         if tier == 5 {
-            // finding 8: the head verbatim, the rest counted and whole in memory
+            // finding 8: the head and the tail verbatim, one marker between them, the
+            // constraint sentences between them carried within a bound, the rest counted;
+            // the block is whole in memory
             flush(&mut lines, &mut run);
-            if Some(o) == first_task || Some(o) == newest {
-                let head = over_budget_head(text, single_cap);
-                let prefix = if Some(o) == first_task { FIRST_TASK_PREFIX } else { NEWEST_PREFIX };
-                lines.push(format!("{prefix}{}", quote::content(head)));
-                lines.push(over_budget_marker(id, o, text, head));
+            let protected = Some(o) == first_task || Some(o) == newest;
+            let parts = over_budget_parts(text, single_cap, protected);
+            let prefix = if Some(o) == first_task {
+                FIRST_TASK_PREFIX
+            } else if Some(o) == newest {
+                NEWEST_PREFIX
             } else {
-                // another message (break5 finding 2): a clipped line with a short head,
-                // so the marker's "the first <h> bytes quoted verbatim" holds for it too
-                let head = over_budget_head(text, 2 * CLIP_HEAD_BYTES);
-                lines.push(format!("{CLIPPED_PREFIX}{}, offset {o}): {} [+{} bytes in memory]", quote::content(id), quote::content(head), text.len() - head.len()));
-                lines.push(over_budget_marker(id, o, text, head));
+                // another message (break5 finding 2): a short head, quoted as user text
+                VERBATIM_PREFIX
+            };
+            lines.push(format!("{prefix}{}", over_budget_quote(id, o, text, &parts)));
+            for s in parts.carried {
+                if constraint_seen.insert(s) {
+                    constraints.push(format!("{CONSTRAINT_PREFIX}{}", quote::content(s)));
+                }
             }
             continue;
         }
@@ -350,7 +493,9 @@ pub fn required_bytes_capped(rows: &[(usize, &Message)], first_task: Option<usiz
     for (o, m) in rows {
         for t in m.user_texts() {
             if over(*o, t) {
-                over_bytes = over_bytes.saturating_add(over_budget_head(t, single_cap).len() + OVER_BUDGET_PREFIX.len() + m.id.len() + 160);
+                let p = over_budget_parts(t, single_cap, Some(*o) == first_task || Some(*o) == newest);
+                let carried: usize = p.carried.iter().map(|s| s.len() + 1).sum();
+                over_bytes = over_bytes.saturating_add(p.head.len() + p.tail.len() + carried + OVER_BUDGET_PREFIX.len() + 2 * m.id.len() + 320);
             }
         }
     }
@@ -628,18 +773,22 @@ pub fn check(source: &[Message], kept: &[bool], summary: &str) -> Result<Vec<Cli
             // finding 8: a block over the summary budget, its head verbatim and the rest
             // counted by its marker, must be whole in memory (its constraint sentences too)
             if any_over {
-                let line = format!("{OVER_BUDGET_PREFIX}{}, offset {o}): the first ", quote::content(&m.id));
-                // the head's length as the marker states it ("the first <h> bytes quoted
-                // verbatim"): that head must be quoted (a one-line text has no line break
-                // to cut at, so the head is a prefix of its only line)
-                let head_len = summary.find(&line).and_then(|at| {
-                    let rest = &summary[at + line.len()..];
-                    rest[..rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len())].parse::<usize>().ok()
-                });
-                let head = head_len.filter(|&h| h > 0 && t.is_char_boundary(h.min(t.len()))).and_then(|h| t.get(..h));
-                if head.is_some_and(|h| index.holds(h)) {
-                    clipped.push(clipped_of(o, m, t, &mut joined)?);
-                    continue;
+                let line = format!("{OVER_BUDGET_PREFIX}{}, offset {o}): ", quote::content(&m.id));
+                // the head's and the tail's lengths as the marker states them ("the first
+                // <h> bytes and the last <t> bytes quoted verbatim"): both must be quoted,
+                // and of the constraint sentences between them no more may be missing than
+                // the marker counts
+                let figures = summary.find(&line).and_then(|at| over_budget_figures(summary.get(at + line.len()..).unwrap_or("")));
+                if let Some((h, tl, d)) = figures {
+                    let end = t.trim_end().len();
+                    let head = (h > 0).then(|| t.get(..h)).flatten();
+                    let tail = end.checked_sub(tl).filter(|&a| a >= h).and_then(|a| t.get(a..end));
+                    if let (Some(head), Some(tail)) = (head, tail) {
+                        if index.holds(head) && index.holds(tail) && over_budget_missing(&index, t, h, end - tl, d) {
+                            clipped.push(clipped_of(o, m, t, &mut joined)?);
+                            continue;
+                        }
+                    }
                 }
             }
             let marker = format!("{CLIPPED_PREFIX}{}, offset {o}): ", quote::content(&m.id));
@@ -649,10 +798,11 @@ pub fn check(source: &[Message], kept: &[bool], summary: &str) -> Result<Vec<Cli
             let mut lines = index.markers.get(&o).into_iter().flatten().filter(|l| l.starts_with(&marker)).peekable();
             if lines.peek().is_some() {
                 let quoted = quote::content(t);
+                // the head ends before the marker's ` [+<k> bytes in memory]` (a tail may
+                // follow it, and the head itself may hold ` [+`)
                 let is_head = lines.any(|line| {
-                    let head = line.get(marker.len()..).unwrap_or("");
-                    let head = head.rsplit_once(" [+").map_or(head, |(h, _)| h);
-                    quoted.starts_with(head)
+                    let rest = line.get(marker.len()..).unwrap_or("");
+                    rest.match_indices(" [+").any(|(i, _)| quoted.starts_with(rest.get(..i).unwrap_or("\u{0}")))
                 });
                 if is_head {
                     constraints_kept(o, t)?;
@@ -692,6 +842,23 @@ pub fn check(source: &[Message], kept: &[bool], summary: &str) -> Result<Vec<Cli
         }
     }
     Ok(clipped)
+}
+
+/// Whether at most `allowed` constraint sentences of `t` between its first `head` bytes
+/// and byte `tail_at` are missing from the summary (an exact line or item first, then a
+/// search only while more than `allowed` remain).
+fn over_budget_missing(index: &SummaryIndex<'_>, t: &str, head: usize, tail_at: usize, allowed: usize) -> bool {
+    let missing: Vec<&str> = middle_constraints(t, head, tail_at).filter(|s| !index.holds_exactly(s)).collect();
+    let mut n = missing.len();
+    for s in missing {
+        if n <= allowed {
+            break;
+        }
+        if index.holds(s) {
+            n -= 1;
+        }
+    }
+    n <= allowed
 }
 
 fn clipped_of(o: usize, m: &Message, t: &str, joined: &mut Option<String>) -> Result<Clipped> {

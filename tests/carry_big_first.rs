@@ -8,6 +8,15 @@ use context_compactor::state::SessionState;
 use context_compactor::trigger::Signals;
 use serde_json::{json, Value};
 
+/// The head, the marker line and the tail of an over-budget quote (head, blank line,
+/// marker, blank line, tail).
+fn split_quote(v: &str) -> (&str, &str, &str) {
+    let at = v.find(&format!("\n\n{}", context_compactor::nothing_lost::OVER_BUDGET_PREFIX)).unwrap_or_else(|| panic!("a marker in the quote: {v:.300}"));
+    let (head, rest) = (&v[..at], &v[at + 2..]);
+    let (marker, tail) = rest.split_once("\n\n").expect("a tail after the marker");
+    (head, marker, tail)
+}
+
 fn big_first() -> String {
     (0..2_500).map(|i| format!("You must keep rule {i:04} of the style guide.\n")).collect()
 }
@@ -63,13 +72,29 @@ fn s9_n5_n1_a_first_message_over_the_summary_budget_is_clipped_with_a_marker_not
         for r in o.memory.iter().flat_map(|b| b.records.iter()) {
             records.push_str(&r.content);
         }
-        let summary: String = o.transcript.messages.iter().filter(|m| m.is_summary()).map(|m| m.text()).collect();
+        // one summary row a line (their texts glued would join a last line to the next)
+        let summary: String = o.transcript.messages.iter().filter(|m| m.is_summary()).map(|m| m.text()).collect::<Vec<_>>().join("\n");
         let items: Vec<(String, String)> = o.transcript.messages.iter().filter(|m| m.is_summary()).flat_map(|m| context_compactor::summarize::carried_items(&m.text())).collect();
-        let head = items.iter().find(|(k, _)| k == "carried first task").map(|(_, v)| v.clone()).unwrap_or_else(|| panic!("turn {turn}: no first-task item:\n{summary}"));
-        assert!(head.len() >= 2_000 && first.starts_with(&head), "turn {turn}: the head is the message's start, verbatim ({} bytes)", head.len());
-        let d = 2_500 - head.lines().count();
-        let marker = format!("the first {} bytes quoted verbatim; {d} more constraint sentences and {} bytes not quoted here (recall message ", head.len(), first.len() - head.len());
-        assert!(summary.contains(context_compactor::nothing_lost::OVER_BUDGET_PREFIX) && summary.contains(&marker), "turn {turn}: the marker counts what it left out:\n{summary}");
+        let quoted = items.iter().find(|(k, _)| k == "carried first task").map(|(_, v)| v.clone()).unwrap_or_else(|| panic!("turn {turn}: no first-task item:\n{summary}"));
+        // the quote is the head, one marker, the tail (before, the head and a marker line)
+        let (head, marker_line, tail) = split_quote(&quoted);
+        assert!(head.len() >= 2_000 && first.starts_with(head), "turn {turn}: the head is the message's start, verbatim ({} bytes)", head.len());
+        assert!(!tail.is_empty() && first.trim_end().ends_with(tail) && tail.starts_with("You must keep rule "), "turn {turn}: the tail is the message's end, verbatim: {tail:.200}");
+        let between = first.trim_end().len() - tail.len() - head.len();
+        let marker = format!("the first {} bytes and the last {} bytes quoted verbatim; the {between} bytes between them are whole in memory, ", head.len(), tail.len());
+        assert!(marker_line.contains(&marker), "turn {turn}: the marker counts what it left out: {marker_line}");
+        // of the 2,500 sentences those between head and tail are carried or counted
+        let (c, d) = marker_line.split_once(&marker).map(|(_, r)| r).and_then(|r| {
+            let (c, r) = r.split_once(" of their constraint sentences carried in the constraints and ")?;
+            let (d, _) = r.split_once(" more constraint sentences not quoted here")?;
+            Some((c.parse::<usize>().ok()?, d.parse::<usize>().ok()?))
+        }).unwrap_or_else(|| panic!("turn {turn}: counts in {marker_line}"));
+        assert_eq!(c + d, 2_500 - head.lines().count() - tail.lines().count(), "turn {turn}: {marker_line}");
+        assert!(c > 10 && d > 0, "turn {turn}: some carried ({c}), the rest counted ({d})");
+        let middle = &first[head.len()..first.trim_end().len() - tail.len()];
+        let lines: std::collections::HashSet<&str> = summary.lines().collect();
+        let found: Vec<&str> = middle.lines().filter(|l| !l.is_empty() && lines.contains(l)).collect();
+        assert_eq!(found.len(), c, "turn {turn}: the carried ones are lines of the summary: {:?} .. {:?}\n{summary}", found.first(), found.last());
         state = o.state.clone();
         rows = match formats::encode(&o.transcript, formats::View::Stored) {
             Value::Array(a) => a,
@@ -118,9 +143,12 @@ fn s9_n1_a_one_line_first_task_over_the_budget_is_quoted_by_its_head_and_accepte
     let o = run_sync(&mut job, |_| Reply::Failed { message: "no summarizer".into(), context_exceeded: false }).unwrap();
     assert_eq!(o.status, "compacted", "{}", o.reason);
     let summary: String = o.transcript.messages.iter().filter(|m| m.is_summary()).map(|m| m.text()).collect();
-    let head = context_compactor::summarize::carried_items(&summary).into_iter().find(|(k, _)| k == "carried first task").map(|(_, v)| v).expect("a first-task item");
-    assert!(head.len() < first.len() && first.starts_with(&head) && first[head.len()..].starts_with(' '), "the head ends at a word: {head:?}");
-    assert!(summary.contains(&format!("the first {} bytes quoted verbatim", head.len())), "{summary}");
+    let quoted = context_compactor::summarize::carried_items(&summary).into_iter().find(|(k, _)| k == "carried first task").map(|(_, v)| v).expect("a first-task item");
+    let (head, marker, tail) = split_quote(&quoted);
+    assert!(head.len() < first.len() && first.starts_with(head) && first[head.len()..].starts_with(' '), "the head ends at a word: {head:?}");
+    // and the tail starts at one (the quote was head-only before)
+    assert!(first.trim_end().ends_with(tail) && first[..first.trim_end().len() - tail.len()].ends_with(' '), "the tail starts at a word: {tail:?}");
+    assert!(marker.contains(&format!("the first {} bytes and the last {} bytes quoted verbatim", head.len(), tail.len())), "{summary}");
 }
 
 /// S-9, N-1 (break5 finding 2): a message in the middle of the session (neither the first
@@ -154,8 +182,11 @@ fn s9_n1_a_middle_message_over_the_budget_is_clipped_with_its_head_and_the_marke
     let o = run_sync(&mut job, |_| Reply::Failed { message: "no summarizer".into(), context_exceeded: false }).unwrap();
     assert_eq!(o.status, "compacted", "{}", o.reason);
     let summary: String = o.transcript.messages.iter().filter(|m| m.is_summary()).map(|m| m.text()).collect();
-    let at = summary.find(&format!("{}", context_compactor::nothing_lost::CLIPPED_PREFIX)).unwrap_or_else(|| panic!("a clipped line:\n{summary}"));
-    let clipped = &summary[at..at + summary[at..].find(" bytes in memory]").expect("its byte count")];
-    assert!(clipped.contains("offset 10): Here are the house rules:\nRule 0: you must never touch file src/mod0.rs."), "{clipped}");
-    assert!(summary.lines().any(|l| l.starts_with(context_compactor::nothing_lost::OVER_BUDGET_PREFIX) && l.contains("more constraint sentences")), "{summary}");
+    // quoted as user text: its head, the marker, its tail (before: a clipped line with
+    // the head, and the marker)
+    let quoted = context_compactor::summarize::carried_items(&summary).into_iter().find(|(k, v)| k == "carried user text" && v.contains(context_compactor::nothing_lost::OVER_BUDGET_PREFIX)).map(|(_, v)| v).unwrap_or_else(|| panic!("a quote with a marker:\n{summary}"));
+    let (head, marker, tail) = split_quote(&quoted);
+    assert!(head.starts_with("Here are the house rules:\nRule 0: you must never touch file src/mod0.rs."), "{head}");
+    assert!(tail.ends_with("Rule 2499: you must never touch file src/mod2499.rs."), "{tail}");
+    assert!(marker.contains("offset 10): the first ") && marker.contains("more constraint sentences"), "{marker}");
 }

@@ -104,23 +104,28 @@ impl Job {
         let mechanical = source.writer == "mechanical";
         // the handoff's own facts (decisions, current work, ...) only when it is written
         let mut facts = Facts::read_for(&rows, &|off, nth, m: &Message| stored.get(&(off, nth)).cloned().or_else(|| m.provenance.artifact_ref.clone()), mechanical);
-        // finding 8: the constraint sentences of a block over the summary budget past its
-        // verbatim head are counted by its marker, not listed (they are whole in memory)
+        // finding 8: of a block over the summary budget the head and the tail are quoted
+        // and the constraint sentences between them carried within a bound; the others
+        // are counted by its marker, not listed (they are whole in memory)
         {
             let cap = self.single_text_cap();
             let labels = self.first_and_newest_of(msgs);
             let mut over: std::collections::HashSet<&str> = std::collections::HashSet::new();
-            let mut head: std::collections::HashSet<&str> = std::collections::HashSet::new();
+            let mut kept: std::collections::HashSet<&str> = std::collections::HashSet::new();
             for (o, m) in &rows {
                 for t in m.user_texts() {
-                    if crate::nothing_lost::floor_over(t, Some(*o) == labels.0 || Some(*o) == labels.1, cap) {
+                    let protected = Some(*o) == labels.0 || Some(*o) == labels.1;
+                    if crate::nothing_lost::floor_over(t, protected, cap) {
+                        let parts = crate::nothing_lost::over_budget_parts(t, cap, protected);
                         over.extend(crate::nothing_lost::constraint_sentences(t));
-                        head.extend(crate::nothing_lost::constraint_sentences(crate::nothing_lost::over_budget_head(t, cap)));
+                        kept.extend(crate::nothing_lost::constraint_sentences(parts.head));
+                        kept.extend(crate::nothing_lost::constraint_sentences(parts.tail));
+                        kept.extend(parts.carried);
                     }
                 }
             }
             if !over.is_empty() {
-                facts.constraints.retain(|c| !over.contains(c.as_str()) || head.contains(c.as_str()));
+                facts.constraints.retain(|c| !over.contains(c.as_str()) || kept.contains(c.as_str()));
             }
         }
         let facts = facts;

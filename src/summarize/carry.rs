@@ -71,12 +71,17 @@ fn line_blocks(line: &str) -> usize {
 pub const ROLLUP_MARKER_RECALL: &str = "; recall finds it by these words";
 
 /// The marker of a user text a rollup clips ([`ROLLUP_CLIPPED_PREFIX`]): one line, the
-/// text's head (at most 120 UTF-8 bytes, up to its first line break), saying recall
-/// finds the whole text by those words ([`ROLLUP_MARKER_RECALL`]).
+/// text's head (at most 120 UTF-8 bytes, up to its first line break) and its tail (the
+/// end of its last line, [`super::floor::marker_parts`]), saying recall finds the whole
+/// text by those words ([`ROLLUP_MARKER_RECALL`]).
 pub fn rollup_marker(text: &str) -> String {
-    let cut = crate::evict::floor_boundary(text, super::floor::CLIPPED_HEAD_BYTES).min(text.find('\n').unwrap_or(text.len()));
-    let head = text.get(..cut).unwrap_or("");
-    format!("{ROLLUP_CLIPPED_PREFIX}{:016x}{ROLLUP_MARKER_RECALL}): {head} [+{} bytes in memory]", crate::transcript::fnv1a(text.as_bytes()), text.len() - head.len())
+    let (head, tail) = super::floor::marker_parts(text);
+    format!(
+        "{ROLLUP_CLIPPED_PREFIX}{:016x}{ROLLUP_MARKER_RECALL}): {head} [+{} bytes in memory]{}",
+        crate::transcript::fnv1a(text.as_bytes()),
+        text.len() - head.len() - tail.len(),
+        super::floor::tail_suffix(tail)
+    )
 }
 
 /// Whether `text` is whole on its [`rollup_marker`] (one line within the head bytes):
@@ -120,19 +125,14 @@ impl MemberUserText {
                 m.texts.push(t);
             }
         };
-        let section2 = super::handoff::section_header(2);
         for s in members {
             let first_member = m.first_task.is_empty();
             // the handoff's section 2 lists constraint sentences as `- <sentence>` (the
-            // floor then leaves them out of the tail): they are carried too
-            let mut in2 = false;
-            for l in super::ledger::narrative_part(s).lines() {
-                if l.starts_with("[§") {
-                    in2 = l == section2;
-                } else if let Some(c) = l.strip_prefix("- ").filter(|_| in2) {
-                    if seen_c.insert(c.to_string()) {
-                        m.constraints.push(c.to_string());
-                    }
+            // floor then leaves them out of the tail): they are carried too, a
+            // hard-wrapped one with its lines
+            for c in super::floor::section2_bullets(super::ledger::narrative_part(s)) {
+                if seen_c.insert(c.to_string()) {
+                    m.constraints.push(c.to_string());
                 }
             }
             for (kind, text) in carried_items(s) {
@@ -444,8 +444,11 @@ mod tests {
         assert!(check_rollup(&members, &marked, true, true).is_ok());
         let e = check_rollup(&members, &marked, true, false).unwrap_err();
         assert!(e.message.contains("projectMemory is off"), "{}", e.message);
-        // a constraint sentence dropped
-        let no_constraint = vec![summary(&format!("{}{}\n{}", item(FIRST_TASK_KIND, FIRST_T), item("carried user text", R1), rollup_marker(R2)))];
+        // the marker quotes the text's tail too (the rule at its end, verbatim)
+        assert!(rollup_marker(R2).ends_with(" ... You must never change the title."), "{}", rollup_marker(R2));
+        // a constraint sentence dropped (a head-only marker, as before the tail)
+        let head_only = rollup_marker(R2).replace(" ... You must never change the title.", "");
+        let no_constraint = vec![summary(&format!("{}{}\n{}", item(FIRST_TASK_KIND, FIRST_T), item("carried user text", R1), head_only))];
         let e = check_rollup(&members, &no_constraint, true, true).unwrap_err();
         assert!(e.message.contains("constraint sentence"), "{}", e.message);
     }

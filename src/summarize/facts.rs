@@ -367,9 +367,11 @@ pub const MORE_CONSTRAINT_WORDS: [&str; 31] = [
 
 /// Chinese, Japanese and Korean constraint words (break3 finding 9), matched as plain
 /// substrings (these scripts put no spaces between words).
-pub const CJK_CONSTRAINT_WORDS: [&str; 24] = [
+pub const CJK_CONSTRAINT_WORDS: [&str; 29] = [
     "不能", "不要", "必须", "必須", "绝对", "絕對", "禁止", "务必", "務必", "不得", "不可以", "一定要", "切勿", "请勿", "請勿", "永远不", "永遠不",
     "必ず", "てはいけない", "ないでください", "絶対に", "반드시", "절대", "하지 마",
+    // Japanese without the polite ending: しないで (don't), しないこと / てはならない (must not)
+    "しないで", "しないこと", "てはならない", "てはだめ", "ではいけない",
 ];
 
 /// Phrases that mark an assistant sentence as a decision or finding, matched
@@ -529,8 +531,81 @@ fn find_short(hay: &str, word: &str, from: usize) -> Option<usize> {
     None
 }
 
-/// The sentences of a text: split after `.`, `!`, `?` followed by whitespace, and at
-/// line breaks; each trimmed, empty ones dropped. Every sentence is a substring of `text`.
+/// Whether a line cannot continue the paragraph of the line before it (and, for the
+/// line before, whether the next line cannot continue it): blank, a list item (`- `, `* `,
+/// `+ `, `• `, `1. `, `1) `), a heading (`#`), a quote (`>`), a table row (`|`), a code
+/// fence, or indented code (a tab or four spaces).
+fn stands_alone(line: &str) -> bool {
+    let t = line.trim_start_matches([' ', '\t']);
+    if t.trim().is_empty() || line.starts_with('\t') || line.starts_with("    ") {
+        return true;
+    }
+    if t.starts_with(['#', '>', '|']) || t.starts_with("```") || t.starts_with("~~~") {
+        return true;
+    }
+    is_list_item(t)
+}
+
+/// Whether a line (leading spaces taken off) opens a list item: `- `, `* `, `+ `, `• `,
+/// `1. `, `1) ` (up to three digits), or a lone `-` / `*`.
+fn is_list_item(t: &str) -> bool {
+    if ["- ", "* ", "+ ", "\u{2022} "].iter().any(|m| t.starts_with(m)) || t == "-" || t == "*" {
+        return true;
+    }
+    let digits = t.bytes().take_while(u8::is_ascii_digit).count();
+    digits > 0 && digits <= 3 && t.get(digits..).is_some_and(|r| r.starts_with(". ") || r.starts_with(") "))
+}
+
+/// The paragraphs of a text as substrings of it (a hard-wrapped sentence was cut at its
+/// line break): runs of lines where each line after the first continues the one before:
+/// the line [`stands_alone`] not (a list item, a heading, a fence or every line of a
+/// fenced code block starts its own run), the line before is prose or a list item (an
+/// item goes on only on an indented line) and does not end with `:` (it introduces a
+/// list or a block). Each run ends before its last line break (`\r\n` or `\n`).
+/// Linear in the text.
+fn paragraphs(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start: Option<usize> = None;
+    let mut end = 0usize;
+    // the line before may be continued; the run opened with a list item
+    let (mut joinable, mut run_is_item) = (false, false);
+    let mut fence = false;
+    let mut at = 0usize;
+    for raw in text.split_inclusive('\n') {
+        let line = raw.strip_suffix('\n').map_or(raw, |l| l.strip_suffix('\r').unwrap_or(l));
+        let here = at;
+        at += raw.len();
+        let t = line.trim_start_matches([' ', '\t']);
+        let is_fence = t.starts_with("```") || t.starts_with("~~~");
+        let code = fence || is_fence;
+        if is_fence {
+            fence = !fence;
+        }
+        let alone = code || stands_alone(line);
+        let goes_on = start.is_some() && joinable && !alone && (!run_is_item || line.starts_with(' '));
+        if !goes_on {
+            if let Some(s) = start {
+                out.push(text.get(s..end).unwrap_or(""));
+            }
+            start = Some(here);
+            run_is_item = !code && is_list_item(t);
+        }
+        end = here + line.len();
+        let indented_code = line.starts_with('\t') || line.starts_with("    ");
+        let prose = !alone || !code && !indented_code && is_list_item(t);
+        joinable = prose && !line.trim_end().ends_with(':');
+    }
+    if let Some(s) = start {
+        out.push(text.get(s..end).unwrap_or(""));
+    }
+    out
+}
+
+/// The sentences of a text: split after `.`, `!`, `?` followed by whitespace, after
+/// `。` `！` `？`, and at the line breaks between paragraphs ([`paragraphs`]: a line
+/// break inside a paragraph is whitespace, so a hard-wrapped sentence stays whole, with
+/// its line break; list items, headings and code lines stay apart); each trimmed, empty
+/// ones dropped. Every sentence is a substring of `text`.
 ///
 /// Reads the bytes, decoding a character only where one can end or start a sentence
 /// (issue 15: a `char_indices` walk over every folded user and assistant text was a
@@ -538,7 +613,7 @@ fn find_short(hay: &str, word: &str, from: usize) -> Option<usize> {
 /// (`sentences_slow`, the test oracle).
 pub fn sentences(text: &str) -> Vec<&str> {
     let mut out = Vec::new();
-    for line in text.lines() {
+    for line in paragraphs(text) {
         let b = line.as_bytes();
         let mut start = 0;
         let mut i = 0;
@@ -585,7 +660,7 @@ pub fn sentences(text: &str) -> Vec<&str> {
 #[cfg(test)]
 fn sentences_slow(text: &str) -> Vec<&str> {
     let mut out = Vec::new();
-    for line in text.lines() {
+    for line in paragraphs(text) {
         let mut start = 0;
         let mut prev: Option<char> = None;
         for (i, c) in line.char_indices() {
@@ -662,25 +737,213 @@ pub fn constraint_sentences(text: &str) -> Vec<&str> {
 }
 
 fn is_constraint(s: &str) -> bool {
-    sentence_has_any(s, &CONSTRAINT_WORDS, &CONSTRAINT_FIRST)
+    if sentence_has_any(s, &CONSTRAINT_WORDS, &CONSTRAINT_FIRST) && !only_a_first_person_dont(s)
         || sentence_has_any(s, &MORE_CONSTRAINT_WORDS, &MORE_CONSTRAINT_FIRST)
         || s.get(..5).is_some_and(|h| h.eq_ignore_ascii_case("only "))
-        || !s.is_ascii() && CJK_CONSTRAINT_WORDS.iter().any(|w| s.contains(w))
-        || french_negation(s)
+        || !s.is_ascii() && (CJK_CONSTRAINT_WORDS.iter().any(|w| s.contains(w)) || chinese_bie(s))
+    {
+        return true;
+    }
+    let l = s.to_lowercase().replace('\u{2019}', "'");
+    let words: Vec<&str> = l.split(|c: char| !c.is_alphanumeric() && c != '\'' && c != '-').filter(|w| !w.is_empty()).collect();
+    french_negation(&words) || english_leave_as_is(&l) || german_imperative_nicht(&l, &words) || spanish_no_imperative(&l, &words)
+}
+
+/// Verbs after "I don't" / "we do not" that state what the person knows or has, not
+/// what the agent may do ("I don't know why it fails", "We don't have a CI").
+const DONT_STATEMENT_VERBS: [&str; 14] = ["know", "think", "understand", "see", "get", "remember", "recall", "believe", "care", "mind", "have", "agree", "expect", "recognize"];
+
+/// Whether every [`CONSTRAINT_WORDS`] hit of a sentence is a first-person statement: `I`
+/// / `we` then `don't` / `dont` / `do not` (an adverb such as `really` allowed), then one
+/// of [`DONT_STATEMENT_VERBS`]. Such a sentence is no constraint ("I don't know why it
+/// fails"); "I don't want X", "We don't push on Fridays" and "Don't touch X" stay ones.
+fn only_a_first_person_dont(s: &str) -> bool {
+    let l = s.to_lowercase().replace('\u{2019}', "'");
+    if !(l.contains("don't") || l.contains("dont") || l.contains("do not")) {
+        return false;
+    }
+    let words: Vec<&str> = l.split(|c: char| !c.is_alphanumeric() && c != '\'').filter(|w| !w.is_empty()).collect();
+    let mut blanked = l.clone();
+    let mut any = false;
+    for (i, w) in words.iter().enumerate() {
+        let (neg_len, next) = match *w {
+            "don't" | "dont" => (1, i + 1),
+            "do" if words.get(i + 1) == Some(&"not") => (2, i + 2),
+            _ => continue,
+        };
+        let subject = i.checked_sub(1).and_then(|k| words.get(k)).is_some_and(|p| *p == "i" || *p == "we");
+        let mut v = next;
+        if words.get(v).is_some_and(|x| matches!(*x, "really" | "quite" | "even" | "actually")) {
+            v += 1;
+        }
+        if subject && words.get(v).is_some_and(|x| DONT_STATEMENT_VERBS.contains(x)) {
+            any = true;
+            // blank the negation so the remaining hits decide
+            let neg = if neg_len == 1 { *w } else { "do not" };
+            blanked = blanked.replacen(neg, &" ".repeat(neg.len()), 1);
+        }
+    }
+    any && !lower_has_any(&blanked, &CONSTRAINT_WORDS, &CONSTRAINT_FIRST)
 }
 
 /// Whether a sentence holds a French negation: the word `ne` (or `n'` opening a word)
-/// and, later, the word `pas` (case-insensitive, U+2019 read as `'`).
-fn french_negation(s: &str) -> bool {
-    // without "pas" in any case there is no negation to find: no lowercased copy
-    // (issue 15: one per sentence of every folded user text)
-    if !s.as_bytes().windows(3).any(|w| w.eq_ignore_ascii_case(b"pas")) {
-        return false;
-    }
-    let l = s.to_lowercase().replace('\u{2019}', "'");
-    let words: Vec<&str> = l.split(|c: char| !c.is_alphanumeric() && c != '\'').filter(|w| !w.is_empty()).collect();
+/// and, later, the word `pas` (`words`: the sentence lowercased, U+2019 read as `'`,
+/// split into words).
+fn french_negation(words: &[&str]) -> bool {
     let Some(ne) = words.iter().position(|w| *w == "ne" || w.starts_with("n'") && w.len() > 2) else { return false };
     words.get(ne + 1..).is_some_and(|rest| rest.iter().any(|w| *w == "pas"))
+}
+
+/// The words of each clause of a lowercased sentence (split at `,` `;` `:` `(` `)` and at
+/// `.` `!` `?` before whitespace or the end, so `src/a.rs` stays one word).
+fn clauses(l: &str) -> Vec<Vec<&str>> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let b = l.as_bytes();
+    for (i, &c) in b.iter().enumerate() {
+        let end = matches!(c, b',' | b';' | b':' | b'(' | b')') || matches!(c, b'.' | b'!' | b'?') && b.get(i + 1).is_none_or(|n| n.is_ascii_whitespace());
+        if end {
+            out.push(l.get(start..i).unwrap_or(""));
+            start = i + 1;
+        }
+    }
+    out.push(l.get(start..).unwrap_or(""));
+    out.into_iter().map(|c| c.split(|ch: char| !ch.is_alphanumeric() && ch != '\'' && ch != '-' && ch != '/' && ch != '.').filter(|w| !w.is_empty()).collect()).collect()
+}
+
+/// English without a modal: `leave ... alone`, `keep` / `leave ... as is` (`as-is`,
+/// `unchanged`, `intact`, `untouched`), the state word ending the clause ("Leave
+/// src/a.rs alone, it is generated.", "Keep the public API as is.").
+fn english_leave_as_is(l: &str) -> bool {
+    if !(l.contains("leave") || l.contains("keep")) {
+        return false;
+    }
+    clauses(l).iter().any(|w| {
+        let Some(verb) = w.iter().position(|x| *x == "leave" || *x == "keep") else { return false };
+        let n = w.len();
+        let last = w.last().copied().unwrap_or("");
+        let ends_as_is = n >= verb + 3 && w.get(n - 2) == Some(&"as") && last == "is";
+        n >= verb + 2 && (ends_as_is || matches!(last, "as-is" | "unchanged" | "intact" | "untouched") || last == "alone" && w.get(verb) == Some(&"leave"))
+    })
+}
+
+/// German subject pronouns, articles, demonstratives, question words and adverbs that
+/// open a statement, not an imperative ("Das ist nicht gut", "Heute geht das nicht").
+const DE_STATEMENT_OPENERS: [&str; 40] = [
+    "ich", "du", "er", "sie", "es", "wir", "ihr", "man", "das", "der", "die", "den", "dem", "ein", "eine", "einen", "dies", "diese", "dieser", "dieses",
+    "mein", "meine", "dein", "deine", "sein", "seine", "heute", "gerade", "leider", "jetzt", "hier", "da", "dann", "warum", "wieso", "was", "wie", "wo",
+    "wenn", "alle",
+];
+/// Words that follow a German du- / ihr-imperative verb before `nicht` (its object or an
+/// adverb): "Ändere die API nicht", "Lösch das bitte nicht".
+const DE_AFTER_IMPERATIVE: [&str; 30] = [
+    "die", "der", "das", "den", "dem", "des", "diese", "dieses", "diesen", "diesem", "dieser", "meine", "meinen", "meinem", "ein", "eine", "einen",
+    "ihn", "es", "mir", "mich", "uns", "hier", "dort", "daran", "damit", "jetzt", "mehr", "noch", "einfach",
+];
+/// Bare German du-imperatives (no `-e`) a person gives an agent.
+const DE_IMPERATIVE_STEMS: [&str; 20] = [
+    "mach", "lass", "lösch", "änder", "schreib", "nimm", "gib", "ruf", "fass", "rühr", "setz", "nutz", "benutz", "füg", "zieh", "push", "pack",
+    "schieb", "kopier", "installier",
+];
+/// German finite auxiliaries and modals: a sentence holding one is a statement ("Die
+/// Tests können nicht laufen").
+const DE_FINITE: [&str; 22] = [
+    "ist", "sind", "war", "waren", "hat", "haben", "hatte", "wird", "werden", "kann", "können", "konnte", "will", "wollen", "soll", "sollen", "darf",
+    "geht", "gehen", "möchte", "weiß", "bin",
+];
+
+/// German `nicht` in an imperative (break3 finding 9, continued): not a question, holding
+/// the word `nicht`, and one of: `bitte` ("Bitte nicht auf main pushen", "Ändere bitte
+/// nicht die API"); `nicht` opening an infinitive order ("Nicht auf main pushen."); a
+/// first word that is a verb (ending in `-e`, a bare stem such as `mach`, or an
+/// infinitive before `Sie`) and
+/// not a statement opener, then an object or adverb ("Ändere die API nicht.", "Ändern Sie
+/// die API nicht."); or `nicht` right before a closing infinitive with no finite
+/// auxiliary and no subject first ("Die API nicht ändern."). "Das ist nicht gut", "Ich
+/// weiß nicht, warum", "Es funktioniert nicht" stay statements.
+fn german_imperative_nicht(l: &str, words: &[&str]) -> bool {
+    if !words.contains(&"nicht") || l.trim_end().ends_with('?') || words.iter().any(|w| DE_FINITE.contains(w)) {
+        return false;
+    }
+    if words.contains(&"bitte") {
+        return true;
+    }
+    let (Some(first), second) = (words.first().copied(), words.get(1).copied()) else { return false };
+    if first == "nicht" {
+        return words.get(1..).is_some_and(|r| r.last().is_some_and(|w| (w.ends_with("en") || w.ends_with("ern") || w.ends_with("eln")) && w.len() > 3));
+    }
+    let n = words.len();
+    let infinitive = |w: &&str| (w.ends_with("en") || w.ends_with("ern") || w.ends_with("eln")) && w.len() > 3;
+    let subject = ["ich", "du", "er", "sie", "es", "wir", "ihr", "man"].contains(&first);
+    if !subject && n >= 3 && words.get(n - 2) == Some(&"nicht") && words.last().is_some_and(infinitive) {
+        return true;
+    }
+    if DE_STATEMENT_OPENERS.contains(&first) {
+        return false;
+    }
+    // "Schade, das geht nicht": a comma after the first word is no imperative
+    let comma_after_first = l.trim_start().get(first.len()..).is_some_and(|r| r.starts_with(','));
+    if comma_after_first {
+        return false;
+    }
+    // a du-imperative: `-e` ("Ändere", "Lösche") or a common bare stem; not `-t` (a
+    // third-person verb: "Klappt das nicht, ...")
+    let verb_like = first.len() > 2 && first.ends_with('e') || DE_IMPERATIVE_STEMS.contains(&first);
+    if verb_like && second.is_some_and(|w| DE_AFTER_IMPERATIVE.contains(&w)) {
+        return true;
+    }
+    first.ends_with('n') && second == Some("sie")
+}
+
+/// Spanish object pronouns between `no` and the verb ("No lo cambies").
+const ES_CLITICS: [&str; 11] = ["lo", "la", "los", "las", "le", "les", "me", "te", "se", "nos", "os"];
+/// Spanish words that mark a sentence as Spanish (so "No changes here" stays English).
+const ES_MARKERS: [&str; 26] = [
+    "el", "la", "los", "las", "del", "que", "por", "para", "con", "sin", "una", "nada", "esto", "eso", "este", "esta", "ese", "esa", "archivo",
+    "archivos", "código", "favor", "mi", "tu", "su", "ni",
+];
+/// Second-person present forms after `no` that say what is, not what to do ("No sabes
+/// por qué", "No tienes que").
+const ES_NOT_ORDERS: [&str; 14] = ["eres", "estás", "estas", "tienes", "sabes", "quieres", "crees", "ves", "vas", "das", "entiendes", "necesitas", "más", "mas"];
+
+/// Spanish negative imperative: the word `no` then (after an object pronoun) a
+/// second-person subjunctive-looking verb (`-es` / `-as`: "No edites el archivo", "no
+/// cambies nada", "No lo toques"), in a sentence that is Spanish (a Spanish word or an
+/// accented letter besides, or the object pronoun) and not a question. "No sé", "No es
+/// posible", "No files changed" stay statements.
+fn spanish_no_imperative(l: &str, words: &[&str]) -> bool {
+    if !words.contains(&"no") || l.trim_end().ends_with('?') || l.trim_start().starts_with('¿') {
+        return false;
+    }
+    let spanish = l.chars().any(|c| "áéíóúñ¡".contains(c)) || words.iter().any(|w| ES_MARKERS.contains(w));
+    words.iter().enumerate().filter(|(_, w)| **w == "no").any(|(i, _)| {
+        let mut j = i + 1;
+        let clitic = words.get(j).is_some_and(|w| ES_CLITICS.contains(w));
+        if clitic {
+            j += 1;
+        }
+        let Some(v) = words.get(j) else { return false };
+        (spanish || clitic) && v.chars().count() >= 4 && (v.ends_with("es") || v.ends_with("as")) && !ES_NOT_ORDERS.contains(v)
+    })
+}
+
+/// Chinese 别 as "don't": opening a clause or after 你 / 您 / 请 / 千万 / 也 / 就 / 可, and
+/// before a verb (not 别人 "others", 别的 "other", 别处, 别名); elsewhere it is part of a
+/// word (区别, 分别, 类别, 特别, 识别, 性别 ...).
+fn chinese_bie(s: &str) -> bool {
+    let mut prev: Option<char> = None;
+    let mut it = s.chars().peekable();
+    while let Some(c) = it.next() {
+        if c == '别' {
+            let opens = prev.is_none_or(|p| !p.is_alphanumeric() || "你您请請万萬也就可".contains(p));
+            let next_ok = it.peek().is_some_and(|n| n.is_alphanumeric() && !"人的处處名墅".contains(*n));
+            if opens && next_ok {
+                return true;
+            }
+        }
+        prev = Some(c);
+    }
+    false
 }
 
 /// The decision and finding sentences of an assistant text, verbatim, in order (issue

@@ -164,12 +164,33 @@ pub use crate::nothing_lost::CLIPPED_PREFIX;
 pub const CLIPPED_HEAD_BYTES: usize = 120;
 
 /// The marker line of a clipped user text block (N-1), built from engine data (the row's
-/// id and offset, the byte count) around the block's head.
+/// id and offset, the byte count) around the block's head and tail ([`marker_parts`]):
+/// `<head> [+<k> bytes in memory]`, then ` ... <tail>` when the text has a tail to show.
 pub fn clipped_marker(id: &str, offset: usize, text: &str) -> String {
-    // one line: the head stops at the first line break
+    let (head, tail) = marker_parts(text);
+    format!("\n{CLIPPED_PREFIX}{id}, offset {offset}): {head} [+{} bytes in memory]{}", text.len() - head.len() - tail.len(), tail_suffix(tail))
+}
+
+/// What a one-line clip marker quotes of a text (N-1; the ask or the rule a person
+/// writes after a long paste): the head (at most [`CLIPPED_HEAD_BYTES`], up to its first
+/// line break) and the tail (the end of its last line, at most [`CLIPPED_HEAD_BYTES`],
+/// [`crate::nothing_lost::over_budget_tail`]; empty when nothing is past the head).
+pub fn marker_parts(text: &str) -> (&str, &str) {
     let cut = crate::evict::floor_boundary(text, CLIPPED_HEAD_BYTES).min(text.find('\n').unwrap_or(text.len()));
     let head = text.get(..cut).unwrap_or("");
-    format!("\n{CLIPPED_PREFIX}{id}, offset {offset}): {head} [+{} bytes in memory]", text.len() - head.len())
+    let tail = crate::nothing_lost::over_budget_tail(text, head.len(), CLIPPED_HEAD_BYTES);
+    // one line: the tail's last line only
+    let tail = tail.rsplit_once('\n').map_or(tail, |(_, l)| l).trim_start();
+    (head, tail)
+}
+
+/// What follows a marker's `[+<k> bytes in memory]`: ` ... <tail>`, or nothing.
+pub fn tail_suffix(tail: &str) -> String {
+    if tail.is_empty() {
+        String::new()
+    } else {
+        format!(" ... {tail}")
+    }
 }
 
 /// Kind of the floor item that holds the user constraint sentences (N-5, S-9): one
@@ -183,17 +204,40 @@ pub const CONSTRAINTS_KIND: &str = "carried constraints";
 /// merely a line of a summarizer's prose is carried in the tail too (a rollup's prose may
 /// drop it; adversarial finding 7, session 6).
 fn line_set(narrative: &str) -> std::collections::HashSet<&str> {
-    let mut set = std::collections::HashSet::new();
+    section2_bullets(narrative).into_iter().collect()
+}
+
+/// The `- <sentence>` bullets of the handoff's section 2 in `narrative`, in order, each
+/// with the lines that continue it (a hard-wrapped sentence, [`super::facts::sentences`]:
+/// a line of the section that opens neither a bullet nor a `[` line), as substrings.
+pub(crate) fn section2_bullets(narrative: &str) -> Vec<&str> {
+    let mut out: Vec<&str> = Vec::new();
     let section2 = super::handoff::section_header(2);
     let mut in2 = false;
-    for l in narrative.lines() {
+    // the open bullet: its start, and the end of its last line
+    let mut open: Option<(usize, usize)> = None;
+    let mut at = 0usize;
+    for raw in narrative.split_inclusive('\n') {
+        let l = raw.strip_suffix('\n').unwrap_or(raw);
+        let here = at;
+        at += raw.len();
+        if l.starts_with('[') || l.starts_with("- ") || !in2 {
+            if let Some((a, b)) = open.take() {
+                out.push(narrative.get(a..b).unwrap_or(""));
+            }
+        }
         if l.starts_with("[§") {
             in2 = l == section2;
-        } else if let Some(rest) = l.strip_prefix("- ").filter(|_| in2) {
-            set.insert(rest);
+        } else if in2 && l.starts_with("- ") {
+            open = Some((here + 2, here + l.len()));
+        } else if let Some((_, b)) = open.as_mut().filter(|_| in2 && !l.starts_with('[')) {
+            *b = here + l.len();
         }
     }
-    set
+    if let Some((a, b)) = open {
+        out.push(narrative.get(a..b).unwrap_or(""));
+    }
+    out
 }
 
 /// The floor (N-5, N-1): what `narrative` leaves out of `facts` (and of the `earlier`

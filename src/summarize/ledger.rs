@@ -105,6 +105,30 @@ pub fn read_items(body: &str) -> Vec<(String, String)> {
     out
 }
 
+/// The parts of a deterministic-sections body outside its items' texts ([`read_items`]
+/// skips the same N bytes), in order.
+fn outside_items(body: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut rest = body;
+    let mut from = 0usize;
+    while let Some(p) = rest.get(from..).and_then(|r| r.find("\n[")).map(|p| p + from) {
+        let line_start = p + 1;
+        let Some(le) = rest.get(line_start..).and_then(|s| s.find('\n')).map(|e| line_start + e) else { break };
+        let line = rest.get(line_start..le).unwrap_or("");
+        let n = line.strip_prefix('[').and_then(|l| l.strip_suffix(" bytes]")).and_then(|l| l.rsplit_once(", ")).and_then(|(_, n)| n.parse::<usize>().ok());
+        match n.filter(|n| rest.get(le + 1..le + 1 + n).is_some()) {
+            Some(n) => {
+                out.push(rest.get(..le).unwrap_or(""));
+                rest = rest.get(le + 1 + n..).unwrap_or("");
+                from = 0;
+            }
+            None => from = le,
+        }
+    }
+    out.push(rest);
+    out
+}
+
 /// The items a summary's deterministic sections carry ([`read_items`] of the body after
 /// its marker). A summary written before the checked marker gives its verbatim requests
 /// (`User request (verbatim): ...` lines) as `carried request` items.
@@ -113,8 +137,10 @@ pub fn carried_items(summary: &str) -> Vec<(String, String)> {
     let Some(body) = body else { return Vec::new() };
     let mut items = read_items(body);
     // N-1 floor lines (clip markers, constraint sentences, not-quoted runs, attachment
-    // placeholders) are plain lines: carried as `clipped user text` items
-    for line in body.lines() {
+    // placeholders) are plain lines: carried as `clipped user text` items. A line inside
+    // an item is the item's (the marker between an over-budget text's head and tail is
+    // carried with that text)
+    for line in outside_items(body).iter().flat_map(|part| part.lines()) {
         if crate::nothing_lost::FLOOR_LINE_PREFIXES.iter().any(|p| line.starts_with(p)) {
             items.push(("clipped user text".to_string(), line.to_string()));
         }
