@@ -736,13 +736,40 @@ pub fn constraint_sentences(text: &str) -> Vec<&str> {
     sentences(text).into_iter().filter(|s| is_constraint(s)).collect()
 }
 
+/// Whether ASCII bytes hold what the word rules of [`is_constraint`] need, in any case:
+/// `pas` (French), `leave` / `keep` (English), `nicht` (German), or `no` between
+/// non-alphanumeric bytes (Spanish), in one pass. False means those rules cannot hold,
+/// so the sentence is not lowercased and split into words (issue 15: that copy and
+/// split of every sentence of every folded user text was a fifth of a 1 MB
+/// compaction's instructions).
+fn may_need_words(b: &[u8]) -> bool {
+    let at = |i: usize, w: &[u8]| b.get(i..i + w.len()).is_some_and(|x| x.eq_ignore_ascii_case(w));
+    let edge = |i: Option<usize>| i.and_then(|j| b.get(j)).is_none_or(|c| !c.is_ascii_alphanumeric());
+    (0..b.len()).any(|i| match b.get(i).map(u8::to_ascii_lowercase) {
+        Some(b'p') => at(i, b"pas"),
+        Some(b'l') => at(i, b"leave"),
+        Some(b'k') => at(i, b"keep"),
+        Some(b'n') => at(i, b"nicht") || at(i, b"no") && edge(i.checked_sub(1)) && edge(Some(i + 2)),
+        _ => false,
+    })
+}
+
 fn is_constraint(s: &str) -> bool {
+    constraint_test(s, true)
+}
+
+/// [`is_constraint`]; `guard` false runs the word rules on every sentence (the test
+/// oracle of [`may_need_words`]).
+fn constraint_test(s: &str, guard: bool) -> bool {
     if sentence_has_any(s, &CONSTRAINT_WORDS, &CONSTRAINT_FIRST) && !only_a_first_person_dont(s)
         || sentence_has_any(s, &MORE_CONSTRAINT_WORDS, &MORE_CONSTRAINT_FIRST)
         || s.get(..5).is_some_and(|h| h.eq_ignore_ascii_case("only "))
         || !s.is_ascii() && (CJK_CONSTRAINT_WORDS.iter().any(|w| s.contains(w)) || chinese_bie(s))
     {
         return true;
+    }
+    if guard && s.is_ascii() && !may_need_words(s.as_bytes()) {
+        return false;
     }
     let l = s.to_lowercase().replace('\u{2019}', "'");
     let words: Vec<&str> = l.split(|c: char| !c.is_alphanumeric() && c != '\'' && c != '-').filter(|w| !w.is_empty()).collect();
@@ -1711,6 +1738,36 @@ pub fn describe_uses(u: &FileUse) -> String {
 
 #[cfg(test)]
 mod tests {
+
+    /// Issue 15: the pre-filters (`may_hold_constraint` for a text, `may_need_words` for a
+    /// sentence) never change the answer: the same sentences as the rules run on every
+    /// sentence, over texts mixing constraints, statements and near misses in several
+    /// languages, cases and layouts.
+    #[test]
+    fn n1_constraint_prefilters_change_no_answer() {
+        let parts = [
+            "You must keep the API stable.", "Never push to main!", "Leave the tests alone.", "Keep src/a.rs as is.", "keep it unchanged",
+            "Ne touche pas au fichier.", "N'efface pas la base.", "Ändere die API nicht.", "Bitte nicht löschen.", "No edites el README.",
+            "no cambies nada", "Only edit files under src/.", "ONLY run the linter.", "I don't know why it fails.", "We don't have a CI.",
+            "Don't touch config.", "The knob is not set.", "Nothing here.", "Another note about nodes.", "No.", "Is it no good?", "pastel colors",
+            "passport number 123", "I keep forgetting.", "keepalive on", "nichts zu tun", "Das ist nicht gut.", "No sé.", "Do NOT deploy",
+            "under no circumstances delete data", "always run the tests", "should be quick", "piano", "casino night", "non-no-go",
+            "leave-one-out", "Please, no emojis.", "别动这个文件", "不要删除", "区别很大", "テストを変更しないで", "résumé only", "ONLY",
+        ];
+        let mut texts: Vec<String> = parts.iter().map(|p| p.to_string()).collect();
+        for (i, a) in parts.iter().enumerate() {
+            let b = parts[(i * 7 + 3) % parts.len()];
+            let c = parts[(i * 11 + 5) % parts.len()];
+            texts.push(format!("{a} {b}\n{c}"));
+            texts.push(format!("{a}\n\n- {b}\n- {c}"));
+            texts.push(format!("({a}) {}", b.to_uppercase()));
+        }
+        for t in &texts {
+            let want: Vec<&str> = sentences(t).into_iter().filter(|s| constraint_test(s, false)).collect();
+            assert_eq!(constraint_sentences(t), want, "{t:?}");
+        }
+    }
+
     use super::*;
 
     #[test]
