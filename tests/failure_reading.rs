@@ -331,3 +331,29 @@ fn y5_responses_live_append_reads_the_held_parallel_calls_names() {
     assert_eq!(results(live.transcript()), expect);
     assert_eq!(results(&decode(Format::OpenaiResponses, doc).unwrap()), expect);
 }
+
+/// Y-5: a tool is a reader by one of its name's words, not by a word holding one:
+/// `openapi_call` returning "Error: ..." is a failed call, `readFile` returning a log that
+/// opens "Error:" is content.
+#[test]
+fn y5_reader_tools_are_named_by_a_whole_word() {
+    use context_compactor::formats::failure::is_reader;
+    for n in ["Read", "read_file", "readFile", "ReadFile", "file_search", "search_dir", "view", "open", "grep", "cat", "file_reader", "str-view"] {
+        assert!(is_reader(n), "{n} is a reader");
+    }
+    for n in ["openapi_call", "preview_deploy", "concatenate", "spreadsheet_update", "WebFetch", "run_tests", "XMLReader", "", "_"] {
+        assert!(!is_reader(n), "{n} is not a reader");
+    }
+    assert!(result_reports_failure(Some("openapi_call"), "Error: 401 unauthorized"));
+    assert!(!result_reports_failure(Some("readFile"), "Error: disk full at 03:00\nrecovered"));
+}
+
+/// Y-5: Go's and Jest's failure openings.
+#[test]
+fn y5_go_and_jest_failure_openings_are_failures() {
+    assert!(text_reports_failure("--- FAIL: TestParse (0.00s)\n    parse_test.go:12: got 1"));
+    assert!(text_reports_failure("FAIL src/app.test.ts\n  ● renders"));
+    assert!(!text_reports_failure("FAILOVER complete"));
+    assert!(!text_reports_failure("PASS src/app.test.ts"));
+    assert!(!text_reports_failure("ok  \texample.com/p\t0.01s\n--- FAIL: later line is content"));
+}

@@ -47,21 +47,44 @@ pub fn text_reports_failure(text: &str) -> bool {
 }
 
 /// Whether the result of a call to tool `name` reports a failure (Y-5): as
-/// [`text_reports_failure`], except that the output of a tool that returns a file's or
-/// page's contents (a name holding `read`, `cat`, `view`, `open`, `grep` or `search`,
-/// any case: `read_file`, `Read`, `open`, `search_dir`) is its content, so a first line
-/// opening `Error:` (a log file, a doc page) is not taken as a failure; a JSON output
-/// reporting one ([`json_error`]) still is.
+/// [`text_reports_failure`], except that the output of a reader, a tool that returns a
+/// file's or page's contents ([`is_reader`]: `read_file`, `Read`, `open`, `search_dir`,
+/// `readFile`), is its content, so a first line opening `Error:` (a log file, a doc
+/// page) is not taken as a failure; a JSON output reporting one ([`json_error`]) still is.
 pub fn result_reports_failure(name: Option<&str>, text: &str) -> bool {
-    let reader = name.is_some_and(|n| {
-        let n = n.to_ascii_lowercase();
-        ["read", "cat", "view", "open", "grep", "search"].iter().any(|k| n.contains(k))
-    });
-    if reader {
+    if name.is_some_and(is_reader) {
         json_error(text)
     } else {
         text_reports_failure(text)
     }
+}
+
+/// Whether a tool's name is a reader's: one of its words (split at `_`, `-`, `.`, `/`,
+/// spaces and lower-to-upper case changes, compared in any case) is `read`, `cat`,
+/// `reader`, `view`, `open`, `grep` or `search` (`read_file`, `readFile`, `Read`,
+/// `file_search`, `file_reader`); a word that only holds one is not (`openapi_call`,
+/// `preview_deploy`, `concatenate`, `spreadsheet_update`).
+pub fn is_reader(name: &str) -> bool {
+    const READERS: [&str; 7] = ["read", "reader", "cat", "view", "open", "grep", "search"];
+    let mut start = 0;
+    let b = name.as_bytes();
+    for i in 0..=b.len() {
+        let cut = match (b.get(i), i.checked_sub(1).and_then(|j| b.get(j))) {
+            (None, _) => true,
+            (Some(c), _) if !c.is_ascii_alphanumeric() => true,
+            (Some(c), Some(p)) => c.is_ascii_uppercase() && p.is_ascii_lowercase(),
+            (Some(_), None) => false,
+        };
+        if cut {
+            if let Some(w) = name.get(start..i) {
+                if READERS.iter().any(|r| w.eq_ignore_ascii_case(r)) {
+                    return true;
+                }
+            }
+            start = if b.get(i).is_some_and(|c| !c.is_ascii_alphanumeric()) { i + 1 } else { i };
+        }
+    }
+    false
 }
 
 /// Whether one line (trimmed, the first non-blank one of an output) opens as an error:
@@ -86,6 +109,10 @@ pub fn opens_as_error(line: &str) -> bool {
     }
     // npm 7+ writes `npm error code E404`; `npm errors ...` is prose
     if line.strip_prefix("npm error").is_some_and(|r| r.is_empty() || r.starts_with(' ')) {
+        return true;
+    }
+    // Go's `--- FAIL: TestX (0.00s)`; Jest / Vitest's `FAIL src/x.test.ts`
+    if line.starts_with("--- FAIL:") || line.strip_prefix("FAIL ").is_some_and(|r| r.starts_with(|c: char| !c.is_whitespace())) {
         return true;
     }
     // pytest's `FAILED tests/x.py::t - assert ...`, a runner's `FAILED (failures=1)`
