@@ -171,10 +171,10 @@ pub fn evict_sparse(format: Format, messages: &[Message], offsets: &[usize], con
         let Some(src) = messages.get(off) else { continue };
         let mut copy: Option<Message> = None;
         let results = src.blocks.iter().filter_map(|b| match b {
-            Block::ToolResult { call_id, name, text, .. } => Some((call_id, name, text)),
+            Block::ToolResult { call_id, name, text, is_error, .. } => Some((call_id, name, text, *is_error)),
             _ => None,
         });
-        for (nth, (call_id, name, text)) in results.enumerate() {
+        for (nth, (call_id, name, text, was_error)) in results.enumerate() {
             if text.len() <= config.evict_tool_result_min_bytes {
                 continue;
             }
@@ -191,6 +191,15 @@ pub fn evict_sparse(format: Format, messages: &[Message], offsets: &[usize], con
             match copy.as_mut() {
                 Some(c) => set_result_body_of(format, c, nth, &replacement, tool_name.as_deref())?,
                 None => copy = Some(with_result_body_of(format, src, nth, &replacement, tool_name.as_deref())?),
+            }
+            // E-2: the header stays. Where the format reads failure from the body (OpenAI
+            // chat, Responses), a handle alone reads as success: the copy keeps the
+            // original's status (the copy only renders the summarizer's view; it is never
+            // stored).
+            if was_error {
+                if let Some(Block::ToolResult { is_error, .. }) = copy.as_mut().and_then(|c| c.blocks.iter_mut().filter(|b| matches!(b, Block::ToolResult { .. })).nth(nth)) {
+                    *is_error = true;
+                }
             }
             out.evicted.push(Evicted {
                 offset: off,

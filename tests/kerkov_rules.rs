@@ -1096,3 +1096,19 @@ fn j5_step_protocol_matches_run_sync() {
     assert_eq!(a.to_json(), b.to_json());
     let _ = Block::Text { text: String::new() };
 }
+
+/// E-2, Y-5: OpenAI chat has no error flag, so a failed result is read from its body;
+/// once evicted to its handle, the summarizer's copy still says it failed.
+#[test]
+fn e2_y5_evicted_failed_openai_result_keeps_its_error_status() {
+    let body = format!("Error: test suite crashed\n{}", "at frame\n".repeat(600));
+    let rows = vec![
+        sys("sys"), user("run the tests"), calls(&[("c1", "run_tests", "{}")]),
+        json!({ "role": "tool", "tool_call_id": "c1", "content": body, "artifact_ref": "artifact#9" }),
+        asst("it failed"), user("u"), asst("a"), user("u"), asst("a"), user("u"), asst("a"),
+    ];
+    let (o, reqs) = run(Format::OpenaiChat, json!(rows), kerkov(), over());
+    assert_eq!(o.status, "compacted", "{}", o.reason);
+    let text = req_text(&reqs[0]);
+    assert!(text.contains("<- result of run_tests c1 ERROR: artifact#9"), "{text}");
+}
