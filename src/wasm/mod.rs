@@ -871,11 +871,16 @@ pub(crate) async fn deliver(outcome: &Outcome, out: Vec<String>, mut side: Side,
         };
         drop(out);
         let state = serde_json::to_string(&outcome.state).map_err(|e| js_error(&Error::invalid(e.to_string())))?;
+        // the hook that failed: `memory_failed` for a memory store or embedder, else the summarizer's
+        let code = match &outcome.error {
+            Some(inner) if inner.code == ErrorCode::MemoryFailed => ErrorCode::MemoryFailed,
+            _ => ErrorCode::SummaryFailed,
+        };
         let err = if err.is_object() {
             err
         } else {
             // a callback threw a non-object (a string, a number): wrap it so it can carry the state
-            let wrapped = js_error(&Error::new(ErrorCode::SummaryFailed, format!("summary_failed: {}", err.as_string().unwrap_or_else(|| js_type(&err)))));
+            let wrapped = js_error(&Error::new(code, format!("{}: {}", code.as_str(), err.as_string().unwrap_or_else(|| js_type(&err)))));
             let _ = Reflect::set(&wrapped, &"cause".into(), &err);
             wrapped
         };

@@ -358,3 +358,11 @@ test('Y-5 break5 1: an openai-chat tool result given as a plain string that open
     assert.ok(read.length > 0 && read.every((l) => !/failed/.test(l)), s)
   }
 })
+
+test('M-1 W-3: a memory hook that throws a non-Error rejects with memory_failed (not summary_failed), the thrown value as cause', async () => {
+  const msgs = [{ role: 'user', content: 'first task please do X' }, { role: 'assistant', content: 'ok ' + 'x'.repeat(3000) }, { role: 'user', content: 'second' }, { role: 'assistant', content: 'done ' + 'y'.repeat(3000) }, { role: 'user', content: 'third' }]
+  const c = new ContextCompactor({ format: 'openai-chat', contextWindow: 2000 })
+  for (const thrown of ['a string', 42]) {
+    await assert.rejects(c.compact(null, msgs, { force: true, memory: { add () { throw thrown } } }), (e) => e.code === 'memory_failed' && e.cause === thrown && e.state != null)
+  }
+})
