@@ -407,3 +407,38 @@ fn n5_a_patch_of_many_headers_names_each_file_once() {
     assert_eq!(found[0].0, "src/f0.rs");
     assert_eq!(found[29_999].0, "src/f29999.rs");
 }
+
+/// M-1 (tester finding 8): an Anthropic web fetch and a code execution server result
+/// reach memory when folded: the fetched URL and its text, the run's stdout and return
+/// code; a failed fetch names its error.
+#[test]
+fn m1_anthropic_web_fetch_and_code_execution_results_reach_memory_when_folded() {
+    use context_compactor::memory::{recall, Index};
+    let mut rows = vec![
+        json!({ "role": "user", "content": "Read the changelog page and count its releases." }),
+        json!({ "role": "assistant", "content": [
+            { "type": "server_tool_use", "id": "srvtoolu_F1", "name": "web_fetch", "input": { "url": "https://example.com/changelog" } },
+            { "type": "web_fetch_tool_result", "tool_use_id": "srvtoolu_F1", "content": { "type": "web_fetch_result", "url": "https://example.com/changelog", "retrieved_at": "2026-11-30", "content": { "type": "document", "title": "Changelog", "source": { "type": "text", "media_type": "text/plain", "data": "Release 4.2 fixed the flaky uploader. Release 4.1 added dark mode." } } } },
+            { "type": "server_tool_use", "id": "srvtoolu_C1", "name": "code_execution", "input": { "code": "print(len(releases))" } },
+            { "type": "code_execution_tool_result", "tool_use_id": "srvtoolu_C1", "content": { "type": "code_execution_result", "stdout": "releases counted: 17\n", "stderr": "", "return_code": 0 } },
+            { "type": "server_tool_use", "id": "srvtoolu_F2", "name": "web_fetch", "input": { "url": "https://example.com/private" } },
+            { "type": "web_fetch_tool_result", "tool_use_id": "srvtoolu_F2", "content": { "type": "web_fetch_tool_result_error", "error_code": "url_not_accessible" } },
+            { "type": "text", "text": "The page lists 17 releases." }
+        ] }),
+    ];
+    for i in 0..10 {
+        rows.push(json!({ "role": "user", "content": format!("next question {i}") }));
+        rows.push(json!({ "role": "assistant", "content": format!("answer {i} {}", "w".repeat(2_500)) }));
+    }
+    let o = compact_hooked(Format::Anthropic, json!({ "system": "s", "messages": rows }), 16_000, "Answered questions.");
+    assert_eq!(o.status, "compacted", "{}", o.reason);
+    let records = o.memory.as_ref().expect("memory batch").records.clone();
+    let of = |id: &str| records.iter().find(|r| r.call_id.as_deref() == Some(id)).map(|r| r.content.clone()).unwrap_or_default();
+    assert!(of("srvtoolu_F1").contains("fetched https://example.com/changelog") && of("srvtoolu_F1").contains("Release 4.2 fixed the flaky uploader."), "{records:#?}");
+    assert!(of("srvtoolu_C1").contains("releases counted: 17") && of("srvtoolu_C1").contains("return code 0"), "{records:#?}");
+    assert_eq!(of("srvtoolu_F2"), "web_fetch failed: url_not_accessible");
+    let mut index = Index::new();
+    index.add(records).expect("index");
+    let hits = recall(&index, "s", "what did the fetched changelog say about the uploader?", Some(3)).hits;
+    assert!(hits.iter().any(|h| h.call_id.as_deref() == Some("srvtoolu_F1")), "{hits:#?}");
+}

@@ -92,6 +92,37 @@ fn search_result_text(b: &Value) -> String {
     t
 }
 
+/// The text memory reads of a web fetch or code execution server result (M-1): the
+/// fetched URL and its document text; a run's stdout, stderr and return code; or
+/// `<tool> failed: <error_code>`.
+fn server_result_text(tool: &str, content: Option<&Value>) -> String {
+    let Some(c) = content else { return String::new() };
+    let str_of = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).filter(|s| !s.trim().is_empty()).map(str::to_string);
+    if let Some(code) = str_of(c, "error_code") {
+        return format!("{tool} failed: {code}");
+    }
+    let mut lines = Vec::new();
+    if let Some(url) = str_of(c, "url") {
+        lines.push(format!("fetched {url}"));
+    }
+    let doc = c.get("content").unwrap_or(&Value::Null);
+    if let Some(title) = str_of(doc, "title") {
+        lines.push(title);
+    }
+    if let Some(data) = doc.get("source").and_then(|s| str_of(s, "data")).filter(|_| doc.get("source").and_then(|s| s.get("type")).and_then(Value::as_str) == Some("text")) {
+        lines.push(data);
+    }
+    for k in ["stdout", "stderr", "content"] {
+        if let Some(t) = str_of(c, k) {
+            lines.push(format!("{k}:\n{t}"));
+        }
+    }
+    if let Some(n) = c.get("return_code").and_then(Value::as_i64) {
+        lines.push(format!("return code {n}"));
+    }
+    lines.join("\n")
+}
+
 /// One server web search of an Anthropic assistant message (M-1): a
 /// `web_search_tool_result` block, with the `server_tool_use` block of its id.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -145,6 +176,15 @@ pub fn server_search(raw: &Value) -> (Vec<ServerSearch>, Vec<String>) {
                     _ => Vec::new(),
                 };
                 searches.push(ServerSearch { call_id, tool, query, text: lines.join("\n") });
+            }
+            Some(ty @ ("web_fetch_tool_result" | "code_execution_tool_result" | "bash_code_execution_tool_result" | "text_editor_code_execution_tool_result")) => {
+                let Some(call_id) = str_of(b, "tool_use_id") else { continue };
+                let call = blocks.iter().find(|c| c.get("type").and_then(Value::as_str) == Some("server_tool_use") && c.get("id").and_then(Value::as_str) == Some(call_id.as_str()));
+                let fallback = ty.trim_end_matches("_tool_result");
+                let tool = call.and_then(|c| str_of(c, "name")).unwrap_or_else(|| fallback.to_string());
+                let input = call.and_then(|c| c.get("input"));
+                let query = input.and_then(|i| str_of(i, "url").or_else(|| str_of(i, "code")).or_else(|| str_of(i, "command")));
+                searches.push(ServerSearch { call_id, tool: tool.clone(), query, text: server_result_text(&tool, b.get("content")) });
             }
             Some("text") => {
                 for c in b.get("citations").and_then(Value::as_array).into_iter().flatten() {

@@ -270,9 +270,10 @@ fn with_media_names(m: &Message) -> String {
 
 /// The server web searches and the citation lines of an Anthropic assistant row
 /// ([`crate::formats::anthropic::server_search`], M-1); its JSON is parsed only when a
-/// block of it is a `web_search_tool_result` or its text holds a `cited_text`.
+/// block of it is a server tool's result (web search, web fetch, code execution) or its
+/// text holds a `cited_text`.
 fn server_searches(m: &Message) -> (Vec<crate::formats::anthropic::ServerSearch>, Vec<String>) {
-    let searched = m.blocks.iter().any(|b| matches!(b, Block::Opaque { kind, .. } if kind == "web_search_tool_result"));
+    let searched = m.blocks.iter().any(|b| matches!(b, Block::Opaque { kind, .. } if kind.ends_with("_tool_result") && (kind.starts_with("web_") || kind.contains("code_execution"))));
     if m.role != Role::Assistant || !(searched || m.raw.get().contains("\"cited_text\"")) {
         return (Vec::new(), Vec::new());
     }
