@@ -442,3 +442,25 @@ fn m1_anthropic_web_fetch_and_code_execution_results_reach_memory_when_folded() 
     let hits = recall(&index, "s", "what did the fetched changelog say about the uploader?", Some(3)).hits;
     assert!(hits.iter().any(|h| h.call_id.as_deref() == Some("srvtoolu_F1")), "{hits:#?}");
 }
+
+/// M-1 (tester finding 9): an OpenAI Responses `mcp_call` item's output and error reach
+/// memory when folded, named by its server and tool.
+#[test]
+fn m1_responses_mcp_call_output_and_error_reach_memory_when_folded() {
+    let mut items = vec![
+        json!({ "type": "message", "role": "user", "content": [{ "type": "input_text", "text": "What is open in Jira?" }] }),
+        json!({ "type": "mcp_call", "id": "mcp_1", "server_label": "jira", "name": "search_issues", "arguments": "{\"jql\":\"status=open\"}", "output": "OPS-1: Prod outage in the billing service" }),
+        json!({ "type": "mcp_call", "id": "mcp_2", "server_label": "jira", "name": "get_issue", "arguments": "{\"key\":\"OPS-2\"}", "error": "Jira 401: token expired" }),
+        json!({ "type": "message", "role": "assistant", "content": [{ "type": "output_text", "text": "One outage is open." }] }),
+    ];
+    for i in 0..10 {
+        items.push(json!({ "type": "message", "role": "user", "content": [{ "type": "input_text", "text": format!("next {i}") }] }));
+        items.push(json!({ "type": "message", "role": "assistant", "content": [{ "type": "output_text", "text": format!("answer {i} {}", "w".repeat(2_500)) }] }));
+    }
+    let o = compact_hooked(Format::OpenaiResponses, json!(items), 16_000, "Answered.");
+    assert_eq!(o.status, "compacted", "{}", o.reason);
+    let records = o.memory.as_ref().expect("memory batch").records.clone();
+    let of = |id: &str| records.iter().find(|r| r.call_id.as_deref() == Some(id)).map(|r| (r.tool_name.clone(), r.content.clone()));
+    assert_eq!(of("mcp_1"), Some((Some("jira.search_issues".to_string()), "OPS-1: Prod outage in the billing service".to_string())), "{records:#?}");
+    assert_eq!(of("mcp_2").map(|x| x.1), Some("mcp call failed: Jira 401: token expired".to_string()));
+}

@@ -274,6 +274,9 @@ fn with_media_names(m: &Message) -> String {
 /// text holds a `cited_text`.
 fn server_searches(m: &Message) -> (Vec<crate::formats::anthropic::ServerSearch>, Vec<String>) {
     let searched = m.blocks.iter().any(|b| matches!(b, Block::Opaque { kind, .. } if kind.ends_with("_tool_result") && (kind.starts_with("web_") || kind.contains("code_execution"))));
+    if m.role == Role::Assistant && matches!(m.blocks.as_slice(), [Block::Opaque { kind, .. }] if kind == "mcp_call") {
+        return (mcp_call(m).into_iter().collect(), Vec::new());
+    }
     if m.role != Role::Assistant || !(searched || m.raw.get().contains("\"cited_text\"")) {
         return (Vec::new(), Vec::new());
     }
@@ -281,6 +284,25 @@ fn server_searches(m: &Message) -> (Vec<crate::formats::anthropic::ServerSearch>
         Ok(v) => crate::formats::anthropic::server_search(&v),
         Err(_) => (Vec::new(), Vec::new()),
     }
+}
+
+/// An OpenAI Responses `mcp_call` item (the call and its answer in one item, run by the
+/// provider): its output, or `mcp call failed: <error>`, as a server tool's result (M-1,
+/// tester finding 9), named `<server_label>.<name>`, its arguments as the context.
+fn mcp_call(m: &Message) -> Option<crate::formats::anthropic::ServerSearch> {
+    let v: serde_json::Value = serde_json::from_str(m.raw.get()).ok()?;
+    let s = |k: &str| v.get(k).and_then(serde_json::Value::as_str).filter(|t| !t.trim().is_empty());
+    let tool = match (s("server_label"), s("name")) {
+        (Some(l), Some(n)) => format!("{l}.{n}"),
+        (None, Some(n)) => n.to_string(),
+        _ => "mcp_call".to_string(),
+    };
+    let text = match (s("error"), s("output")) {
+        (Some(e), _) => format!("mcp call failed: {e}"),
+        (None, Some(o)) => o.to_string(),
+        (None, None) => return None,
+    };
+    Some(crate::formats::anthropic::ServerSearch { call_id: s("id").unwrap_or("").to_string(), tool, query: s("arguments").map(str::to_string), text })
 }
 
 /// What every row's records are read against.
