@@ -357,3 +357,27 @@ fn y5_go_and_jest_failure_openings_are_failures() {
     assert!(!text_reports_failure("PASS src/app.test.ts"));
     assert!(!text_reports_failure("ok  \texample.com/p\t0.01s\n--- FAIL: later line is content"));
 }
+
+/// Issue 13 (§7, tester finding 13): an agent's decisions worded as chose / going with /
+/// opted / switched / we will are decision lines of the handoff.
+#[test]
+fn n5_decisions_worded_chose_going_with_opted_switched_are_kept() {
+    let said = [
+        "We chose Postgres over MySQL for the ledger.",
+        "Going with option B for the retry policy.",
+        "Switched the queue to SQS.",
+        "Opted for gRPC between the services.",
+        "We will use Redis 7 for the cache.",
+    ];
+    let mut rows = vec![json!({ "role": "user", "content": "Design the backend." })];
+    for s in said {
+        rows.push(json!({ "role": "assistant", "content": s }));
+        rows.push(json!({ "role": "user", "content": "ok" }));
+    }
+    let t = decode(Format::OpenaiChat, Value::Array(rows)).expect("decode");
+    let s = handoff_summary(&facts(&t), 8192);
+    let decisions = section(&s, 7);
+    for d in said {
+        assert!(decisions.contains(d), "{d:?} in §7:\n{decisions}");
+    }
+}

@@ -376,9 +376,10 @@ pub const CJK_CONSTRAINT_WORDS: [&str; 29] = [
 
 /// Phrases that mark an assistant sentence as a decision or finding, matched
 /// case-insensitively.
-pub const DECISION_WORDS: [&str; 21] = [
+pub const DECISION_WORDS: [&str; 28] = [
     "i'll", "i will", "decided", "decide", "found", "the cause", "root cause", "because", "the issue is", "the problem is", "turns out", "conclude",
-    "the fix", "instead of", "suggests", "this means", "looks like", "it seems", "we need to", "we should", "confirmed",
+    "the fix", "instead of", "suggests", "this means", "looks like", "it seems", "we need to", "we should", "confirmed", "chose", "chosen",
+    "going with", "opted", "switched", "we will", "we'll",
 ];
 
 /// Phrases that mark an assistant sentence as a finding: what a check showed, what ran
