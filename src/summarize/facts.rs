@@ -1074,6 +1074,35 @@ fn looks_like_path(w: &str) -> bool {
     }
 }
 
+/// The command a shell call runs, for telling two calls apart (§5): a `bash -lc` /
+/// `sh -c` wrapper (and the quotes around its script) and leading `cd DIR &&` steps are
+/// dropped, and runs of whitespace become one space. `bash -lc "cd /repo && npm test"`
+/// and `npm test` give the same text; `npm run build` and `npm run lint` do not.
+pub fn core_command(command: &str) -> String {
+    let mut t = command.split_whitespace().collect::<Vec<_>>().join(" ");
+    loop {
+        let before = t.len();
+        let mut w = t.splitn(3, ' ');
+        let (first, flag, rest) = (w.next().unwrap_or(""), w.next().unwrap_or(""), w.next().unwrap_or(""));
+        let shell = matches!(first.rsplit('/').next().unwrap_or(""), "bash" | "sh" | "zsh" | "dash");
+        if shell && flag.starts_with('-') && flag.ends_with('c') && !rest.is_empty() {
+            let r = rest.trim();
+            let unq = ['"', '\''].iter().find_map(|q| r.strip_prefix(*q).and_then(|x| x.strip_suffix(*q)).filter(|x| !x.contains(*q)));
+            t = unq.unwrap_or(r).trim().to_string();
+        }
+        if let Some(after) = t.strip_prefix("cd ") {
+            if let Some((dir, tail)) = after.split_once("&&") {
+                if !dir.trim().is_empty() && !dir.contains([';', '|']) && !tail.trim().is_empty() {
+                    t = tail.trim().to_string();
+                }
+            }
+        }
+        if t.len() == before {
+            return t;
+        }
+    }
+}
+
 /// The file paths named in a shell command's words (quotes stripped).
 pub fn command_paths(command: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
@@ -1666,8 +1695,9 @@ impl Facts {
     }
 
     /// Errors and how they were resolved (§5): each call that failed or whose output
-    /// holds a root-cause line ([`Call::cause`]), with the later call of the same tool on
-    /// the same path (or the same command; for calls naming no path, the same arguments)
+    /// holds a root-cause line ([`Call::cause`]), with the later call of the same tool
+    /// running the same command ([`core_command`]; else on the same path; for calls naming
+    /// neither, with the same arguments)
     /// that succeeded with no root-cause line, if one followed, and the file edits made in
     /// between.
     pub fn errors(&self) -> Vec<ErrorFix<'_>> {
@@ -1679,7 +1709,10 @@ impl Facts {
             let same = |d: &Call| {
                 d.name == c.name
                     && match (&c.command, &d.command) {
-                        (Some(a), Some(b)) => a.split_whitespace().take(2).eq(b.split_whitespace().take(2)),
+                        // the same command, whole (breaker finding: the first two words made
+                        // `ls` resolve a failed `bash -lc "git push origin main"`)
+                        (Some(a), Some(b)) => core_command(a) == core_command(b),
+                        (Some(_), None) => false,
                         // neither names a path: the same arguments (break5 finding 7: a
                         // later weather call for Paris does not resolve a failed one for Rome)
                         _ if c.paths.is_empty() && d.paths.is_empty() => c.arguments == d.arguments,
