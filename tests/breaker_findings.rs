@@ -122,3 +122,58 @@ fn y5_a_failed_path_call_is_resolved_by_a_later_success_on_the_path() {
     let e = error_entry(&f, "e1");
     assert!(e.contains("resolved: a later Edit call (e2) succeeded"), "{e}");
 }
+
+/// A chat session of one call per (id, tool, output), each given the error flag.
+fn failed_calls(calls: &[(&str, &str, &str)]) -> Facts {
+    let mut d = vec![json!({"role": "user", "content": "go"})];
+    for (id, name, out) in calls {
+        d.push(json!({"role": "assistant", "content": null, "tool_calls": [{"id": id, "type": "function", "function": {"name": name, "arguments": "{\"x\":1}"}}]}));
+        d.push(json!({"role": "tool", "tool_call_id": id, "content": out}));
+    }
+    d.push(json!({"role": "assistant", "content": "done"}));
+    let t = formats::decode(Format::OpenaiChat, Value::Array(d)).unwrap();
+    let mut msgs = t.messages.clone();
+    for m in msgs.iter_mut() {
+        for b in m.blocks.iter_mut() {
+            if let context_compactor::transcript::Block::ToolResult { is_error, .. } = b {
+                *is_error = true;
+            }
+        }
+    }
+    let rows: Vec<(usize, &Message)> = msgs.iter().enumerate().collect();
+    Facts::read(&rows, &|_, _, _| None)
+}
+
+fn failed_line(f: &Facts, id: &str) -> String {
+    let c = f.calls.iter().find(|c| c.id == id).unwrap_or_else(|| panic!("{id}"));
+    c.outcome.describe()
+}
+
+/// Y-5 / N-5 (breaker finding 2): a failed JSON object body is named by its message, not
+/// by its first line `{` nor by 200 bytes of the fields before the message.
+#[test]
+fn n5_failed_json_body_is_named_by_its_message() {
+    let long = format!("{{\"ok\":false,\"request_id\":\"req_{}\",\"meta\":{{\"region\":\"eu-west-1\"}},\"error\":{{\"code\":\"token_expired\",\"message\":\"OAuth token expired at 16:59\"}}}}", "9".repeat(240));
+    let f = failed_calls(&[
+        ("j1", "http_get", "{\n  \"status\": \"error\",\n  \"message\": \"quota exceeded\"\n}"),
+        ("j2", "gql", "{\n  \"data\": null,\n  \"errors\": [\n    {\n      \"message\": \"Not authorized\",\n      \"locations\": [{\"line\": 1}]\n    }\n  ]\n}"),
+        ("j3", "create_user", &long),
+        ("j4", "api", "{\"status\": 500, \"error\": \"Internal Server Error\", \"message\": \"later\"}"),
+        ("j5", "api", "{\"Status\": \"Error\", \"Message\": \"bad key\"}"),
+        ("j6", "api", "{\"detail\": \"Not found.\"}"),
+        ("j7", "api", "{\"success\": false, \"reason\": \"quota\"}"),
+        ("j8", "api", "{\"error\": true, \"code\": 7}"),
+    ]);
+    assert_eq!(failed_line(&f, "j1"), "failed: message: quota exceeded");
+    assert_eq!(failed_line(&f, "j2"), "failed: errors: Not authorized");
+    assert_eq!(failed_line(&f, "j3"), "failed: error: OAuth token expired at 16:59");
+    assert_eq!(failed_line(&f, "j4"), "failed: error: Internal Server Error");
+    assert_eq!(failed_line(&f, "j5"), "failed: Message: bad key");
+    assert_eq!(failed_line(&f, "j6"), "failed: detail: Not found.");
+    assert_eq!(failed_line(&f, "j7"), "failed: reason: quota");
+    // no message to name: the first line, as before
+    assert_eq!(failed_line(&f, "j8"), "failed: {\"error\": true, \"code\": 7}");
+    // bounded: a long message is clipped
+    let f = failed_calls(&[("j9", "api", &format!("{{\"message\": \"{}\"}}", "m".repeat(5_000)))]);
+    assert!(failed_line(&f, "j9").len() < 260, "{}", failed_line(&f, "j9"));
+}

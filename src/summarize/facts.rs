@@ -1385,6 +1385,9 @@ pub fn error_line(text: &str) -> String {
             }
         }
     }
+    if let Some(m) = json_error_message(head) {
+        return m;
+    }
     let body: Vec<&str> = text.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
     let wrapper = |l: &str| {
         let l = l.to_ascii_lowercase();
@@ -1397,6 +1400,41 @@ pub fn error_line(text: &str) -> String {
         None if body.iter().any(|l| l.eq_ignore_ascii_case("output:")) => String::new(),
         None => body.first().copied().unwrap_or("").to_string(),
     }
+}
+
+/// The message of a failed JSON object body ([`error_line`]), as `key: value` (the
+/// value clipped to 160 bytes): the first of `error` (a string, or its `message`),
+/// `message`, `errors[0].message` (GraphQL), `detail`, `reason`, keys in any ASCII case.
+/// `None` when the text is not one JSON object (of at most 1 MB) or holds none of them:
+/// a pretty-printed body's first line is `{`, a compact one's message may lie past 200
+/// bytes of other fields.
+fn json_error_message(head: &str) -> Option<String> {
+    if !head.starts_with('{') || !head.trim_end().ends_with('}') || head.len() > 1 << 20 {
+        return None;
+    }
+    let Ok(obj @ Value::Object(_)) = serde_json::from_str::<Value>(head) else { return None };
+    fn get<'v>(v: &'v Value, key: &str) -> Option<(&'v str, &'v Value)> {
+        v.as_object()?.iter().find(|(k, _)| k.eq_ignore_ascii_case(key)).map(|(k, v)| (k.as_str(), v))
+    }
+    let text = |v: &Value| v.as_str().map(str::trim).filter(|s| !s.is_empty()).map(str::to_string);
+    let said = |key: &str, inner: Option<&str>| {
+        let (k, v) = get(&obj, key)?;
+        let v = if key == "errors" { v.get(0)? } else { v };
+        let m = match inner {
+            Some(i) if key == "errors" => get(v, i).and_then(|(_, m)| text(m)),
+            Some(i) => text(v).or_else(|| get(v, i).and_then(|(_, m)| text(m))),
+            None => text(v),
+        }?;
+        Some((k.to_string(), m))
+    };
+    let found = said("error", Some("message"))
+        .or_else(|| said("message", None))
+        .or_else(|| said("errors", Some("message")))
+        .or_else(|| said("detail", None))
+        .or_else(|| said("reason", None));
+    let (k, m) = found?;
+    let line = m.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("");
+    Some(format!("{k}: {}", truncate(line, 160)))
 }
 
 /// [`error_line`] of an output's non-blank trimmed lines (at least one).
