@@ -177,3 +177,22 @@ fn n5_failed_json_body_is_named_by_its_message() {
     let f = failed_calls(&[("j9", "api", &format!("{{\"message\": \"{}\"}}", "m".repeat(5_000)))]);
     assert!(failed_line(&f, "j9").len() < 260, "{}", failed_line(&f, "j9"));
 }
+
+/// Y-5 / N-5 (breaker finding 3): the error line of gcc (its `: error:` diagnostic, not
+/// the command echoed first), Go (past the `# pkg` header), Maven (its `[ERROR]` line,
+/// not `[INFO]`) and Terraform (ANSI colour codes and box marks stripped).
+#[test]
+fn n5_error_line_of_gcc_go_maven_and_terraform() {
+    let f = failed_calls(&[
+        ("g1", "bash", "gcc -o app main.c\nmain.c:3:5: error: use of undeclared identifier 'y'\n1 error generated.\nmake: *** [app] Error 1\nexit code 2"),
+        ("g2", "bash", "# example.com/app\n./main.go:5:2: undefined: foo\nexit status 1"),
+        ("g3", "bash", "[INFO] Scanning for projects...\n[ERROR] Failed to execute goal surefire:3.0:test (default-test): There are test failures.\nexit code 1"),
+        ("g4", "bash", "\u{1b}[31m╷\u{1b}[0m\n\u{1b}[31m│\u{1b}[0m \u{1b}[1m\u{1b}[31mError: \u{1b}[0m\u{1b}[1mError creating S3 bucket: BucketAlreadyExists\u{1b}[0m\nexit code 1"),
+        ("g5", "bash", "cc main.c\nmain.c:1:10: fatal error: 'x.h' file not found\nexit code 1"),
+    ]);
+    assert_eq!(failed_line(&f, "g1"), "failed (exit 2): main.c:3:5: error: use of undeclared identifier 'y'");
+    assert_eq!(failed_line(&f, "g2"), "failed (exit 1): ./main.go:5:2: undefined: foo");
+    assert_eq!(failed_line(&f, "g3"), "failed (exit 1): [ERROR] Failed to execute goal surefire:3.0:test (default-test): There are test failures.");
+    assert_eq!(failed_line(&f, "g4"), "failed (exit 1): Error: Error creating S3 bucket: BucketAlreadyExists");
+    assert_eq!(failed_line(&f, "g5"), "failed (exit 1): main.c:1:10: fatal error: 'x.h' file not found");
+}

@@ -1372,10 +1372,15 @@ fn outcome_of(text: &str, is_error: bool) -> Outcome {
 ///   first `error:` / `error[E0425]: ...` / `fatal: ...` / `FAILED ...` / Rust panic line
 ///   (a panic whose message is on the next line, as Rust writes it since 1.73, is given
 ///   with it: `thread 'main' panicked at src/main.rs:2:5: boom`);
-/// - npm's message line further down (`npm run` prints the script's own lines first);
 /// - SWE-agent's refused edit: its first sentence and the first item of its `ERRORS:`
 ///   list (`Your proposed edit has introduced new syntax error(s): E999 IndentationError: ...`);
-/// - the first line.
+/// - a compiler diagnostic (`main.c:3:5: error: ...`, `: fatal error:`), else Maven's
+///   `[ERROR] ...` line;
+/// - npm's message line further down (`npm run` prints the script's own lines first);
+/// - the first line that is not a `# pkg` header (Go), else the first line.
+///
+/// A JSON object body is named by its message first ([`json_error_message`]). ANSI
+/// escape sequences and Terraform's `│ ╷ ╵` frame marks are dropped from the lines.
 pub fn error_line(text: &str) -> String {
     let head = text.trim_start();
     if head.starts_with("{\"output\"") || head.starts_with("{ \"output\"") {
@@ -1388,7 +1393,9 @@ pub fn error_line(text: &str) -> String {
     if let Some(m) = json_error_message(head) {
         return m;
     }
-    let body: Vec<&str> = text.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+    let plain = strip_ansi(text);
+    // Terraform frames its diagnostics with box-drawing marks at line starts
+    let body: Vec<&str> = plain.lines().map(|l| l.trim_matches(|c: char| c.is_whitespace() || matches!(c, '│' | '╷' | '╵'))).filter(|l| !l.is_empty()).collect();
     let wrapper = |l: &str| {
         let l = l.to_ascii_lowercase();
         l.starts_with("exit code") || l.starts_with("wall time") || l.starts_with("total output lines") || l == "output:"
@@ -1462,7 +1469,40 @@ fn informative_line(lines: &[&str]) -> String {
             return format!("{said}: {item}");
         }
     }
-    npm_line(lines).unwrap_or(first).to_string()
+    // a compiler diagnostic (`main.c:3:5: error: ...`, gcc / clang), else Maven's
+    // `[ERROR] ...` line, else npm's message, else the first line that is not a `# pkg`
+    // header (Go prints the package before its errors)
+    let diagnostic = lines.iter().find(|l| l.contains(": error:") || l.contains(": fatal error:"));
+    let maven = || lines.iter().find(|l| l.starts_with("[ERROR]"));
+    let header = |l: &&&str| l.starts_with("# ");
+    diagnostic.or_else(maven).copied().or_else(|| npm_line(lines)).or_else(|| lines.iter().find(|l| !header(l)).copied()).unwrap_or(first).to_string()
+}
+
+/// `text` without ANSI escape sequences (`ESC [ params final`, as colouring tools such as
+/// Terraform write them; a lone `ESC` is dropped too). Borrowed when there is none.
+fn strip_ansi(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains('\x1b') {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\x1b' {
+            out.push(c);
+            continue;
+        }
+        if chars.peek() == Some(&'[') {
+            chars.next();
+            // parameter and intermediate bytes, then one final byte in @..~
+            while let Some(&n) = chars.peek() {
+                chars.next();
+                if ('@'..='~').contains(&n) {
+                    break;
+                }
+            }
+        }
+    }
+    std::borrow::Cow::Owned(out)
 }
 
 /// The message of an npm log line (`npm ERR! ...`, `npm error ...`), trimmed; `None`
