@@ -1379,7 +1379,7 @@ fn outcome_of(text: &str, is_error: bool) -> Outcome {
 /// - npm's message line further down (`npm run` prints the script's own lines first);
 /// - the first line that is not a `# pkg` header (Go), else the first line.
 ///
-/// A JSON object body is named by its message first ([`json_error_message`]). ANSI
+/// A JSON object body is named by its message first (`json_error_message`). ANSI
 /// escape sequences and Terraform's `│ ╷ ╵` frame marks are dropped from the lines.
 pub fn error_line(text: &str) -> String {
     let head = text.trim_start();
