@@ -273,7 +273,7 @@ fn y5_openai_error_outputs_and_langchain_status_are_named_ran_and_failed() {
     let cases: Vec<(Value, Option<&str>)> = vec![
         (result("c2", "Error: reservation not found"), Some("Error: reservation not found")),
         (result("c2", "Traceback (most recent call last):\n  File \"x.py\", line 1\nZeroDivisionError: division by zero"), Some("ZeroDivisionError: division by zero")),
-        (result("c2", "{\"error\": \"User not found\"}"), Some("{\"error\": \"User not found\"}")),
+        (result("c2", "{\"error\": \"User not found\"}"), Some("error: User not found")),
         (result("c2", "ENOENT: no such file or directory, open '/r/x'"), Some("ENOENT: no such file or directory")),
         (json!({ "role": "tool", "tool_call_id": "c2", "content": "permission denied", "lc": { "type": "tool", "status": "error", "tool_call_id": "c2" } }), Some("permission denied")),
         (result("c2", "The error in parser.rs was fixed; 12 tests pass."), None),

@@ -1075,6 +1075,35 @@ fn looks_like_path(w: &str) -> bool {
     }
 }
 
+/// The command a shell call runs, for telling two calls apart (§5): a `bash -lc` /
+/// `sh -c` wrapper (and the quotes around its script) and leading `cd DIR &&` steps are
+/// dropped, and runs of whitespace become one space. `bash -lc "cd /repo && npm test"`
+/// and `npm test` give the same text; `npm run build` and `npm run lint` do not.
+pub fn core_command(command: &str) -> String {
+    let mut t = command.split_whitespace().collect::<Vec<_>>().join(" ");
+    loop {
+        let before = t.len();
+        let mut w = t.splitn(3, ' ');
+        let (first, flag, rest) = (w.next().unwrap_or(""), w.next().unwrap_or(""), w.next().unwrap_or(""));
+        let shell = matches!(first.rsplit('/').next().unwrap_or(""), "bash" | "sh" | "zsh" | "dash");
+        if shell && flag.starts_with('-') && flag.ends_with('c') && !rest.is_empty() {
+            let r = rest.trim();
+            let unq = ['"', '\''].iter().find_map(|q| r.strip_prefix(*q).and_then(|x| x.strip_suffix(*q)).filter(|x| !x.contains(*q)));
+            t = unq.unwrap_or(r).trim().to_string();
+        }
+        if let Some(after) = t.strip_prefix("cd ") {
+            if let Some((dir, tail)) = after.split_once("&&") {
+                if !dir.trim().is_empty() && !dir.contains([';', '|']) && !tail.trim().is_empty() {
+                    t = tail.trim().to_string();
+                }
+            }
+        }
+        if t.len() == before {
+            return t;
+        }
+    }
+}
+
 /// The file paths named in a shell command's words (quotes stripped).
 pub fn command_paths(command: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
@@ -1344,10 +1373,15 @@ fn outcome_of(text: &str, is_error: bool) -> Outcome {
 ///   first `error:` / `error[E0425]: ...` / `fatal: ...` / `FAILED ...` / Rust panic line
 ///   (a panic whose message is on the next line, as Rust writes it since 1.73, is given
 ///   with it: `thread 'main' panicked at src/main.rs:2:5: boom`);
-/// - npm's message line further down (`npm run` prints the script's own lines first);
 /// - SWE-agent's refused edit: its first sentence and the first item of its `ERRORS:`
 ///   list (`Your proposed edit has introduced new syntax error(s): E999 IndentationError: ...`);
-/// - the first line.
+/// - a compiler diagnostic (`main.c:3:5: error: ...`, `: fatal error:`), else Maven's
+///   `[ERROR] ...` line;
+/// - npm's message line further down (`npm run` prints the script's own lines first);
+/// - the first line that is not a `# pkg` header (Go), else the first line.
+///
+/// A JSON object body is named by its message first (`json_error_message`). ANSI
+/// escape sequences and Terraform's `│ ╷ ╵` frame marks are dropped from the lines.
 pub fn error_line(text: &str) -> String {
     let head = text.trim_start();
     if head.starts_with("{\"output\"") || head.starts_with("{ \"output\"") {
@@ -1357,7 +1391,12 @@ pub fn error_line(text: &str) -> String {
             }
         }
     }
-    let body: Vec<&str> = text.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+    if let Some(m) = json_error_message(head) {
+        return m;
+    }
+    let plain = strip_ansi(text);
+    // Terraform frames its diagnostics with box-drawing marks at line starts
+    let body: Vec<&str> = plain.lines().map(|l| l.trim_matches(|c: char| c.is_whitespace() || matches!(c, '│' | '╷' | '╵'))).filter(|l| !l.is_empty()).collect();
     let wrapper = |l: &str| {
         let l = l.to_ascii_lowercase();
         l.starts_with("exit code") || l.starts_with("wall time") || l.starts_with("total output lines") || l == "output:"
@@ -1369,6 +1408,41 @@ pub fn error_line(text: &str) -> String {
         None if body.iter().any(|l| l.eq_ignore_ascii_case("output:")) => String::new(),
         None => body.first().copied().unwrap_or("").to_string(),
     }
+}
+
+/// The message of a failed JSON object body ([`error_line`]), as `key: value` (the
+/// value clipped to 160 bytes): the first of `error` (a string, or its `message`),
+/// `message`, `errors[0].message` (GraphQL), `detail`, `reason`, keys in any ASCII case.
+/// `None` when the text is not one JSON object (of at most 1 MB) or holds none of them:
+/// a pretty-printed body's first line is `{`, a compact one's message may lie past 200
+/// bytes of other fields.
+fn json_error_message(head: &str) -> Option<String> {
+    if !head.starts_with('{') || !head.trim_end().ends_with('}') || head.len() > 1 << 20 {
+        return None;
+    }
+    let Ok(obj @ Value::Object(_)) = serde_json::from_str::<Value>(head) else { return None };
+    fn get<'v>(v: &'v Value, key: &str) -> Option<(&'v str, &'v Value)> {
+        v.as_object()?.iter().find(|(k, _)| k.eq_ignore_ascii_case(key)).map(|(k, v)| (k.as_str(), v))
+    }
+    let text = |v: &Value| v.as_str().map(str::trim).filter(|s| !s.is_empty()).map(str::to_string);
+    let said = |key: &str, inner: Option<&str>| {
+        let (k, v) = get(&obj, key)?;
+        let v = if key == "errors" { v.get(0)? } else { v };
+        let m = match inner {
+            Some(i) if key == "errors" => get(v, i).and_then(|(_, m)| text(m)),
+            Some(i) => text(v).or_else(|| get(v, i).and_then(|(_, m)| text(m))),
+            None => text(v),
+        }?;
+        Some((k.to_string(), m))
+    };
+    let found = said("error", Some("message"))
+        .or_else(|| said("message", None))
+        .or_else(|| said("errors", Some("message")))
+        .or_else(|| said("detail", None))
+        .or_else(|| said("reason", None));
+    let (k, m) = found?;
+    let line = m.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("");
+    Some(format!("{k}: {}", truncate(line, 160)))
 }
 
 /// [`error_line`] of an output's non-blank trimmed lines (at least one).
@@ -1396,7 +1470,40 @@ fn informative_line(lines: &[&str]) -> String {
             return format!("{said}: {item}");
         }
     }
-    npm_line(lines).unwrap_or(first).to_string()
+    // a compiler diagnostic (`main.c:3:5: error: ...`, gcc / clang), else Maven's
+    // `[ERROR] ...` line, else npm's message, else the first line that is not a `# pkg`
+    // header (Go prints the package before its errors)
+    let diagnostic = lines.iter().find(|l| l.contains(": error:") || l.contains(": fatal error:"));
+    let maven = || lines.iter().find(|l| l.starts_with("[ERROR]"));
+    let header = |l: &&&str| l.starts_with("# ");
+    diagnostic.or_else(maven).copied().or_else(|| npm_line(lines)).or_else(|| lines.iter().find(|l| !header(l)).copied()).unwrap_or(first).to_string()
+}
+
+/// `text` without ANSI escape sequences (`ESC [ params final`, as colouring tools such as
+/// Terraform write them; a lone `ESC` is dropped too). Borrowed when there is none.
+fn strip_ansi(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains('\x1b') {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\x1b' {
+            out.push(c);
+            continue;
+        }
+        if chars.peek() == Some(&'[') {
+            chars.next();
+            // parameter and intermediate bytes, then one final byte in @..~
+            while let Some(&n) = chars.peek() {
+                chars.next();
+                if ('@'..='~').contains(&n) {
+                    break;
+                }
+            }
+        }
+    }
+    std::borrow::Cow::Owned(out)
 }
 
 /// The message of an npm log line (`npm ERR! ...`, `npm error ...`), trimmed; `None`
@@ -1667,8 +1774,9 @@ impl Facts {
     }
 
     /// Errors and how they were resolved (§5): each call that failed or whose output
-    /// holds a root-cause line ([`Call::cause`]), with the later call of the same tool on
-    /// the same path (or the same command; for calls naming no path, the same arguments)
+    /// holds a root-cause line ([`Call::cause`]), with the later call of the same tool
+    /// running the same command ([`core_command`]; else on the same path; for calls naming
+    /// neither, with the same arguments)
     /// that succeeded with no root-cause line, if one followed, and the file edits made in
     /// between.
     pub fn errors(&self) -> Vec<ErrorFix<'_>> {
@@ -1680,7 +1788,10 @@ impl Facts {
             let same = |d: &Call| {
                 d.name == c.name
                     && match (&c.command, &d.command) {
-                        (Some(a), Some(b)) => a.split_whitespace().take(2).eq(b.split_whitespace().take(2)),
+                        // the same command, whole (breaker finding: the first two words made
+                        // `ls` resolve a failed `bash -lc "git push origin main"`)
+                        (Some(a), Some(b)) => core_command(a) == core_command(b),
+                        (Some(_), None) => false,
                         // neither names a path: the same arguments (break5 finding 7: a
                         // later weather call for Paris does not resolve a failed one for Rome)
                         _ if c.paths.is_empty() && d.paths.is_empty() => c.arguments == d.arguments,
