@@ -1622,18 +1622,22 @@ impl Facts {
                 _ => {}
             }
         }
-        // files, in order of first use
+        // files, in order of first use; the lookups are maps, so a call naming many
+        // distinct files (a patch of 100k headers: untrusted input) stays linear
+        let mut file_at: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
         for c in &f.calls {
             let action = action_of(&c.name);
+            let patched: std::collections::HashMap<&str, FileAction> = c.patched.iter().rev().map(|(q, a)| (q.as_str(), *a)).collect();
             for (k, p) in c.paths.iter().enumerate() {
                 // a command's words and a result's mentions are weaker than the argument itself
                 // what a patch does to its files is known exactly
-                let patched = c.patched.iter().find(|(q, _)| q == p).map(|(_, a)| *a);
+                let patched = patched.get(p.as_str()).copied();
                 let act = if let Some(a) = patched { a } else if c.command.is_some() { FileAction::Command } else if k > 0 && action == FileAction::Read { FileAction::Mentioned } else { action };
-                let at = match f.files.iter().position(|u| u.path == *p) {
-                    Some(i) => i,
+                let at = match file_at.get(p.as_str()) {
+                    Some(i) => *i,
                     None => {
                         f.files.push(FileUse { path: p.clone(), uses: Vec::new(), handles: Vec::new() });
+                        file_at.insert(p.clone(), f.files.len() - 1);
                         f.files.len() - 1
                     }
                 };

@@ -1,0 +1,85 @@
+//! Findings of the breaker session on Codex `apply_patch` calls: N-5 (the file-path floor),
+//! T-3 (the files a call touched), and untrusted input that must stay linear.
+
+mod common;
+use common::*;
+use context_compactor::config::Config;
+use context_compactor::engine::{Outcome, Reply};
+use context_compactor::formats::Format;
+use context_compactor::state::SessionState;
+use context_compactor::trigger::Signals;
+use serde_json::{json, Value};
+
+fn user(t: &str) -> Value {
+    json!({"type": "message", "role": "user", "content": [{"type": "input_text", "text": t}]})
+}
+fn asst(t: &str) -> Value {
+    json!({"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": t}]})
+}
+fn patch(id: &str, body: &str, out: &str) -> [Value; 2] {
+    [json!({"type": "custom_tool_call", "call_id": id, "name": "apply_patch", "input": body}), json!({"type": "custom_tool_call_output", "call_id": id, "output": out})]
+}
+
+fn compact(items: Vec<Value>, window: u64, host: Option<&str>) -> Outcome {
+    let cfg = Config::from_options(&json!({"contextWindow": window, "preserveRecentTurns": 2})).unwrap();
+    let host = host.map(str::to_string);
+    compact_with(Format::OpenaiResponses, Value::Array(items), cfg, SessionState::default(), Signals { force: true, ..Signals::default() }, move |r| match &host {
+        Some(t) => Reply::Summary { text: t.clone(), usage: None },
+        None => fake_summary(r),
+    })
+    .0
+}
+
+fn summary(o: &Outcome) -> String {
+    assert_eq!(o.status, "compacted", "{}", o.reason);
+    o.rewrite.as_ref().unwrap().summary.as_ref().unwrap().text.clone()
+}
+
+fn many_paths(n: usize, moves: bool) -> Vec<Value> {
+    let mut body = String::from("*** Begin Patch\n");
+    for i in 0..n {
+        body.push_str(&format!("*** Update File: src/m{}/f{i}.rs\n", i % 1000));
+        if moves {
+            body.push_str(&format!("*** Move to: dst/m{}/g{i}.rs\n", i % 1000));
+        }
+    }
+    body.push_str("*** End Patch");
+    let mut items = vec![user("Rename all. Never touch src/keep.rs.")];
+    items.extend(patch("p", &body, "Success."));
+    items.extend([asst("done"), user("next")]);
+    items
+}
+
+/// The handoff the engine writes itself (no host summarizer).
+fn compact_handoff(items: Vec<Value>, window: u64) -> Outcome {
+    let cfg = Config::from_options(&json!({"contextWindow": window, "preserveRecentTurns": 2})).unwrap();
+    let t = context_compactor::formats::decode(Format::OpenaiResponses, Value::Array(items)).expect("decode");
+    let job = context_compactor::engine::Job::start(cfg, SessionState::default(), t, context_compactor::engine::JobOptions { signals: Signals { force: true, ..Signals::default() }, has_summarizer: false });
+    run_recording(job, fake_summary).0
+}
+
+/// The number in `[<prefix> N <rest>` of `text` (the floor's or a section's clip count).
+fn count_after(text: &str, prefix: &str) -> usize {
+    let at = text.find(prefix).unwrap_or_else(|| panic!("{prefix:?} in the summary")) + prefix.len();
+    text[at..].split_whitespace().next().unwrap().parse().unwrap()
+}
+
+/// N-5, Y-9 (transcript content is untrusted): one Codex `apply_patch` naming 100k distinct
+/// files (each with a `*** Move to:`) compacts, with a host summary and with the engine's
+/// own handoff, and every one of the 200k paths is listed or counted. The file lookups of
+/// the facts were scans per path (quadratic: 40k headers took 31 s); a regression shows as
+/// a test that runs for many minutes, not as a timing assertion.
+#[test]
+fn n5_y9_a_patch_of_100k_distinct_files_compacts_and_counts_every_path() {
+    let n = 100_000;
+    let o = compact(many_paths(n, true), 100_000, Some("renamed files"));
+    let s = summary(&o);
+    let carried = s.lines().filter(|l| l.starts_with("src/m") || l.starts_with("dst/m")).count();
+    assert_eq!(carried + count_after(&s, "[floor: "), 2 * n, "{}", &s[..s.len().min(2_000)]);
+
+    let o = compact_handoff(many_paths(n, true), 100_000);
+    let s = summary(&o);
+    let listed = s.lines().filter(|l| l.starts_with("- src/m") || l.starts_with("- dst/m")).count();
+    assert!(listed > 0 && s.contains("- src/m0/f0.rs: edited by apply_patch"), "{}", &s[..s.len().min(2_000)]);
+    assert_eq!(listed + count_after(&s, "[clipped: "), 2 * n, "{}", &s[..s.len().min(2_000)]);
+}
