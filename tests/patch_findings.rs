@@ -83,3 +83,37 @@ fn n5_y9_a_patch_of_100k_distinct_files_compacts_and_counts_every_path() {
     assert!(listed > 0 && s.contains("- src/m0/f0.rs: edited by apply_patch"), "{}", &s[..s.len().min(2_000)]);
     assert_eq!(listed + count_after(&s, "[clipped: "), 2 * n, "{}", &s[..s.len().min(2_000)]);
 }
+
+fn edits(paths: &[&str]) -> Vec<Value> {
+    let mut items = vec![user("Refactor.")];
+    for (i, p) in paths.iter().enumerate() {
+        items.extend(patch(&format!("c{i}"), &format!("*** Begin Patch\n*** Update File: {p}\n@@\n-a\n+b\n*** End Patch"), "Success."));
+    }
+    items.extend([asst("ok"), user("next")]);
+    items
+}
+
+/// The paths the floor carried (the lines of its `[carried file paths, ...]` item).
+fn carried_paths(s: &str) -> Vec<String> {
+    let Some(at) = s.find("[carried file paths") else { return Vec::new() };
+    s[at..].lines().skip(1).take_while(|l| !l.starts_with('[')).map(str::to_string).collect()
+}
+
+/// N-5: a path is present in a host summary only on path edges; a longer path holding it
+/// (`src/lib.rs.bak`, `src/app/main.tsx`, `old_config.yaml.j2`, `xa/b/c.py`) does not
+/// stand for it, so the floor carries it.
+#[test]
+fn n5_a_longer_path_in_the_host_summary_does_not_stand_for_a_folded_path() {
+    let paths = ["src/lib.rs", "src/app/main.ts", "config.yaml", "a/b/c.py"];
+    let o = compact(edits(&paths), 200_000, Some("Edited src/lib.rs.bak, src/app/main.tsx, old_config.yaml.j2 and xa/b/c.py."));
+    assert_eq!(carried_paths(&summary(&o)), paths, "{}", summary(&o));
+}
+
+/// N-5: a path the host summary names on its edges (in a sentence, backticks, a list,
+/// before its full stop) is present and not carried again.
+#[test]
+fn n5_a_path_named_on_its_edges_is_present_and_not_carried() {
+    let paths = ["src/lib.rs", "src/app/main.ts", "config.yaml", "a/b/c.py"];
+    let o = compact(edits(&paths), 200_000, Some("Edited `src/lib.rs`, (src/app/main.ts) and config.yaml; then a/b/c.py."));
+    assert_eq!(carried_paths(&summary(&o)), Vec::<String>::new(), "{}", summary(&o));
+}
