@@ -117,3 +117,44 @@ fn n5_a_path_named_on_its_edges_is_present_and_not_carried() {
     let o = compact(edits(&paths), 200_000, Some("Edited `src/lib.rs`, (src/app/main.ts) and config.yaml; then a/b/c.py."));
     assert_eq!(carried_paths(&summary(&o)), Vec::<String>::new(), "{}", summary(&o));
 }
+
+fn context_and_failed_patches() -> Vec<Value> {
+    let mut items = vec![user("Rename the module and fix lib.rs. Keep the public API stable.")];
+    items.extend(patch("p1", "*** Begin Patch\r\n*** Update File: src/old name.rs\r\n*** Move to: src/new_name.rs\r\n@@\r\n-a\r\n+b\r\n*** End Patch", "Success. Updated the following files:\nM src/new_name.rs"));
+    items.extend(patch("p2", "*** Begin Patch\n*** Update File: src/lib.rs\n@@ fn x\n *** Update File: src/not_a_header.rs\n *** Begin Patch\n  *** Add File: src/nor_this.rs\n-x\n+y\n*** End Patch", "Success."));
+    items.extend(patch("p3", "*** Begin Patch\n*** Update File: src/failed_patch.rs\n@@\n-zzz\n+yyy\n*** End Patch", "error: Failed to find expected lines [\"zzz\"] in src/failed_patch.rs"));
+    items.extend(patch("p4", "    *** Begin Patch\n    *** Add File: src/indented.rs\n    +x\n    *** End Patch", "Success."));
+    items.extend([asst("Build passes."), user("Now update the CHANGELOG.")]);
+    items
+}
+
+/// The `[§3 Files and artifacts]` lines of a handoff.
+fn files_section(s: &str) -> Vec<String> {
+    let at = s.find("[§3 Files and artifacts]").unwrap_or_else(|| panic!("§3 in\n{s}"));
+    s[at..].lines().skip(1).take_while(|l| !l.starts_with('[')).map(str::to_string).collect()
+}
+
+/// N-5, Y-5 (apply_patch headers, LOG-FORMATS 2): only a line at the patch's column that
+/// starts `*** ` is a header (column 0, or the indent of an indented heredoc's `*** Begin
+/// Patch`); a hunk's context line ` *** Update File: x` (or ` *** Begin Patch`) is code,
+/// so its path is not a file of the call. CRLF bodies and `*** Move to:` still count.
+#[test]
+fn n5_a_context_line_that_reads_like_a_header_is_not_a_file() {
+    let o = compact_handoff(context_and_failed_patches(), 200_000);
+    let s = summary(&o);
+    let files = files_section(&s);
+    assert!(!s.contains("not_a_header.rs") && !s.contains("nor_this.rs"), "{s}");
+    for want in ["- src/old name.rs: edited by apply_patch", "- src/new_name.rs: created by apply_patch", "- src/lib.rs: edited by apply_patch", "- src/indented.rs: created by apply_patch"] {
+        assert!(files.iter().any(|l| l == want), "{want} in {files:?}");
+    }
+}
+
+/// Y-5, N-5: the files of an `apply_patch` call whose result failed are labelled "patch
+/// failed", not "edited" (the patch changed nothing known); the path is still listed.
+#[test]
+fn y5_a_failed_patch_labels_its_file_patch_failed_not_edited() {
+    let o = compact_handoff(context_and_failed_patches(), 200_000);
+    let files = files_section(&summary(&o));
+    assert!(files.iter().any(|l| l == "- src/failed_patch.rs: patch failed (apply_patch)"), "{files:?}");
+    assert!(!files.iter().any(|l| l.starts_with("- src/failed_patch.rs: edited")), "{files:?}");
+}

@@ -43,6 +43,8 @@ pub enum FileAction {
     Created,
     /// Deleted by a patch (`*** Delete File:`).
     Deleted,
+    /// Named by a patch whose call failed: not known to be changed.
+    PatchFailed,
 }
 
 impl FileAction {
@@ -56,6 +58,7 @@ impl FileAction {
             FileAction::Mentioned => "named in a result",
             FileAction::Created => "created",
             FileAction::Deleted => "deleted",
+            FileAction::PatchFailed => "patch failed",
         }
     }
 }
@@ -1093,7 +1096,7 @@ const PATCH_HEADERS: [(&str, FileAction); 4] =
     [("*** Update File:", FileAction::Edited), ("*** Add File:", FileAction::Created), ("*** Delete File:", FileAction::Deleted), ("*** Move to:", FileAction::Created)];
 
 /// The files an `apply_patch` body names, once each, in order, with what the patch does
-/// to each: a line (leading blanks trimmed) `*** Update File: <path>` (edited), `*** Add
+/// to each: a line at the patch's column `*** Update File: <path>` (edited), `*** Add
 /// File: <path>` (created), `*** Delete File: <path>` (deleted), `*** Move to: <path>`
 /// (created: the new name of the file updated above it). The body's other lines are code,
 /// never read as paths. Empty when `text` holds no such line.
@@ -1104,8 +1107,20 @@ pub fn patch_paths(text: &str) -> Vec<(String, FileAction)> {
     }
     // seen paths in a set: a patch of many header lines stays linear (untrusted input)
     let mut seen: std::collections::HashSet<&str> = std::collections::HashSet::new();
+    // a header starts at the patch's own column: column 0, or the indent of its `*** Begin
+    // Patch` line (an indented heredoc); a line with one more leading blank is a context
+    // line of a hunk (` *** Update File: x` is code, not a header)
+    // (the column is set by a `*** Begin Patch` outside a patch, so a context line
+    // ` *** Begin Patch` inside a hunk does not move it)
+    let (mut indent, mut open) = ("", false);
     for l in text.lines() {
-        let l = l.trim_start();
+        if !open && l.trim_start().starts_with("*** Begin Patch") {
+            (indent, open) = (&l[..l.len() - l.trim_start().len()], true);
+        }
+        let Some(l) = l.strip_prefix(indent).filter(|l| l.starts_with("*** ")) else { continue };
+        if l.starts_with("*** End Patch") {
+            open = false;
+        }
         let Some((p, a)) = PATCH_HEADERS.iter().find_map(|(h, a)| l.strip_prefix(h).map(|p| (p.trim(), *a))) else { continue };
         if !p.is_empty() && p.len() <= 1_000 && seen.insert(p) {
             out.push((p.to_string(), a));
@@ -1632,7 +1647,8 @@ impl Facts {
                 // a command's words and a result's mentions are weaker than the argument itself
                 // what a patch does to its files is known exactly
                 let patched = patched.get(p.as_str()).copied();
-                let act = if let Some(a) = patched { a } else if c.command.is_some() { FileAction::Command } else if k > 0 && action == FileAction::Read { FileAction::Mentioned } else { action };
+                // a failed patch changed nothing it is known of: its files are not "edited"
+                let act = if let Some(a) = patched { if c.outcome.failed() { FileAction::PatchFailed } else { a } } else if c.command.is_some() { FileAction::Command } else if k > 0 && action == FileAction::Read { FileAction::Mentioned } else { action };
                 let at = match file_at.get(p.as_str()) {
                     Some(i) => *i,
                     None => {
@@ -1733,6 +1749,9 @@ pub fn describe_uses(u: &FileUse) -> String {
         .iter()
         .map(|(t, a, n, k)| {
             let count = if *n > 1 { format!(" x{n}") } else { String::new() };
+            if *a == FileAction::PatchFailed {
+                return format!("{} ({t}{count})", a.word());
+            }
             let fail = if *k > 0 { format!(", {k} failed") } else { String::new() };
             format!("{} by {t}{count}{fail}", a.word())
         })
