@@ -158,3 +158,28 @@ fn y5_a_failed_patch_labels_its_file_patch_failed_not_edited() {
     assert!(files.iter().any(|l| l == "- src/failed_patch.rs: patch failed (apply_patch)"), "{files:?}");
     assert!(!files.iter().any(|l| l.starts_with("- src/failed_patch.rs: edited")), "{files:?}");
 }
+
+/// Y-9, N-5: an OpenAI Chat call whose arguments list 100k distinct `paths`, and a shell
+/// command naming 100k distinct paths, compact and count every path (the argument paths
+/// were de-duplicated by a scan per path: quadratic on untrusted input).
+#[test]
+fn y9_n5_a_call_listing_100k_distinct_paths_compacts_and_counts_every_path() {
+    let n = 100_000;
+    let paths: Vec<String> = (0..n).map(|i| format!("src/m{}/f{i}.rs", i % 1000)).collect();
+    let command = format!("cat {}", paths.iter().map(|p| format!("lib/{p}")).collect::<Vec<_>>().join(" "));
+    let call = |id: &str, name: &str, args: Value| json!({"role": "assistant", "content": null, "tool_calls": [{"id": id, "type": "function", "function": {"name": name, "arguments": args.to_string()}}]});
+    let doc = vec![
+        json!({"role": "user", "content": "Read them all. Never touch src/keep.rs."}),
+        call("a", "read_files", json!({"paths": paths})),
+        json!({"role": "tool", "tool_call_id": "a", "content": "ok"}),
+        call("b", "shell", json!({"command": command})),
+        json!({"role": "tool", "tool_call_id": "b", "content": "ok"}),
+        json!({"role": "assistant", "content": "done"}),
+        json!({"role": "user", "content": "next"}),
+    ];
+    let cfg = Config::from_options(&json!({"contextWindow": 100_000, "preserveRecentTurns": 2})).unwrap();
+    let o = compact_with(Format::OpenaiChat, Value::Array(doc), cfg, SessionState::default(), Signals { force: true, ..Signals::default() }, |_| Reply::Summary { text: "read files".into(), usage: None }).0;
+    let s = summary(&o);
+    let carried = s.lines().filter(|l| l.starts_with("src/m") || l.starts_with("lib/src/m")).count();
+    assert_eq!(carried + count_after(&s, "[floor: "), 2 * n, "{}", &s[..s.len().min(2_000)]);
+}

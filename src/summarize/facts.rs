@@ -1080,10 +1080,12 @@ fn looks_like_path(w: &str) -> bool {
 /// The file paths named in a shell command's words (quotes stripped).
 pub fn command_paths(command: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
+    // seen words in a set: a command of many distinct paths stays linear
+    let mut seen: std::collections::HashSet<&str> = std::collections::HashSet::new();
     for w in command.split(|c: char| c.is_whitespace() || c == ';' || c == '|' || c == '&' || c == '>' || c == '<') {
         let w = w.trim_matches(|c| matches!(c, '"' | '\'' | '`' | ',' | '(' | ')'));
         let w = w.trim_end_matches(':');
-        if looks_like_path(w) && !out.iter().any(|x| x == w) {
+        if looks_like_path(w) && seen.insert(w) {
             out.push(w.to_string());
         }
     }
@@ -1168,9 +1170,12 @@ fn call_patch(arguments: &str, v: &Value) -> Vec<(String, FileAction)> {
 
 fn arg_paths(v: &Value, out: &mut Vec<String>, command: &mut Option<String>) {
     let Value::Object(map) = v else { return };
+    // seen paths in a set: a `paths` list or a command of many distinct paths stays linear
+    let mut seen: std::collections::HashSet<String> = out.iter().cloned().collect();
     let mut push = |p: &str| {
         let p = p.trim();
-        if !p.is_empty() && p.len() <= 1_000 && !p.contains('\n') && !out.iter().any(|x| x == p) {
+        if !p.is_empty() && p.len() <= 1_000 && !p.contains('\n') && !seen.contains(p) {
+            seen.insert(p.to_string());
             out.push(p.to_string());
         }
     };
@@ -1579,9 +1584,14 @@ impl Facts {
                                 c.cause = root_cause_line(text);
                             }
                             c.handle = handle;
-                            for p in result_paths(text) {
-                                if !c.paths.contains(&p) {
-                                    c.paths.push(p);
+                            let named = result_paths(text);
+                            if !named.is_empty() {
+                                // a set, not a scan per path: the call may name many
+                                let mut have: std::collections::HashSet<String> = c.paths.iter().cloned().collect();
+                                for p in named {
+                                    if have.insert(p.clone()) {
+                                        c.paths.push(p);
+                                    }
                                 }
                             }
                         }
