@@ -704,6 +704,28 @@ pub(crate) fn contains_bounded(hay: &str, needle: &str) -> bool {
     })
 }
 
+/// `hay` holds the file path `needle` on path edges (N-5): the characters either side
+/// of a match are not path characters (letters, digits, `_`, `-`, `.`, `/`), so
+/// `src/lib.rs.bak` does not hold `src/lib.rs` and `old_config.yaml.j2` does not hold
+/// `config.yaml`. An empty needle is held.
+pub(crate) fn contains_path(hay: &str, needle: &str) -> bool {
+    let path_char = |c: char| c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | '/');
+    if needle.is_empty() {
+        return true;
+    }
+    hay.match_indices(needle).any(|(at, _)| {
+        let before_ok = !hay[..at].chars().next_back().is_some_and(path_char);
+        let after = &hay[at + needle.len()..];
+        // a sentence's full stop or a list's comma after the path is not part of it
+        let after_ok = match after.chars().next() {
+            None => true,
+            Some('.') => !after[1..].chars().next().is_some_and(path_char),
+            Some(c) => !path_char(c),
+        };
+        before_ok && after_ok
+    })
+}
+
 /// Checks N-1 on one rewrite: `source` the rows the rewrite was computed from, `kept`
 /// which of them it retains (by source offset), `summary` the text of every summary
 /// row the rewrite writes, joined. Every folded user text block must be quoted verbatim,
@@ -962,6 +984,12 @@ mod tests {
         assert!(contains_bounded("use 443 backups", "use 443"));
         assert!(contains_bounded("x (eu) y", "(eu)"));
         assert!(contains_bounded("anything", ""));
+        assert!(!contains_path("Edited src/lib.rs.bak today", "src/lib.rs"));
+        assert!(!contains_path("see old_config.yaml.j2", "config.yaml"));
+        assert!(!contains_path("xa/b/c.py", "a/b/c.py"));
+        assert!(contains_path("Edited src/lib.rs.", "src/lib.rs"));
+        assert!(contains_path("(src/lib.rs, a.py)", "src/lib.rs"));
+        assert!(contains_path("`src/lib.rs`", "src/lib.rs"));
         let idx = SummaryIndex::of("Nothing notable: the user wants to use 443 backups kept; in europe the logs");
         assert!(!idx.holds("no"));
         assert!(!idx.holds("eu"));

@@ -265,9 +265,11 @@ fn n5_floor_appends_what_a_model_summary_left_out_verbatim() {
 
 #[test]
 fn n5_floor_adds_nothing_the_summary_already_holds() {
+    // each path on its own edges: `/repo/src/lexer.rs` does not hold the command's
+    // `src/lexer.rs` (patch_findings: a longer path does not stand for a folded one)
     let o = compact(long_session(), json!({"profile": "default", "preserveRecentTurns": 4}), |_| {
         Reply::Summary {
-            text: "Port the parser to Rust. You must keep the public API stable. Thanks!\nNow do the parser. Never use unsafe. Don't touch the tests. Never use unsafe.\nFiles: /repo/src/parser.py /repo/src/lexer.rs\nPlan: port the parser; write docs".into(),
+            text: "Port the parser to Rust. You must keep the public API stable. Thanks!\nNow do the parser. Never use unsafe. Don't touch the tests. Never use unsafe.\nFiles: /repo/src/parser.py /repo/src/lexer.rs (src/lexer.rs)\nPlan: port the parser; write docs".into(),
             usage: None,
         }
     });

@@ -43,6 +43,8 @@ pub enum FileAction {
     Created,
     /// Deleted by a patch (`*** Delete File:`).
     Deleted,
+    /// Named by a patch whose call failed: not known to be changed.
+    PatchFailed,
 }
 
 impl FileAction {
@@ -56,6 +58,7 @@ impl FileAction {
             FileAction::Mentioned => "named in a result",
             FileAction::Created => "created",
             FileAction::Deleted => "deleted",
+            FileAction::PatchFailed => "patch failed",
         }
     }
 }
@@ -1107,10 +1110,12 @@ pub fn core_command(command: &str) -> String {
 /// The file paths named in a shell command's words (quotes stripped).
 pub fn command_paths(command: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
+    // seen words in a set: a command of many distinct paths stays linear
+    let mut seen: std::collections::HashSet<&str> = std::collections::HashSet::new();
     for w in command.split(|c: char| c.is_whitespace() || c == ';' || c == '|' || c == '&' || c == '>' || c == '<') {
         let w = w.trim_matches(|c| matches!(c, '"' | '\'' | '`' | ',' | '(' | ')'));
         let w = w.trim_end_matches(':');
-        if looks_like_path(w) && !out.iter().any(|x| x == w) {
+        if looks_like_path(w) && seen.insert(w) {
             out.push(w.to_string());
         }
     }
@@ -1123,7 +1128,7 @@ const PATCH_HEADERS: [(&str, FileAction); 4] =
     [("*** Update File:", FileAction::Edited), ("*** Add File:", FileAction::Created), ("*** Delete File:", FileAction::Deleted), ("*** Move to:", FileAction::Created)];
 
 /// The files an `apply_patch` body names, once each, in order, with what the patch does
-/// to each: a line (leading blanks trimmed) `*** Update File: <path>` (edited), `*** Add
+/// to each: a line at the patch's column `*** Update File: <path>` (edited), `*** Add
 /// File: <path>` (created), `*** Delete File: <path>` (deleted), `*** Move to: <path>`
 /// (created: the new name of the file updated above it). The body's other lines are code,
 /// never read as paths. Empty when `text` holds no such line.
@@ -1134,8 +1139,20 @@ pub fn patch_paths(text: &str) -> Vec<(String, FileAction)> {
     }
     // seen paths in a set: a patch of many header lines stays linear (untrusted input)
     let mut seen: std::collections::HashSet<&str> = std::collections::HashSet::new();
+    // a header starts at the patch's own column: column 0, or the indent of its `*** Begin
+    // Patch` line (an indented heredoc); a line with one more leading blank is a context
+    // line of a hunk (` *** Update File: x` is code, not a header)
+    // (the column is set by a `*** Begin Patch` outside a patch, so a context line
+    // ` *** Begin Patch` inside a hunk does not move it)
+    let (mut indent, mut open) = ("", false);
     for l in text.lines() {
-        let l = l.trim_start();
+        if !open && l.trim_start().starts_with("*** Begin Patch") {
+            (indent, open) = (&l[..l.len() - l.trim_start().len()], true);
+        }
+        let Some(l) = l.strip_prefix(indent).filter(|l| l.starts_with("*** ")) else { continue };
+        if l.starts_with("*** End Patch") {
+            open = false;
+        }
         let Some((p, a)) = PATCH_HEADERS.iter().find_map(|(h, a)| l.strip_prefix(h).map(|p| (p.trim(), *a))) else { continue };
         if !p.is_empty() && p.len() <= 1_000 && seen.insert(p) {
             out.push((p.to_string(), a));
@@ -1183,9 +1200,12 @@ fn call_patch(arguments: &str, v: &Value) -> Vec<(String, FileAction)> {
 
 fn arg_paths(v: &Value, out: &mut Vec<String>, command: &mut Option<String>) {
     let Value::Object(map) = v else { return };
+    // seen paths in a set: a `paths` list or a command of many distinct paths stays linear
+    let mut seen: std::collections::HashSet<String> = out.iter().cloned().collect();
     let mut push = |p: &str| {
         let p = p.trim();
-        if !p.is_empty() && p.len() <= 1_000 && !p.contains('\n') && !out.iter().any(|x| x == p) {
+        if !p.is_empty() && p.len() <= 1_000 && !p.contains('\n') && !seen.contains(p) {
+            seen.insert(p.to_string());
             out.push(p.to_string());
         }
     };
@@ -1672,9 +1692,14 @@ impl Facts {
                                 c.cause = root_cause_line(text);
                             }
                             c.handle = handle;
-                            for p in result_paths(text) {
-                                if !c.paths.contains(&p) {
-                                    c.paths.push(p);
+                            let named = result_paths(text);
+                            if !named.is_empty() {
+                                // a set, not a scan per path: the call may name many
+                                let mut have: std::collections::HashSet<String> = c.paths.iter().cloned().collect();
+                                for p in named {
+                                    if have.insert(p.clone()) {
+                                        c.paths.push(p);
+                                    }
                                 }
                             }
                         }
@@ -1730,18 +1755,23 @@ impl Facts {
                 _ => {}
             }
         }
-        // files, in order of first use
+        // files, in order of first use; the lookups are maps, so a call naming many
+        // distinct files (a patch of 100k headers: untrusted input) stays linear
+        let mut file_at: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
         for c in &f.calls {
             let action = action_of(&c.name);
+            let patched: std::collections::HashMap<&str, FileAction> = c.patched.iter().rev().map(|(q, a)| (q.as_str(), *a)).collect();
             for (k, p) in c.paths.iter().enumerate() {
                 // a command's words and a result's mentions are weaker than the argument itself
                 // what a patch does to its files is known exactly
-                let patched = c.patched.iter().find(|(q, _)| q == p).map(|(_, a)| *a);
-                let act = if let Some(a) = patched { a } else if c.command.is_some() { FileAction::Command } else if k > 0 && action == FileAction::Read { FileAction::Mentioned } else { action };
-                let at = match f.files.iter().position(|u| u.path == *p) {
-                    Some(i) => i,
+                let patched = patched.get(p.as_str()).copied();
+                // a failed patch changed nothing it is known of: its files are not "edited"
+                let act = if let Some(a) = patched { if c.outcome.failed() { FileAction::PatchFailed } else { a } } else if c.command.is_some() { FileAction::Command } else if k > 0 && action == FileAction::Read { FileAction::Mentioned } else { action };
+                let at = match file_at.get(p.as_str()) {
+                    Some(i) => *i,
                     None => {
                         f.files.push(FileUse { path: p.clone(), uses: Vec::new(), handles: Vec::new() });
+                        file_at.insert(p.clone(), f.files.len() - 1);
                         f.files.len() - 1
                     }
                 };
@@ -1841,6 +1871,9 @@ pub fn describe_uses(u: &FileUse) -> String {
         .iter()
         .map(|(t, a, n, k)| {
             let count = if *n > 1 { format!(" x{n}") } else { String::new() };
+            if *a == FileAction::PatchFailed {
+                return format!("{} ({t}{count})", a.word());
+            }
             let fail = if *k > 0 { format!(", {k} failed") } else { String::new() };
             format!("{} by {t}{count}{fail}", a.word())
         })

@@ -373,7 +373,7 @@ pub fn floor_items(narrative: &str, facts: &Facts, earlier: &[(String, String)],
             rest.push(("carried open plan items", text));
         }
     }
-    let paths: Vec<&str> = facts.paths().filter(|p| !crate::nothing_lost::contains_bounded(narrative, p)).collect();
+    let paths: Vec<&str> = facts.paths().filter(|p| !crate::nothing_lost::contains_path(narrative, p)).collect();
     if !paths.is_empty() {
         rest.push(("carried file paths", paths.join("\n")));
     }
@@ -400,7 +400,9 @@ pub fn floor_items(narrative: &str, facts: &Facts, earlier: &[(String, String)],
             continue;
         }
         let k: &'static str = FLOOR_KINDS.iter().find(|k| **k == kind.as_str()).copied().unwrap_or("carried user text");
-        let missing: Vec<&str> = if k == "carried file paths" || k == "carried open plan items" {
+        let missing: Vec<&str> = if k == "carried file paths" {
+            text.lines().filter(|l| !crate::nothing_lost::contains_path(narrative, l)).collect()
+        } else if k == "carried open plan items" {
             text.lines().filter(|l| !crate::nothing_lost::contains_bounded(narrative, l.trim_start_matches("- ").split_once("] ").map_or(*l, |(_, c)| c))).collect()
         } else if k != FIRST_TASK_KIND && crate::nothing_lost::contains_bounded(narrative, text) {
             // the first task stays an item of its kind (S-9: a later rollup finds it by it)
