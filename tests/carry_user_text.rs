@@ -207,8 +207,11 @@ fn n1_y9_leave_alone_keep_as_is_german_spanish_chinese_japanese_orders_are_const
     ] {
         assert_eq!(constraint_sentences(s), [s], "{s:?} is a constraint");
     }
+    // "I don't know why it fails" is carried (a don't sentence, N-1): leaving first-person
+    // don't statements out dropped 108 of 185 such sentences from the summaries of the
+    // shared transcripts (bench:memory fidelity), so every don't sentence stays verbatim.
+    assert_eq!(constraint_sentences("I don't know why it fails"), ["I don't know why it fails"]);
     for s in [
-        "I don't know why it fails",
         "Das ist nicht gut.",
         "Ich weiß nicht, warum es fehlschlägt.",
         "Es funktioniert nicht.",

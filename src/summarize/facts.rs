@@ -765,7 +765,7 @@ fn is_constraint(s: &str) -> bool {
 /// [`is_constraint`]; `guard` false runs the word rules on every sentence (the test
 /// oracle of [`may_need_words`]).
 fn constraint_test(s: &str, guard: bool) -> bool {
-    if sentence_has_any(s, &CONSTRAINT_WORDS, &CONSTRAINT_FIRST) && !only_a_first_person_dont(s)
+    if sentence_has_any(s, &CONSTRAINT_WORDS, &CONSTRAINT_FIRST)
         || sentence_has_any(s, &MORE_CONSTRAINT_WORDS, &MORE_CONSTRAINT_FIRST)
         || s.get(..5).is_some_and(|h| h.eq_ignore_ascii_case("only "))
         || !s.is_ascii() && (CJK_CONSTRAINT_WORDS.iter().any(|w| s.contains(w)) || chinese_bie(s))
@@ -778,43 +778,6 @@ fn constraint_test(s: &str, guard: bool) -> bool {
     let l = s.to_lowercase().replace('\u{2019}', "'");
     let words: Vec<&str> = l.split(|c: char| !c.is_alphanumeric() && c != '\'' && c != '-').filter(|w| !w.is_empty()).collect();
     french_negation(&words) || english_leave_as_is(&l) || german_imperative_nicht(&l, &words) || spanish_no_imperative(&l, &words)
-}
-
-/// Verbs after "I don't" / "we do not" that state what the person knows or has, not
-/// what the agent may do ("I don't know why it fails", "We don't have a CI").
-const DONT_STATEMENT_VERBS: [&str; 14] = ["know", "think", "understand", "see", "get", "remember", "recall", "believe", "care", "mind", "have", "agree", "expect", "recognize"];
-
-/// Whether every [`CONSTRAINT_WORDS`] hit of a sentence is a first-person statement: `I`
-/// / `we` then `don't` / `dont` / `do not` (an adverb such as `really` allowed), then one
-/// of [`DONT_STATEMENT_VERBS`]. Such a sentence is no constraint ("I don't know why it
-/// fails"); "I don't want X", "We don't push on Fridays" and "Don't touch X" stay ones.
-fn only_a_first_person_dont(s: &str) -> bool {
-    let l = s.to_lowercase().replace('\u{2019}', "'");
-    if !(l.contains("don't") || l.contains("dont") || l.contains("do not")) {
-        return false;
-    }
-    let words: Vec<&str> = l.split(|c: char| !c.is_alphanumeric() && c != '\'').filter(|w| !w.is_empty()).collect();
-    let mut blanked = l.clone();
-    let mut any = false;
-    for (i, w) in words.iter().enumerate() {
-        let (neg_len, next) = match *w {
-            "don't" | "dont" => (1, i + 1),
-            "do" if words.get(i + 1) == Some(&"not") => (2, i + 2),
-            _ => continue,
-        };
-        let subject = i.checked_sub(1).and_then(|k| words.get(k)).is_some_and(|p| *p == "i" || *p == "we");
-        let mut v = next;
-        if words.get(v).is_some_and(|x| matches!(*x, "really" | "quite" | "even" | "actually")) {
-            v += 1;
-        }
-        if subject && words.get(v).is_some_and(|x| DONT_STATEMENT_VERBS.contains(x)) {
-            any = true;
-            // blank the negation so the remaining hits decide
-            let neg = if neg_len == 1 { *w } else { "do not" };
-            blanked = blanked.replacen(neg, &" ".repeat(neg.len()), 1);
-        }
-    }
-    any && !lower_has_any(&blanked, &CONSTRAINT_WORDS, &CONSTRAINT_FIRST)
 }
 
 /// Whether a sentence holds a French negation: the word `ne` (or `n'` opening a word)
