@@ -123,8 +123,10 @@ fn server_result_text(tool: &str, content: Option<&Value>) -> String {
     lines.join("\n")
 }
 
-/// One server web search of an Anthropic assistant message (M-1): a
-/// `web_search_tool_result` block, with the `server_tool_use` block of its id.
+/// One provider-run tool result, as memory reads it (M-1): an Anthropic server tool's
+/// result block (`web_search_tool_result`, `web_fetch_tool_result`, a
+/// `*code_execution_tool_result`) with the `server_tool_use` block of its id, or an
+/// OpenAI Responses `mcp_call` item (built in `memory::project`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ServerSearch {
     /// The `server_tool_use` id the result answers (`tool_use_id`).

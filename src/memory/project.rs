@@ -268,10 +268,11 @@ fn with_media_names(m: &Message) -> String {
     text
 }
 
-/// The server web searches and the citation lines of an Anthropic assistant row
-/// ([`crate::formats::anthropic::server_search`], M-1); its JSON is parsed only when a
-/// block of it is a server tool's result (web search, web fetch, code execution) or its
-/// text holds a `cited_text`.
+/// The provider-run tool results and the citation lines of an assistant row (M-1): an
+/// Anthropic row's server tool results ([`crate::formats::anthropic::server_search`];
+/// its JSON is parsed only when a block of it is a web search, web fetch or code
+/// execution result or its text holds a `cited_text`), or a Responses `mcp_call` item's
+/// output or error ([`mcp_call`]).
 fn server_searches(m: &Message) -> (Vec<crate::formats::anthropic::ServerSearch>, Vec<String>) {
     let searched = m.blocks.iter().any(|b| matches!(b, Block::Opaque { kind, .. } if kind.ends_with("_tool_result") && (kind.starts_with("web_") || kind.contains("code_execution"))));
     if m.role == Role::Assistant && matches!(m.blocks.as_slice(), [Block::Opaque { kind, .. }] if kind == "mcp_call") {
