@@ -121,6 +121,18 @@ impl Error {
 /// The crate's result type: `Ok(T)` or an [`Error`].
 pub type Result<T> = std::result::Result<T, Error>;
 
+/// What kind of JSON value `v` is, for an error message: "an array", "an object", ...
+pub fn json_kind(v: &serde_json::Value) -> &'static str {
+    match v {
+        serde_json::Value::Null => "null",
+        serde_json::Value::Bool(_) => "a boolean",
+        serde_json::Value::Number(_) => "a number",
+        serde_json::Value::String(_) => "a string",
+        serde_json::Value::Array(_) => "an array",
+        serde_json::Value::Object(_) => "an object",
+    }
+}
+
 /// The error for JSON text that serde refused (`e`), named `what` (e.g. `rows`), with
 /// `code`. A string escape of a lone UTF-16 surrogate (`\uD800` with no low half: what
 /// `JSON.stringify` writes for an unpaired code unit) is said as such, with the value's

@@ -283,13 +283,7 @@ impl SessionState {
         // serde would read a JSON array as the struct's fields in order (`[]` as a new
         // session): a state is the object a call returned, never anything else
         if !v.is_object() {
-            let got = match v {
-                serde_json::Value::Array(_) => "an array",
-                serde_json::Value::String(_) => "a string",
-                serde_json::Value::Number(_) => "a number",
-                serde_json::Value::Bool(_) => "a boolean",
-                _ => "a non-object",
-            };
+            let got = crate::error::json_kind(v);
             return Err(crate::Error::new(crate::ErrorCode::InvalidState, format!("state: expected the state object a previous call returned (or null for a new session), got {got}")));
         }
         let s: SessionState = serde_json::from_value(v.clone()).map_err(|e| crate::Error::new(crate::ErrorCode::InvalidState, format!("state: {e}")))?;

@@ -764,3 +764,26 @@ fn f5_ai_sdk_malformed_input_is_an_error_not_a_panic() {
         assert_eq!(e.code, ErrorCode::InvalidTranscript, "{bad}");
     }
 }
+
+#[test]
+fn f1_openai_chat_tool_calls_not_an_array_is_invalid_transcript_naming_the_row() {
+    // tester finding (session 9): one call given as an object was read as no calls, so its
+    // tool row became an unpaired result folded away
+    let call = json!({ "id": "c1", "type": "function", "function": { "name": "ls", "arguments": "{}" } });
+    for bad in [call.clone(), json!("c1"), json!(3)] {
+        let doc = json!([{ "role": "user", "content": "hi" }, { "role": "assistant", "content": null, "tool_calls": bad }, { "role": "tool", "tool_call_id": "c1", "content": "a b" }]);
+        let e = formats::decode(Format::OpenaiChat, doc.clone()).expect_err(&doc.to_string());
+        assert_eq!(e.code, ErrorCode::InvalidTranscript, "{doc}");
+        assert!(e.message.starts_with("message 1: `tool_calls` must be an array"), "{}", e.message);
+    }
+    // null and an array stay accepted
+    for ok in [json!(null), json!([call])] {
+        let doc = json!([{ "role": "user", "content": "hi" }, { "role": "assistant", "content": "x", "tool_calls": ok }]);
+        if ok.is_null() {
+            formats::decode(Format::OpenaiChat, doc).unwrap();
+        } else {
+            let doc = json!([{ "role": "user", "content": "hi" }, { "role": "assistant", "content": null, "tool_calls": ok }, { "role": "tool", "tool_call_id": "c1", "content": "a" }]);
+            formats::decode(Format::OpenaiChat, doc).unwrap();
+        }
+    }
+}

@@ -224,7 +224,14 @@ impl OpenaiChat {
                     blocks.push(Block::Reasoning { text: r.to_string(), bytes: r.len(), signed: false });
                 }
                 parts_view(content, &mut blocks);
-                if let Some(calls) = raw.get("tool_calls").and_then(Value::as_array) {
+                let calls = match raw.get("tool_calls") {
+                    None | Some(Value::Null) => None,
+                    Some(Value::Array(calls)) => Some(calls),
+                    // a single call given as an object (or any other shape) is not read as
+                    // no calls: its result would be folded unpaired (tester finding, session 9)
+                    Some(other) => return Err(Error::invalid(format!("message {at}: `tool_calls` must be an array of calls, found {}", crate::error::json_kind(other)))),
+                };
+                if let Some(calls) = calls {
                     for (k, c) in calls.iter().enumerate() {
                         let id = c.get("id").and_then(Value::as_str).ok_or_else(|| Error::invalid(format!("message {at}: tool_calls[{k}] has no string `id`")))?;
                         let name = c.pointer("/function/name").and_then(Value::as_str).unwrap_or("");
