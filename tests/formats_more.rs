@@ -787,3 +787,13 @@ fn f1_openai_chat_tool_calls_not_an_array_is_invalid_transcript_naming_the_row()
         }
     }
 }
+
+#[test]
+fn m1_anthropic_container_upload_keeps_its_file_id_as_a_named_document() {
+    // tester finding (session 9): a `container_upload` block was an opaque byte count, so
+    // a fold lost the only thing that names the file
+    let doc = json!([{ "role": "user", "content": [{ "type": "text", "text": "Plot the CSV." }, { "type": "container_upload", "file_id": "file_011CNha8iCJcU1wXNR6q4V8w" }] }]);
+    let t = formats::decode(Format::Anthropic, doc).unwrap();
+    let named = t.messages[0].blocks.iter().any(|b| matches!(b, context_compactor::transcript::Block::Media { name: Some(n), .. } if n == "container upload file_011CNha8iCJcU1wXNR6q4V8w"));
+    assert!(named, "{:?}", t.messages[0].blocks);
+}

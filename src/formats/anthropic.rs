@@ -29,6 +29,12 @@ fn media_of(b: &Value) -> Option<(MediaKind, usize, bool, Option<String>)> {
     let kind = match b.get("type").and_then(Value::as_str)? {
         "image" => MediaKind::Image,
         "document" => MediaKind::Document,
+        // a file uploaded to the code-execution container (Files API): only its id
+        // names it, so the id is what a fold keeps (tester finding, session 9)
+        "container_upload" => {
+            let name = super::text_media::media_name(b, &["/file_id"]).map(|id| format!("container upload {id}"));
+            return Some((MediaKind::Document, json_len(b), false, name));
+        }
         _ => return None,
     };
     let src = b.get("source");
@@ -223,7 +229,7 @@ impl Adapter for Anthropic {
                     let ty = b.get("type").and_then(Value::as_str).unwrap_or("");
                     match ty {
                         "text" => blocks.push(Block::Text { text: b.get("text").and_then(Value::as_str).unwrap_or("").to_string() }),
-                        "image" | "document" => {
+                        "image" | "document" | "container_upload" => {
                             if let Some(text) = document_text(b) {
                                 blocks.push(Block::Text { text });
                             } else if let Some((kind, bytes, inline, name)) = media_of(b) {
@@ -376,7 +382,7 @@ pub(crate) fn view_text(text: &str) -> Option<(Role, Vec<Block>)> {
                 media_bytes: 0,
             }),
             "redacted_thinking" => blocks.push(Block::Reasoning { text: String::new(), bytes: item.get().len(), signed: true }),
-            "image" | "document" | "thinking" | "search_result" => return None,
+            "image" | "document" | "container_upload" | "thinking" | "search_result" => return None,
             _ => blocks.push(Block::Opaque { kind: ty.to_string(), bytes: item.get().len() }),
         }
     }
