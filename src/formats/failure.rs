@@ -165,7 +165,9 @@ fn shell_not_found(line: &str) -> bool {
 ///   `"nil"`): `{"error": "User not found"}`;
 /// - `"status": "error"` (any case): `{"status": "error", "message": "..."}`; another
 ///   status (`"failed"` of a build a tool looked up) is the call's answer, not its failure;
-/// - `"ok": false` or `"success": false` (the JSON `false`);
+/// - `"ok": false` or `"success": false` (the JSON `false`), or `"success": "false"`
+///   (the word, any case; `"ok": "false"` is not read);
+/// - keys are matched in any ASCII case (`"Status": "Error"`, `"Success": false`);
 /// - a GraphQL response with no data: `errors` a non-empty array of objects each with a
 ///   string `message`, and `data` absent or `null` (`{"data": null, "errors": [...]}`);
 ///   partial data with errors, or `"errors": []`, is an answer.
@@ -175,8 +177,12 @@ pub fn json_error(text: &str) -> bool {
         return false;
     }
     let Ok(Value::Object(o)) = serde_json::from_str::<Value>(t) else { return false };
-    let flagged = |k: &str| o.get(k) == Some(&Value::Bool(false));
-    if flagged("ok") || flagged("success") || o.get("status").and_then(Value::as_str).is_some_and(|s| s.trim().eq_ignore_ascii_case("error")) {
+    // keys in any ASCII case (`"Status": "Error"`, `"Success": false`)
+    let get = |k: &str| o.get(k).or_else(|| o.iter().find(|(key, _)| key.eq_ignore_ascii_case(k)).map(|(_, v)| v));
+    let flagged = |k: &str| get(k) == Some(&Value::Bool(false));
+    // `"success": "false"` (the word, any case) says the same as the JSON `false`
+    let success_word = get("success").and_then(Value::as_str).is_some_and(|s| s.trim().eq_ignore_ascii_case("false"));
+    if flagged("ok") || flagged("success") || success_word || get("status").and_then(Value::as_str).is_some_and(|s| s.trim().eq_ignore_ascii_case("error")) {
         return true;
     }
     if let Some(Value::Array(errors)) = o.get("errors") {
@@ -205,7 +211,9 @@ pub fn json_error(text: &str) -> bool {
 /// and is not parsed (issue 15: parsing every JSON tool output was half of a 1 MB
 /// decode). A key spelled with escapes (`"\u0065rror"`) is not looked for.
 fn names_a_status_key(t: &str) -> bool {
-    t.contains("\"error") || t.contains("\"ok\"") || t.contains("\"success\"") || t.contains("\"status\"")
+    const KEYS: [&[u8]; 4] = [b"\"error", b"\"ok\"", b"\"success\"", b"\"status\""];
+    let b = t.as_bytes();
+    b.iter().enumerate().filter(|(_, c)| **c == b'"').any(|(i, _)| KEYS.iter().any(|k| b.get(i..i + k.len()).is_some_and(|w| w.eq_ignore_ascii_case(k))))
 }
 
 /// The tool names of the calls decoded so far, by call id (Y-5): an OpenAI Chat `tool`
