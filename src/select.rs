@@ -164,6 +164,18 @@ fn whole_exchanges(mut fold: Vec<usize>, ex: &ExchangeIndex) -> Vec<usize> {
 /// Selects what to fold. See the module docs for the rules. `recent_bytes_cap` bounds
 /// the recent window's bytes below `preserve_recent_bytes` under byte pressure (S-8).
 pub fn select(messages: &[Message], config: &Config, recent_bytes_cap: Option<usize>) -> Result<Selection, NoSelection> {
+    select_staged(messages, config, recent_bytes_cap, false)
+}
+
+/// Stage 2 straight away (S-6, issue 13): the fold a job falls back to when stage 1
+/// cannot bring the request under the target (the rows before the open run are too
+/// small). Still needs [`Config::in_run_stage2`]; keeps the run's request and newest
+/// round verbatim and every tool exchange whole, like [`select`]'s stage 2.
+pub fn select_in_run(messages: &[Message], config: &Config, recent_bytes_cap: Option<usize>) -> Result<Selection, NoSelection> {
+    select_staged(messages, config, recent_bytes_cap, true)
+}
+
+fn select_staged(messages: &[Message], config: &Config, recent_bytes_cap: Option<usize>, in_run: bool) -> Result<Selection, NoSelection> {
     let n = messages.len();
     let head = head_end(messages);
     let sum_end = summary_end(messages, head);
@@ -202,7 +214,7 @@ pub fn select(messages: &[Message], config: &Config, recent_bytes_cap: Option<us
     }
     let stage1: Vec<usize> = whole_exchanges((sum_end..end.max(sum_end)).filter(|&i| foldable(messages, i, thinking_from)).collect(), &ex);
     let holds_turn = stage1.iter().any(|&i| messages[i].starts_turn());
-    if !stage1.is_empty() && (holds_turn || !config.in_run_stage2 || run.is_none()) {
+    if !in_run && !stage1.is_empty() && (holds_turn || !config.in_run_stage2 || run.is_none()) {
         return Ok(Selection { stage: Stage::BeforeRun, fold: stage1, head_end: head, summary_end: sum_end, run_start: run, recent_start: recent });
     }
 

@@ -48,7 +48,10 @@ impl Job {
                 self.state.cadence.last_attempt_boundary = Some(self.state.cadence.boundary);
                 self.state.cadence.last_failure = Some("no_reduction".into());
                 self.state.cadence.failed_on = Some(crate::state::RowsMark::of(&self.source));
-                let reason = format!("no_reduction: {}", e.message);
+                let reason = match &self.open_run_note {
+                    Some(note) => format!("no_reduction: {}; open_run_not_folded: {note}", e.message),
+                    None => format!("no_reduction: {}", e.message),
+                };
                 return self.done("skipped", reason, None);
             }
             Err(e) => {

@@ -109,6 +109,9 @@ pub struct Job {
     /// [`crate::nothing_lost::required_bytes`]): UTF-8 bytes, constraint sentences and
     /// their UTF-8 bytes.
     summary_floor: (usize, usize, usize),
+    /// Why the open run was not folded when stage 1 could not reach the target (S-6,
+    /// issue 13): appended to a `no_reduction` reason.
+    open_run_note: Option<String>,
 }
 
 impl Job {
@@ -144,6 +147,7 @@ impl Job {
             clearing: None,
             clear_only: false,
             summary_floor: (0, 0, 0),
+            open_run_note: None,
         }
     }
 
@@ -340,6 +344,7 @@ impl Job {
                 return self.done("skipped", none.reason.to_string(), None);
             }
         };
+        let selection = self.stage_fallback(selection, cap);
         // K-2: the newest user messages stay verbatim within their token budget
         let selection = crate::editing::preserve_recent_users(selection, &self.source.messages, &self.config, self.state.calibration());
         self.events.push(event("compaction_started", json!({ "stage": selection.stage, "fold": selection.fold.len(), "reason": decision.reason })));
@@ -352,6 +357,47 @@ impl Job {
             }
         }
         self.summarize_fold()
+    }
+
+    /// S-6, issue 13: a stage-1 fold (rows before the open run) that cannot bring the
+    /// request under the target even if its rows vanished whole falls back to stage 2
+    /// in this job (the run's completed rounds with the earlier rows; the request and
+    /// newest round stay verbatim) when `inRunStage2` is on. With it off the fold stays
+    /// stage 1 and an `open_run_not_folded` warning names the run; a `no_reduction`
+    /// outcome then carries the same note.
+    fn stage_fallback(&mut self, selection: Selection, cap: Option<usize>) -> Selection {
+        let Some(run) = selection.run_start.filter(|_| selection.stage == crate::select::Stage::BeforeRun && self.config.protect_run_request) else {
+            return selection;
+        };
+        let Some(decision) = self.decision.as_ref() else { return selection };
+        let cal = self.state.calibration();
+        let cleared = self.clearing.as_ref().map_or(0, |c| c.tokens);
+        let measured = crate::editing::measured_tokens(decision).saturating_sub(cleared);
+        let target = self.config.threshold_tokens();
+        let folded: u64 = selection.fold.iter().filter_map(|&o| self.source.messages.get(o)).map(|m| crate::measure::message_tokens(m, &self.config, cal)).sum();
+        // a lower bound: the stage-1 rows gone with no summary in their place
+        let best = measured.saturating_sub(folded);
+        if best < target {
+            return selection;
+        }
+        let msgs = &self.source.messages;
+        let run_id = msgs.get(run).map(|m| m.id.clone()).unwrap_or_default();
+        let run_tokens: u64 = msgs.iter().skip(run).map(|m| crate::measure::message_tokens(m, &self.config, cal)).sum();
+        let run_rows = msgs.len().saturating_sub(run);
+        if self.config.in_run_stage2 {
+            if let Ok(s2) = crate::select::select_in_run(msgs, &self.config, cap) {
+                self.events.push(event(
+                    "warning",
+                    json!({ "code": "stage1_insufficient", "message": format!("folding the {} rows before the open run (offset {run}, id {run_id}) leaves at least {best} tokens, over the target of {target}: the run's completed rounds are folded too (stage 2)", selection.fold.len()), "runStart": run, "runId": run_id, "runRows": run_rows, "runTokens": run_tokens, "targetTokens": target }),
+                ));
+                return s2;
+            }
+        }
+        let why = if self.config.in_run_stage2 { "the open run has no completed round that can be folded" } else { "inRunStage2 is off, so its rounds are never folded" };
+        let note = format!("the open run (offset {run}, id {run_id}, {run_rows} rows, ~{run_tokens} tokens) holds the history and {why}; folding the rows before it leaves at least {best} tokens, over the target of {target}");
+        self.events.push(event("warning", json!({ "code": "open_run_not_folded", "message": note, "runStart": run, "runId": run_id, "runRows": run_rows, "runTokens": run_tokens, "targetTokens": target })));
+        self.open_run_note = Some(note);
+        selection
     }
 
     /// E-6: every tool result in the folded range whose message has no trusted `artifact_ref` (issue 14),
