@@ -15,3 +15,13 @@ fn y5_json_success_word_false_and_status_key_in_any_case_are_failures() {
         assert!(!json_error(t), "{t} is an answer");
     }
 }
+
+#[test]
+fn y5_capitalised_ok_false_is_a_serde_result_not_a_failure() {
+    // breaker finding (session 10): `{"Ok": false}` is Rust's `Ok(false)` serialized
+    use context_compactor::formats::failure::json_error;
+    assert!(!json_error(r#"{"Ok": false}"#));
+    assert!(!json_error(r#"{"Ok": true, "OK": false}"#));
+    assert!(json_error(r#"{"ok": false}"#));
+    assert!(json_error(r#"{"Success": false}"#));
+}

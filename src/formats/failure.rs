@@ -167,7 +167,8 @@ fn shell_not_found(line: &str) -> bool {
 ///   status (`"failed"` of a build a tool looked up) is the call's answer, not its failure;
 /// - `"ok": false` or `"success": false` (the JSON `false`), or `"success": "false"`
 ///   (the word, any case; `"ok": "false"` is not read);
-/// - keys are matched in any ASCII case (`"Status": "Error"`, `"Success": false`);
+/// - `success` and `status` are matched in any ASCII case (`"Status": "Error"`, `"Success": false`);
+///   `ok`, `error`, `errors` and `data` exactly (`{"Ok": false}` is serde's `Ok(false)`, a success);
 /// - a GraphQL response with no data: `errors` a non-empty array of objects each with a
 ///   string `message`, and `data` absent or `null` (`{"data": null, "errors": [...]}`);
 ///   partial data with errors, or `"errors": []`, is an answer.
@@ -180,9 +181,11 @@ pub fn json_error(text: &str) -> bool {
     // keys in any ASCII case (`"Status": "Error"`, `"Success": false`)
     let get = |k: &str| o.get(k).or_else(|| o.iter().find(|(key, _)| key.eq_ignore_ascii_case(k)).map(|(_, v)| v));
     let flagged = |k: &str| get(k) == Some(&Value::Bool(false));
+    // `ok` only in lowercase: `{"Ok": false}` is a Rust `Result<bool, _>` serialized, a success
+    let ok_false = o.get("ok") == Some(&Value::Bool(false));
     // `"success": "false"` (the word, any case) says the same as the JSON `false`
     let success_word = get("success").and_then(Value::as_str).is_some_and(|s| s.trim().eq_ignore_ascii_case("false"));
-    if flagged("ok") || flagged("success") || success_word || get("status").and_then(Value::as_str).is_some_and(|s| s.trim().eq_ignore_ascii_case("error")) {
+    if ok_false || flagged("success") || success_word || get("status").and_then(Value::as_str).is_some_and(|s| s.trim().eq_ignore_ascii_case("error")) {
         return true;
     }
     if let Some(Value::Array(errors)) = o.get("errors") {

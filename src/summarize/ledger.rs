@@ -188,8 +188,8 @@ pub fn deterministic_sections(verbatim: &[String], ledger: &[FoldedCall], artifa
     deterministic_tail(&carried, ledger, usize::MAX, artifacts, "", config)
 }
 
-/// Ledger text (Y-5): every folded call of the run, newest first until `max_bytes` UTF-8
-/// bytes are used, written oldest first; the calls left out are counted per tool, never
+/// Ledger text (Y-5): every folded call of the run, the failed ones first then the
+/// successes, each newest first, until `max_bytes` UTF-8 bytes are used, written oldest first; the calls left out are counted per tool, never
 /// silently. A failed call is named as ran and failed, with its error's first line.
 pub fn ledger_text(ledger: &[FoldedCall], max_bytes: usize) -> String {
     let mut out = String::from("\nCalls already run in this run's earlier rounds (do not repeat them unless they failed):");
@@ -205,27 +205,37 @@ pub fn ledger_text(ledger: &[FoldedCall], max_bytes: usize) -> String {
         })
         .collect();
     let mut used = out.len() + 120;
-    let mut first_named = lines.len();
-    for (i, l) in lines.iter().enumerate().rev() {
-        if used + l.len() > max_bytes {
-            break;
+    // Y-5 (issue 13): under the byte bound the failed calls are named first (newest
+    // first), then the successes newest first; the named ones are written oldest first
+    let mut named = vec![false; lines.len()];
+    for want_failed in [true, false] {
+        for (i, l) in lines.iter().enumerate().rev() {
+            if ledger.get(i).is_some_and(|c| c.failed) != want_failed {
+                continue;
+            }
+            if used + l.len() > max_bytes {
+                continue;
+            }
+            used += l.len();
+            if let Some(n) = named.get_mut(i) {
+                *n = true;
+            }
         }
-        used += l.len();
-        first_named = i;
     }
-    if first_named > 0 {
+    let omitted: Vec<&FoldedCall> = ledger.iter().zip(&named).filter(|(_, n)| !**n).map(|(c, _)| c).collect();
+    if !omitted.is_empty() {
         let mut counts: Vec<(String, usize)> = Vec::new();
-        for c in ledger.get(..first_named).unwrap_or(&[]) {
+        for c in &omitted {
             match counts.iter_mut().find(|(n, _)| *n == c.name) {
                 Some((_, k)) => *k += 1,
                 None => counts.push((c.name.clone(), 1)),
             }
         }
-        let failed = ledger.get(..first_named).unwrap_or(&[]).iter().filter(|c| c.failed).count();
+        let failed = omitted.iter().filter(|c| c.failed).count();
         let parts: Vec<String> = counts.iter().map(|(n, k)| format!("{n} x{k}")).collect();
-        out.push_str(&format!("\n- {first_named} earlier calls not named here (ledger byte bound; {failed} of them failed): {}", parts.join(", ")));
+        out.push_str(&format!("\n- {} earlier calls not named here (ledger byte bound; {failed} of them failed): {}", omitted.len(), parts.join(", ")));
     }
-    for l in lines.get(first_named..).unwrap_or(&[]) {
+    for (l, _) in lines.iter().zip(&named).filter(|(_, n)| **n) {
         out.push_str(l);
     }
     out
