@@ -151,26 +151,33 @@ fn y5_ai_sdk_text_and_json_outputs_are_read() {
 #[test]
 fn y5_anthropic_tool_result_without_is_error_is_read_explicit_flag_wins() {
     let use_ = |id: &str, name: &str| json!({ "type": "tool_use", "id": id, "name": name, "input": {} });
+    // the first results row has string contents only (the typed path reads it), the
+    // second a block content (the `Value` path)
     let doc = json!([
         { "role": "user", "content": "go" },
-        { "role": "assistant", "content": [use_("t1", "Bash"), use_("t2", "Read"), use_("t3", "Bash"), use_("t4", "Bash"), use_("t5", "Bash"), use_("t6", "Bash")] },
+        { "role": "assistant", "content": [use_("t1", "Bash"), use_("t2", "Read"), use_("t3", "Bash"), use_("t4", "Bash"), use_("t6", "Bash")] },
         { "role": "user", "content": [
             { "type": "tool_result", "tool_use_id": "t1", "content": NODE_MISSING },
             { "type": "tool_result", "tool_use_id": "t2", "content": "Error: the widget (from docs/faq.md)" },
             { "type": "tool_result", "tool_use_id": "t3", "content": "Error: explicit false wins", "is_error": false },
             { "type": "tool_result", "tool_use_id": "t4", "content": "all fine", "is_error": true },
-            { "type": "tool_result", "tool_use_id": "t5", "content": [{ "type": "text", "text": "cat: x: No such file or directory" }] },
             { "type": "tool_result", "tool_use_id": "t6", "content": "3 files changed" }
+        ] },
+        { "role": "assistant", "content": [use_("t5", "Bash"), use_("t7", "Read")] },
+        { "role": "user", "content": [
+            { "type": "tool_result", "tool_use_id": "t5", "content": [{ "type": "text", "text": "cat: x: No such file or directory" }] },
+            { "type": "tool_result", "tool_use_id": "t7", "content": [{ "type": "text", "text": "fatal: sample output kept in the notes" }] }
         ] }
     ]);
-    let expect = pairs(&[("t1", true), ("t2", false), ("t3", false), ("t4", true), ("t5", true), ("t6", false)]);
+    let expect = pairs(&[("t1", true), ("t2", false), ("t3", false), ("t4", true), ("t6", false), ("t5", true), ("t7", false)]);
     assert_eq!(results(&decode(Format::Anthropic, doc.clone()).unwrap()), expect, "Value path");
     assert_eq!(results(&decode_text(Format::Anthropic, &doc.to_string()).unwrap()), expect, "typed path");
     // a live append of the results row reads the held call's names as a decode does
     let rows = doc.as_array().unwrap();
     let config = context_compactor::config::Config::from_options(&json!({ "profile": "default", "contextWindow": 100000 })).unwrap();
     let mut live = context_compactor::live::LiveTranscript::open(config, Format::Anthropic, Value::Array(rows[..2].to_vec())).unwrap();
-    live.append(vec![rows[2].clone()]).unwrap();
+    live.append(vec![rows[2].clone(), rows[3].clone()]).unwrap();
+    live.append(vec![rows[4].clone()]).unwrap();
     assert_eq!(results(live.transcript()), expect, "live append");
 }
 

@@ -145,10 +145,8 @@ fn signature_line(line: &str) -> bool {
         "ambiguous argument '",
         "couldn't find remote ref",
     ];
+    // untrimmed at its start: every signature below opens at column 0
     let line = line.trim_end();
-    if line.starts_with(char::is_whitespace) {
-        return false;
-    }
     if let Some(rest) = line.strip_prefix("fatal: ") {
         return GIT_FATAL.iter().any(|g| rest.starts_with(g));
     }
