@@ -129,7 +129,7 @@ fn y5_ai_sdk_text_and_json_outputs_are_read() {
     let call = |id: &str, name: &str| json!({ "type": "tool-call", "toolCallId": id, "toolName": name, "input": {} });
     let doc = json!([
         { "role": "user", "content": "go" },
-        { "role": "assistant", "content": [call("a", "run"), call("b", "api"), call("c", "run"), call("d", "readFile"), call("e", "run"), call("f", "api"), call("g", "run")] },
+        { "role": "assistant", "content": [call("a", "run"), call("b", "api"), call("c", "run"), call("d", "readFile"), call("e", "run"), call("f", "api"), call("g", "run"), call("h", "run"), call("i", "api"), call("j", "api")] },
         { "role": "tool", "content": [
             result("a", "run", json!({ "type": "text", "value": CARGO_PANIC })),
             result("b", "api", json!({ "type": "json", "value": { "error": "quota exceeded" } })),
@@ -137,10 +137,14 @@ fn y5_ai_sdk_text_and_json_outputs_are_read() {
             result("d", "readFile", json!({ "type": "text", "value": "Error: a log line of the file" })),
             result("e", "run", json!({ "type": "error-text", "value": "timed out" })),
             result("f", "api", json!({ "type": "json", "value": { "data": { "error": "nested" } } })),
-            { "type": "tool-result", "toolCallId": "g", "toolName": "run", "output": { "type": "text", "value": "Error: looked bad" }, "isError": false }
+            { "type": "tool-result", "toolCallId": "g", "toolName": "run", "output": { "type": "text", "value": "Error: looked bad" }, "isError": false },
+            // AI SDK 4's `result`: a string read as a text, a value as JSON
+            { "type": "tool-result", "toolCallId": "h", "toolName": "run", "result": "Traceback (most recent call last):\n  File \"x.py\"" },
+            { "type": "tool-result", "toolCallId": "i", "toolName": "api", "result": { "ERROR": "bad key" } },
+            { "type": "tool-result", "toolCallId": "j", "toolName": "api", "result": { "rows": 3 } }
         ] }
     ]);
-    let expect = pairs(&[("a", true), ("b", true), ("c", false), ("d", false), ("e", true), ("f", false), ("g", false)]);
+    let expect = pairs(&[("a", true), ("b", true), ("c", false), ("d", false), ("e", true), ("f", false), ("g", false), ("h", true), ("i", true), ("j", false)]);
     assert_eq!(results(&decode(Format::AiSdk, doc.clone()).unwrap()), expect);
     assert_eq!(results(&decode_text(Format::AiSdk, &doc.to_string()).unwrap()), expect);
 }

@@ -165,8 +165,9 @@ fn signature_line(line: &str) -> bool {
 /// Whether the result of a call to tool `name` reports a failure (Y-5): as
 /// [`text_reports_failure`], except that the output of a reader, a tool that returns a
 /// file's or page's contents ([`is_reader`]: `read_file`, `Read`, `open`, `search_dir`,
-/// `readFile`), is its content, so a first line opening `Error:` (a log file, a doc
-/// page) is not taken as a failure; a JSON output reporting one ([`json_error`]) still is.
+/// `readFile`), is its content: no line of it (a first line opening `Error:`, a panic
+/// or traceback in its last lines, an HTTP status line) is taken as a failure, and only
+/// a JSON output reporting one ([`json_error`]) still is.
 pub fn result_reports_failure(name: Option<&str>, text: &str) -> bool {
     if name.is_some_and(is_reader) {
         json_error(text)
