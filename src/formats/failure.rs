@@ -221,7 +221,7 @@ pub fn exit_status(text: &str) -> Option<i64> {
         let Some(Some(p)) = first.get(k) else { continue };
         // ASCII lowercasing keeps every byte offset and leaves digits and the separators alone
         let rest = head.get(p + pat.len()..).unwrap_or("");
-        let rest = rest.trim_start_matches(|c: char| c == ':' || c == '=' || c == ' ' || c == '"');
+        let rest = rest.trim_start_matches([':', '=', ' ', '"']);
         let n = rest.bytes().take_while(|c| c.is_ascii_digit() || *c == b'-').count();
         if let Ok(n) = rest.get(..n).unwrap_or("").parse::<i64>() {
             return Some(n);
