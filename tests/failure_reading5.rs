@@ -85,10 +85,14 @@ fn y5_window_reads_specific_signatures_only_and_exit_zero_wins() {
         middle.as_str(),
         // an explicit exit status 0 wins over every signature
         "Exit code 0\n   Compiling foo v0.1.0\nthread 'main' panicked at src/main.rs:3:5:\nexpected in this test",
-        "Error: Cannot find module 'x'\nexit status 0",
+        "node loader\nError: Cannot find module 'x'\nexit status 0",
         "Exit code: 0\nWall time: 0.2 seconds\nOutput:\nHTTP/1.1 500 Internal Server Error",
     ] {
         assert!(!text_reports_failure(t), "{t:?} is not a failure");
+    }
+    // an output that opens as an error is one, whatever exit status its words name
+    for t in ["Error: expected exit code 0, got 1", "FAILED tests/a.py::t - exit status 0 expected"] {
+        assert!(text_reports_failure(t), "{t:?} is a failure");
     }
     // a reader's output is the file's content, whatever signature it holds
     for name in ["Read", "read_file", "cat", "view"] {

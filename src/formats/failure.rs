@@ -10,7 +10,7 @@
 //! failure signature at the start of a line in its first or last 40 lines
 //! ([`window_signature`]: a Rust panic, node's missing module, a traceback, ...). A
 //! result that merely mentions the word "error" in prose is not a failure, and an
-//! output stating exit status 0 reports none. A non-zero exit status
+//! output stating exit status 0 is not read for an HTTP status or a later signature. A non-zero exit status
 //! ([`exit_status`]) is read separately (`summarize::facts`), for every format.
 
 use serde_json::Value;
@@ -27,9 +27,10 @@ const WINDOW_LINES: usize = 40;
 /// response head [`http_failure`] reads).
 const WINDOW_BYTES: usize = 4_096;
 
-/// Whether a tool output reports a failure (Y-5). False when the output states exit
-/// status 0 ([`exit_status`]: `Exit code 0`, `exit status 0`, ... in its first 2,000
-/// bytes), which wins over everything below. Otherwise true when:
+/// Whether a tool output reports a failure (Y-5). True when any of these holds; an
+/// output stating exit status 0 ([`exit_status`]: `Exit code 0`, `exit status 0`, ...
+/// in its first 2,000 bytes) is read for the first and third only (its opening line
+/// and its JSON), since the status outweighs a wrapped HTTP response or a later line:
 /// - its first non-blank line (leading whitespace ignored, first 2,000 bytes) opens as
 ///   an error ([`opens_as_error`]);
 /// - it is an HTTP response ([`http_failure`]) whose final status is 4xx or 5xx
@@ -48,11 +49,10 @@ pub fn text_reports_failure(text: &str) -> bool {
     if first.is_empty() {
         return false;
     }
+    // a stated exit status 0 outweighs what a later line or a wrapped HTTP response
+    // holds, not an output that opens as an error (`Error: expected exit code 0, got 1`)
     let exit = exit_status(text);
-    if exit == Some(0) {
-        return false;
-    }
-    opens_as_error(first) || http_failure(text) || json_error(text) || (exit.is_none() && window_signature(text))
+    opens_as_error(first) || json_error(text) || (exit != Some(0) && http_failure(text)) || (exit.is_none() && window_signature(text))
 }
 
 /// Whether an output is an HTTP response (its first non-blank line an HTTP status line,
