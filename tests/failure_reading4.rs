@@ -4,14 +4,15 @@
 use context_compactor::formats::failure::{json_error, text_reports_failure};
 
 /// Y-5: `{"success": "false"}` (the word) and `{"Status": "Error"}` (key and value in
-/// any case) are failed calls; `{"status": "failed"}` of a looked-up job stays an answer.
+/// any case) are failed calls; `{"status": "failed"}` of a looked-up job stays an answer
+/// (`{"ok": "false"}` is a failure too since issue 13: tests/failure_reading5.rs).
 #[test]
 fn y5_json_success_word_false_and_status_key_in_any_case_are_failures() {
     for t in [r#"{"success": "false"}"#, r#"{"success": "FALSE", "data": 1}"#, r#"{"Status": "Error"}"#, r#"{"STATUS": "error", "msg": "x"}"#, r#"{"Success": false}"#] {
         assert!(json_error(t), "{t}");
         assert!(text_reports_failure(t), "{t}");
     }
-    for t in [r#"{"status": "failed", "build": 412}"#, r#"{"Status": "OK"}"#, r#"{"success": "true"}"#, r#"{"ok": "false"}"#] {
+    for t in [r#"{"status": "failed", "build": 412}"#, r#"{"Status": "OK"}"#, r#"{"success": "true"}"#, r#"{"ok": "true"}"#] {
         assert!(!json_error(t), "{t} is an answer");
     }
 }

@@ -97,17 +97,30 @@ fn push_line(text: &mut String, t: &str) {
     text.push_str(t);
 }
 
-/// The result view of a `tool-result` part.
+/// The result view of a `tool-result` part. Its failure flag (Y-5): an `error-text`,
+/// `error-json` or `execution-denied` output is a failure by its type; otherwise an
+/// explicit `isError` (true or false) says; otherwise a `text` output (or AI SDK 4's
+/// string `result`) is read as [`super::failure::result_reports_failure`] reads a text
+/// (with the part's `toolName`: a reader's output is content) and a `json` output (or a
+/// non-string `result`) by [`super::failure::json_error`] on its value. A `content`
+/// output is not read.
 fn result_block(p: &Value, call_id: String) -> Block {
     let name = p.get("toolName").and_then(Value::as_str).map(str::to_string);
     let mut text = String::new();
-    let mut is_error = false;
+    let mut by_type = false;
+    // how the output's text is read when no flag says: as a text, as a JSON value, or not
+    let mut read: Option<bool> = None;
     let mut media = Vec::new();
     let mut media_bytes = 0;
     match p.get("output") {
         Some(out) => {
             let ty = out.get("type").and_then(Value::as_str).unwrap_or("");
-            is_error = matches!(ty, "error-text" | "error-json" | "execution-denied");
+            by_type = matches!(ty, "error-text" | "error-json" | "execution-denied");
+            read = match ty {
+                "text" => Some(true),
+                "json" => Some(false),
+                _ => None,
+            };
             match (ty, out.get("value")) {
                 ("content", Some(Value::Array(parts))) => {
                     for cp in parts {
@@ -126,14 +139,26 @@ fn result_block(p: &Value, call_id: String) -> Block {
             }
         }
         None => match p.get("result") {
-            Some(Value::String(s)) => text.push_str(s),
-            Some(v) => text.push_str(&v.to_string()),
+            Some(Value::String(s)) => {
+                text.push_str(s);
+                read = Some(true);
+            }
+            Some(v) => {
+                text.push_str(&v.to_string());
+                read = Some(false);
+            }
             None => {}
         },
     }
-    if p.get("isError").and_then(Value::as_bool) == Some(true) {
-        is_error = true;
-    }
+    let is_error = by_type
+        || match p.get("isError").and_then(Value::as_bool) {
+            Some(flag) => flag,
+            None => match read {
+                Some(true) => super::failure::result_reports_failure(name.as_deref(), &text),
+                Some(false) => super::failure::json_error(&text),
+                None => false,
+            },
+        };
     Block::ToolResult { call_id, name, text, is_error, media, media_bytes }
 }
 

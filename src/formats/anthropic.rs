@@ -8,6 +8,7 @@
 //! each `tool_use` of an assistant message is answered by a `tool_result` in the very
 //! next user message, and the `tool_result` blocks come first in that message.
 
+use super::failure::CallNames;
 use super::{Adapter, PairingRules};
 use crate::error::{Error, Result};
 use crate::transcript::{json_len, Block, MediaKind, Role};
@@ -215,6 +216,30 @@ pub fn server_search(raw: &Value) -> (Vec<ServerSearch>, Vec<String>) {
 
 impl Adapter for Anthropic {
     fn view(raw: &Value, at: usize) -> Result<(Role, Vec<Block>)> {
+        Anthropic::view_in(raw, at, &CallNames::default())
+    }
+
+    fn set_result_body(raw: &mut Value, nth: usize, text: &str) -> Result<()> {
+        let items = raw.get_mut("content").and_then(Value::as_array_mut).ok_or_else(|| Error::invalid("message has no content blocks"))?;
+        let block = items
+            .iter_mut()
+            .filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_result"))
+            .nth(nth)
+            .ok_or_else(|| Error::invalid(format!("no tool_result number {nth}")))?;
+        super::set_text_field(block, "content", text, "tool_result")
+    }
+
+    fn text_message(text: &str) -> Value {
+        json!({ "role": "user", "content": [{ "type": "text", "text": text }] })
+    }
+}
+
+impl Anthropic {
+    /// [`Adapter::view`] of a row of a transcript whose earlier rows' calls are in
+    /// `names`: a `tool_result` without `is_error` is read as a result of the tool its
+    /// `tool_use` names (Y-5, [`super::failure::result_reports_failure`]: a reader's
+    /// output is content); an explicit `is_error`, true or false, is the flag.
+    pub(crate) fn view_in(raw: &Value, at: usize, names: &CallNames) -> Result<(Role, Vec<Block>)> {
         let role = match raw.get("role").and_then(Value::as_str) {
             Some("user") => Role::User,
             Some("assistant") => Role::Assistant,
@@ -245,7 +270,7 @@ impl Adapter for Anthropic {
                         }
                         "tool_result" => {
                             let call_id = b.get("tool_use_id").and_then(Value::as_str).ok_or_else(|| Error::invalid(format!("message {at}: content[{k}] tool_result has no string `tool_use_id`")))?;
-                            let is_error = b.get("is_error").and_then(Value::as_bool).unwrap_or(false);
+                            let flag = b.get("is_error").and_then(Value::as_bool);
                             let mut text = String::new();
                             let mut media = Vec::new();
                             let mut media_bytes = 0;
@@ -267,6 +292,7 @@ impl Adapter for Anthropic {
                                 }
                                 _ => {}
                             }
+                            let is_error = flag.unwrap_or_else(|| super::failure::result_reports_failure(names.get(call_id), &text));
                             blocks.push(Block::ToolResult { call_id: call_id.to_string(), name: None, text, is_error, media, media_bytes });
                         }
                         "thinking" => blocks.push(Block::Reasoning {
@@ -282,20 +308,6 @@ impl Adapter for Anthropic {
             _ => return Err(Error::invalid(format!("message {at}: `content` must be a string or an array of blocks"))),
         }
         Ok((role, blocks))
-    }
-
-    fn set_result_body(raw: &mut Value, nth: usize, text: &str) -> Result<()> {
-        let items = raw.get_mut("content").and_then(Value::as_array_mut).ok_or_else(|| Error::invalid("message has no content blocks"))?;
-        let block = items
-            .iter_mut()
-            .filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_result"))
-            .nth(nth)
-            .ok_or_else(|| Error::invalid(format!("no tool_result number {nth}")))?;
-        super::set_text_field(block, "content", text, "tool_result")
-    }
-
-    fn text_message(text: &str) -> Value {
-        json!({ "role": "user", "content": [{ "type": "text", "text": text }] })
     }
 }
 
@@ -347,9 +359,10 @@ struct RawBlock<'a> {
     content: Option<String>,
 }
 
-/// The view of one message straight from its canonical JSON text; `None` when the
-/// message needs the `Value` path (see [`Row`]).
-pub(crate) fn view_text(text: &str) -> Option<(Role, Vec<Block>)> {
+/// The view of one message straight from its canonical JSON text, its results read
+/// with the tool names of the calls in `names` (as [`Anthropic::view_in`] reads them);
+/// `None` when the message needs the `Value` path (see [`Row`]).
+pub(crate) fn view_text_in(text: &str, names: &CallNames) -> Option<(Role, Vec<Block>)> {
     let row: Row = serde_json::from_str(text).ok()?;
     let role = match row.role.as_ref() {
         "user" => Role::User,
@@ -373,14 +386,12 @@ pub(crate) fn view_text(text: &str) -> Option<(Role, Vec<Block>)> {
                 arguments: b.input.map(|i| i.get().to_string()).unwrap_or_default(),
             }),
             // string or absent content only; block content goes the Value way
-            "tool_result" => blocks.push(Block::ToolResult {
-                call_id: b.tool_use_id?.into_owned(),
-                name: None,
-                text: b.content.unwrap_or_default(),
-                is_error: b.is_error.unwrap_or(false),
-                media: Vec::new(),
-                media_bytes: 0,
-            }),
+            "tool_result" => {
+                let call_id = b.tool_use_id?.into_owned();
+                let text = b.content.unwrap_or_default();
+                let is_error = b.is_error.unwrap_or_else(|| super::failure::result_reports_failure(names.get(&call_id), &text));
+                blocks.push(Block::ToolResult { call_id, name: None, text, is_error, media: Vec::new(), media_bytes: 0 });
+            }
             "redacted_thinking" => blocks.push(Block::Reasoning { text: String::new(), bytes: item.get().len(), signed: true }),
             "image" | "document" | "container_upload" | "thinking" | "search_result" => return None,
             _ => blocks.push(Block::Opaque { kind: ty.to_string(), bytes: item.get().len() }),

@@ -19,7 +19,7 @@ pub(crate) fn dispatch_view_in(format: Format, raw: &Value, at: usize, names: &C
     match format {
         Format::OpenaiChat => openai_chat::OpenaiChat::view_in(raw, at, names),
         Format::OpenaiResponses => openai_responses::OpenaiResponses::view_in(raw, at, names),
-        Format::Anthropic => anthropic::Anthropic::view(raw, at),
+        Format::Anthropic => anthropic::Anthropic::view_in(raw, at, names),
         Format::Gemini => gemini::Gemini::view(raw, at),
         Format::AiSdk => ai_sdk::AiSdk::view(raw, at),
         Format::Canonical => canonical::Canonical::view(raw, at),
@@ -174,9 +174,10 @@ pub fn decode_rows_after(format: Format, items: Vec<Value>, first_offset: usize,
 }
 
 /// Whether a format's result rows may name no tool, so that a decode notes the calls'
-/// names to read them with ([`CallNames`]): OpenAI Chat and Responses.
+/// names to read them with ([`CallNames`]): OpenAI Chat, Responses and Anthropic (whose
+/// `tool_result` names no tool, and is read when it has no `is_error`).
 fn names_results(format: Format) -> bool {
-    matches!(format, Format::OpenaiChat | Format::OpenaiResponses)
+    matches!(format, Format::OpenaiChat | Format::OpenaiResponses | Format::Anthropic)
 }
 
 /// One message straight from its canonical JSON text, with no `Value` tree, for the
@@ -185,7 +186,7 @@ fn names_results(format: Format) -> bool {
 fn decode_typed(format: Format, source: &Arc<String>, item: &serde_json::value::RawValue, ids: &mut ContentIds, names: &CallNames) -> Option<Message> {
     let (role, mut blocks) = match format {
         Format::OpenaiChat => openai_chat::view_text_in(item.get(), names)?,
-        Format::Anthropic => anthropic::view_text(item.get())?,
+        Format::Anthropic => anthropic::view_text_in(item.get(), names)?,
         _ => return None,
     };
     let raw = RawJson::from_canonical_in(source, item)?;

@@ -1,12 +1,17 @@
-//! Failed tool results in formats without an error flag (Y-5).
+//! Failed tool results in formats without an error flag, or whose flag is absent (Y-5).
 //!
 //! OpenAI chat `tool` messages and Responses `function_call_output` items carry no
-//! error flag, so whether a call failed is read from its output. The reading is
-//! conservative: only an output whose *first non-blank line opens* as an error does, or
-//! a JSON object that says so at its top level (an `error` value, `"status": "error"`,
-//! `"ok": false`, a GraphQL `errors` list with no data). A result that merely
-//! mentions the word "error" in prose is not a failure. A non-zero exit status is read
-//! separately (`summarize::facts::exit_status`), for every format.
+//! error flag; an Anthropic `tool_result` may leave `is_error` out and an AI SDK
+//! `text` / `json` output has none (an explicit flag, true or false, always wins over
+//! reading). Whether such a call failed is read from its output, conservatively
+//! ([`text_reports_failure`]): an output whose *first non-blank line opens* as an error,
+//! an HTTP response whose final status is 4xx / 5xx, a JSON object that says so at its
+//! top level ([`json_error`]), or, when the output states no exit status, a specific
+//! failure signature at the start of a line in its first or last 40 lines
+//! ([`window_signature`]: a Rust panic, node's missing module, a traceback, ...). A
+//! result that merely mentions the word "error" in prose is not a failure, and an
+//! output stating exit status 0 is not read for an HTTP status or a later signature. A non-zero exit status
+//! ([`exit_status`]) is read separately (`summarize::facts`), for every format.
 
 use serde_json::Value;
 
@@ -16,47 +21,213 @@ const ERRNO_NAMES: [&str; 16] = [
     "EADDRINUSE", "EPIPE",
 ];
 
-/// Whether a tool output reports a failure by how it opens (Y-5). True when its first
-/// non-blank line (leading whitespace ignored) is:
-/// - `Error:` / `error:` / `ERROR:` / `Error -`, or a Python-style exception name
-///   ending in `Error:` / `Exception:` (`ValueError: ...`, `FileNotFoundError: ...`);
-/// - `Traceback (most recent call last):` (a Python traceback);
-/// - an errno name then `:` or a space (`ENOENT: no such file or directory, open 'x'`),
-///   or Python's `[Errno N] ...`;
-/// - a shell's own message: its name, then `...: command not found`, `command not
-///   found: ...` or `...: not found` (`bash: foo: command not found`, `/bin/bash: line 1:
-///   python: command not found`, `zsh: command not found: foo`, `sh: 1: foo: not found`);
-/// - git's `fatal:`, npm's `npm ERR!` / `npm error`, Go's `panic:`, Rust's `thread
-///   '<name>' panicked at`, Java's `Exception in thread "<name>"`, rustc's
-///   `error[E0425]:`, or the word `FAILED` alone or before a space, `:` or `(` (pytest's
-///   `FAILED tests/x.py::t - ...`);
-/// - SWE-agent's `Your proposed edit has introduced new syntax error(s).` (the edit was
-///   not applied);
+/// Lines [`window_signature`] reads at each end of an output.
+const WINDOW_LINES: usize = 40;
+/// UTF-8 bytes [`window_signature`] reads at each end of an output (and the HTTP
+/// response head [`http_failure`] reads).
+const WINDOW_BYTES: usize = 4_096;
+
+/// Whether a tool output reports a failure (Y-5). True when any of these holds; an
+/// output stating exit status 0 ([`exit_status`]: `Exit code 0`, `exit status 0`, ...
+/// in its first 2,000 bytes) is read for the first and third only (its opening line
+/// and its JSON), since the status outweighs a wrapped HTTP response or a later line:
+/// - its first non-blank line (leading whitespace ignored, first 2,000 bytes) opens as
+///   an error ([`opens_as_error`]);
+/// - it is an HTTP response ([`http_failure`]) whose final status is 4xx or 5xx
+///   (`HTTP/1.1 404 Not Found` then headers and a body);
+/// - the whole output is a JSON object that says so at its top level ([`json_error`]);
+/// - it states no exit status at all and one of the lines of its first and last 40 lines
+///   (4 KiB at each end) is a specific failure signature ([`window_signature`]), such as
+///   a Rust panic after cargo's `Compiling` lines or node's `Error: Cannot find module`
+///   after its loader's lines. The bare word `error` on a later line is not one.
 ///
-/// or when the whole output is a JSON object that says so at its top level ([`json_error`]).
-/// Only the first 2,000 bytes are read for the line tests; the JSON test parses
-/// outputs up to 64 KiB that start with `{`. The tool's name is not known here: see
-/// [`result_reports_failure`] for a result whose call names a reader.
+/// The tool's name is not known here: see [`result_reports_failure`] for a result whose
+/// call names a reader.
 pub fn text_reports_failure(text: &str) -> bool {
     let head = text.get(..crate::evict::floor_boundary(text, 2_000)).unwrap_or("");
     let first = head.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("");
     if first.is_empty() {
         return false;
     }
-    opens_as_error(first) || json_error(text)
+    // a stated exit status 0 outweighs what a later line or a wrapped HTTP response
+    // holds, not an output that opens as an error (`Error: expected exit code 0, got 1`)
+    let exit = exit_status(text);
+    opens_as_error(first) || json_error(text) || (exit != Some(0) && http_failure(text)) || (exit.is_none() && window_signature(text))
+}
+
+/// Whether an output is an HTTP response (its first non-blank line an HTTP status line,
+/// `HTTP/<version> <3 digits>[ <reason>]`) whose final status is 4xx or 5xx (Y-5). The
+/// final status: a 1xx or 3xx response followed, after its headers' blank line, by
+/// another status line (`100 Continue`, a redirect `curl -L -i` followed) gives way to
+/// that one. Only the first 4 KiB are read; text after the headers is the body and is
+/// not read.
+pub fn http_failure(text: &str) -> bool {
+    let head = text.get(..crate::evict::floor_boundary(text, WINDOW_BYTES)).unwrap_or("");
+    let mut lines = head.lines().map(str::trim).skip_while(|l| l.is_empty());
+    let Some(mut status) = lines.next().and_then(http_status) else { return false };
+    while status < 200 || (300..400).contains(&status) {
+        // past the headers' blank line, the next response's status line, if any
+        let mut rest = lines.by_ref().skip_while(|l| !l.is_empty()).skip_while(|l| l.is_empty());
+        match rest.next().and_then(http_status) {
+            Some(next) => status = next,
+            None => break,
+        }
+    }
+    status >= 400
+}
+
+/// The status of an HTTP status line: `HTTP/1.1 404 Not Found`, `HTTP/2 500`.
+fn http_status(line: &str) -> Option<u16> {
+    let rest = line.strip_prefix("HTTP/")?;
+    let (version, rest) = rest.split_once(' ')?;
+    if version.is_empty() || !version.bytes().all(|b| b.is_ascii_digit() || b == b'.') {
+        return None;
+    }
+    let code = rest.get(..3).filter(|c| c.bytes().all(|b| b.is_ascii_digit()))?;
+    if !(rest.len() == 3 || rest[3..].starts_with(' ')) {
+        return None;
+    }
+    code.parse().ok().filter(|c| (100..600).contains(c))
+}
+
+/// Whether one of an output's first or last [`WINDOW_LINES`] lines, each end read up to
+/// [`WINDOW_BYTES`], is a failure signature (Y-5; [`text_reports_failure`] asks only
+/// when the output states no exit status). A signature starts its line at column 0
+/// (an indented, quoted or diffed copy is content) and is one of:
+/// - Rust's `thread '<name>' panicked at`, rustc's `error[E0425]:`, cargo's `error: could
+///   not compile `;
+/// - node's `Error: Cannot find module '` or a coded `Error [ERR_...]:`;
+/// - `Traceback (most recent call last):`, Java's `Exception in thread "<name>"`, Go's
+///   `goroutine N [running]:`;
+/// - npm's `npm ERR!` / `npm error ...`;
+/// - git's `fatal:` when it goes on with one of git's own failures (`not a git
+///   repository`, `repository '`, `unable to access '`, `could not read `, `Authentication
+///   failed`, `destination path '`, `pathspec '`, `ambiguous argument '`, `couldn't find
+///   remote ref`);
+/// - pytest's `FAILED <test id with ::>`;
+/// - a shell saying it found no command, or a command's errno message (as
+///   [`opens_as_error`] reads them: `ls: cannot access 'x': No such file or directory`).
+pub fn window_signature(text: &str) -> bool {
+    let head = text.get(..crate::evict::floor_boundary(text, WINDOW_BYTES)).unwrap_or("");
+    if head.lines().take(WINDOW_LINES).any(signature_line) {
+        return true;
+    }
+    let from = crate::evict::ceil_boundary(text, text.len().saturating_sub(WINDOW_BYTES));
+    let mut tail = text.get(from..).unwrap_or("").lines();
+    // a line cut by the byte bound is not read
+    if from > 0 && text.as_bytes().get(from - 1) != Some(&b'\n') {
+        tail.next();
+    }
+    tail.rev().take(WINDOW_LINES).any(signature_line)
+}
+
+/// One line (untrimmed) of [`window_signature`]'s window: whether it is a signature.
+fn signature_line(line: &str) -> bool {
+    const STARTS: [&str; 8] = [
+        "Error: Cannot find module '",
+        "Traceback (most recent call last):",
+        "Exception in thread \"",
+        "npm ERR!",
+        "error: could not compile `",
+        "fatal: ",
+        "FAILED ",
+        "goroutine ",
+    ];
+    const GIT_FATAL: [&str; 10] = [
+        "not a git repository",
+        "repository '",
+        "unable to access '",
+        "could not read ",
+        "Could not read ",
+        "Authentication failed",
+        "destination path '",
+        "pathspec '",
+        "ambiguous argument '",
+        "couldn't find remote ref",
+    ];
+    // untrimmed at its start: every signature below opens at column 0
+    let line = line.trim_end();
+    if let Some(rest) = line.strip_prefix("fatal: ") {
+        return GIT_FATAL.iter().any(|g| rest.starts_with(g));
+    }
+    if let Some(rest) = line.strip_prefix("FAILED ") {
+        return rest.split_whitespace().next().is_some_and(|id| id.contains("::"));
+    }
+    if let Some(rest) = line.strip_prefix("goroutine ") {
+        return rest.split_once(" [running]:").is_some_and(|(n, r)| r.is_empty() && !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+    }
+    if let Some(rest) = line.strip_prefix("Error [ERR_") {
+        return rest.split_once("]:").is_some_and(|(code, _)| !code.is_empty() && code.bytes().all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_'));
+    }
+    STARTS.iter().any(|s| line.starts_with(s)) || npm_error(line) || rust_panic(line) || rustc_error(line) || shell_not_found(line) || command_errno(line)
 }
 
 /// Whether the result of a call to tool `name` reports a failure (Y-5): as
 /// [`text_reports_failure`], except that the output of a reader, a tool that returns a
 /// file's or page's contents ([`is_reader`]: `read_file`, `Read`, `open`, `search_dir`,
-/// `readFile`), is its content, so a first line opening `Error:` (a log file, a doc
-/// page) is not taken as a failure; a JSON output reporting one ([`json_error`]) still is.
+/// `readFile`), is its content: no line of it (a first line opening `Error:`, a panic
+/// or traceback in its last lines, an HTTP status line) is taken as a failure, and only
+/// a JSON output reporting one ([`json_error`]) still is.
 pub fn result_reports_failure(name: Option<&str>, text: &str) -> bool {
     if name.is_some_and(is_reader) {
         json_error(text)
     } else {
         text_reports_failure(text)
     }
+}
+
+/// Patterns of [`exit_status`], in the order they are tried (lowercase ASCII).
+pub(crate) const EXIT_PATTERNS: [&str; 5] = ["exit code", "exit status", "exited with code", "exit_code", "returncode"];
+
+/// The exit status a result states (`Exit code N`, `exit code N`, `exit status N`,
+/// `exited with code N`, `returned non-zero exit status N`), read from the first 2,000
+/// UTF-8 bytes: each pattern in [`EXIT_PATTERNS`] order, at its first occurrence in any
+/// ASCII case, followed by `:` / `=` / space / `"` and an integer.
+///
+/// One pass over the head finds every pattern's first occurrence, compared in place
+/// (issue 15: a lowercased copy and five substring searches per tool result were a
+/// twentieth of a 10 MB compaction); the same answer as lowercasing the head and
+/// searching each pattern (`summarize::facts::exit_status_slow`, the test oracle).
+pub fn exit_status(text: &str) -> Option<i64> {
+    let head = text.get(..crate::evict::floor_boundary(text, 2_000)).unwrap_or("");
+    let b = head.as_bytes();
+    let mut first: [Option<usize>; 5] = [None; 5];
+    let mut left = EXIT_PATTERNS.len();
+    // `| 0x20` maps exactly the two cases of an ASCII letter to its lowercase form
+    let at = |i: usize, c: u8| b.get(i).is_some_and(|&x| x | 0x20 == c);
+    for (i, &c) in b.iter().enumerate() {
+        // every pattern starts with "exit" or "re"
+        let candidate = match c | 0x20 {
+            b'e' => at(i + 1, b'x') && at(i + 2, b'i') && at(i + 3, b't'),
+            b'r' => at(i + 1, b'e'),
+            _ => false,
+        };
+        if !candidate {
+            continue;
+        }
+        for (k, pat) in EXIT_PATTERNS.iter().enumerate() {
+            if first.get(k).is_some_and(Option::is_none) && b.get(i..i + pat.len()).is_some_and(|w| w.eq_ignore_ascii_case(pat.as_bytes())) {
+                if let Some(slot) = first.get_mut(k) {
+                    *slot = Some(i);
+                }
+                left -= 1;
+            }
+        }
+        if left == 0 {
+            break;
+        }
+    }
+    for (k, pat) in EXIT_PATTERNS.iter().enumerate() {
+        let Some(Some(p)) = first.get(k) else { continue };
+        // ASCII lowercasing keeps every byte offset and leaves digits and the separators alone
+        let rest = head.get(p + pat.len()..).unwrap_or("");
+        let rest = rest.trim_start_matches([':', '=', ' ', '"']);
+        let n = rest.bytes().take_while(|c| c.is_ascii_digit() || *c == b'-').count();
+        if let Ok(n) = rest.get(..n).unwrap_or("").parse::<i64>() {
+            return Some(n);
+        }
+    }
+    None
 }
 
 /// Whether a tool's name is a reader's: one of its words (split at `_`, `-`, `.`, `/`,
@@ -87,8 +258,24 @@ pub fn is_reader(name: &str) -> bool {
     false
 }
 
-/// Whether one line (trimmed, the first non-blank one of an output) opens as an error:
-/// the openings [`text_reports_failure`] lists.
+/// Whether one line (trimmed, the first non-blank one of an output) opens as an error
+/// (Y-5). True when it is:
+/// - `Error:` / `error:` / `ERROR:` / `Error -`, or a Python-style exception name
+///   ending in `Error:` / `Exception:` (`ValueError: ...`, `FileNotFoundError: ...`);
+/// - `Traceback (most recent call last)` (a Python traceback);
+/// - an errno name then `:` or a space (`ENOENT: no such file or directory, open 'x'`),
+///   or Python's `[Errno N] ...`;
+/// - a shell's own message: its name, then `...: command not found`, `command not
+///   found: ...` or `...: not found` (`bash: foo: command not found`, `/bin/bash: line 1:
+///   python: command not found`, `zsh: command not found: foo`, `sh: 1: foo: not found`);
+/// - a command's errno message ([`command_errno`]): `ls: cannot access 'x': No such file
+///   or directory`, `cat: x: No such file or directory`, `curl: (6) Could not resolve host: x`;
+/// - git's `fatal:`, npm's `npm ERR!` / `npm error`, Go's `panic:`, Rust's `thread
+///   '<name>' panicked at`, Java's `Exception in thread "<name>"`, rustc's
+///   `error[E0425]:`, Go's `--- FAIL:`, Jest's `FAIL <file>`, or the word `FAILED` alone
+///   or before a space, `:` or `(` (pytest's `FAILED tests/x.py::t - ...`);
+/// - SWE-agent's `Your proposed edit has introduced new syntax error(s).` (the edit was
+///   not applied).
 pub fn opens_as_error(line: &str) -> bool {
     const OPENINGS: [&str; 11] = [
         "Error:",
@@ -107,8 +294,7 @@ pub fn opens_as_error(line: &str) -> bool {
     if OPENINGS.iter().any(|p| line.starts_with(p)) {
         return true;
     }
-    // npm 7+ writes `npm error code E404`; `npm errors ...` is prose
-    if line.strip_prefix("npm error").is_some_and(|r| r.is_empty() || r.starts_with(' ')) {
+    if npm_error(line) {
         return true;
     }
     // Go's `--- FAIL: TestX (0.00s)`; Jest / Vitest's `FAIL src/x.test.ts`
@@ -119,15 +305,7 @@ pub fn opens_as_error(line: &str) -> bool {
     if line.strip_prefix("FAILED").is_some_and(|r| r.is_empty() || r.starts_with([' ', ':', '('])) {
         return true;
     }
-    // Rust: `thread 'main' panicked at src/main.rs:2:5:`
-    if line.strip_prefix("thread '").and_then(|r| r.split_once('\'')).is_some_and(|(_, r)| r.starts_with(" panicked at")) {
-        return true;
-    }
-    // rustc: `error[E0425]: cannot find value ...`
-    if let Some(rest) = line.strip_prefix("error[E") {
-        return rest.split_once("]:").is_some_and(|(n, _)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
-    }
-    if shell_not_found(line) {
+    if rust_panic(line) || rustc_error(line) || shell_not_found(line) || command_errno(line) {
         return true;
     }
     if let Some(rest) = line.strip_prefix("[Errno ") {
@@ -146,6 +324,69 @@ pub fn opens_as_error(line: &str) -> bool {
         && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.')
 }
 
+/// npm 7+'s `npm error code E404` (the words `npm error` alone or before a space;
+/// `npm errors ...` is prose).
+fn npm_error(line: &str) -> bool {
+    line.strip_prefix("npm error").is_some_and(|r| r.is_empty() || r.starts_with(' '))
+}
+
+/// Rust's panic line: `thread 'main' panicked at src/main.rs:2:5:`.
+fn rust_panic(line: &str) -> bool {
+    line.strip_prefix("thread '").and_then(|r| r.split_once('\'')).is_some_and(|(_, r)| r.starts_with(" panicked at"))
+}
+
+/// rustc's error line: `error[E0425]: cannot find value ...`.
+fn rustc_error(line: &str) -> bool {
+    line.strip_prefix("error[E").and_then(|r| r.split_once("]:")).is_some_and(|(n, _)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// The messages libc's `strerror` gives the errors a command most often reports, as
+/// coreutils and the shells print them.
+const STRERRORS: [&str; 16] = [
+    "No such file or directory",
+    "Permission denied",
+    "Not a directory",
+    "Is a directory",
+    "File exists",
+    "Directory not empty",
+    "Operation not permitted",
+    "Read-only file system",
+    "No space left on device",
+    "Too many open files",
+    "Connection refused",
+    "Connection timed out",
+    "Network is unreachable",
+    "Device or resource busy",
+    "Argument list too long",
+    "Cannot allocate memory",
+];
+
+/// A command's own errno message (Y-5): the line opens with a command's name (1 to 32
+/// bytes of lowercase ASCII letters, digits, `-`, `_`, `.` or `+`, starting with a
+/// letter; not a diagnostic's word `note`, `warning`, `warn`, `info`, `hint`, `help`,
+/// `debug`, `notice`) then `: `, and either its last `: `-separated part is one of
+/// [`STRERRORS`] (Python's `[Errno N] ` before it allowed): `cat: x: No such file or
+/// directory`, `ls: cannot access 'x': No such file or directory`; or it is curl's `curl:
+/// (N) ...` (`curl: (6) Could not resolve host: x`). A grep hit (`src/x.rs:3: ...`) opens
+/// with a path, not a command's name.
+pub fn command_errno(line: &str) -> bool {
+    const NOT_COMMANDS: [&str; 8] = ["note", "warning", "warn", "info", "hint", "help", "debug", "notice"];
+    let Some((cmd, rest)) = line.split_once(": ") else { return false };
+    let named = cmd.len() <= 32
+        && cmd.starts_with(|c: char| c.is_ascii_lowercase())
+        && cmd.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || matches!(b, b'-' | b'_' | b'.' | b'+'))
+        && !NOT_COMMANDS.contains(&cmd);
+    if !named {
+        return false;
+    }
+    if cmd == "curl" {
+        return rest.strip_prefix('(').and_then(|r| r.split_once(") ")).is_some_and(|(n, _)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+    }
+    let last = rest.rsplit(": ").next().unwrap_or(rest).trim_end();
+    let last = last.strip_prefix("[Errno ").and_then(|r| r.split_once("] ")).map_or(last, |(_, m)| m);
+    STRERRORS.contains(&last)
+}
+
 /// A shell saying it found no command: the line opens with a shell's name (a path to
 /// one allowed, `/bin/bash`) and a colon, or with a script's name and `: line N:`, and then says `command not found` (bash, zsh)
 /// or ends `: not found` (dash). A grep hit `src/x.sh:3: foo: command not found` opens
@@ -160,15 +401,17 @@ fn shell_not_found(line: &str) -> bool {
 
 /// Whether a whole output is a JSON object (up to 64 KiB) that reports a failure at its
 /// top level (Y-5):
-/// - an `error` key holding a value other than `null`, `false`, `0`, `""`, `{}`, `[]` or
-///   a word saying none (`"none"`, `"ok"`, `"false"`, `"null"`, `"0"`, `"no"`, `"n/a"`,
-///   `"nil"`): `{"error": "User not found"}`;
+/// - an `error` key (or `Error` / `ERROR`, those exact cases: a Rust enum's `Error`
+///   variant serialized, a host's capitalised key) holding a value other than `null`,
+///   `false`, `0`, `""`, `{}`, `[]` or a word saying none (`"none"`, `"ok"`, `"false"`,
+///   `"null"`, `"0"`, `"no"`, `"n/a"`, `"nil"`): `{"error": "User not found"}`,
+///   `{"Error": "User not found"}`; the first of the three present is read;
 /// - `"status": "error"` (any case): `{"status": "error", "message": "..."}`; another
 ///   status (`"failed"` of a build a tool looked up) is the call's answer, not its failure;
-/// - `"ok": false` or `"success": false` (the JSON `false`), or `"success": "false"`
-///   (the word, any case; `"ok": "false"` is not read);
+/// - `"ok": false` or `"success": false`, the JSON `false` or the word `"false"` (any
+///   case, spaces around it ignored): `{"ok": "false"}` says what `{"success": "false"}` says;
 /// - `success` and `status` are matched in any ASCII case (`"Status": "Error"`, `"Success": false`);
-///   `ok`, `error`, `errors` and `data` exactly (`{"Ok": false}` is serde's `Ok(false)`, a success);
+///   `ok`, `errors` and `data` exactly (`{"Ok": false}` is serde's `Ok(false)`, a success);
 /// - a GraphQL response with no data: `errors` a non-empty array of objects each with a
 ///   string `message`, and `data` absent or `null` (`{"data": null, "errors": [...]}`);
 ///   partial data with errors, or `"errors": []`, is an answer.
@@ -180,12 +423,14 @@ pub fn json_error(text: &str) -> bool {
     let Ok(Value::Object(o)) = serde_json::from_str::<Value>(t) else { return false };
     // keys in any ASCII case (`"Status": "Error"`, `"Success": false`)
     let get = |k: &str| o.get(k).or_else(|| o.iter().find(|(key, _)| key.eq_ignore_ascii_case(k)).map(|(_, v)| v));
-    let flagged = |k: &str| get(k) == Some(&Value::Bool(false));
+    // `false`, or the word (`"false"`, any case) saying the same
+    let says_false = |v: Option<&Value>| match v {
+        Some(Value::Bool(b)) => !b,
+        Some(Value::String(s)) => s.trim().eq_ignore_ascii_case("false"),
+        _ => false,
+    };
     // `ok` only in lowercase: `{"Ok": false}` is a Rust `Result<bool, _>` serialized, a success
-    let ok_false = o.get("ok") == Some(&Value::Bool(false));
-    // `"success": "false"` (the word, any case) says the same as the JSON `false`
-    let success_word = get("success").and_then(Value::as_str).is_some_and(|s| s.trim().eq_ignore_ascii_case("false"));
-    if ok_false || flagged("success") || success_word || get("status").and_then(Value::as_str).is_some_and(|s| s.trim().eq_ignore_ascii_case("error")) {
+    if says_false(o.get("ok")) || says_false(get("success")) || get("status").and_then(Value::as_str).is_some_and(|s| s.trim().eq_ignore_ascii_case("error")) {
         return true;
     }
     if let Some(Value::Array(errors)) = o.get("errors") {
@@ -194,7 +439,7 @@ pub fn json_error(text: &str) -> bool {
             return true;
         }
     }
-    match o.get("error") {
+    match o.get("error").or_else(|| o.get("Error")).or_else(|| o.get("ERROR")) {
         None | Some(Value::Null) | Some(Value::Bool(false)) => false,
         // `"error": 0` is a status code meaning none (`{"error": 0, "msg": "ok"}`)
         Some(Value::Number(n)) => n.as_f64() != Some(0.0),

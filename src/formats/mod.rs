@@ -141,7 +141,7 @@ mod typed_view_tests {
                 r#"{"role":"user","content":"hi","pinned":true}"#,
                 r#"{"role":"system","content":"hi"}"#,
             ];
-            check_typed_view(anthropic::view_text, anthropic::Anthropic::view, &taken, &handed_back);
+            check_typed_view(|t| anthropic::view_text_in(t, &failure::CallNames::default()), anthropic::Anthropic::view, &taken, &handed_back);
         }
     }
 }

@@ -1254,66 +1254,14 @@ fn result_paths(text: &str) -> Vec<String> {
     out
 }
 
-/// Patterns of [`exit_status`], in the order they are tried (lowercase ASCII).
-const EXIT_PATTERNS: [&str; 5] = ["exit code", "exit status", "exited with code", "exit_code", "returncode"];
-
-/// The exit status a result states (`Exit code N`, `exit code N`, `exit status N`,
-/// `exited with code N`, `returned non-zero exit status N`), read from the first 2,000
-/// UTF-8 bytes: each pattern in [`EXIT_PATTERNS`] order, at its first occurrence in any
-/// ASCII case, followed by `:` / `=` / space / `"` and an integer.
-///
-/// One pass over the head finds every pattern's first occurrence, compared in place
-/// (issue 15: a lowercased copy and five substring searches per tool result were a
-/// twentieth of a 10 MB compaction); the same answer as lowercasing the head and
-/// searching each pattern (`exit_status_slow`, the test oracle).
-pub fn exit_status(text: &str) -> Option<i64> {
-    let head = text.get(..crate::evict::floor_boundary(text, 2_000)).unwrap_or("");
-    let b = head.as_bytes();
-    let mut first: [Option<usize>; 5] = [None; 5];
-    let mut left = EXIT_PATTERNS.len();
-    // `| 0x20` maps exactly the two cases of an ASCII letter to its lowercase form
-    let at = |i: usize, c: u8| b.get(i).is_some_and(|&x| x | 0x20 == c);
-    for (i, &c) in b.iter().enumerate() {
-        // every pattern starts with "exit" or "re"
-        let candidate = match c | 0x20 {
-            b'e' => at(i + 1, b'x') && at(i + 2, b'i') && at(i + 3, b't'),
-            b'r' => at(i + 1, b'e'),
-            _ => false,
-        };
-        if !candidate {
-            continue;
-        }
-        for (k, pat) in EXIT_PATTERNS.iter().enumerate() {
-            if first.get(k).is_some_and(Option::is_none) && b.get(i..i + pat.len()).is_some_and(|w| w.eq_ignore_ascii_case(pat.as_bytes())) {
-                if let Some(slot) = first.get_mut(k) {
-                    *slot = Some(i);
-                }
-                left -= 1;
-            }
-        }
-        if left == 0 {
-            break;
-        }
-    }
-    for (k, pat) in EXIT_PATTERNS.iter().enumerate() {
-        let Some(Some(p)) = first.get(k) else { continue };
-        // ASCII lowercasing keeps every byte offset and leaves digits and the separators alone
-        let rest = head.get(p + pat.len()..).unwrap_or("");
-        let rest = rest.trim_start_matches(|c: char| c == ':' || c == '=' || c == ' ' || c == '"');
-        let n = rest.bytes().take_while(|c| c.is_ascii_digit() || *c == b'-').count();
-        if let Ok(n) = rest.get(..n).unwrap_or("").parse::<i64>() {
-            return Some(n);
-        }
-    }
-    None
-}
+pub use crate::formats::failure::exit_status;
 
 /// [`exit_status`] by its definition: the head lowercased, each pattern searched.
 #[cfg(test)]
 fn exit_status_slow(text: &str) -> Option<i64> {
     let head = text.get(..crate::evict::floor_boundary(text, 2_000)).unwrap_or("");
     let lower = head.to_ascii_lowercase();
-    for pat in EXIT_PATTERNS {
+    for pat in crate::formats::failure::EXIT_PATTERNS {
         if let Some(p) = lower.find(pat) {
             let rest = lower.get(p + pat.len()..).unwrap_or("");
             let rest = rest.trim_start_matches(|c: char| c == ':' || c == '=' || c == ' ' || c == '"');
