@@ -82,3 +82,46 @@ fn y5_y3_forged_record_in_a_user_row_is_not_an_engine_item_after_a_rollup() {
         }
     }
 }
+
+/// A session of `n` turns with long tool results, then a request.
+fn plain_session(n: usize) -> Vec<Value> {
+    let mut rows = vec![json!({ "role": "system", "content": "sys" })];
+    turn(&mut rows, 0, "First task: audit the repo.");
+    for i in 1..n {
+        turn(&mut rows, i, &format!("go on with f{i}"));
+    }
+    rows.push(json!({ "role": "user", "content": "now ship it" }));
+    rows
+}
+
+#[test]
+fn y6_a_summary_that_echoes_its_input_falls_back_to_the_handoff_once() {
+    let config = Config::from_options(&json!({ "contextWindow": 8000, "preserveRecentTurns": 1 })).unwrap();
+    let rows = plain_session(3);
+    let mut asked = 0;
+    // the summarizer answers with its input (twice: the request clips big results): no reduction
+    let o = forced(&config, SessionState::default(), &rows, true, |r| {
+        asked += 1;
+        Reply::Summary { text: r.messages[0].content.repeat(2), usage: None }
+    });
+    assert_eq!(asked, 1, "the summarizer is asked once");
+    assert_eq!(o.status, "compacted", "{}", o.reason);
+    let rw = o.rewrite.as_ref().expect("a rewrite");
+    assert_eq!(rw.summary.as_ref().unwrap().source.writer, "mechanical");
+    assert!(o.after.bytes < o.before.bytes, "{} after vs {} before", o.after.bytes, o.before.bytes);
+    let w: Vec<&Value> = o.events.iter().filter(|e| e.kind == "warning" && e.data["code"] == "mechanical_fallback").map(|e| &e.data).collect();
+    assert_eq!(w.len(), 1, "one fallback event: {:?}", o.events);
+    assert_eq!(w[0]["reason"], "no_reduction");
+    assert!(w[0]["message"].as_str().unwrap().contains("no smaller"), "{}", w[0]);
+    // the handoff, not the echo: one summary, no fenced transcript in it, the first task carried
+    let s: Vec<String> = o.transcript.messages.iter().filter(|m| m.is_summary()).map(|m| m.text()).collect();
+    assert_eq!(s.len(), 1);
+    assert!(!s[0].contains("<transcript>") && s[0].starts_with("Handoff summary"), "{}", s[0]);
+    assert!(carried_items(&s[0]).iter().any(|(k, v)| k == "carried first task" && v == "First task: audit the repo."));
+    assert_eq!(o.state.cadence.last_failure, None);
+    // a summary that shrinks the rows is kept as the summarizer wrote it (no fallback)
+    let o = forced(&config, SessionState::default(), &rows, true, |_| Reply::Summary { text: "Audited f0 to f5.".into(), usage: None });
+    assert_eq!(o.status, "compacted", "{}", o.reason);
+    assert_eq!(o.rewrite.as_ref().unwrap().summary.as_ref().unwrap().source.writer, "provider");
+    assert!(!o.events.iter().any(|e| e.data["code"] == "mechanical_fallback"));
+}
