@@ -125,3 +125,98 @@ fn y6_a_summary_that_echoes_its_input_falls_back_to_the_handoff_once() {
     assert_eq!(o.rewrite.as_ref().unwrap().summary.as_ref().unwrap().source.writer, "provider");
     assert!(!o.events.iter().any(|e| e.data["code"] == "mechanical_fallback"));
 }
+
+const BIDI: [char; 9] = ['\u{202A}', '\u{202B}', '\u{202C}', '\u{202D}', '\u{202E}', '\u{2066}', '\u{2067}', '\u{2068}', '\u{2069}'];
+
+/// A text of `n` words, every other one wrapped in a right-to-left override.
+fn rlo_text(tag: &str, n: usize) -> String {
+    (0..n).map(|i| if i % 2 == 0 { format!("\u{202E}{tag}{i}\u{202C}") } else { format!("\u{2067}w{i}\u{2069}") }).collect::<Vec<_>>().join(" ")
+}
+
+fn rlo_session(turns: usize) -> Vec<Value> {
+    let mut rows = vec![json!({ "role": "system", "content": "sys" })];
+    for i in 0..turns {
+        let user = match i {
+            0 => format!("First task: {}", rlo_text("task", 20)),
+            1 => format!("request {i}: you must keep {}. {}", rlo_text("rule", 6), rlo_text("ask", 200)),
+            _ => format!("request {i}: {}", rlo_text("ask", 10)),
+        };
+        rows.push(json!({ "role": "user", "content": user }));
+        rows.push(json!({ "role": "assistant", "content": null, "tool_calls": [{ "id": format!("c{i}"), "type": "function", "function": { "name": format!("read\u{202E}{i}"), "arguments": format!("{{\"path\":\"src/\u{202E}f{i}.rs\"}}") } }] }));
+        rows.push(json!({ "role": "tool", "tool_call_id": format!("c{i}"), "content": format!("error: {}\n{}", rlo_text("err", 10), rlo_text("out", 400)) }));
+        rows.push(json!({ "role": "assistant", "content": format!("decided: {}", rlo_text("note", 60)) }));
+    }
+    rows.push(json!({ "role": "user", "content": format!("now {}", rlo_text("last", 4)) }));
+    rows
+}
+
+#[test]
+fn y9_issue13_bidi_controls_never_reach_a_summary_raw_and_the_handoff_keeps_its_budget() {
+    // summaryMaxOutputTokens 600 x 4 bytes: the summary budget is 2,400 bytes
+    let config = Config::from_options(&json!({ "contextWindow": 40000, "preserveRecentTurns": 1, "summaryMaxOutputTokens": 600 })).unwrap();
+    let budget = 2_400;
+    for hook in [false, true] {
+        let rows = rlo_session(24);
+        let mut asked: Vec<String> = Vec::new();
+        // the model's answer quotes controls raw (its own and its input's)
+        let o = forced(&config, SessionState::default(), &rows, hook, |r| {
+            asked.push(r.messages[0].content.clone());
+            Reply::Summary { text: format!("Summary: {} {}", rlo_text("sum", 50), rlo_text("task", 20)), usage: None }
+        });
+        // the summarize request quotes the rows as data: no raw control either
+        assert_eq!(asked.len(), usize::from(hook));
+        assert!(asked.iter().all(|b| !b.contains(BIDI)), "hook={hook}: a raw control in the request");
+        assert!(asked.iter().all(|b| b.contains("\\u{202E}err0\\u{202C}")), "hook={hook}: tool output quoted with visible escapes");
+        assert_eq!(o.status, "compacted", "hook={hook}: {}", o.reason);
+        let s: Vec<String> = o.transcript.messages.iter().filter(|m| m.is_summary()).map(|m| m.text()).collect();
+        assert_eq!(s.len(), 1);
+        let s = &s[0];
+        for c in BIDI {
+            assert!(!s.contains(c), "hook={hook}: a raw U+{:04X} in the summary:\n{s}", c as u32);
+        }
+        assert!(s.contains("\\u{202E}task0\\u{202C}"), "hook={hook}: the first task is quoted with visible escapes:\n{s}");
+        let (narrative, body) = split_summary(s);
+        assert!(body.is_some());
+        if !hook {
+            // the deterministic handoff is held to the summary budget as written (escapes counted)
+            assert!(narrative.len() <= budget, "hook={hook}: handoff {} bytes over the {budget}-byte budget:\n{narrative}", narrative.len());
+        }
+    }
+}
+
+#[test]
+fn n1_issue13_user_text_quoted_whole_is_budgeted_as_quoted() {
+    use context_compactor::nothing_lost::{user_text_floor, CLIPPED_PREFIX, VERBATIM_PREFIX};
+    // a 302-byte text whose quote is 502 bytes (40 controls): over a 400-byte budget as
+    // quoted, so it is clipped with its marker, not quoted whole; a plain twin of the same
+    // size is quoted whole
+    let dense = format!("{} {} {}", "a".repeat(100), "\u{202E}".repeat(40), "b".repeat(80));
+    let plain = "y".repeat(302);
+    assert_eq!((dense.len(), context_compactor::quote::content_len(&dense)), (302, 502));
+    let t = formats::decode(Format::OpenaiChat, json!([
+        { "role": "user", "content": "First task: audit." },
+        { "role": "user", "content": dense },
+        { "role": "user", "content": plain },
+        { "role": "user", "content": "now ship it" },
+    ]))
+    .unwrap();
+    let lines = |o: usize| {
+        let rows = vec![(o, &t.messages[o])];
+        user_text_floor(&rows, Some(0), Some(3), 400)
+    };
+    let d = lines(1);
+    assert_eq!(d.len(), 1, "{d:?}");
+    assert!(d[0].starts_with(CLIPPED_PREFIX) && !d[0].contains('\u{202E}'), "{d:?}");
+    let p = lines(2);
+    assert_eq!(p, [format!("{VERBATIM_PREFIX}{}", "y".repeat(302))]);
+}
+
+#[test]
+fn y5_issue13_ledger_lines_quote_the_call_as_data() {
+    use context_compactor::state::FoldedCall;
+    let call = |id: &str, failed: bool| FoldedCall { call_id: id.into(), name: "rm\u{202E}fr".into(), arguments: "{\"path\":\"\u{2066}/\u{2069}\"}".into(), failed, error: failed.then(|| "exit 1: \u{202E}ok".into()) };
+    let text = context_compactor::summarize::ledger_text(&[call("c1", false), call("c2\u{202D}", true)], 10_000);
+    assert!(!text.contains(BIDI), "{text}");
+    assert!(text.contains("\n- rm\\u{202E}fr({\"path\":\"\\u{2066}/\\u{2069}\"}) [c1]: already run"), "{text}");
+    assert!(text.contains("[c2\\u{202D}]: ran and failed (may be made again): exit 1: \\u{202E}ok"), "{text}");
+}

@@ -225,7 +225,7 @@ impl Job {
                 Some(_) => NewestAt::After,
             };
             let hl = HandoffLabels { first_task, newest, rows_in_memory: self.config.project_memory && !self.user_text_only_memory, newest_at };
-            crate::quote::content(&handoff_summary_with(&facts, budget.saturating_sub(fixed).saturating_sub(floor_room).min(fold_bytes / 4 * 3), Some(hl))).into_owned()
+            quoted_handoff(&facts, budget.saturating_sub(fixed).saturating_sub(floor_room).min(fold_bytes / 4 * 3), hl)
         } else {
             crate::quote::content(narrative_part(&narrative).trim_end()).into_owned()
         };
@@ -322,4 +322,21 @@ impl Job {
         Ok(())
     }
 
+}
+
+/// The deterministic handoff (Y-6) quoted as data (Y-9) within `max` UTF-8 bytes as
+/// quoted: the escapes count (issue 13: a bidi control's eight bytes for its three), so a
+/// handoff whose quoted text is over `max` is built again smaller by the overshoot, at
+/// most four times (the handoff's own least, 512 bytes, stays).
+fn quoted_handoff(facts: &Facts, max: usize, labels: HandoffLabels) -> String {
+    let mut room = max;
+    let mut quoted = String::new();
+    for _ in 0..4 {
+        quoted = crate::quote::content(&handoff_summary_with(facts, room, Some(labels))).into_owned();
+        if quoted.len() <= max || room == 0 {
+            break;
+        }
+        room = room.saturating_sub(quoted.len() - max);
+    }
+    quoted
 }
