@@ -220,3 +220,90 @@ fn y5_issue13_ledger_lines_quote_the_call_as_data() {
     assert!(text.contains("\n- rm\\u{202E}fr({\"path\":\"\\u{2066}/\\u{2069}\"}) [c1]: already run"), "{text}");
     assert!(text.contains("[c2\\u{202D}]: ran and failed (may be made again): exit 1: \\u{202E}ok"), "{text}");
 }
+
+/// A stuck run: [system, the run's request, `n` x (call, big result)], no answer yet and
+/// nothing before the run to fold; OpenAI Chat or Anthropic.
+fn stuck_run(format: Format, n: usize) -> Value {
+    let mut msgs = vec![json!({ "role": "user", "content": "Audit every module of the parser and report each panic with its path." })];
+    for k in 1..=n {
+        let id = format!("c{k}");
+        let body = format!("src/m{k}.rs: {}", format!("line {k} of code; ").repeat(400));
+        match format {
+            Format::Anthropic => {
+                msgs.push(json!({ "role": "assistant", "content": [{ "type": "tool_use", "id": id, "name": "read_file", "input": { "path": format!("src/m{k}.rs") } }] }));
+                msgs.push(json!({ "role": "user", "content": [{ "type": "tool_result", "tool_use_id": id, "content": body }] }));
+            }
+            _ => {
+                msgs.push(json!({ "role": "assistant", "content": null, "tool_calls": [{ "id": id, "type": "function", "function": { "name": "read_file", "arguments": format!("{{\"path\":\"src/m{k}.rs\"}}") } }] }));
+                msgs.push(json!({ "role": "tool", "tool_call_id": id, "content": body }));
+            }
+        }
+    }
+    match format {
+        Format::Anthropic => json!({ "system": "You are a careful agent.", "messages": msgs }),
+        _ => {
+            msgs.insert(0, json!({ "role": "system", "content": "You are a careful agent." }));
+            Value::Array(msgs)
+        }
+    }
+}
+
+#[test]
+fn k1_s6_clear_tool_uses_on_a_stuck_run_clears_its_older_results_and_keeps_the_newest() {
+    use context_compactor::clear::CLEARED_PREFIX;
+    use context_compactor::select::Stage;
+    use context_compactor::transcript::Block;
+    for format in [Format::OpenaiChat, Format::Anthropic] {
+        for (keep, inputs) in [(3usize, false), (5, true), (10, false)] {
+            let n = 14;
+            let config = Config::from_options(&json!({ "contextWindow": 20000, "clearToolUses": { "trigger": 1000, "keep": keep, "clearToolInputs": inputs } })).unwrap();
+            let t = formats::decode(format, stuck_run(format, n)).unwrap();
+            let mut job = Job::start(config, SessionState::default(), t, JobOptions { signals: Signals::default(), has_summarizer: true });
+            let o = run_sync(&mut job, |_| Reply::Summary { text: "SUMMARY".into(), usage: None }).expect("job runs");
+            let what = format!("{} keep={keep} inputs={inputs}", format.name());
+            assert_eq!(o.status, "compacted", "{what}: {}", o.reason);
+            formats::validate_pairing(&o.transcript).expect("pairing intact");
+            let rw = o.rewrite.as_ref().unwrap();
+            let ev = o.events.iter().find(|e| e.kind == "context_cleared").map(|e| e.data.clone()).expect("the clearing ran");
+            assert_eq!(ev["items"], json!(n - keep), "{what}: the run's {} older results cleared: {ev}", n - keep);
+            // every result left in the transcript: a placeholder when older than the newest
+            // `keep`, whole when among them
+            let mut results: Vec<(usize, String)> = Vec::new();
+            let mut args: Vec<(usize, String)> = Vec::new();
+            let k_of = |id: &str| id.trim_start_matches('c').parse::<usize>().unwrap();
+            for m in &o.transcript.messages {
+                for b in &m.blocks {
+                    match b {
+                        Block::ToolResult { call_id, text, .. } => results.push((k_of(call_id), text.clone())),
+                        Block::ToolCall { id, arguments, .. } => args.push((k_of(id), arguments.clone())),
+                        _ => {}
+                    }
+                }
+            }
+            for (k, text) in &results {
+                let old = *k <= n - keep;
+                assert_eq!(text.starts_with(CLEARED_PREFIX), old, "{what}: c{k}: {}", &text[..60.min(text.len())]);
+                if !old {
+                    assert!(text.starts_with(&format!("src/m{k}.rs: line")) && text.len() > 6000, "{what}: c{k} whole");
+                }
+            }
+            for (k, a) in &args {
+                assert_eq!(a.contains("src/m"), !(inputs && *k <= n - keep), "{what}: c{k} arguments {a}");
+            }
+            // the newest exchange is never cleared nor folded
+            assert_eq!(results.last().map(|r| r.0), Some(n), "{what}");
+            if rw.stage == Stage::Clear {
+                // the clearing alone reached the target: every row kept, the older results cleared
+                assert_eq!(results.len(), n, "{what}: every result kept");
+                let cleared: Vec<String> = rw.cleared.iter().filter(|c| c.kind == "tool_result").filter_map(|c| c.call_id.clone()).collect();
+                assert_eq!(cleared, (1..=n - keep).map(|k| format!("c{k}")).collect::<Vec<_>>(), "{what}: oldest first");
+                assert!(rw.cleared.iter().all(|c| c.input_cleared == inputs), "{what}: clearToolInputs");
+            } else {
+                // not enough: the run's completed rounds are folded after the clearing (S-6)
+                assert_eq!(rw.stage, Stage::InRun, "{what}");
+                assert_eq!(ev["summaryNext"], json!(true));
+            }
+            assert!(o.after.estimated_tokens < o.before.estimated_tokens);
+        }
+    }
+}
