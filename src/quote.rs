@@ -99,8 +99,9 @@ fn bidi_at(b: &[u8], i: usize) -> bool {
     }
 }
 
-/// UTF-8 bytes of a bidi control (three) and of its escape `\u{XXXX}` (eight).
+/// UTF-8 bytes of a bidi control.
 const BIDI_BYTES: usize = 3;
+/// Bytes of its escape `\u{XXXX}` (ASCII).
 const BIDI_ESCAPE_BYTES: usize = 8;
 
 /// The escape `\u{XXXX}` of the bidi control at `b[i..i + 3]` ([`bidi_at`]).
@@ -113,18 +114,15 @@ fn bidi_escape(b: &[u8], i: usize) -> [u8; BIDI_ESCAPE_BYTES] {
     [b'\\', b'u', b'{', hex(12), hex(8), hex(4), hex(0), b'}']
 }
 
-/// Bidi controls in `text` ([`bidi_at`]); a text without the byte `E2` has none.
+/// Bidi controls in `text` ([`bidi_at`]), each starting with the byte `E2`.
 fn bidi_count(text: &str) -> usize {
     let b = text.as_bytes();
-    if !b.contains(&0xE2) {
-        return 0;
-    }
-    (0..b.len()).filter(|&i| bidi_at(b, i)).count()
+    b.iter().enumerate().filter(|&(i, &c)| c == 0xE2 && bidi_at(b, i)).count()
 }
 
-/// The last escaped piece of `b[..j]`: `(start, source bytes)` of its last fence-or-not
-/// `<` (one byte) or bidi control (three bytes), whichever ends last; `None` when there is
-/// none. Reads back only as far as that piece.
+/// The last piece of `b[..j]` whose escaped form may differ from it: `(start, source
+/// bytes)` of its last `<` (one byte; a fence tag's or not) or bidi control (three bytes),
+/// whichever ends last; `None` when there is none. Reads back only as far as that piece.
 fn last_special(b: &[u8], j: usize) -> Option<(usize, usize)> {
     let mut k = j;
     loop {
