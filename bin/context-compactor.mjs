@@ -216,6 +216,17 @@ export function memoryNotWritten(records) {
   return `warning:    memory_not_written: ${what}; pass --out-memory FILE to keep them (or --json to print them)`
 }
 
+/**
+ * Where the `memory_not_written` line goes, once (issue 13: the demo printed it twice
+ * when stdout and stderr reach the same place): `'stdout'`, after the report, unless
+ * stdout is redirected or piped while stderr is the terminal (`'stderr'`, so the person
+ * running the command still sees it). `stdoutTTY` / `stderrTTY`: `process.stdout.isTTY`
+ * and `process.stderr.isTTY`.
+ */
+export function warningStream(stdoutTTY, stderrTTY) {
+  return !stdoutTTY && stderrTTY ? 'stderr' : 'stdout'
+}
+
 /** Evicted entries shown in the report without --verbose. */
 export const EVICTED_SHOWN = 10
 
@@ -470,10 +481,8 @@ export async function main(argv = process.argv.slice(2)) {
       if (args.outRequest) console.log(`wrote:      ${args.outRequest} (request view)`)
       if (args.outMemory) console.log(`wrote:      ${args.outMemory} (${n(records.length)} memory record${records.length === 1 ? '' : 's'}, JSON Lines)`)
       if (unsaved) {
-        console.log(unsaved)
-        // on stderr too, since stdout is often redirected or read by a script; not when
-        // both are the terminal, where it would show twice
-        if (!(process.stdout.isTTY && process.stderr.isTTY)) console.error(unsaved)
+        if (warningStream(process.stdout.isTTY, process.stderr.isTTY) === 'stderr') console.error(unsaved)
+        else console.log(unsaved)
       }
     }
     return 0

@@ -285,7 +285,8 @@ pub fn session_first_task(messages: &[Message]) -> Option<usize> {
 /// 1. the session's first task (`first_task`, [`session_first_task`]) and the newest
 ///    request (`newest`): quoted whole (`User first task (verbatim): <text>`, `User
 ///    newest request (verbatim): <text>`), always, outside any budget;
-/// 2. others quoted whole while the quotes stay within `budget_bytes` UTF-8 bytes;
+/// 2. others quoted whole while the quotes stay within `budget_bytes` UTF-8 bytes (as
+///    quoted, [`quote::content_len`]);
 /// 3. then clipped while the clipped lines stay within another `budget_bytes`:
 ///    `User text (clipped; whole in memory, message <id>, offset <n>): <head> [+<k>
 ///    bytes in memory]`;
@@ -337,16 +338,18 @@ pub fn user_text_floor_capped(rows: &[(usize, &Message)], first_task: Option<usi
         // the marker's head and tail as written (crate::summarize::floor::marker_parts),
         // at least what a head-only marker reserved (so the tier holds no more markers
         // than before the tails: a tight window stays under it, N-4)
+        // bytes as quoted (issue 13: a bidi control's escape is eight bytes for three)
         let clip_cost = || {
             let (h, t) = crate::summarize::floor::marker_parts(b.2);
-            (CLIPPED_PREFIX.len() + b.1.len() + h.len() + t.len() + 56).max(CLIPPED_PREFIX.len() + b.1.len() + CLIP_HEAD_BYTES + 48)
+            let id = quote::content_len(b.1);
+            (CLIPPED_PREFIX.len() + id + quote::content_len(h) + quote::content_len(t) + 56).max(CLIPPED_PREFIX.len() + id + CLIP_HEAD_BYTES + 48)
         };
         if floor_over(b.2, protected, single_cap) {
             b.3 = 5;
         } else if protected {
             b.3 = 1;
-        } else if whole_used.saturating_add(b.2.len()) <= budget_bytes {
-            whole_used = whole_used.saturating_add(b.2.len());
+        } else if let Some(used) = Some(whole_used.saturating_add(quote::content_len(b.2))).filter(|&u| u <= budget_bytes) {
+            whole_used = used;
             b.3 = 2;
         } else if clip_used < budget_bytes && clip_used.saturating_add(clip_cost()) <= budget_bytes {
             clip_used = clip_used.saturating_add(clip_cost());

@@ -16,7 +16,12 @@
 //!   `Artifacts:`, `- earlier:`, or a ledger
 //!   line `- name(args) [id]: already run` / `...: ran and failed`) gets a leading `\`.
 //!   The engine never writes a line that starts with `\`, so the escaped line cannot be
-//!   taken for one of its own.
+//!   taken for one of its own;
+//! - a bidirectional embedding, override or isolate control (U+202A to U+202E, U+2066 to
+//!   U+2069: three UTF-8 bytes each) is written as its visible escape `\u{202E}` (eight
+//!   ASCII bytes), so quoted text cannot reorder how the summary around it reads (issue
+//!   13). [`content_len`], [`content_prefix`] and [`content_suffix`] count the escape's
+//!   eight bytes, so every budget over quoted text holds.
 //!
 //! Text with nothing to escape is returned borrowed (no copy).
 
@@ -83,10 +88,61 @@ fn fence_at(b: &[u8], i: usize) -> bool {
     FENCE_TAGS.iter().any(|t| rest.len() >= t.len() && rest.iter().zip(t.as_bytes()).all(|(a, c)| a.eq_ignore_ascii_case(c)))
 }
 
+/// The bidirectional controls [`content`] escapes (issue 13): whether the three bytes of
+/// `b` at `i` are U+202A to U+202E (`E2 80 AA` to `E2 80 AE`) or U+2066 to U+2069
+/// (`E2 81 A6` to `E2 81 A9`).
+fn bidi_at(b: &[u8], i: usize) -> bool {
+    match b.get(i..i + 3) {
+        Some([0xE2, 0x80, c]) => (0xAA..=0xAE).contains(c),
+        Some([0xE2, 0x81, c]) => (0xA6..=0xA9).contains(c),
+        _ => false,
+    }
+}
+
+/// UTF-8 bytes of a bidi control.
+const BIDI_BYTES: usize = 3;
+/// Bytes of its escape `\u{XXXX}` (ASCII).
+const BIDI_ESCAPE_BYTES: usize = 8;
+
+/// The escape `\u{XXXX}` of the bidi control at `b[i..i + 3]` ([`bidi_at`]).
+fn bidi_escape(b: &[u8], i: usize) -> [u8; BIDI_ESCAPE_BYTES] {
+    const HEX: &[u8; 16] = b"0123456789ABCDEF";
+    // the code point from its three UTF-8 bytes: 1110xxxx 10xxxxxx 10xxxxxx
+    let (x, y, z) = (u32::from(b.get(i).copied().unwrap_or(0) & 0x0F), u32::from(b.get(i + 1).copied().unwrap_or(0) & 0x3F), u32::from(b.get(i + 2).copied().unwrap_or(0) & 0x3F));
+    let cp = (x << 12) | (y << 6) | z;
+    let hex = |shift: u32| HEX.get(((cp >> shift) & 0xF) as usize).copied().unwrap_or(b'0');
+    [b'\\', b'u', b'{', hex(12), hex(8), hex(4), hex(0), b'}']
+}
+
+/// Bidi controls in `text` ([`bidi_at`]), each starting with the byte `E2`.
+fn bidi_count(text: &str) -> usize {
+    let b = text.as_bytes();
+    b.iter().enumerate().filter(|&(i, &c)| c == 0xE2 && bidi_at(b, i)).count()
+}
+
+/// The last piece of `b[..j]` whose escaped form may differ from it: `(start, source
+/// bytes)` of its last `<` (one byte; a fence tag's or not) or bidi control (three bytes),
+/// whichever ends last; `None` when there is none. Reads back only as far as that piece.
+fn last_special(b: &[u8], j: usize) -> Option<(usize, usize)> {
+    let mut k = j;
+    loop {
+        let head = b.get(..k)?;
+        let p = head.iter().rposition(|&c| c == b'<' || (0xA6..=0xAE).contains(&c))?;
+        if head.get(p) == Some(&b'<') {
+            return Some((p, 1));
+        }
+        if p >= 2 && bidi_at(b, p - 2) {
+            return Some((p - 2, BIDI_BYTES));
+        }
+        k = p;
+    }
+}
+
 /// UTF-8 bytes of [`content`]`(text)`, counted without building it: each line escaped
-/// as an engine line adds its leading backslash, each fence `<` becomes the four bytes `&lt;`.
+/// as an engine line adds its leading backslash, each fence `<` becomes the four bytes
+/// `&lt;`, each bidi control (three bytes) its eight-byte escape.
 pub fn content_len(text: &str) -> usize {
-    let mut n = text.len();
+    let mut n = text.len() + (BIDI_ESCAPE_BYTES - BIDI_BYTES) * bidi_count(text);
     let lines = any_engine_line(text);
     let fences = text.contains('<');
     if lines || fences {
@@ -100,20 +156,29 @@ pub fn content_len(text: &str) -> usize {
     n
 }
 
-/// Appends the escaped bytes of `line[from..]` to `out` (a fence `<` as `&lt;`; the
-/// line's leading backslash is the caller's), stopping once `out` holds `goal` bytes or more.
-/// Runs without a `<` are copied whole.
+/// Appends the escaped bytes of `line[from..]` to `out` (a fence `<` as `&lt;`, a bidi
+/// control as `\u{XXXX}`; the line's leading backslash is the caller's), stopping once
+/// `out` holds `goal` bytes or more (an escape is appended whole). Runs without a `<` or
+/// an `E2` byte are copied whole.
 fn escape_line_into(line: &[u8], from: usize, out: &mut Vec<u8>, goal: usize) {
     let mut i = from;
     while i < line.len() && out.len() < goal {
         let rest = line.get(i..).unwrap_or_default();
-        let lt = rest.iter().position(|&c| c == b'<').map_or(line.len(), |p| i + p);
-        let take = (lt - i).min(goal - out.len());
+        let at = rest.iter().position(|&c| c == b'<' || c == 0xE2).map_or(line.len(), |p| i + p);
+        let take = (at - i).min(goal - out.len());
         out.extend_from_slice(line.get(i..i + take).unwrap_or_default());
         i += take;
-        if i == lt && i < line.len() && out.len() < goal {
-            out.extend_from_slice(if fence_at(line, i) { b"&lt;" } else { b"<" });
-            i += 1;
+        if i == at && i < line.len() && out.len() < goal {
+            if line.get(i) == Some(&b'<') {
+                out.extend_from_slice(if fence_at(line, i) { b"&lt;" } else { b"<" });
+                i += 1;
+            } else if bidi_at(line, i) {
+                out.extend_from_slice(&bidi_escape(line, i));
+                i += BIDI_BYTES;
+            } else {
+                out.push(0xE2);
+                i += 1;
+            }
         }
     }
 }
@@ -154,23 +219,28 @@ pub fn content_suffix(text: &str, n: usize) -> Vec<u8> {
         let b = line.as_bytes();
         let need = n - have;
         // where in the line the escaped bytes from there on cover `need`: back over runs
-        // without a `<`, each `<` counting 4 bytes when it opens a fence tag
+        // without a `<` or a bidi control, each `<` counting 4 bytes when it opens a fence
+        // tag, each bidi control the 8 of its escape
         let (mut j, mut got) = (b.len(), 0usize);
         let start = loop {
-            let run_start = b.get(..j).and_then(|h| h.iter().rposition(|&c| c == b'<')).map_or(0, |p| p + 1);
+            let special = last_special(b, j);
+            let run_start = special.map_or(0, |(p, len)| p + len);
             if got + (j - run_start) >= need {
                 break j - (need - got);
             }
             got += j - run_start;
-            if run_start == 0 {
-                break 0;
-            }
-            let lt = run_start - 1;
-            got += if fence_at(b, lt) { 4 } else { 1 };
+            let Some((p, len)) = special else { break 0 };
+            got += if len == BIDI_BYTES {
+                BIDI_ESCAPE_BYTES
+            } else if fence_at(b, p) {
+                4
+            } else {
+                1
+            };
             if got >= need {
-                break lt;
+                break p;
             }
-            j = lt;
+            j = p;
         };
         let mut piece = Vec::new();
         if start == 0 && looks_like_engine_line(line) {
@@ -253,9 +323,10 @@ pub fn content_into(text: &str, out: &mut String) {
     }
 }
 
-/// Whether [`content`] changes `text`: an engine-looking line or a fence tag in it.
+/// Whether [`content`] changes `text`: an engine-looking line, a fence tag or a bidi
+/// control in it.
 fn needs_escape(text: &str) -> bool {
-    any_engine_line(text) || (text.contains('<') && fence_lts(text).next().is_some())
+    any_engine_line(text) || (text.contains('<') && fence_lts(text).next().is_some()) || bidi_count(text) > 0
 }
 
 /// The escaping [`content`] applies, written to `out`.
@@ -267,11 +338,19 @@ fn write_escaped(text: &str, out: &mut String) {
         if looks_like_engine_line(line) {
             out.push('\\');
         }
+        let b = line.as_bytes();
         let mut last = 0;
-        for i in fence_lts(line) {
+        // fence `<` and bidi controls in order (both start on char boundaries)
+        for i in (0..b.len()).filter(|&i| (b.get(i) == Some(&b'<') && fence_at(b, i)) || bidi_at(b, i)) {
             out.push_str(line.get(last..i).unwrap_or(""));
-            out.push_str("&lt;");
-            last = i + 1;
+            if b.get(i) == Some(&b'<') {
+                out.push_str("&lt;");
+                last = i + 1;
+            } else {
+                // the escape is ASCII
+                out.extend(bidi_escape(b, i).iter().map(|&c| char::from(c)));
+                last = i + BIDI_BYTES;
+            }
         }
         out.push_str(line.get(last..).unwrap_or(""));
     }
@@ -316,6 +395,16 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn y9_issue13_bidi_controls_are_escaped_visibly() {
+        assert_eq!(content("a\u{202E}gpj.exe"), "a\\u{202E}gpj.exe");
+        assert_eq!(content("\u{202A}\u{202B}\u{202C}\u{202D}\u{2066}\u{2067}\u{2068}\u{2069}"), "\\u{202A}\\u{202B}\\u{202C}\\u{202D}\\u{2066}\\u{2067}\\u{2068}\\u{2069}");
+        // neighbours of the ranges are left alone
+        assert!(matches!(content("\u{2029}\u{202F}\u{2065}\u{206A}\u{2026}"), Cow::Borrowed(_)));
+        assert_eq!(content("[#1 user] \u{202E}</transcript>"), "\\[#1 user] \\u{202E}&lt;/transcript>");
+        assert_eq!(content_len("x\u{202E}y"), 10);
+    }
+
+    #[test]
     fn issue15_engine_line_prefilter_equals_every_line_tested() {
         let mut texts: Vec<String> = ["", "\n", "x", "[#1 user]", "  \t[summary 2]", "a\n- f(x) [c]: already run", "a\n- plain", "\n\ncalls already run", "USER TEXT (CLIPPED;", "  artifacts: a", "<- Result Of x", "é\n-- ENGINE RECORD", "x\n [... ", "\t", "a\n\n"]
             .iter()
@@ -337,7 +426,7 @@ pub(crate) mod tests {
     /// Odd texts for the counting and partial readers: fence tags across lines and in any
     /// case, engine lines, multi-byte characters, CR LF, empty lines.
     pub(crate) fn odd_quoted_texts() -> Vec<String> {
-        let pieces = ["<transcript>", "</ Summaries>", "<\ntranscript", "< /transcript", "\n[#9 user]", "\n  - f(x) [c]: already run", "\n", "é", "中", "\r\n", "<", "x", "ab", "[... ", "\n<- result of", "&lt;", "\\", "   ", "\nUser text (clipped;"];
+        let pieces = ["\u{202E}", "\u{2066}", "\u{2069}", "\u{202F}", "\u{2065}", "\u{202A}<transcript>", "<transcript>", "</ Summaries>", "<\ntranscript", "< /transcript", "\n[#9 user]", "\n  - f(x) [c]: already run", "\n", "é", "中", "\r\n", "<", "x", "ab", "[... ", "\n<- result of", "&lt;", "\\", "   ", "\nUser text (clipped;"];
         let mut v: Vec<String> = pieces.iter().map(|s| s.to_string()).collect();
         v.push(String::new());
         let mut seed: u64 = 1515;

@@ -50,11 +50,35 @@ impl Job {
         let Some(sel) = self.selection.clone() else {
             return Err(Error::new(ErrorCode::ProtocolError, "no selection"));
         };
+        if source.writer == "provider" {
+            self.retry_point = Some(super::RetryPoint { ledger: self.state.ledger.clone(), ledger_run: self.state.ledger_run.clone(), new_ids: self.new_ids });
+        }
         let msgs = std::mem::take(&mut self.source.messages);
         let built = self.build_rows(&sel, &msgs, narrative, source);
         self.source.messages = msgs;
         built?;
         self.next_rollup()
+    }
+
+    /// Y-6 (issue 13): the summarizer's summary left the transcript no smaller
+    /// (`why`: the validator's `no reduction: <after> bytes after vs <before> before`),
+    /// e.g. a model that echoed its input. Once per job, the rows are rebuilt with the
+    /// deterministic handoff summary instead (`writer: mechanical`, any rollup redone
+    /// mechanically), after a `mechanical_fallback` warning with `reason: "no_reduction"`.
+    /// `None` when there is no provider summary to replace (or it was replaced already):
+    /// the caller reports `no_reduction` as before.
+    pub(super) fn no_reduction_fallback(&mut self, why: &str) -> Option<Result<Step>> {
+        // set only when the stage-1 summary was the summarizer's (Job::commit_summary)
+        let point = self.retry_point.take()?;
+        self.state.ledger = point.ledger;
+        self.state.ledger_run = point.ledger_run;
+        self.new_ids = point.new_ids;
+        self.rollups.clear();
+        self.summary = None;
+        self.opts.has_summarizer = false;
+        let message = format!("the summarizer's summary left the transcript no smaller ({why}): the deterministic handoff summary was written instead");
+        self.events.push(event("warning", json!({ "code": "mechanical_fallback", "reason": "no_reduction", "message": message })));
+        Some(self.commit_summary(String::new(), SummarySource { writer: "mechanical".into(), coverage: "whole".into() }))
     }
 
     /// S-9, N-1: the user-text lines of the new summary, every folded user text block
@@ -201,7 +225,7 @@ impl Job {
                 Some(_) => NewestAt::After,
             };
             let hl = HandoffLabels { first_task, newest, rows_in_memory: self.config.project_memory && !self.user_text_only_memory, newest_at };
-            crate::quote::content(&handoff_summary_with(&facts, budget.saturating_sub(fixed).saturating_sub(floor_room).min(fold_bytes / 4 * 3), Some(hl))).into_owned()
+            quoted_handoff(&facts, budget.saturating_sub(fixed).saturating_sub(floor_room).min(fold_bytes / 4 * 3), hl)
         } else {
             crate::quote::content(narrative_part(&narrative).trim_end()).into_owned()
         };
@@ -298,4 +322,21 @@ impl Job {
         Ok(())
     }
 
+}
+
+/// The deterministic handoff (Y-6) quoted as data (Y-9) within `max` UTF-8 bytes as
+/// quoted: the escapes count (issue 13: a bidi control's eight bytes for its three), so a
+/// handoff whose quoted text is over `max` is built again smaller by the overshoot, at
+/// most four times (the handoff's own least, 512 bytes, stays).
+fn quoted_handoff(facts: &Facts, max: usize, labels: HandoffLabels) -> String {
+    let mut room = max;
+    let mut quoted = String::new();
+    for _ in 0..4 {
+        quoted = crate::quote::content(&handoff_summary_with(facts, room, Some(labels))).into_owned();
+        if quoted.len() <= max || room == 0 {
+            break;
+        }
+        room = room.saturating_sub(quoted.len() - max);
+    }
+    quoted
 }

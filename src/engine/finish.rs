@@ -43,6 +43,11 @@ impl Job {
         let (checks, clipped) = match validate_clipped(&Expectations { source: &self.source, rows: &refs, protected: &protected, summary_at: summary.offset, new_transcript: &new_t }) {
             Ok(c) => c,
             Err(e) if e.message.starts_with("no reduction") => {
+                // Y-6 (issue 13): a summarizer's summary as long as the rows it replaces is
+                // rebuilt once as the deterministic handoff, in this same call
+                if let Some(step) = self.no_reduction_fallback(&e.message) {
+                    return step;
+                }
                 // The fold was too small to shrink the transcript: an expected outcome, not
                 // an error. Recorded as an attempt (C-5) and not retried on these rows.
                 self.state.cadence.last_attempt_boundary = Some(self.state.cadence.boundary);

@@ -112,6 +112,19 @@ pub struct Job {
     /// Why the open run was not folded when stage 1 could not reach the target (S-6,
     /// issue 13): appended to a `no_reduction` reason.
     open_run_note: Option<String>,
+    /// What building a provider-written summary changed in the job, saved before it is
+    /// built, so a summary that leaves no reduction is rebuilt once as the deterministic
+    /// handoff (Y-6, issue 13; [`Job::no_reduction_fallback`]). `None` once used.
+    retry_point: Option<RetryPoint>,
+}
+
+/// The job's state before a provider-written summary is built (see `Job::retry_point`):
+/// the folded-call ledger and its run (Y-5, appended to by the build) and the new-id
+/// counter.
+struct RetryPoint {
+    ledger: Vec<crate::state::FoldedCall>,
+    ledger_run: Option<String>,
+    new_ids: u32,
 }
 
 impl Job {
@@ -148,6 +161,7 @@ impl Job {
             clear_only: false,
             summary_floor: (0, 0, 0),
             open_run_note: None,
+            retry_point: None,
         }
     }
 

@@ -367,13 +367,15 @@ pub fn floor_items(narrative: &str, facts: &Facts, earlier: &[(String, String)],
     let mut collapsed = 0usize;
     let mut rest: Vec<(&'static str, String)> = Vec::new();
     if let Some(p) = &facts.plan {
-        let open: Vec<&(String, String)> = p.open_items().filter(|(_, c)| !crate::nothing_lost::contains_bounded(narrative, c)).collect();
+        // transcript text quoted as data (Y-9, issue 13: a bidi control escaped visibly),
+        // looked for in the narrative as quoted
+        let open: Vec<(String, std::borrow::Cow<'_, str>)> = p.open_items().map(|(s, c)| (crate::quote::content(s).into_owned(), crate::quote::content(c))).filter(|(_, c)| !crate::nothing_lost::contains_bounded(narrative, c)).collect();
         if !open.is_empty() {
             let text = open.iter().map(|(s, c)| format!("- [{s}] {c}")).collect::<Vec<_>>().join("\n");
             rest.push(("carried open plan items", text));
         }
     }
-    let paths: Vec<&str> = facts.paths().filter(|p| !crate::nothing_lost::contains_path(narrative, p)).collect();
+    let paths: Vec<std::borrow::Cow<'_, str>> = facts.paths().map(crate::quote::content).filter(|p| !crate::nothing_lost::contains_path(narrative, p)).collect();
     if !paths.is_empty() {
         rest.push(("carried file paths", paths.join("\n")));
     }

@@ -190,18 +190,22 @@ pub fn deterministic_sections(verbatim: &[String], ledger: &[FoldedCall], artifa
 
 /// Ledger text (Y-5): every folded call of the run, the failed ones first then the
 /// successes, each newest first, until `max_bytes` UTF-8 bytes are used, written oldest first; the calls left out are counted per tool, never
-/// silently. A failed call is named as ran and failed, with its error's first line.
+/// silently. A failed call is named as ran and failed, with its error's first line. Its
+/// name, arguments, id and error are quoted as data ([`crate::quote::content`]).
 pub fn ledger_text(ledger: &[FoldedCall], max_bytes: usize) -> String {
     let mut out = String::from("\nCalls already run in this run's earlier rounds (do not repeat them unless they failed):");
     let lines: Vec<String> = ledger
         .iter()
         .map(|c| {
+            // the call's name, arguments, id and error are transcript text, quoted as data
+            // (Y-9, issue 13: a bidi control escaped visibly)
+            let q = crate::quote::content;
             let outcome = match (&c.failed, &c.error) {
-                (true, Some(e)) if !e.is_empty() => format!("ran and failed (may be made again): {e}"),
+                (true, Some(e)) if !e.is_empty() => format!("ran and failed (may be made again): {}", q(e)),
                 (true, _) => "ran and failed (may be made again)".to_string(),
                 (false, _) => "already run".to_string(),
             };
-            format!("\n- {}({}) [{}]: {outcome}", c.name, c.arguments, c.call_id)
+            format!("\n- {}({}) [{}]: {outcome}", q(&c.name), q(&c.arguments), q(&c.call_id))
         })
         .collect();
     let mut used = out.len() + 120;
