@@ -25,6 +25,14 @@ fn section(text: &str, n: usize) -> String {
     text[start..end].to_string()
 }
 
+/// Asserts that `text` holds each of `lines`.
+fn has_lines(text: &str, lines: &[&str]) {
+    for l in lines {
+        assert!(text.contains(l), "{l} in\n{text}");
+    }
+}
+
+/// The facts of `doc`'s rows and the handoff summary written from them.
 fn handoff_of(format: Format, doc: Value) -> (Facts, String) {
     let t = formats::decode(format, doc).expect("decode");
     let rows: Vec<(usize, &Message)> = t.messages.iter().enumerate().collect();
@@ -68,11 +76,13 @@ fn y5_anthropic_server_and_mcp_calls_are_named_in_the_handoff_with_their_outcome
     let failed: Vec<&str> = f.calls.iter().filter(|c| c.outcome.failed()).map(|c| c.id.as_str()).collect();
     assert_eq!(failed, ["srvtoolu_02", "srvtoolu_04", "mcptoolu_05"]);
     let c = section(&s, 4);
-    assert!(c.contains("- web_search({\"query\":\"tokio 1.40 release notes\"}) -> ok"), "{c}");
-    assert!(c.contains("- web_search({\"query\":\"tokio 1.41 release notes\"}) -> failed: max_uses_exceeded"), "{c}");
-    assert!(c.contains("- web_fetch({\"url\":\"https://tokio.rs/blog/2024-08-tokio-1-40\"}) -> ok"), "{c}");
-    assert!(c.contains("- code_execution({\"code\":\"import tokio_stats; print(tokio_stats.count())\"}) -> failed (exit 1): Traceback"), "{c}");
-    assert!(c.contains("- github.create_issue({\"title\":\"JoinSet docs\"}) -> failed: 403 Forbidden: token lacks repo scope"), "{c}");
+    has_lines(&c, &[
+        "- web_search({\"query\":\"tokio 1.40 release notes\"}) -> ok",
+        "- web_search({\"query\":\"tokio 1.41 release notes\"}) -> failed: max_uses_exceeded",
+        "- web_fetch({\"url\":\"https://tokio.rs/blog/2024-08-tokio-1-40\"}) -> ok",
+        "- code_execution({\"code\":\"import tokio_stats; print(tokio_stats.count())\"}) -> failed (exit 1): Traceback",
+        "- github.create_issue({\"title\":\"JoinSet docs\"}) -> failed: 403 Forbidden: token lacks repo scope",
+    ]);
     // §5: the failed run's root cause is the exception its traceback ends with
     let e = section(&s, 5);
     assert!(e.contains("ModuleNotFoundError: No module named 'tokio_stats'"), "{e}");
@@ -112,13 +122,15 @@ fn y5_responses_hosted_items_are_named_in_the_handoff_with_their_outcomes() {
         ]
     );
     let c = section(&s, 4);
-    assert!(c.contains("- jira.search_issues({\"jql\":\"status=open\"}) -> ok"), "{c}");
-    assert!(c.contains("- jira.get_issue({\"key\":\"OPS-2\"}) -> failed: Jira 401: token expired"), "{c}");
-    assert!(c.contains("- web_search({\"type\":\"search\",\"query\":\"billing outage status page\"}) -> ok"), "{c}");
-    assert!(c.contains("- web_search({\"type\":\"search\",\"query\":\"billing vendor sla\"}) -> failed: status failed"), "{c}");
-    assert!(c.contains("- file_search({\"queries\":[\"runbook billing\"]}) -> ok"), "{c}");
-    assert!(c.contains("- code_interpreter({\"code\":\"df = load('billing.csv')\"}) -> failed: status incomplete"), "{c}");
-    assert!(c.contains("- image_generation({\"revised_prompt\":\"a chart of billing errors\"}) -> ok"), "{c}");
+    has_lines(&c, &[
+        "- jira.search_issues({\"jql\":\"status=open\"}) -> ok",
+        "- jira.get_issue({\"key\":\"OPS-2\"}) -> failed: Jira 401: token expired",
+        "- web_search({\"type\":\"search\",\"query\":\"billing outage status page\"}) -> ok",
+        "- web_search({\"type\":\"search\",\"query\":\"billing vendor sla\"}) -> failed: status failed",
+        "- file_search({\"queries\":[\"runbook billing\"]}) -> ok",
+        "- code_interpreter({\"code\":\"df = load('billing.csv')\"}) -> failed: status incomplete",
+        "- image_generation({\"revised_prompt\":\"a chart of billing errors\"}) -> ok",
+    ]);
 }
 
 /// A call still running when its row was written has no outcome yet: not named ok.
