@@ -22,6 +22,7 @@ pub mod events;
 pub mod evict;
 pub mod format;
 pub mod formats;
+pub mod hosted;
 pub mod live;
 pub mod measure;
 pub mod memory;

@@ -120,6 +120,20 @@ impl Job {
         base.saturating_sub(self.summary_floor.2.min(base / 2))
     }
 
+    /// The fewest UTF-8 bytes the summary row of `sel` has, whatever its narrative (S-6
+    /// breaker, [`Job::fold_cannot_shrink`]): an empty summary message of the format, and
+    /// when the user-text floor writes anything ([`crate::summarize::floor::floor_min_bytes`]
+    /// of [`Job::user_floor`]), that and the checked marker before it. JSON escaping only
+    /// adds to it.
+    pub(super) fn summary_min_bytes(&self, sel: &Selection) -> usize {
+        let msgs = &self.source.messages;
+        let lines = self.user_floor(sel, msgs, self.first_and_newest_of(msgs));
+        let floor = crate::summarize::floor::floor_min_bytes(&lines, self.config.project_memory);
+        let empty = message_from_raw(self.format(), formats::text_message(self.format(), ""), Provenance::default(), String::new()).map_or(0, |m| m.bytes);
+        let marked = if floor > 0 { floor.saturating_add(crate::summarize::ledger::checked_marker("").len()) } else { 0 };
+        empty.saturating_add(marked)
+    }
+
     pub(super) fn build_rows(&mut self, sel: &Selection, msgs: &[Message], narrative: String, source: SummarySource) -> Result<()> {
         // What the handoff must carry, read from the folded rows by rules (issue 13):
         // requests, constraints, paths, calls and outcomes, the plan, instructions loaded.

@@ -361,6 +361,13 @@ impl Job {
         let selection = self.stage_fallback(selection, cap);
         // K-2: the newest user messages stay verbatim within their token budget
         let selection = crate::editing::preserve_recent_users(selection, &self.source.messages, &self.config, self.state.calibration());
+        if let Some(reason) = self.fold_cannot_shrink(&selection) {
+            // C-5: an attempt, not retried on these rows, as a no_reduction after the call
+            self.state.cadence.last_attempt_boundary = Some(self.state.cadence.boundary);
+            self.state.cadence.last_failure = Some("no_reduction".into());
+            self.state.cadence.failed_on = Some(crate::state::RowsMark::of(&self.source));
+            return self.done("skipped", reason, None);
+        }
         self.events.push(event("compaction_started", json!({ "stage": selection.stage, "fold": selection.fold.len(), "reason": decision.reason })));
         self.selection = Some(selection);
         if self.artifact_store {
@@ -378,7 +385,8 @@ impl Job {
     /// in this job (the run's completed rounds with the earlier rows; the request and
     /// newest round stay verbatim) when `inRunStage2` is on. With it off the fold stays
     /// stage 1 and an `open_run_not_folded` warning names the run; a `no_reduction`
-    /// outcome then carries the same note.
+    /// outcome then carries the same note (and [`Job::fold_cannot_shrink`] skips the
+    /// summarizer when that fold cannot shrink the transcript).
     fn stage_fallback(&mut self, selection: Selection, cap: Option<usize>) -> Selection {
         let Some(run) = selection.run_start.filter(|_| selection.stage == crate::select::Stage::BeforeRun && self.config.protect_run_request) else {
             return selection;
@@ -412,6 +420,35 @@ impl Job {
         self.events.push(event("warning", json!({ "code": "open_run_not_folded", "message": note, "runStart": run, "runId": run_id, "runRows": run_rows, "runTokens": run_tokens, "targetTokens": target })));
         self.open_run_note = Some(note);
         selection
+    }
+
+    /// The breaker of a stuck run (S-6, issue 13): when the stage-1 fold cannot bring the
+    /// request under the target and no stage 2 takes its place ([`Job::stage_fallback`]
+    /// left an `open_run_not_folded` note), a fold that holds only earlier summaries, or
+    /// whose rows (UTF-8 bytes) are no more than the fewest bytes a summary of them
+    /// carries ([`Job::summary_min_bytes`]), is not sent to the summarizer: its rewrite
+    /// could not shrink the transcript (W-2 would answer `no_reduction`), and each turn
+    /// of the run would pay for one more such call. The `no_reduction` reason naming the
+    /// open run; `None` (summarize) otherwise, or when the clearing tier edited rows in
+    /// this job (their saving is the rewrite's too).
+    fn fold_cannot_shrink(&self, selection: &Selection) -> Option<String> {
+        let note = self.open_run_note.as_deref()?;
+        if self.clearing.is_some() {
+            return None;
+        }
+        let msgs = &self.source.messages;
+        let rows = selection.fold.len();
+        let fold_bytes: usize = selection.fold.iter().filter_map(|&o| msgs.get(o)).map(|m| m.bytes).sum();
+        let why = if selection.fold.iter().all(|&o| msgs.get(o).is_some_and(crate::Message::is_summary)) {
+            format!("the fold holds only earlier summaries ({rows} rows, {fold_bytes} bytes), which a new summary would only replace")
+        } else {
+            let least = self.summary_min_bytes(selection);
+            if least < fold_bytes {
+                return None;
+            }
+            format!("the {rows} folded rows ({fold_bytes} bytes) are no larger than the least a summary of them carries ({least} bytes)")
+        };
+        Some(format!("no_reduction: {why}, so no summarizer call was made; open_run_not_folded: {note}"))
     }
 
     /// E-6: every tool result in the folded range whose message has no trusted `artifact_ref` (issue 14),

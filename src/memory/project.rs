@@ -53,7 +53,7 @@ pub struct EvictedBody {
 /// `tool_output` record each (role tool, the server tool's name and call id, one
 /// `<title> (<url>)` line per result, the query as context), and its text's citations
 /// are lines of its narrative record (`[cited: "<passage>" from <title> (<url>)]`,
-/// [`crate::formats::anthropic::server_search`]). Every record lists the paths and identifiers it mentions
+/// [`crate::hosted::server_search`]). Every record lists the paths and identifiers it mentions
 /// ([`super::mentions()`]). Messages that are injected context or
 /// compaction summaries (typed role, or any `summary_level`) are never projected, nor
 /// are evicted bodies sitting on them. Texts are cut into chunks of at most
@@ -269,41 +269,24 @@ fn with_media_names(m: &Message) -> String {
 }
 
 /// The provider-run tool results and the citation lines of an assistant row (M-1): an
-/// Anthropic row's server tool results ([`crate::formats::anthropic::server_search`];
-/// its JSON is parsed only when a block of it is a web search, web fetch or code
-/// execution result or its text holds a `cited_text`), or a Responses `mcp_call` item's
-/// output or error ([`mcp_call`]).
-fn server_searches(m: &Message) -> (Vec<crate::formats::anthropic::ServerSearch>, Vec<String>) {
+/// Anthropic row's server tool results ([`crate::hosted::server_search`]; its JSON is
+/// parsed only when a block of it is a web search, web fetch or code execution result or
+/// its text holds a `cited_text`), or a Responses `mcp_call` item's output or error
+/// (`mcp call failed: <error>`, named `<server_label>.<name>`, its arguments as the
+/// context; [`crate::hosted::hosted_calls`]).
+fn server_searches(m: &Message) -> (Vec<crate::hosted::ServerSearch>, Vec<String>) {
     let searched = m.blocks.iter().any(|b| matches!(b, Block::Opaque { kind, .. } if kind.ends_with("_tool_result") && (kind.starts_with("web_") || kind.contains("code_execution"))));
     if m.role == Role::Assistant && matches!(m.blocks.as_slice(), [Block::Opaque { kind, .. }] if kind == "mcp_call") {
-        return (mcp_call(m).into_iter().collect(), Vec::new());
+        let calls = crate::hosted::hosted_calls(m).into_iter().filter(|c| !c.text.is_empty());
+        return (calls.map(crate::hosted::ServerSearch::from).collect(), Vec::new());
     }
     if m.role != Role::Assistant || !(searched || m.raw.get().contains("\"cited_text\"")) {
         return (Vec::new(), Vec::new());
     }
     match serde_json::from_str::<serde_json::Value>(m.raw.get()) {
-        Ok(v) => crate::formats::anthropic::server_search(&v),
+        Ok(v) => crate::hosted::server_search(&v),
         Err(_) => (Vec::new(), Vec::new()),
     }
-}
-
-/// An OpenAI Responses `mcp_call` item (the call and its answer in one item, run by the
-/// provider): its output, or `mcp call failed: <error>`, as a server tool's result (M-1,
-/// tester finding 9), named `<server_label>.<name>`, its arguments as the context.
-fn mcp_call(m: &Message) -> Option<crate::formats::anthropic::ServerSearch> {
-    let v: serde_json::Value = serde_json::from_str(m.raw.get()).ok()?;
-    let s = |k: &str| v.get(k).and_then(serde_json::Value::as_str).filter(|t| !t.trim().is_empty());
-    let tool = match (s("server_label"), s("name")) {
-        (Some(l), Some(n)) => format!("{l}.{n}"),
-        (None, Some(n)) => n.to_string(),
-        _ => "mcp_call".to_string(),
-    };
-    let text = match (s("error"), s("output")) {
-        (Some(e), _) => format!("mcp call failed: {e}"),
-        (None, Some(o)) => o.to_string(),
-        (None, None) => return None,
-    };
-    Some(crate::formats::anthropic::ServerSearch { call_id: s("id").unwrap_or("").to_string(), tool, query: s("arguments").map(str::to_string), text })
 }
 
 /// What every row's records are read against.

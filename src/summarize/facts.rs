@@ -1504,6 +1504,35 @@ fn inline_handles(text: &str, out: &mut Vec<String>) {
     }
 }
 
+/// The [`Call`] a call block makes (its outcome still [`Outcome::NoResult`]): the paths
+/// and command its arguments name, the files a patch in them names; and the plan it
+/// writes, if it writes one ([`plan_of`]).
+fn call_of(offset: usize, id: &str, name: &str, arguments: &str) -> (Call, Option<Plan>) {
+    let v: Value = if may_name_fact_keys(arguments) { serde_json::from_str(arguments).unwrap_or(Value::Null) } else { Value::Null };
+    let mut paths = Vec::new();
+    let mut command = None;
+    arg_paths(&v, &mut paths, &mut command);
+    let patched = call_patch(arguments, &v);
+    if !patched.is_empty() {
+        let mut have: std::collections::HashSet<String> = paths.iter().cloned().collect();
+        for (p, _) in &patched {
+            if have.insert(p.clone()) {
+                paths.push(p.clone());
+            }
+        }
+    }
+    let plan = plan_of(name, id, arguments, &v);
+    let call = Call { offset, id: id.to_string(), name: name.to_string(), arguments: arguments.to_string(), command, paths, patched, outcome: Outcome::NoResult, handle: None, cause: None };
+    (call, plan)
+}
+
+/// Whether a call's output is searched for a root-cause line ([`root_cause_line`]): a
+/// file view shows code, not an error, so only a failed call, a command or a tool that
+/// is not a read is.
+fn searches_cause(c: &Call) -> bool {
+    c.outcome.failed() || c.command.is_some() || !matches!(action_of(&c.name), FileAction::Read | FileAction::Searched)
+}
+
 impl Facts {
     /// Reads the facts of the folded rows `(source offset, message)`, oldest first.
     /// `handle_of(offset, nth)` gives the artifact handle the nth tool result of the row
@@ -1562,26 +1591,33 @@ impl Facts {
                 continue;
             }
             let mut nth = 0;
+            // a row's provider-run calls are read once, at its first opaque call item
+            let mut hosted_read = false;
             for b in &m.blocks {
                 match b {
                     Block::ToolCall { id, name, arguments } => {
-                        let v: Value = if may_name_fact_keys(arguments) { serde_json::from_str(arguments).unwrap_or(Value::Null) } else { Value::Null };
-                        let mut paths = Vec::new();
-                        let mut command = None;
-                        arg_paths(&v, &mut paths, &mut command);
-                        let patched = call_patch(arguments, &v);
-                        if !patched.is_empty() {
-                            let mut have: std::collections::HashSet<String> = paths.iter().cloned().collect();
-                            for (p, _) in &patched {
-                                if have.insert(p.clone()) {
-                                    paths.push(p.clone());
-                                }
+                        let (call, plan) = call_of(off, id, name, arguments);
+                        if plan.is_some() {
+                            f.plan = plan;
+                        }
+                        f.calls.push(call);
+                    }
+                    // issue 13, Y-5: a call the provider ran itself (a server web search,
+                    // an MCP call) is an opaque item; its row's JSON names it and its outcome
+                    Block::Opaque { kind, .. } if !hosted_read && crate::hosted::is_hosted_kind(kind) => {
+                        hosted_read = true;
+                        for h in crate::hosted::hosted_calls(m) {
+                            let (mut call, _) = call_of(off, &h.call_id, &h.tool, &h.arguments);
+                            call.outcome = match h.outcome {
+                                crate::hosted::HostedOutcome::Ok { exit } => Outcome::Ok { exit },
+                                crate::hosted::HostedOutcome::Failed { exit, error } => Outcome::Failed { exit, first_line: truncate(&error_line(&error), 200) },
+                                crate::hosted::HostedOutcome::NoResult => Outcome::NoResult,
+                            };
+                            if searches_cause(&call) {
+                                call.cause = root_cause_line(&h.text);
                             }
+                            f.calls.push(call);
                         }
-                        if let Some(p) = plan_of(name, id, arguments, &v) {
-                            f.plan = Some(p);
-                        }
-                        f.calls.push(Call { offset: off, id: id.clone(), name: name.clone(), arguments: arguments.clone(), command, paths, patched, outcome: Outcome::NoResult, handle: None, cause: None });
                     }
                     Block::ToolResult { call_id, text, is_error, .. } => {
                         let handle = handle_of(off, nth, m);
@@ -1597,9 +1633,7 @@ impl Facts {
                         // a reused id pairs with the newest call still waiting for its result
                         if let Some(c) = f.calls.iter_mut().rev().find(|c| c.id == *call_id && c.outcome == Outcome::NoResult) {
                             c.outcome = outcome_of(text, *is_error);
-                            // a file view shows code, not an error: only a failed call, a
-                            // command or a tool that is not a read is searched for one
-                            if c.outcome.failed() || c.command.is_some() || !matches!(action_of(&c.name), FileAction::Read | FileAction::Searched) {
+                            if searches_cause(c) {
                                 c.cause = root_cause_line(text);
                             }
                             c.handle = handle;

@@ -240,6 +240,35 @@ pub(crate) fn section2_bullets(narrative: &str) -> Vec<&str> {
     out
 }
 
+/// The fewest UTF-8 bytes [`floor_items`] writes for `user_lines` (the engine's user-text
+/// floor lines, [`crate::nothing_lost::user_text_floor_capped`]) whatever the narrative
+/// (issue 13, S-6 breaker): the session's first task and the newest request are items of
+/// their own kind always; another quoted user text is its item, or with `memory` on its
+/// rollup marker when the narrative quotes it (the shorter counts); a plain floor line
+/// (a clip marker) is written as it is, once. Constraint sentences count nothing (the
+/// narrative may hold them). A lower bound of what a summary of the fold carries: the
+/// engine skips the summarizer when even this is no smaller than the rows it replaces.
+pub fn floor_min_bytes(user_lines: &[String], memory: bool) -> usize {
+    use crate::nothing_lost::{CONSTRAINT_PREFIX, FIRST_TASK_KIND, FIRST_TASK_PREFIX, NEWEST_KIND, NEWEST_PREFIX, VERBATIM_PREFIX};
+    let mut seen: std::collections::HashSet<&str> = std::collections::HashSet::new();
+    let mut written: std::collections::HashSet<&str> = std::collections::HashSet::new();
+    let mut total = 0usize;
+    for line in user_lines {
+        let labelled = [(FIRST_TASK_PREFIX, FIRST_TASK_KIND), (NEWEST_PREFIX, NEWEST_KIND), (VERBATIM_PREFIX, "carried user text")];
+        if let Some((kind, text)) = labelled.iter().find_map(|(p, k)| line.strip_prefix(p).map(|t| (*k, t))) {
+            if !seen.insert(text) {
+                continue;
+            }
+            let whole = item(kind, text).len();
+            let least = if kind == "carried user text" && memory { whole.min(1 + super::carry::rollup_marker(text).len()) } else { whole };
+            total = total.saturating_add(least);
+        } else if !line.starts_with(CONSTRAINT_PREFIX) && written.insert(line.as_str()) {
+            total = total.saturating_add(1 + line.len());
+        }
+    }
+    total
+}
+
 /// The floor (N-5, N-1): what `narrative` leaves out of `facts` (and of the `earlier`
 /// carried items of folded summaries), appended verbatim:
 /// 1. the user-text lines of the folded rows (`user_lines`, from
@@ -515,4 +544,40 @@ pub fn rehydration_missed(facts: &Facts, earlier: &[(String, String)], max_bytes
         out.push_str(&m);
     }
     (out, not_whole)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::nothing_lost::{CONSTRAINT_PREFIX, FIRST_TASK_PREFIX, NEWEST_PREFIX, VERBATIM_PREFIX};
+
+    /// S-6 breaker: [`floor_min_bytes`] is never over what [`floor_items`] writes for the
+    /// same lines, whatever the narrative quotes (nothing, each text, all of them), with
+    /// memory on and off; and it counts the first task's item whole.
+    #[test]
+    fn s6_floor_min_bytes_is_a_lower_bound_of_the_floor_written() {
+        let long = format!("Please refactor the lexer. {}", "Keep every token kind. ".repeat(20));
+        let lines: Vec<String> = vec![
+            format!("{FIRST_TASK_PREFIX}hi, which repo is this?"),
+            format!("{VERBATIM_PREFIX}thanks, and which branch?"),
+            format!("{VERBATIM_PREFIX}{long}"),
+            format!("{CONSTRAINT_PREFIX}Never push to main."),
+            format!("{NEWEST_PREFIX}hi, which repo is this?"),
+            "[clipped user text: 120 bytes in memory]".to_string(),
+            "[clipped user text: 120 bytes in memory]".to_string(),
+        ];
+        let narratives = ["".to_string(), "hi, which repo is this?".to_string(), format!("thanks, and which branch?\n{long}"), format!("hi, which repo is this? thanks, and which branch? {long}\nNever push to main.")];
+        for memory in [true, false] {
+            for n in &narratives {
+                for k in 0..=lines.len() {
+                    let some = lines.get(..k).unwrap_or(&[]);
+                    let written = floor_items(n, &Facts::default(), &[], 1 << 20, some, &[], memory).len();
+                    let least = floor_min_bytes(some, memory);
+                    assert!(least <= written, "memory {memory}, narrative {n:?}, {k} lines: {least} > {written}");
+                }
+            }
+        }
+        assert_eq!(floor_min_bytes(&lines[..1], true), item(crate::nothing_lost::FIRST_TASK_KIND, "hi, which repo is this?").len());
+        assert_eq!(floor_min_bytes(&lines[3..4], true), 0, "a constraint sentence may be the narrative's");
+    }
 }

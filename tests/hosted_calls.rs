@@ -1,0 +1,227 @@
+//! Issue 13, Y-5: calls the provider runs itself (Anthropic `server_tool_use` with its
+//! `*_tool_result`, `mcp_tool_use` / `mcp_tool_result`; OpenAI Responses `mcp_call`,
+//! `web_search_call`, `file_search_call`, `code_interpreter_call`,
+//! `image_generation_call`) are opaque items, not tool-call blocks. The handoff's §4
+//! names each with its outcome, a failed one as failed, and the in-run ledger names
+//! them as run (or ran and failed); the rewrite keeps the pairing valid.
+
+mod common;
+use common::*;
+use context_compactor::config::{Config, Profile};
+use context_compactor::formats::{self, validate_pairing, Format};
+use context_compactor::select::Stage;
+use context_compactor::state::SessionState;
+use context_compactor::summarize::facts::Facts;
+use context_compactor::summarize::{self, handoff_summary};
+use context_compactor::transcript::Message;
+use context_compactor::trigger::Signals;
+use serde_json::{json, Value};
+
+/// The section of a handoff summary by its number (up to the next section header).
+fn section(text: &str, n: usize) -> String {
+    let h = summarize::section_header(n);
+    let start = text.find(&h).unwrap_or_else(|| panic!("section {n} in\n{text}")) + h.len();
+    let end = text[start..].find("\n[§").map(|e| start + e).unwrap_or(text.len());
+    text[start..end].to_string()
+}
+
+/// Asserts that `text` holds each of `lines`.
+fn has_lines(text: &str, lines: &[&str]) {
+    for l in lines {
+        assert!(text.contains(l), "{l} in\n{text}");
+    }
+}
+
+/// The facts of `doc`'s rows and the handoff summary written from them.
+fn handoff_of(format: Format, doc: Value) -> (Facts, String) {
+    let t = formats::decode(format, doc).expect("decode");
+    let rows: Vec<(usize, &Message)> = t.messages.iter().enumerate().collect();
+    let f = Facts::read(&rows, &|_, _, _| None);
+    let s = handoff_summary(&f, 16_384);
+    (f, s)
+}
+
+/// One Anthropic assistant turn that ran a web search (ok), a second one the provider
+/// refused (`max_uses_exceeded`), a fetch, a code run that exited 1 and an MCP tool
+/// whose result is an error, each with its result block in the same message.
+fn anthropic_server_turn() -> Value {
+    json!({ "role": "assistant", "content": [
+        { "type": "text", "text": "I'll search first." },
+        { "type": "server_tool_use", "id": "srvtoolu_01", "name": "web_search", "input": { "query": "tokio 1.40 release notes" } },
+        { "type": "web_search_tool_result", "tool_use_id": "srvtoolu_01", "content": [
+            { "type": "web_search_result", "url": "https://tokio.rs/blog/2024-08-tokio-1-40", "title": "Tokio 1.40", "encrypted_content": "Eo8BCioIAhgB", "page_age": "August 30, 2024" }
+        ] },
+        { "type": "server_tool_use", "id": "srvtoolu_02", "name": "web_search", "input": { "query": "tokio 1.41 release notes" } },
+        { "type": "web_search_tool_result", "tool_use_id": "srvtoolu_02", "content": { "type": "web_search_tool_result_error", "error_code": "max_uses_exceeded" } },
+        { "type": "server_tool_use", "id": "srvtoolu_03", "name": "web_fetch", "input": { "url": "https://tokio.rs/blog/2024-08-tokio-1-40" } },
+        { "type": "web_fetch_tool_result", "tool_use_id": "srvtoolu_03", "content": { "type": "web_fetch_result", "url": "https://tokio.rs/blog/2024-08-tokio-1-40", "content": { "type": "document", "source": { "type": "text", "media_type": "text/plain", "data": "Tokio 1.40 adds a new JoinSet API." } } } },
+        { "type": "server_tool_use", "id": "srvtoolu_04", "name": "code_execution", "input": { "code": "import tokio_stats; print(tokio_stats.count())" } },
+        { "type": "code_execution_tool_result", "tool_use_id": "srvtoolu_04", "content": { "type": "code_execution_result", "stdout": "", "stderr": "Traceback (most recent call last):\n  File \"<string>\", line 1\nModuleNotFoundError: No module named 'tokio_stats'", "return_code": 1 } },
+        { "type": "mcp_tool_use", "id": "mcptoolu_05", "name": "create_issue", "server_name": "github", "input": { "title": "JoinSet docs" } },
+        { "type": "mcp_tool_result", "tool_use_id": "mcptoolu_05", "is_error": true, "content": [{ "type": "text", "text": "403 Forbidden: token lacks repo scope" }] },
+        { "type": "text", "text": "Tokio 1.40 added JoinSet." }
+    ] })
+}
+
+#[test]
+fn y5_anthropic_server_and_mcp_calls_are_named_in_the_handoff_with_their_outcomes() {
+    let doc = json!({ "system": "s", "messages": [
+        { "role": "user", "content": "What changed in tokio 1.40? File an issue about the docs." },
+        anthropic_server_turn(),
+        { "role": "user", "content": "thanks" }
+    ] });
+    let (f, s) = handoff_of(Format::Anthropic, doc);
+    let ids: Vec<&str> = f.calls.iter().map(|c| c.id.as_str()).collect();
+    assert_eq!(ids, ["srvtoolu_01", "srvtoolu_02", "srvtoolu_03", "srvtoolu_04", "mcptoolu_05"]);
+    let failed: Vec<&str> = f.calls.iter().filter(|c| c.outcome.failed()).map(|c| c.id.as_str()).collect();
+    assert_eq!(failed, ["srvtoolu_02", "srvtoolu_04", "mcptoolu_05"]);
+    let c = section(&s, 4);
+    has_lines(&c, &[
+        "- web_search({\"query\":\"tokio 1.40 release notes\"}) -> ok",
+        "- web_search({\"query\":\"tokio 1.41 release notes\"}) -> failed: max_uses_exceeded",
+        "- web_fetch({\"url\":\"https://tokio.rs/blog/2024-08-tokio-1-40\"}) -> ok",
+        "- code_execution({\"code\":\"import tokio_stats; print(tokio_stats.count())\"}) -> failed (exit 1): Traceback",
+        "- github.create_issue({\"title\":\"JoinSet docs\"}) -> failed: 403 Forbidden: token lacks repo scope",
+    ]);
+    // §5: the failed run's root cause is the exception its traceback ends with
+    let e = section(&s, 5);
+    assert!(e.contains("ModuleNotFoundError: No module named 'tokio_stats'"), "{e}");
+    assert!(e.contains("max_uses_exceeded"), "{e}");
+}
+
+/// The Responses hosted-tool items, each one item holding the call and its outcome.
+fn responses_hosted_items() -> Vec<Value> {
+    vec![
+        json!({ "type": "mcp_call", "id": "mcp_1", "server_label": "jira", "name": "search_issues", "arguments": "{\"jql\":\"status=open\"}", "output": "OPS-1: Prod outage in billing" }),
+        json!({ "type": "mcp_call", "id": "mcp_2", "server_label": "jira", "name": "get_issue", "arguments": "{\"key\":\"OPS-2\"}", "error": "Jira 401: token expired" }),
+        json!({ "type": "web_search_call", "id": "ws_1", "status": "completed", "action": { "type": "search", "query": "billing outage status page" } }),
+        json!({ "type": "web_search_call", "id": "ws_2", "status": "failed", "action": { "type": "search", "query": "billing vendor sla" } }),
+        json!({ "type": "file_search_call", "id": "fs_1", "status": "completed", "queries": ["runbook billing"], "results": [{ "file_id": "file-1", "filename": "runbook.md", "score": 0.9, "text": "Restart the billing worker." }] }),
+        json!({ "type": "code_interpreter_call", "id": "ci_1", "status": "incomplete", "code": "df = load('billing.csv')", "container_id": "cntr_1", "outputs": null }),
+        json!({ "type": "image_generation_call", "id": "ig_1", "status": "completed", "revised_prompt": "a chart of billing errors", "result": "iVBORw0KGgo=" }),
+    ]
+}
+
+#[test]
+fn y5_responses_hosted_items_are_named_in_the_handoff_with_their_outcomes() {
+    let mut items = vec![json!({ "type": "message", "role": "user", "content": [{ "type": "input_text", "text": "Triage the billing outage." }] })];
+    items.extend(responses_hosted_items());
+    items.push(json!({ "type": "message", "role": "assistant", "content": [{ "type": "output_text", "text": "Billing worker restart is the runbook fix." }] }));
+    let (f, s) = handoff_of(Format::OpenaiResponses, Value::Array(items));
+    let named: Vec<(&str, &str, bool)> = f.calls.iter().map(|c| (c.id.as_str(), c.name.as_str(), c.outcome.failed())).collect();
+    assert_eq!(
+        named,
+        [
+            ("mcp_1", "jira.search_issues", false),
+            ("mcp_2", "jira.get_issue", true),
+            ("ws_1", "web_search", false),
+            ("ws_2", "web_search", true),
+            ("fs_1", "file_search", false),
+            ("ci_1", "code_interpreter", true),
+            ("ig_1", "image_generation", false)
+        ]
+    );
+    let c = section(&s, 4);
+    has_lines(&c, &[
+        "- jira.search_issues({\"jql\":\"status=open\"}) -> ok",
+        "- jira.get_issue({\"key\":\"OPS-2\"}) -> failed: Jira 401: token expired",
+        "- web_search({\"type\":\"search\",\"query\":\"billing outage status page\"}) -> ok",
+        "- web_search({\"type\":\"search\",\"query\":\"billing vendor sla\"}) -> failed: status failed",
+        "- file_search({\"queries\":[\"runbook billing\"]}) -> ok",
+        "- code_interpreter({\"code\":\"df = load('billing.csv')\"}) -> failed: status incomplete",
+        "- image_generation({\"revised_prompt\":\"a chart of billing errors\"}) -> ok",
+    ]);
+}
+
+/// A call still running when its row was written has no outcome yet: not named ok.
+#[test]
+fn y5_a_hosted_call_without_its_result_is_no_result_not_ok() {
+    let items = vec![
+        json!({ "type": "message", "role": "user", "content": [{ "type": "input_text", "text": "search it" }] }),
+        json!({ "type": "web_search_call", "id": "ws_9", "status": "in_progress", "action": { "type": "search", "query": "x" } }),
+    ];
+    let (f, _) = handoff_of(Format::OpenaiResponses, Value::Array(items));
+    assert_eq!(f.calls.len(), 1);
+    assert_eq!(f.calls[0].outcome.describe(), "no result in the folded rows");
+    let doc = json!({ "messages": [
+        { "role": "user", "content": "search it" },
+        { "role": "assistant", "content": [{ "type": "server_tool_use", "id": "srvtoolu_9", "name": "web_search", "input": { "query": "x" } }] }
+    ] });
+    let (f, _) = handoff_of(Format::Anthropic, doc);
+    assert_eq!(f.calls.iter().map(|c| (c.id.as_str(), c.outcome.describe())).collect::<Vec<_>>(), [("srvtoolu_9", "no result in the folded rows".to_string())]);
+}
+
+fn meerkat() -> Config {
+    Config::preset(Profile::Meerkat)
+}
+
+fn forced() -> Signals {
+    Signals { force: true, ..Signals::default() }
+}
+
+/// Y-5 in a Meerkat run (stage 2): each round of the open run runs a provider web search
+/// and a client call; the round of `failed_search` is refused by the provider. The
+/// ledger of the folded rounds names every server search, the refused one as ran and
+/// failed, and the rewrite pairs.
+#[test]
+fn y5_in_run_ledger_names_provider_run_calls_as_run_and_failed() {
+    let failed_search = 2;
+    let mut rows = vec![json!({ "role": "user", "content": "Compare the tokio releases 1.38 to 1.41 and write notes/tokio.md." })];
+    for k in 1..=4 {
+        let result = if k == failed_search {
+            json!({ "type": "web_search_tool_result", "tool_use_id": format!("srvtoolu_{k}"), "content": { "type": "web_search_tool_result_error", "error_code": "too_many_requests" } })
+        } else {
+            json!({ "type": "web_search_tool_result", "tool_use_id": format!("srvtoolu_{k}"), "content": [{ "type": "web_search_result", "url": format!("https://tokio.rs/blog/1-{}", 37 + k), "title": format!("Tokio 1.{}", 37 + k), "encrypted_content": "Eo8B" }] })
+        };
+        rows.push(json!({ "role": "assistant", "content": [
+            { "type": "server_tool_use", "id": format!("srvtoolu_{k}"), "name": "web_search", "input": { "query": format!("tokio 1.{} release", 37 + k) } },
+            result,
+            { "type": "tool_use", "id": format!("toolu_{k}"), "name": "append_notes", "input": { "text": format!("release 1.{}", 37 + k) } }
+        ] }));
+        rows.push(json!({ "role": "user", "content": [{ "type": "tool_result", "tool_use_id": format!("toolu_{k}"), "content": format!("appended {}", "n".repeat(300)) }] }));
+    }
+    let doc = json!({ "system": "You are a careful agent.", "messages": rows });
+    let (o, _) = compact_with(Format::Anthropic, doc, meerkat(), SessionState::default(), forced(), fake_summary);
+    assert_eq!(o.status, "compacted", "{}", o.reason);
+    assert_eq!(o.rewrite.as_ref().map(|r| r.stage), Some(Stage::InRun));
+    validate_pairing(&o.transcript).expect("pairing intact");
+    let led = &o.state.ledger;
+    let servers: Vec<(&str, bool)> = led.iter().filter(|c| c.name == "web_search").map(|c| (c.call_id.as_str(), c.failed)).collect();
+    // the folded rounds (all but the newest), each server search with its outcome
+    assert_eq!(servers, [("srvtoolu_1", false), ("srvtoolu_2", true), ("srvtoolu_3", false)], "{led:?}");
+    assert!(led.iter().any(|c| c.call_id == "toolu_1"), "client calls stay named: {led:?}");
+    let s = &o.rewrite.as_ref().and_then(|r| r.summary.as_ref()).expect("summary").text;
+    assert!(s.contains("- web_search({\"query\":\"tokio 1.39 release\"}) [srvtoolu_2]: ran and failed (may be made again): too_many_requests"), "{s}");
+    assert!(s.contains("- web_search({\"query\":\"tokio 1.38 release\"}) [srvtoolu_1]: already run"), "{s}");
+    // the stored rewrite decodes again: each kept server item is still with its result
+    let stored = out_messages(&o);
+    let again = formats::decode(Format::Anthropic, json!({ "system": "You are a careful agent.", "messages": stored })).expect("decodes");
+    validate_pairing(&again).expect("pairing intact after a round trip");
+}
+
+/// Y-5 in a Meerkat run over Responses items: a failed `mcp_call` in a folded round is
+/// in the ledger as ran and failed, a completed one as run.
+#[test]
+fn y5_in_run_ledger_names_responses_mcp_calls() {
+    let mut items = vec![json!({ "type": "message", "role": "user", "content": [{ "type": "input_text", "text": "Close the resolved Jira issues." }] })];
+    for k in 1..=4 {
+        let mut call = json!({ "type": "mcp_call", "id": format!("mcp_{k}"), "server_label": "jira", "name": "close_issue", "arguments": format!("{{\"key\":\"OPS-{k}\"}}") });
+        if k == 1 {
+            call["error"] = json!("Jira 409: issue already closed");
+        } else {
+            call["output"] = json!(format!("closed OPS-{k}"));
+        }
+        items.push(call);
+        items.push(json!({ "type": "function_call", "call_id": format!("fc_{k}"), "name": "log", "arguments": format!("{{\"line\":{k}}}") }));
+        items.push(json!({ "type": "function_call_output", "call_id": format!("fc_{k}"), "output": format!("logged {}", "l".repeat(300)) }));
+    }
+    let (o, _) = compact_with(Format::OpenaiResponses, Value::Array(items), meerkat(), SessionState::default(), forced(), fake_summary);
+    assert_eq!(o.status, "compacted", "{}", o.reason);
+    validate_pairing(&o.transcript).expect("pairing intact");
+    let mcp: Vec<(&str, &str, bool)> = o.state.ledger.iter().filter(|c| c.name.starts_with("jira.")).map(|c| (c.call_id.as_str(), c.name.as_str(), c.failed)).collect();
+    assert!(mcp.len() >= 2, "{:?}", o.state.ledger);
+    assert_eq!(mcp[0], ("mcp_1", "jira.close_issue", true));
+    assert!(mcp[1..].iter().all(|(_, _, failed)| !failed), "{mcp:?}");
+    let s = &o.rewrite.as_ref().and_then(|r| r.summary.as_ref()).expect("summary").text;
+    assert!(s.contains("[mcp_1]: ran and failed (may be made again): Jira 409: issue already closed"), "{s}");
+}
