@@ -501,14 +501,13 @@ fn fill_lists(x: Fill<'_>) -> (String, bool) {
     room = room.saturating_sub(bytes_of(&file_lines));
     sec[3] = file_lines;
     sec[3].extend(other3.iter().cloned());
-    // decisions before errors here (a handoff of new rows keeps errors first): the
-    // members' errors were already bounded by their own summaries, their decisions are
-    // what a loop of folds loses first (issue 13)
-    // what, of a quarter of the room, the errors need is kept for them
-    let error_reserve = bytes_of(&lists[5]).min(room / 8);
-    for (n, kind) in [(7usize, "decision sentences"), (5, "errors"), (4, "calls")] {
+    // errors before decisions, as in a handoff of new rows (issue 13: an unresolved
+    // error is what the next engineer needs first); what, of an eighth of the room, the
+    // decisions need is kept for them (they are what a loop of folds loses first)
+    let decision_reserve = bytes_of(&lists[7]).min(room / 8);
+    for (n, kind) in [(5usize, "errors"), (7, "decision sentences"), (4, "calls")] {
         let list = std::mem::take(&mut lists[n]);
-        let share = if n == 7 { room.saturating_sub(error_reserve) } else { room };
+        let share = if n == 5 { room.saturating_sub(decision_reserve) } else { room };
         let (kept, dropped) = newest_within(&list, share);
         room = room.saturating_sub(bytes_of(&kept));
         any_dropped |= dropped > 0;
