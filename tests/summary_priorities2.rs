@@ -235,7 +235,7 @@ fn y5_a_floor_only_summary_still_names_the_failed_command() {
         json!({"role": "system", "content": "sys"}),
         user("Run the migrations."),
         call("m1", "shell", json!({"command": "make migrate"})),
-        result("m1", "Exit code 2\nmake: *** No rule to make target 'migrate'.  Stop."),
+        result("m1", &format!("Exit code 2\nmake: *** No rule to make target 'migrate'.  Stop.\n{}", "hint: run `make help` to list the targets\n".repeat(2))),
         asst("It failed."),
         user("Try the script instead."),
         asst("Running it."),
@@ -248,4 +248,26 @@ fn y5_a_floor_only_summary_still_names_the_failed_command() {
     assert!(rw.discarded.len() >= 4, "{:?}", rw.discarded);
     assert!(text.contains("make migrate") && text.contains("m1"), "the failed call is named\n{text}");
     assert!(text.contains("No rule to make target 'migrate'"), "with its error\n{text}");
+    // the floor-only form: no nine-section handoff
+    assert!(!text.contains(&summarize::section_header(8)), "{text}");
+}
+
+
+/// Y-5, Y-8: a tight handoff budget (768 bytes) fills its sections with the
+/// lines that fit and counts only what is left out: the failed command is named, not
+/// only counted (the count markers' bytes are measured, not reserved at 90 a section).
+#[test]
+fn y5_y8_a_tight_handoff_names_the_failed_command() {
+    let d = vec![
+        json!({"role": "system", "content": "sys"}),
+        user("Run the migrations."),
+        call("m1", "shell", json!({"command": "make migrate"})),
+        result("m1", "Exit code 2\nmake: *** No rule to make target 'migrate'.  Stop."),
+        asst("It failed. Let me try the script next."),
+    ];
+    let s = handoff(&d, 768);
+    assert!(s.len() <= 768, "{}", s.len());
+    assert!(!s.contains("[clipped: "), "{s}");
+    assert!(section(&s, 5).contains("- shell `make migrate` [m1] failed (exit 2): make: *** No rule to make target 'migrate'.  Stop.; not resolved in the folded rows"), "{s}");
+    assert!(section(&s, 9).contains("Let me try the script next."), "{s}");
 }

@@ -253,38 +253,10 @@ fn handoff_sections(f: &Facts, max_bytes: usize, labels: Option<HandoffLabels>, 
         push(&mut items, 4, 7, n_calls - i, format!("- {what} -> {}{handle}", c.outcome.describe()), None, "calls");
     }
     // §5 errors and how they were resolved
-    let errors = f.errors();
+    let errors = error_lines(f);
     let n_err = errors.len();
-    for (i, e) in errors.iter().enumerate() {
-        let c = e.call;
-        let what = match (&c.command, c.paths.first()) {
-            (Some(cmd), _) => format!("{} `{}`", c.name, truncate(cmd.lines().next().unwrap_or(""), 160)),
-            (None, Some(p)) => format!("{} on {p}", c.name),
-            (None, None) => format!("{}({})", c.name, truncate(&c.arguments, 120)),
-        };
-        let outcome = c.outcome.describe();
-        // the line that says why (issue 13): a failing test's assertion, an exception
-        let cause = c.cause.as_deref().filter(|l| !outcome.contains(*l)).map(|l| format!("; root cause: {l}")).unwrap_or_default();
-        let res = match e.fix {
-            Some(d) => {
-                let mut edited: Vec<String> = Vec::new();
-                for x in e.edits.iter().filter(|x| !x.patched.is_empty() || matches!(super::facts::action_of(&x.name), super::facts::FileAction::Edited | super::facts::FileAction::Written) && !x.command.as_deref().is_some_and(|c| c.starts_with("view"))) {
-                    for p in &x.paths {
-                        let s = format!("{p} ({} {})", x.name, x.id);
-                        if !edited.contains(&s) {
-                            edited.push(s);
-                        }
-                    }
-                }
-                if edited.is_empty() {
-                    format!("resolved: a later {} call ({}) succeeded", d.name, d.id)
-                } else {
-                    format!("resolved: after edits to {}, a later {} call ({}) succeeded", truncate(&edited.join(", "), 300), d.name, d.id)
-                }
-            }
-            None => "not resolved in the folded rows".to_string(),
-        };
-        push(&mut items, 5, 4, n_err - i, format!("- {what} [{}] {outcome}{cause}; {res}", c.id), None, "errors");
+    for (i, e) in errors.into_iter().enumerate() {
+        push(&mut items, 5, 4, n_err - i, e, None, "errors");
     }
     // §6 plan / todo state, whole
     if let Some(p) = &f.plan {
@@ -318,26 +290,41 @@ fn handoff_sections(f: &Facts, max_bytes: usize, labels: Option<HandoffLabels>, 
         push(&mut items, 9, 3, 0, text, None, "next step");
     }
 
-    let header = format!("Handoff summary (deterministic, {} messages folded; clipped parts are marked).", f.rows);
+    let header = handoff_header(f);
     let titles: usize = (1..=HANDOFF_SECTIONS.len()).filter(|n| items.iter().any(|it| it.section == *n)).map(|n| section_header(n).len() + 1).sum();
-    // room for one omission marker per section that has something to omit
-    let markers = (1..=HANDOFF_SECTIONS.len()).filter(|n| items.iter().any(|it| it.section == *n)).count() * 90;
-    let room = budget.saturating_sub(header.len() + titles + markers + 32);
     // issue 13: on the first pass the file list takes at most a third of the room (a
     // patch of 150 files must not push out the next step, errors, decisions and
     // commands); the paths past it get what the other sections leave, on a second pass
-    let file_share = room / 3;
-    let file_bytes: usize = items.iter().filter(|it| it.kind == "files").map(|it| it.text.len() + 1).sum();
-    // the files marker names the calls holding the paths it leaves out: a longer line
-    let room = if file_bytes > file_share { room.saturating_sub(FILES_MARKER_EXTRA) } else { room };
-    let fill = |room: usize| fill_sections(f, items.clone(), Room { room, file_share, in_memory }, &header);
-    let (mut out, dropped) = fill(room);
-    // the markers' room is an estimate: room the first fill leaves unused is given to
-    // the sections once more (the second fill is kept when it is within the budget)
-    if dropped && out.len() + 64 < budget {
-        let (again, _) = fill(room + (budget - out.len() - 32));
-        if again.len() <= budget {
-            out = again;
+    let fill = |room: usize| fill_sections(f, items.clone(), Room { room, file_share: room / 3, in_memory }, &header);
+    // the count markers' bytes are known once the sections are filled: a first fill
+    // takes the whole room, and each one over the budget is made again with the room
+    // less its excess (a tight budget keeps the lines it can, not 90 bytes of reserve
+    // per section)
+    let mut room = budget.saturating_sub(header.len() + titles + 32);
+    let (mut out, _) = fill(room);
+    for _ in 0..3 {
+        if out.len() <= budget {
+            break;
+        }
+        room = room.saturating_sub(out.len() - budget);
+        out = fill(room).0;
+    }
+    if out.len() > budget {
+        // room for one omission marker per section that has something to omit
+        let markers = (1..=HANDOFF_SECTIONS.len()).filter(|n| items.iter().any(|it| it.section == *n)).count() * 90;
+        let file_bytes: usize = items.iter().filter(|it| it.kind == "files").map(|it| it.text.len() + 1).sum();
+        let room = budget.saturating_sub(header.len() + titles + markers + 32);
+        // the files marker names the calls holding the paths it leaves out: a longer line
+        let room = if file_bytes > room / 3 { room.saturating_sub(FILES_MARKER_EXTRA) } else { room };
+        let (first, dropped) = fill(room);
+        out = first;
+        // room the reserve leaves unused is given to the sections once more (the second
+        // fill is kept when it is within the budget)
+        if dropped && out.len() + 64 < budget {
+            let (again, _) = fill(room + (budget - out.len() - 32));
+            if again.len() <= budget {
+                out = again;
+            }
         }
     }
     if out.len() > budget {
@@ -508,6 +495,64 @@ fn fill_sections(f: &Facts, mut items: Vec<Item>, bounds: Room, header: &str) ->
         dropped |= !left.is_empty();
     }
     (out, dropped)
+}
+
+/// The §5 lines of `f` (issue 13, Y-5): each failed call (or one whose output names a
+/// root cause) with its command or path, its call id, its outcome and root-cause line,
+/// and how it was resolved (the later success of the same call and the edits before
+/// it) or `not resolved in the folded rows`; oldest first.
+fn error_lines(f: &Facts) -> Vec<String> {
+    let mut out = Vec::new();
+    for e in f.errors() {
+        let c = e.call;
+        let what = match (&c.command, c.paths.first()) {
+            (Some(cmd), _) => format!("{} `{}`", c.name, truncate(cmd.lines().next().unwrap_or(""), 160)),
+            (None, Some(p)) => format!("{} on {p}", c.name),
+            (None, None) => format!("{}({})", c.name, truncate(&c.arguments, 120)),
+        };
+        let outcome = c.outcome.describe();
+        // the line that says why (issue 13): a failing test's assertion, an exception
+        let cause = c.cause.as_deref().filter(|l| !outcome.contains(*l)).map(|l| format!("; root cause: {l}")).unwrap_or_default();
+        let res = match e.fix {
+            Some(d) => {
+                let mut edited: Vec<String> = Vec::new();
+                for x in e.edits.iter().filter(|x| !x.patched.is_empty() || matches!(super::facts::action_of(&x.name), super::facts::FileAction::Edited | super::facts::FileAction::Written) && !x.command.as_deref().is_some_and(|c| c.starts_with("view"))) {
+                    for p in &x.paths {
+                        let s = format!("{p} ({} {})", x.name, x.id);
+                        if !edited.contains(&s) {
+                            edited.push(s);
+                        }
+                    }
+                }
+                if edited.is_empty() {
+                    format!("resolved: a later {} call ({}) succeeded", d.name, d.id)
+                } else {
+                    format!("resolved: after edits to {}, a later {} call ({}) succeeded", truncate(&edited.join(", "), 300), d.name, d.id)
+                }
+            }
+            None => "not resolved in the folded rows".to_string(),
+        };
+        out.push(format!("- {what} [{}] {outcome}{cause}; {res}", c.id));
+    }
+    out
+}
+
+/// A handoff of §5 alone (Y-5, I-4): the header and every line of [`error_lines`],
+/// whole; empty when the folded calls hold no error. The engine writes it in place of
+/// the nine sections when those would be bigger than the rows they replace, so a
+/// summary of the floor alone still names the failed calls; it is a handoff a later
+/// rollup merges ([`super::merge`]).
+pub fn errors_handoff(f: &Facts) -> String {
+    let lines = error_lines(f);
+    if lines.is_empty() {
+        return String::new();
+    }
+    format!("{}\n{}\n{}", handoff_header(f), section_header(5), lines.join("\n"))
+}
+
+/// The first line of a handoff of `f`.
+fn handoff_header(f: &Facts) -> String {
+    format!("Handoff summary (deterministic, {} messages folded; clipped parts are marked).", f.rows)
 }
 
 /// [`handoff_summary`] over folded rows `(source offset, message)`, with each row's
