@@ -271,3 +271,23 @@ fn y5_y8_a_tight_handoff_names_the_failed_command() {
     assert!(section(&s, 5).contains("- shell `make migrate` [m1] failed (exit 2): make: *** No rule to make target 'migrate'.  Stop.; not resolved in the folded rows"), "{s}");
     assert!(section(&s, 9).contains("Let me try the script next."), "{s}");
 }
+
+/// Issue 13, Y-5: the next step and the errors come before the file list: when they
+/// and the list's share do not all fit, the paths are the ones counted.
+#[test]
+fn issue13_y5_errors_and_next_step_come_before_the_file_list() {
+    let mut d = patch_session();
+    let at = d.len() - 1;
+    for k in 0..5 {
+        d.insert(at + 2 * k, call(&format!("f{k}"), "shell", json!({"command": format!("cargo check --features m{k}")})));
+        d.insert(at + 2 * k + 1, result(&format!("f{k}"), &format!("Exit code 101\nerror[E0433]: undeclared crate `tracing` in m{k}")));
+    }
+    let s = handoff(&d, 2_048);
+    assert!(s.len() <= 2_048, "{}", s.len());
+    let s5 = section(&s, 5);
+    let named = (0..5).filter(|k| s5.contains(&format!("[f{k}] failed (exit 101)"))).count();
+    assert_eq!(named, 5, "every failed check is named\n{s}");
+    assert!(section(&s, 9).contains("rerun the tests"), "{s}");
+    let (count, marker) = files_marker(&section(&s, 3));
+    assert!(count > 140 && marker.contains("apply_patch p1"), "{marker}");
+}

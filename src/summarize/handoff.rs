@@ -100,10 +100,13 @@ struct Item {
 /// The deterministic handoff summary of the facts, bounded to `max_bytes` UTF-8 bytes
 /// (never under 512). Sections ([`HANDOFF_SECTIONS`]) are filled in priority order:
 /// the newest request, the first task and the plan first, then the constraints and the
-/// current work, the files, the next step, the errors, the decisions, the commands
-/// (newest first) and an earlier summary (the other requests are the floor's, quoted once there). What does not fit is counted in a marker in
-/// its section (`[clipped: N more files not shown ...]`); a quote that is cut says how
-/// many bytes it lost. Quoted transcript text is never parsed back by the engine.
+/// current work, the next step, the errors, the files (within a third of the room), the
+/// decisions, the commands (newest first), the files past that third, and an earlier
+/// summary (the other requests are the floor's, quoted once there). What does not fit
+/// is counted in a marker in its section (`[clipped: N more files not shown ...]`, which
+/// names the calls whose arguments hold the paths, [`path_holders`]); a quote that is
+/// cut says how many bytes it lost. Quoted transcript text is never parsed back by the
+/// engine.
 pub fn handoff_summary(f: &Facts, max_bytes: usize) -> String {
     handoff_summary_with(f, max_bytes, None)
 }
