@@ -3,43 +3,11 @@
 //! decisions and commands; the file list is capped and its marker names the calls whose
 //! arguments hold the rest; no marker claims a copy memory does not keep.
 
-use context_compactor::config::Config;
-use context_compactor::engine::{run_sync, Job, JobOptions, Outcome};
-use context_compactor::formats::{self, Format};
-use context_compactor::state::SessionState;
-use context_compactor::summarize::facts::Facts;
-use context_compactor::summarize::{self, handoff_summary, mechanical_merge_in};
-use context_compactor::transcript::Message;
-use context_compactor::trigger::Signals;
+mod common;
+use common::*;
+use context_compactor::engine::Outcome;
+use context_compactor::summarize::{self, mechanical_merge_in};
 use serde_json::{json, Value};
-
-fn user(t: &str) -> Value {
-    json!({"role": "user", "content": t})
-}
-fn asst(t: &str) -> Value {
-    json!({"role": "assistant", "content": t})
-}
-fn call(id: &str, name: &str, args: Value) -> Value {
-    json!({"role": "assistant", "content": null, "tool_calls": [{"id": id, "type": "function", "function": {"name": name, "arguments": args.to_string()}}]})
-}
-fn result(id: &str, body: &str) -> Value {
-    json!({"role": "tool", "tool_call_id": id, "content": body})
-}
-
-fn handoff(doc: &[Value], bytes: usize) -> String {
-    let t = formats::decode(Format::OpenaiChat, Value::Array(doc.to_vec())).unwrap();
-    let rows: Vec<(usize, &Message)> = t.messages.iter().enumerate().collect();
-    let f = Facts::read(&rows, &|_, _, m: &Message| m.provenance.artifact_ref.clone());
-    handoff_summary(&f, bytes)
-}
-
-/// The section of a handoff summary by its number (up to the next section header).
-fn section(text: &str, n: usize) -> String {
-    let h = summarize::section_header(n);
-    let start = text.find(&h).unwrap_or_else(|| panic!("section {n} in\n{text}")) + h.len();
-    let end = text[start..].find("\n[§").map(|e| start + e).unwrap_or(text.len());
-    text[start..end].to_string()
-}
 
 /// A Codex-style `apply_patch` touching `n` files, one hunk each.
 fn wide_patch(n: usize) -> String {
@@ -83,6 +51,16 @@ fn read_session() -> Vec<Value> {
     session(touch)
 }
 
+/// Of the 150 paths of a handoff's §3: how many it lists, how many its marker counts
+/// (together all of them) and the marker.
+fn files_of(s: &str) -> (usize, usize, String) {
+    let s3 = section(s, 3);
+    let listed = (0..150).filter(|k| s3.contains(&format!("module_{k:03}/mod.rs"))).count();
+    let (count, marker) = files_marker(&s3);
+    assert_eq!(listed + count, 150, "{s3}");
+    (listed, count, marker)
+}
+
 /// The `[clipped: N more files ...]` marker of a section and its count.
 fn files_marker(s3: &str) -> (usize, String) {
     let l = s3.lines().find(|l| l.starts_with("[clipped: ") && l.contains(" more files ")).unwrap_or_else(|| panic!("files marker in\n{s3}"));
@@ -102,11 +80,8 @@ fn issue13_y5_n5_wide_patch_keeps_next_step_errors_decisions_and_commands() {
     assert!(section(&s, 5).contains("shell `cargo test -p engine` [t1] failed (exit 101): error[E0432]: unresolved import `tracing`; not resolved in the folded rows"), "{s}");
     assert!(section(&s, 7).contains("- I'll switch every module at once because the macros have the same names."), "{s}");
     assert!(section(&s, 4).contains("- shell `git status --short` -> ok"), "{s}");
-    let s3 = section(&s, 3);
-    let listed = (0..150).filter(|k| s3.contains(&format!("module_{k:03}/mod.rs"))).count();
-    let (count, marker) = files_marker(&s3);
-    assert!(listed > 0, "{s3}");
-    assert_eq!(listed + count, 150, "{s3}");
+    let (listed, _, marker) = files_of(&s);
+    assert!(listed > 0, "{s}");
     assert!(marker.contains("their paths are in the arguments of apply_patch p1;"), "{marker}");
     assert!(marker.ends_with("the folded rows are in memory]"), "{marker}");
 }
@@ -140,10 +115,7 @@ fn issue13_n5_many_reads_keep_next_step_and_errors_and_name_their_calls() {
     assert!(section(&s, 9).contains("rerun the tests"), "{s}");
     assert!(section(&s, 5).contains("[t1] failed (exit 101)"), "{s}");
     assert!(section(&s, 7).contains("I'll switch every module"), "{s}");
-    let s3 = section(&s, 3);
-    let listed = (0..150).filter(|k| s3.contains(&format!("module_{k:03}/mod.rs"))).count();
-    let (count, marker) = files_marker(&s3);
-    assert_eq!(listed + count, 150, "{s3}");
+    let (listed, count, marker) = files_of(&s);
     // the oldest paths are listed; the marker names the reads of the first left out
     let first_out = listed;
     assert!(marker.contains(&format!("their paths are in the arguments of Read r{first_out}, Read r{}", first_out + 1)), "{marker}");
@@ -158,14 +130,6 @@ fn issue13_n5_files_take_the_room_left_on_a_second_pass() {
     let s3 = section(&s, 3);
     assert!((0..150).all(|k| s3.contains(&format!("module_{k:03}/mod.rs"))), "{s3}");
     assert!(!s3.contains("[clipped:"), "{s3}");
-}
-
-/// Runs the engine's own handoff (no summarizer: the mechanical writer).
-fn mechanical(doc: Vec<Value>, opts: Value) -> Outcome {
-    let cfg = Config::from_options(&opts).unwrap();
-    let t = formats::decode(Format::OpenaiChat, Value::Array(doc)).unwrap();
-    let mut job = Job::start(cfg, SessionState::default(), t, JobOptions { signals: Signals { force: true, ..Signals::default() }, has_summarizer: false });
-    run_sync(&mut job, |_| unreachable!()).unwrap()
 }
 
 fn summary_text(o: &Outcome) -> String {
@@ -227,20 +191,24 @@ fn y3_rollup_keeps_errors_before_decisions() {
     assert!(s7.contains(" more decision sentences not shown here (rollup budget)"), "{merged}");
 }
 
+/// A request, a failed `make migrate` (its error line, then `more` output) and the
+/// agent's `reply`.
+fn migrate(more: &str, reply: &str) -> Vec<Value> {
+    vec![
+        sys(),
+        user("Run the migrations."),
+        call("m1", "shell", json!({"command": "make migrate"})),
+        result("m1", &format!("Exit code 2\nmake: *** No rule to make target 'migrate'.  Stop.{more}")),
+        asst(reply),
+    ]
+}
+
 /// Y-5, I-4: a small fold whose nine-section handoff would be bigger than the rows it
 /// replaces is written as the floor alone; the failed command it held is still named.
 #[test]
 fn y5_a_floor_only_summary_still_names_the_failed_command() {
-    let d = vec![
-        json!({"role": "system", "content": "sys"}),
-        user("Run the migrations."),
-        call("m1", "shell", json!({"command": "make migrate"})),
-        result("m1", &format!("Exit code 2\nmake: *** No rule to make target 'migrate'.  Stop.\n{}", "hint: run `make help` to list the targets\n".repeat(2))),
-        asst("It failed."),
-        user("Try the script instead."),
-        asst("Running it."),
-        user("Thanks, then push."),
-    ];
+    let mut d = migrate(&"\nhint: run `make help` to list the targets".repeat(2), "It failed.");
+    d.extend([user("Try the script instead."), asst("Running it."), user("Thanks, then push.")]);
     let o = mechanical(d.clone(), json!({"profile": "default", "preserveRecentTurns": 2}));
     assert_eq!(o.status, "compacted", "{}", o.reason);
     let text = summary_text(&o);
@@ -252,19 +220,12 @@ fn y5_a_floor_only_summary_still_names_the_failed_command() {
     assert!(!text.contains(&summarize::section_header(8)), "{text}");
 }
 
-
 /// Y-5, Y-8: a tight handoff budget (768 bytes) fills its sections with the
 /// lines that fit and counts only what is left out: the failed command is named, not
 /// only counted (the count markers' bytes are measured, not reserved at 90 a section).
 #[test]
 fn y5_y8_a_tight_handoff_names_the_failed_command() {
-    let d = vec![
-        json!({"role": "system", "content": "sys"}),
-        user("Run the migrations."),
-        call("m1", "shell", json!({"command": "make migrate"})),
-        result("m1", "Exit code 2\nmake: *** No rule to make target 'migrate'.  Stop."),
-        asst("It failed. Let me try the script next."),
-    ];
+    let d = migrate("", "It failed. Let me try the script next.");
     let s = handoff(&d, 768);
     assert!(s.len() <= 768, "{}", s.len());
     assert!(!s.contains("[clipped: "), "{s}");
