@@ -500,6 +500,10 @@ fn fill_sections(f: &Facts, mut items: Vec<Item>, bounds: Room, header: &str) ->
     (out, dropped)
 }
 
+/// How a §5 line of an error no later call resolved ends ([`error_lines`]; a rollup
+/// keeps these before the decisions, [`super::merge`]).
+pub const NOT_RESOLVED: &str = "not resolved in the folded rows";
+
 /// The §5 lines of `f` (issue 13, Y-5): each failed call (or one whose output names a
 /// root cause) with its command or path, its call id, its outcome and root-cause line,
 /// and how it was resolved (the later success of the same call and the edits before
@@ -533,7 +537,7 @@ fn error_lines(f: &Facts) -> Vec<String> {
                     format!("resolved: after edits to {}, a later {} call ({}) succeeded", truncate(&edited.join(", "), 300), d.name, d.id)
                 }
             }
-            None => "not resolved in the folded rows".to_string(),
+            None => NOT_RESOLVED.to_string(),
         };
         out.push(format!("- {what} [{}] {outcome}{cause}; {res}", c.id));
     }
