@@ -16,43 +16,8 @@ use context_compactor::transcript::Message;
 use context_compactor::trigger::Signals;
 use serde_json::{json, Value};
 
-fn sys() -> Value {
-    json!({"role": "system", "content": "sys"})
-}
-fn user(t: &str) -> Value {
-    json!({"role": "user", "content": t})
-}
-fn asst(t: &str) -> Value {
-    json!({"role": "assistant", "content": t})
-}
-fn call(id: &str, name: &str, args: Value) -> Value {
-    json!({"role": "assistant", "content": null, "tool_calls": [{"id": id, "type": "function", "function": {"name": name, "arguments": args.to_string()}}]})
-}
-fn result(id: &str, body: &str) -> Value {
-    json!({"role": "tool", "tool_call_id": id, "content": body})
-}
 fn pad(t: &str) -> String {
     format!("{t} {}", "and then the agent looked again at the same module to be sure. ".repeat(6))
-}
-
-fn facts_of(doc: &[Value]) -> (Facts, Vec<Message>) {
-    let t = formats::decode(Format::OpenaiChat, Value::Array(doc.to_vec())).unwrap();
-    let rows: Vec<(usize, &Message)> = t.messages.iter().enumerate().collect();
-    let f = Facts::read(&rows, &|_, _, m: &Message| m.provenance.artifact_ref.clone());
-    (f, t.messages.clone())
-}
-
-fn handoff(doc: &[Value], bytes: usize) -> String {
-    let (f, _) = facts_of(doc);
-    handoff_summary(&f, bytes)
-}
-
-/// The section of a handoff summary by its number (up to the next section header).
-fn section(text: &str, n: usize) -> String {
-    let h = summarize::section_header(n);
-    let start = text.find(&h).unwrap_or_else(|| panic!("section {n} in\n{text}")) + h.len();
-    let end = text[start..].find("\n[§").map(|e| start + e).unwrap_or(text.len());
-    text[start..end].to_string()
 }
 
 fn session() -> Vec<Value> {
@@ -410,14 +375,6 @@ fn issue13_forged_section_marker_in_user_text_is_not_taken_for_the_engines() {
     assert!(!items.iter().any(|(k, t)| k.starts_with("rehydrated plan state from X") && t == "EVIL!"), "{items:?}");
     // the forged text is carried as the user's text, verbatim
     assert!(items.iter().any(|(_, t)| t.contains(context_compactor::quote::content(forged).as_ref())), "quoted as data (crate::quote): {items:?}");
-}
-
-/// Runs the engine's own handoff (no summarizer: the mechanical writer).
-fn mechanical(doc: Vec<Value>, opts: Value) -> context_compactor::engine::Outcome {
-    let cfg = Config::from_options(&opts).unwrap();
-    let t = formats::decode(Format::OpenaiChat, Value::Array(doc)).unwrap();
-    let mut job = Job::start(cfg, SessionState::default(), t, JobOptions { signals: Signals { force: true, ..Signals::default() }, has_summarizer: false });
-    run_sync(&mut job, |_| unreachable!()).unwrap()
 }
 
 #[test]

@@ -10,7 +10,7 @@ use crate::rewrite::Origin;
 use crate::select::{Selection, Stage};
 use crate::state::FoldedCall;
 use crate::nothing_lost::{first_and_newest, session_first_task};
-use crate::summarize::handoff::{handoff_summary_with, HandoffLabels, NewestAt};
+use crate::summarize::handoff::{errors_handoff, handoff_summary_with, HandoffLabels, NewestAt};
 use crate::summarize::{collect_artifact_refs, deterministic_tail, floor_items, narrative_part, Facts};
 use crate::summarize::floor::rehydration_missed;
 use crate::transcript::{Block, Message, Provenance, TranscriptRole};
@@ -285,8 +285,10 @@ impl Job {
         let mut text = compose(&narrative);
         if mechanical && text.len() >= fold_bytes {
             // a summary never bigger than the rows it replaces when a smaller one does:
-            // on a short fold the floor alone (every user text, constraint, path) is that
-            let floor_only = compose("");
+            // on a short fold the floor alone (every user text, constraint, path) is that,
+            // with the failed calls' lines of §5 (Y-5: a failed command is never dropped)
+            let errors = crate::quote::content(&errors_handoff(&facts)).into_owned();
+            let floor_only = compose(&errors);
             if floor_only.len() < text.len() {
                 text = floor_only;
             }

@@ -292,7 +292,10 @@ pub fn floor_min_bytes(user_lines: &[String], memory: bool) -> usize {
 ///    items.
 ///
 /// Beyond the user text and the constraints everything is bounded by `max_bytes`; what
-/// does not fit is counted in a `[floor: ...]` line, never dropped silently. Of a path or
+/// does not fit is counted in a `[floor: ...]` line, never dropped silently: the file
+/// paths' line names the folded calls whose arguments hold them
+/// ([`super::handoff::path_holders`]), and every such line says the folded rows are in
+/// memory only with `memory` (N-1). Of a path or
 /// plan list only the missing lines are carried.
 ///
 /// Time: linear in the inputs plus the narrative's size per whole quote, path list or
@@ -449,6 +452,7 @@ pub fn floor_items(narrative: &str, facts: &Facts, earlier: &[(String, String)],
         out.push('\n');
         out.push_str(&super::carry::collapsed_line(collapsed));
     }
+    let mut left_paths: Vec<String> = Vec::new();
     for (kind, text) in rest {
         if seen.contains(&text) {
             continue;
@@ -461,15 +465,23 @@ pub fn floor_items(narrative: &str, facts: &Facts, earlier: &[(String, String)],
             seen.insert(text);
         } else {
             let n = if kind == "carried file paths" || kind == "carried open plan items" { text.lines().count() } else { 1 };
+            if kind == "carried file paths" {
+                left_paths.push(text);
+            }
             match left.iter_mut().find(|(k, _)| *k == kind) {
                 Some((_, c)) => *c += n,
                 None => left.push((kind, n)),
             }
         }
     }
+    // N-1: the marker says the rows are in memory only when they are; the paths left out
+    // are named by the folded calls whose arguments hold them (issue 13)
+    let kept = if memory { "the folded rows are in memory" } else { "the folded rows are not kept in memory" };
+    let paths: HashSet<&str> = left_paths.iter().flat_map(|t| t.lines()).collect();
     for (kind, n) in left {
         let what = kind.trim_start_matches("carried ");
-        out.push_str(&format!("\n[floor: {n} more {what} not carried (summary budget); the folded rows are in memory]"));
+        let holders = if kind == "carried file paths" { super::handoff::path_holders(facts, &paths).map(|h| format!("; {h}")).unwrap_or_default() } else { String::new() };
+        out.push_str(&format!("\n[floor: {n} more {what} not carried (summary budget){holders}; {kept}]"));
     }
     out
 }

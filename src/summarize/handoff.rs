@@ -54,7 +54,34 @@ pub fn clip_marked_in(text: &str, cap: usize, in_memory: bool) -> String {
     )
 }
 
+/// UTF-8 bytes a §3 count marker may take beyond the others' 90: it names the calls
+/// whose arguments hold the paths it leaves out ([`path_holders`]).
+const FILES_MARKER_EXTRA: usize = 200;
+
+/// Calls [`path_holders`] names before it counts the rest.
+const HOLDERS_NAMED: usize = 3;
+
+/// Where file paths a bound leaves out can be found (issue 13, N-1): `their paths are in
+/// the arguments of <tool> <call id>[, ...][ and <n> other calls]`, the folded calls of
+/// `f` whose paths hold one of `paths`, in call order, the first [`HOLDERS_NAMED`] named
+/// (each id clipped to 64 UTF-8 bytes). `None` when no folded call names one of them
+/// (a path read from a result). Linear in the calls' paths.
+pub fn path_holders(f: &Facts, paths: &std::collections::HashSet<&str>) -> Option<String> {
+    if paths.is_empty() {
+        return None;
+    }
+    let holders: Vec<&super::facts::Call> = f.calls.iter().filter(|c| c.paths.iter().any(|p| paths.contains(p.as_str()))).collect();
+    if holders.is_empty() {
+        return None;
+    }
+    let named: Vec<String> = holders.iter().take(HOLDERS_NAMED).map(|c| format!("{} {}", truncate(&c.name, 64), truncate(&c.id, 64))).collect();
+    let more = holders.len().saturating_sub(HOLDERS_NAMED);
+    let rest = if more > 0 { format!(" and {more} other calls") } else { String::new() };
+    Some(format!("their paths are in the arguments of {}{rest}", named.join(", ")))
+}
+
 /// One line (or block) of a section, with its place in the budget order.
+#[derive(Clone)]
 struct Item {
     section: usize,
     /// Lower is kept first.
@@ -73,10 +100,13 @@ struct Item {
 /// The deterministic handoff summary of the facts, bounded to `max_bytes` UTF-8 bytes
 /// (never under 512). Sections ([`HANDOFF_SECTIONS`]) are filled in priority order:
 /// the newest request, the first task and the plan first, then the constraints and the
-/// current work, the files, the next step, the errors, the decisions, the commands
-/// (newest first) and an earlier summary (the other requests are the floor's, quoted once there). What does not fit is counted in a marker in
-/// its section (`[clipped: N more files not shown ...]`); a quote that is cut says how
-/// many bytes it lost. Quoted transcript text is never parsed back by the engine.
+/// current work, the next step, the errors, the files (within a third of the room), the
+/// decisions, the commands (newest first), the files past that third, and an earlier
+/// summary (the other requests are the floor's, quoted once there). What does not fit
+/// is counted in a marker in its section (`[clipped: N more files not shown ...]`, which
+/// names the calls whose arguments hold the paths, [`path_holders`]); a quote that is
+/// cut says how many bytes it lost. Quoted transcript text is never parsed back by the
+/// engine.
 pub fn handoff_summary(f: &Facts, max_bytes: usize) -> String {
     handoff_summary_with(f, max_bytes, None)
 }
@@ -145,7 +175,6 @@ pub fn handoff_summary_with(f: &Facts, max_bytes: usize, labels: Option<HandoffL
 /// [`handoff_summary_with`] itself; `quote_earlier`: the earlier summary is quoted in §1.
 fn handoff_sections(f: &Facts, max_bytes: usize, labels: Option<HandoffLabels>, quote_earlier: bool) -> String {
     let in_memory = labels.map_or(true, |l| l.rows_in_memory);
-    let clip_marked = |t: &str, cap: usize| clip_marked_in(t, cap, in_memory);
     let budget = max_bytes.max(512);
     let quote_cap = budget / 4;
     let mut items: Vec<Item> = Vec::new();
@@ -192,7 +221,7 @@ fn handoff_sections(f: &Facts, max_bytes: usize, labels: Option<HandoffLabels>, 
     // §3 files and artifacts
     for (i, u) in f.files.iter().enumerate() {
         let handles = if u.handles.is_empty() { String::new() } else { format!(" [{}]", u.handles.join(", ")) };
-        push(&mut items, 3, 3, i, format!("- {}: {}{handles}", u.path, describe_uses(u)), None, "files");
+        push(&mut items, 3, 5, i, format!("- {}: {}{handles}", u.path, describe_uses(u)), None, "files");
     }
     let mut in_files: Vec<&str> = Vec::new();
     for u in &f.files {
@@ -207,7 +236,7 @@ fn handoff_sections(f: &Facts, max_bytes: usize, labels: Option<HandoffLabels>, 
                 None => (*h).to_string(),
             })
             .collect();
-        push(&mut items, 3, 3, usize::MAX / 2, format!("- artifacts: {}", holders.join(", ")), Some(600), "artifacts");
+        push(&mut items, 3, 5, usize::MAX / 2, format!("- artifacts: {}", holders.join(", ")), Some(600), "artifacts");
     }
     for (i, d) in f.instructions.iter().enumerate() {
         push(&mut items, 3, 6, i, format!("- instructions loaded: message {} ({} bytes): {}", d.id, d.text.len(), truncate(super::facts::first_line(&d.text, 160).as_str(), 160)), None, "instruction documents");
@@ -227,38 +256,10 @@ fn handoff_sections(f: &Facts, max_bytes: usize, labels: Option<HandoffLabels>, 
         push(&mut items, 4, 7, n_calls - i, format!("- {what} -> {}{handle}", c.outcome.describe()), None, "calls");
     }
     // §5 errors and how they were resolved
-    let errors = f.errors();
+    let errors = error_lines(f);
     let n_err = errors.len();
-    for (i, e) in errors.iter().enumerate() {
-        let c = e.call;
-        let what = match (&c.command, c.paths.first()) {
-            (Some(cmd), _) => format!("{} `{}`", c.name, truncate(cmd.lines().next().unwrap_or(""), 160)),
-            (None, Some(p)) => format!("{} on {p}", c.name),
-            (None, None) => format!("{}({})", c.name, truncate(&c.arguments, 120)),
-        };
-        let outcome = c.outcome.describe();
-        // the line that says why (issue 13): a failing test's assertion, an exception
-        let cause = c.cause.as_deref().filter(|l| !outcome.contains(*l)).map(|l| format!("; root cause: {l}")).unwrap_or_default();
-        let res = match e.fix {
-            Some(d) => {
-                let mut edited: Vec<String> = Vec::new();
-                for x in e.edits.iter().filter(|x| !x.patched.is_empty() || matches!(super::facts::action_of(&x.name), super::facts::FileAction::Edited | super::facts::FileAction::Written) && !x.command.as_deref().is_some_and(|c| c.starts_with("view"))) {
-                    for p in &x.paths {
-                        let s = format!("{p} ({} {})", x.name, x.id);
-                        if !edited.contains(&s) {
-                            edited.push(s);
-                        }
-                    }
-                }
-                if edited.is_empty() {
-                    format!("resolved: a later {} call ({}) succeeded", d.name, d.id)
-                } else {
-                    format!("resolved: after edits to {}, a later {} call ({}) succeeded", truncate(&edited.join(", "), 300), d.name, d.id)
-                }
-            }
-            None => "not resolved in the folded rows".to_string(),
-        };
-        push(&mut items, 5, 5, n_err - i, format!("- {what} [{}] {outcome}{cause}; {res}", c.id), None, "errors");
+    for (i, e) in errors.into_iter().enumerate() {
+        push(&mut items, 5, 4, n_err - i, e, None, "errors");
     }
     // §6 plan / todo state, whole
     if let Some(p) = &f.plan {
@@ -284,24 +285,86 @@ fn handoff_sections(f: &Facts, max_bytes: usize, labels: Option<HandoffLabels>, 
     // §9 next step: a newest request kept after the summary is pointed at, never named
     // as one of the folded rows
     if let Some(n) = next_step_kept(labels.map_or(NewestAt::Folded, |l| l.newest_at), f.next_step()) {
-        push(&mut items, 9, 4, 0, n, Some(400), "next step");
+        push(&mut items, 9, 3, 0, n, Some(400), "next step");
     } else if let Some(n) = f.next_step() {
-        push(&mut items, 9, 4, 0, n, Some(400), "next step");
+        push(&mut items, 9, 3, 0, n, Some(400), "next step");
     } else if let Some(r) = f.newest_request() {
         let text = if labels.is_some() { "continue the newest request.".to_string() } else { format!("continue the newest request (message #{}).", r.offset) };
-        push(&mut items, 9, 4, 0, text, None, "next step");
+        push(&mut items, 9, 3, 0, text, None, "next step");
     }
 
-    let header = format!("Handoff summary (deterministic, {} messages folded; clipped parts are marked).", f.rows);
+    let header = handoff_header(f);
     let titles: usize = (1..=HANDOFF_SECTIONS.len()).filter(|n| items.iter().any(|it| it.section == *n)).map(|n| section_header(n).len() + 1).sum();
-    // room for one omission marker per section that has something to omit
-    let markers = (1..=HANDOFF_SECTIONS.len()).filter(|n| items.iter().any(|it| it.section == *n)).count() * 90;
-    let mut remaining = budget.saturating_sub(header.len() + titles + markers + 32);
+    // issue 13: on the first pass the file list takes at most a third of the room (a
+    // patch of 150 files must not push out the next step, errors, decisions and
+    // commands); the paths past it get what the other sections leave, on a second pass
+    let fill = |room: usize| fill_sections(f, items.clone(), Room { room, file_share: room / 3, in_memory }, &header);
+    // the count markers' bytes are known once the sections are filled: a first fill
+    // takes the whole room, and each one over the budget is made again with the room
+    // less its excess (a tight budget keeps the lines it can, not 90 bytes of reserve
+    // per section)
+    let mut room = budget.saturating_sub(header.len() + titles + 32);
+    let (mut out, _) = fill(room);
+    for _ in 0..3 {
+        if out.len() <= budget {
+            break;
+        }
+        room = room.saturating_sub(out.len() - budget);
+        out = fill(room).0;
+    }
+    if out.len() > budget {
+        // room for one omission marker per section that has something to omit
+        let markers = (1..=HANDOFF_SECTIONS.len()).filter(|n| items.iter().any(|it| it.section == *n)).count() * 90;
+        let file_bytes: usize = items.iter().filter(|it| it.kind == "files").map(|it| it.text.len() + 1).sum();
+        let room = budget.saturating_sub(header.len() + titles + markers + 32);
+        // the files marker names the calls holding the paths it leaves out: a longer line
+        let room = if file_bytes > room / 3 { room.saturating_sub(FILES_MARKER_EXTRA) } else { room };
+        let (first, dropped) = fill(room);
+        out = first;
+        // room the reserve leaves unused is given to the sections once more (the second
+        // fill is kept when it is within the budget)
+        if dropped && out.len() + 64 < budget {
+            let (again, _) = fill(room + (budget - out.len() - 32));
+            if again.len() <= budget {
+                out = again;
+            }
+        }
+    }
+    if out.len() > budget {
+        // the section markers are estimates; a hard cut keeps the budget
+        let cut = floor_boundary(&out, budget.saturating_sub(48));
+        out.truncate(cut);
+        out.push_str("\n[handoff summary cut at the summary budget]");
+    }
+    out
+}
+
+/// The bounds of one [`fill_sections`]: the room its items may take (UTF-8 bytes), the
+/// share of it the file list takes on the first pass, and whether the folded rows are in
+/// memory (M-1: what its markers may say).
+#[derive(Clone, Copy)]
+struct Room {
+    room: usize,
+    file_share: usize,
+    in_memory: bool,
+}
+
+/// The handoff's sections of `items` filled by priority within `room` (the file list
+/// within its share on the first pass, the paths over it after the other sections), each
+/// section's left-out items counted in its marker: the text after `header`, and whether
+/// an item was left out.
+fn fill_sections(f: &Facts, mut items: Vec<Item>, bounds: Room, header: &str) -> (String, bool) {
+    let Room { room: mut remaining, file_share, in_memory } = bounds;
+    let clip_marked = |t: &str, cap: usize| clip_marked_in(t, cap, in_memory);
     let mut order: Vec<usize> = (0..items.len()).collect();
     crate::sorted::sort_by(&mut order, |&a, &b| {
         let key = |i: usize| items.get(i).map(|it| (it.prio, it.rank, it.seq)).unwrap_or((u8::MAX, 0, 0));
         key(a).cmp(&key(b))
     });
+    // the second pass: the paths over the share, before the earlier summary's quote
+    let later = order.split_off(order.iter().position(|&i| items.get(i).is_some_and(|it| it.prio >= 9)).unwrap_or(order.len()));
+    let mut deferred: Vec<usize> = Vec::new();
+    let mut file_used = 0usize;
     let mut kept = vec![false; items.len()];
     // a list (section, kind) whose next item did not fit takes no later (older) ones
     let mut closed: Vec<(usize, &'static str)> = Vec::new();
@@ -310,58 +373,72 @@ fn handoff_sections(f: &Facts, max_bytes: usize, labels: Option<HandoffLabels>, 
     // the constraint sentences of the kept section-1 quotes, gathered once when the
     // first constraint comes up (section 1 is placed before: priorities 0 and 1)
     let mut quoted_sentences: Option<std::collections::HashSet<String>> = None;
-    for i in order {
-        if items.get(i).is_some_and(|it| it.kind == "constraint sentences") {
-            let sentence = items.get(i).map(|it| it.text.trim_start_matches("- ").to_string()).unwrap_or_default();
-            let set = quoted_sentences.get_or_insert_with(|| {
-                items
-                    .iter()
-                    .enumerate()
-                    .filter(|(j, o)| o.section == 1 && o.kind == "requests" && kept.get(*j).copied().unwrap_or(false))
-                    .flat_map(|(_, o)| super::facts::constraint_sentences(&o.text).into_iter().map(str::to_string).collect::<Vec<_>>())
-                    .collect()
-            });
-            let covered = set.contains(&sentence);
-            if covered {
-                if let (Some(k), Some(h)) = (kept.get_mut(i), hidden.get_mut(i)) {
-                    *k = true;
-                    *h = true;
+    for pass in 0..2 {
+        let list = if pass == 0 { std::mem::take(&mut order) } else { deferred.drain(..).chain(later.iter().copied()).collect() };
+        for i in list {
+            if items.get(i).is_some_and(|it| it.kind == "constraint sentences") {
+                let sentence = items.get(i).map(|it| it.text.trim_start_matches("- ").to_string()).unwrap_or_default();
+                let set = quoted_sentences.get_or_insert_with(|| {
+                    items
+                        .iter()
+                        .enumerate()
+                        .filter(|(j, o)| o.section == 1 && o.kind == "requests" && kept.get(*j).copied().unwrap_or(false))
+                        .flat_map(|(_, o)| super::facts::constraint_sentences(&o.text).into_iter().map(str::to_string).collect::<Vec<_>>())
+                        .collect()
+                });
+                let covered = set.contains(&sentence);
+                if covered {
+                    if let (Some(k), Some(h)) = (kept.get_mut(i), hidden.get_mut(i)) {
+                        *k = true;
+                        *h = true;
+                    }
+                    continue;
                 }
+            }
+            let Some(it) = items.get_mut(i) else { continue };
+            if closed.contains(&(it.section, it.kind)) {
                 continue;
             }
-        }
-        let Some(it) = items.get_mut(i) else { continue };
-        if closed.contains(&(it.section, it.kind)) {
-            continue;
-        }
-        let need = it.text.len() + 1;
-        if need <= remaining {
-            remaining -= need;
-            if let Some(k) = kept.get_mut(i) {
-                *k = true;
+            let need = it.text.len() + 1;
+            if pass == 0 && it.kind == "files" {
+                // in order: once one path is over the share, the rest wait too
+                if !deferred.is_empty() || file_used + need > file_share {
+                    deferred.push(i);
+                    continue;
+                }
+                if need <= remaining {
+                    file_used += need;
+                }
             }
-        } else if let Some(cap) = it.clip_cap {
-            let room = cap.min(remaining.saturating_sub(96));
-            if room >= 160 {
-                it.text = clip_marked(&it.text, room);
-                remaining = remaining.saturating_sub(it.text.len() + 1);
+            if need <= remaining {
+                remaining -= need;
                 if let Some(k) = kept.get_mut(i) {
                     *k = true;
                 }
+            } else if let Some(cap) = it.clip_cap {
+                let room = cap.min(remaining.saturating_sub(96));
+                if room >= 160 {
+                    it.text = clip_marked(&it.text, room);
+                    remaining = remaining.saturating_sub(it.text.len() + 1);
+                    if let Some(k) = kept.get_mut(i) {
+                        *k = true;
+                    }
+                }
+            } else {
+                closed.push((it.section, it.kind));
             }
-        } else {
-            closed.push((it.section, it.kind));
-        }
-        // a quote over its own cap is clipped even when the budget would take it
-        if let (Some(cap), Some(true)) = (it.clip_cap, kept.get(i)) {
-            if it.text.len() > cap + 200 {
-                let before = it.text.len();
-                it.text = clip_marked(&it.text, cap);
-                remaining += before.saturating_sub(it.text.len());
+            // a quote over its own cap is clipped even when the budget would take it
+            if let (Some(cap), Some(true)) = (it.clip_cap, kept.get(i)) {
+                if it.text.len() > cap + 200 {
+                    let before = it.text.len();
+                    it.text = clip_marked(&it.text, cap);
+                    remaining += before.saturating_sub(it.text.len());
+                }
             }
         }
     }
-    let mut out = header;
+    let mut out = header.to_string();
+    let mut dropped = false;
     for n in 1..=HANDOFF_SECTIONS.len() {
         // a section with nothing in the folded rows is left out
         if !items.iter().any(|it| it.section == n) && !(n == 7 && f.decisions_dropped > 0) {
@@ -399,20 +476,90 @@ fn handoff_sections(f: &Facts, max_bytes: usize, labels: Option<HandoffLabels>, 
         }
         for (kind, count) in &left {
             // N-1: a marker never claims a copy that does not exist
+            // issue 13: the paths left out are named by the calls whose arguments hold them
+            let holders = if *kind == "files" {
+                let paths: std::collections::HashSet<&str> = items
+                    .iter()
+                    .zip(&kept)
+                    .filter(|(it, k)| it.kind == "files" && !**k)
+                    .filter_map(|(it, _)| f.files.get(it.rank))
+                    .map(|u| u.path.as_str())
+                    .collect();
+                path_holders(f, &paths).map(|h| format!("; {h}")).unwrap_or_default()
+            } else {
+                String::new()
+            };
             let kept = if in_memory { "the folded rows are in memory" } else { "the folded rows are not kept in memory" };
-            out.push_str(&format!("\n[clipped: {count} more {kind} not shown here (summary budget); {kept}]"));
+            out.push_str(&format!("\n[clipped: {count} more {kind} not shown here (summary budget){holders}; {kept}]"));
         }
         if !any && left.is_empty() {
             out.push_str("\n(none in the folded rows)");
         }
+        dropped |= !left.is_empty();
     }
-    if out.len() > budget {
-        // the section markers are estimates; a hard cut keeps the budget
-        let cut = floor_boundary(&out, budget.saturating_sub(48));
-        out.truncate(cut);
-        out.push_str("\n[handoff summary cut at the summary budget]");
+    (out, dropped)
+}
+
+/// How a §5 line of an error no later call resolved ends ([`error_lines`]; a rollup
+/// keeps these before the decisions, [`super::merge`]).
+pub const NOT_RESOLVED: &str = "not resolved in the folded rows";
+
+/// The §5 lines of `f` (issue 13, Y-5): each failed call (or one whose output names a
+/// root cause) with its command or path, its call id, its outcome and root-cause line,
+/// and how it was resolved (the later success of the same call and the edits before
+/// it) or `not resolved in the folded rows`; oldest first.
+fn error_lines(f: &Facts) -> Vec<String> {
+    let mut out = Vec::new();
+    for e in f.errors() {
+        let c = e.call;
+        let what = match (&c.command, c.paths.first()) {
+            (Some(cmd), _) => format!("{} `{}`", c.name, truncate(cmd.lines().next().unwrap_or(""), 160)),
+            (None, Some(p)) => format!("{} on {p}", c.name),
+            (None, None) => format!("{}({})", c.name, truncate(&c.arguments, 120)),
+        };
+        let outcome = c.outcome.describe();
+        // the line that says why (issue 13): a failing test's assertion, an exception
+        let cause = c.cause.as_deref().filter(|l| !outcome.contains(*l)).map(|l| format!("; root cause: {l}")).unwrap_or_default();
+        let res = match e.fix {
+            Some(d) => {
+                let mut edited: Vec<String> = Vec::new();
+                for x in e.edits.iter().filter(|x| !x.patched.is_empty() || matches!(super::facts::action_of(&x.name), super::facts::FileAction::Edited | super::facts::FileAction::Written) && !x.command.as_deref().is_some_and(|c| c.starts_with("view"))) {
+                    for p in &x.paths {
+                        let s = format!("{p} ({} {})", x.name, x.id);
+                        if !edited.contains(&s) {
+                            edited.push(s);
+                        }
+                    }
+                }
+                if edited.is_empty() {
+                    format!("resolved: a later {} call ({}) succeeded", d.name, d.id)
+                } else {
+                    format!("resolved: after edits to {}, a later {} call ({}) succeeded", truncate(&edited.join(", "), 300), d.name, d.id)
+                }
+            }
+            None => NOT_RESOLVED.to_string(),
+        };
+        out.push(format!("- {what} [{}] {outcome}{cause}; {res}", c.id));
     }
     out
+}
+
+/// A handoff of §5 alone (Y-5, I-4): the header and every line of [`error_lines`],
+/// whole; empty when the folded calls hold no error. The engine writes it in place of
+/// the nine sections when those would be bigger than the rows they replace, so a
+/// summary of the floor alone still names the failed calls; it is a handoff a later
+/// rollup merges ([`super::merge`]).
+pub fn errors_handoff(f: &Facts) -> String {
+    let lines = error_lines(f);
+    if lines.is_empty() {
+        return String::new();
+    }
+    format!("{}\n{}\n{}", handoff_header(f), section_header(5), lines.join("\n"))
+}
+
+/// The first line of a handoff of `f`.
+fn handoff_header(f: &Facts) -> String {
+    format!("Handoff summary (deterministic, {} messages folded; clipped parts are marked).", f.rows)
 }
 
 /// [`handoff_summary`] over folded rows `(source offset, message)`, with each row's

@@ -31,7 +31,7 @@
 //! `message #N` references are dropped: they named rows of the transcript the member
 //! was written for, gone after the fold.
 
-use super::handoff::{clip_marked_in, section_header, HANDOFF_SECTIONS};
+use super::handoff::{clip_marked_in, section_header, HANDOFF_SECTIONS, NOT_RESOLVED};
 
 /// Start of a handoff header line.
 pub const HEADER_START: &str = "Handoff summary (deterministic, ";
@@ -501,20 +501,32 @@ fn fill_lists(x: Fill<'_>) -> (String, bool) {
     room = room.saturating_sub(bytes_of(&file_lines));
     sec[3] = file_lines;
     sec[3].extend(other3.iter().cloned());
-    // decisions before errors here (a handoff of new rows keeps errors first): the
-    // members' errors were already bounded by their own summaries, their decisions are
-    // what a loop of folds loses first (issue 13)
-    // what, of a quarter of the room, the errors need is kept for them
-    let error_reserve = bytes_of(&lists[5]).min(room / 8);
-    for (n, kind) in [(7usize, "decision sentences"), (5, "errors"), (4, "calls")] {
-        let list = std::mem::take(&mut lists[n]);
-        let share = if n == 7 { room.saturating_sub(error_reserve) } else { room };
-        let (kept, dropped) = newest_within(&list, share);
-        room = room.saturating_sub(bytes_of(&kept));
-        any_dropped |= dropped > 0;
-        add_count(&mut counts, n, kind, dropped);
-        sec[n] = kept;
-    }
+    // issue 13: the unresolved errors first (what the next engineer needs first), the
+    // newest within a fifth of the room (a member's line stays unresolved when a later
+    // fold fixed it: the union grows over a loop of rollups); then the decisions (what a
+    // loop of folds loses first), then the other errors, then the calls
+    let errors = std::mem::take(&mut lists[5]);
+    let open: Vec<String> = errors.iter().filter(|l| l.ends_with(NOT_RESOLVED)).cloned().collect();
+    let (open_kept, _) = newest_within(&open, room / 5);
+    room = room.saturating_sub(bytes_of(&open_kept));
+    let decisions = std::mem::take(&mut lists[7]);
+    let (kept7, dropped7) = newest_within(&decisions, room);
+    room = room.saturating_sub(bytes_of(&kept7));
+    add_count(&mut counts, 7, "decision sentences", dropped7);
+    sec[7] = kept7;
+    let first: std::collections::HashSet<&String> = open_kept.iter().collect();
+    let rest: Vec<String> = errors.iter().filter(|l| !first.contains(l)).cloned().collect();
+    let (rest_kept, dropped5) = newest_within(&rest, room);
+    room = room.saturating_sub(bytes_of(&rest_kept));
+    // §5 in the members' order (the union holds each line once)
+    let kept5: std::collections::HashSet<&String> = open_kept.iter().chain(&rest_kept).collect();
+    sec[5] = errors.iter().filter(|l| kept5.contains(l)).cloned().collect();
+    add_count(&mut counts, 5, "errors", dropped5);
+    let calls = std::mem::take(&mut lists[4]);
+    let (kept4, dropped4) = newest_within(&calls, room);
+    add_count(&mut counts, 4, "calls", dropped4);
+    sec[4] = kept4;
+    any_dropped |= dropped7 + dropped5 + dropped4 > 0;
     let kept_where = if in_memory { "the folded rows are in memory" } else { "the folded rows are not kept in memory" };
     let mut out = header.to_string();
     for n in 1..=n_sec {

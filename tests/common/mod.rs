@@ -172,3 +172,56 @@ pub fn forced_fold_loop(full: &context_compactor::transcript::Transcript, head: 
     }
     cur
 }
+
+/// OpenAI Chat rows for the handoff tests: a system row `sys`.
+pub fn sys() -> Value {
+    json!({"role": "system", "content": "sys"})
+}
+/// An OpenAI Chat user row.
+pub fn user(t: &str) -> Value {
+    json!({"role": "user", "content": t})
+}
+/// An OpenAI Chat assistant text row.
+pub fn asst(t: &str) -> Value {
+    json!({"role": "assistant", "content": t})
+}
+/// An OpenAI Chat assistant row making one function call `id` of `name` with `args`.
+pub fn call(id: &str, name: &str, args: Value) -> Value {
+    json!({"role": "assistant", "content": null, "tool_calls": [{"id": id, "type": "function", "function": {"name": name, "arguments": args.to_string()}}]})
+}
+/// An OpenAI Chat tool row answering call `id` with `body`.
+pub fn result(id: &str, body: &str) -> Value {
+    json!({"role": "tool", "tool_call_id": id, "content": body})
+}
+
+/// The section `n` of a handoff summary (after its header, up to the next section header).
+pub fn section(text: &str, n: usize) -> String {
+    let h = context_compactor::summarize::section_header(n);
+    let start = text.find(&h).unwrap_or_else(|| panic!("section {n} in\n{text}")) + h.len();
+    let end = text[start..].find("\n[§").map(|e| start + e).unwrap_or(text.len());
+    text[start..end].to_string()
+}
+
+/// Runs the engine's own handoff over an OpenAI Chat `doc` (no summarizer: the
+/// mechanical writer), forced.
+pub fn mechanical(doc: Vec<Value>, opts: Value) -> Outcome {
+    let cfg = Config::from_options(&opts).unwrap();
+    let t = formats::decode(Format::OpenaiChat, Value::Array(doc)).unwrap();
+    let mut job = Job::start(cfg, SessionState::default(), t, JobOptions { signals: Signals { force: true, ..Signals::default() }, has_summarizer: false });
+    run_sync(&mut job, |_| unreachable!()).unwrap()
+}
+
+/// The facts of an OpenAI Chat `doc`, every row folded, each row's stamped
+/// `artifact_ref` the handle of its results, and the decoded rows.
+pub fn facts_of(doc: &[Value]) -> (context_compactor::summarize::facts::Facts, Vec<context_compactor::transcript::Message>) {
+    use context_compactor::transcript::Message;
+    let t = formats::decode(Format::OpenaiChat, Value::Array(doc.to_vec())).unwrap();
+    let rows: Vec<(usize, &Message)> = t.messages.iter().enumerate().collect();
+    let f = context_compactor::summarize::facts::Facts::read(&rows, &|_, _, m: &Message| m.provenance.artifact_ref.clone());
+    (f, t.messages.clone())
+}
+
+/// The deterministic handoff of an OpenAI Chat `doc` ([`facts_of`]) within `bytes`.
+pub fn handoff(doc: &[Value], bytes: usize) -> String {
+    context_compactor::summarize::handoff_summary(&facts_of(doc).0, bytes)
+}
