@@ -11,7 +11,7 @@ use crate::select::{Selection, Stage};
 use crate::state::FoldedCall;
 use crate::nothing_lost::{first_and_newest, session_first_task};
 use crate::summarize::handoff::{handoff_summary_with, HandoffLabels, NewestAt};
-use crate::summarize::{collect_artifact_refs, deterministic_tail, floor_items, narrative_part, Facts};
+use crate::summarize::{collect_artifact_refs, deterministic_tail, floor_items, Facts};
 use crate::summarize::floor::rehydration_missed;
 use crate::transcript::{Block, Message, Provenance, TranscriptRole};
 use serde_json::json;
@@ -241,7 +241,10 @@ impl Job {
             let hl = HandoffLabels { first_task, newest, rows_in_memory: self.config.project_memory && !self.user_text_only_memory, newest_at };
             quoted_handoff(&facts, budget.saturating_sub(fixed).saturating_sub(floor_room).min(fold_bytes / 4 * 3), hl)
         } else {
-            crate::quote::content(narrative_part(&narrative).trim_end()).into_owned()
+            // issue 13: the host's reply is kept whole; a marker line in it (a model echoing
+            // a record) is quoted as data (`\-- engine record`), not cut at, so no narrative
+            // after it is lost and the line is never taken for the engine's record
+            crate::quote::content(narrative.trim_end()).into_owned()
         };
         for h in collect_artifact_refs([narrative.as_str()], std::iter::empty()) {
             if !artifacts.contains(&h) && known.knows(&h) {
