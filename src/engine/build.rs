@@ -64,8 +64,10 @@ impl Job {
     /// (`why`: the validator's `no reduction: <after> bytes after vs <before> before`),
     /// e.g. a model that echoed its input. Once per job, the rows are rebuilt with the
     /// deterministic handoff summary instead (`writer: mechanical`, any rollup redone
-    /// mechanically), after a `mechanical_fallback` warning with `reason: "no_reduction"`.
-    /// `None` when there is no provider summary to replace (or it was replaced already):
+    /// mechanically), after a `summary_discarded` event naming the dropped summary
+    /// (`writer`, `messageId`, `reason: "no_reduction"`: its `summary_written` event came
+    /// before, and a host counting summaries written subtracts it) and a
+    /// `mechanical_fallback` warning with `reason: "no_reduction"`. `None` when there is no provider summary to replace (or it was replaced already):
     /// the caller reports `no_reduction` as before.
     pub(super) fn no_reduction_fallback(&mut self, why: &str) -> Option<Result<Step>> {
         // set only when the stage-1 summary was the summarizer's (Job::commit_summary)
@@ -74,9 +76,15 @@ impl Job {
         self.state.ledger_run = point.ledger_run;
         self.new_ids = point.new_ids;
         self.rollups.clear();
-        self.summary = None;
+        // the summary_written event of the summary dropped here may be with the host
+        // already (events reach onEvent before each host call, J-4): it is not changed,
+        // a summary_discarded event names that summary as not written to the transcript
+        let dropped = self.summary.take();
         self.opts.has_summarizer = false;
         let message = format!("the summarizer's summary left the transcript no smaller ({why}): the deterministic handoff summary was written instead");
+        if let Some(d) = dropped {
+            self.events.push(event("summary_discarded", json!({ "writer": d.source.writer, "messageId": d.message_id, "reason": "no_reduction" })));
+        }
         self.events.push(event("warning", json!({ "code": "mechanical_fallback", "reason": "no_reduction", "message": message })));
         Some(self.commit_summary(String::new(), SummarySource { writer: "mechanical".into(), coverage: "whole".into() }))
     }
@@ -335,7 +343,7 @@ impl Job {
         }
         self.rows = rows;
         self.summary = Some(SummaryInfo { text, level: 1, source, message_id: summary_msg.id.clone(), offset: summary_offset });
-        self.events.push(event("summary_written", json!({ "writer": self.summary.as_ref().map(|s| s.source.writer.clone()) })));
+        self.events.push(event("summary_written", json!({ "writer": self.summary.as_ref().map(|s| s.source.writer.clone()), "messageId": summary_msg.id })));
         Ok(())
     }
 
