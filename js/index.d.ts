@@ -313,7 +313,7 @@ export type SummarizeReply = string | { text: string; usage?: Record<string, unk
 /** Known event types (J-4); other strings may appear. */
 export type EventType =
   | 'compaction_started' | 'compaction_completed' | 'compaction_failed' | 'warning'
-  | 'summary_written' | 'tool_results_bounded_for_request'
+  | 'summary_written' | 'summary_discarded' | 'tool_results_bounded_for_request'
 
 /** An event for the host (J-4). Warnings carry `data.code` (`cannot_fit`,
  * `selection_failed`, `artifact_store_failed`, `mechanical_fallback`,

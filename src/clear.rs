@@ -181,10 +181,12 @@ pub struct Candidate {
 /// The placeholder a cleared result's body becomes: names the tool, the call and the
 /// handle; without one, whether the body is in session memory (`in_memory`: a memory
 /// hook, or the result's records, takes the cleared bodies, M-1; the model is told to
-/// recall it) or not recoverable. Names and ids are transcript data: cut to 120 bytes
-/// and kept on one line.
+/// recall it) or not recoverable. Names, ids and handles are transcript data: kept on
+/// one line (line breaks and `]` become spaces), quoted as other untrusted content is
+/// ([`crate::quote::content`]: a fence tag's `<` as `&lt;`, a bidi control as its visible
+/// escape `\u{202E}`, issue 13) and cut to 120 UTF-8 bytes of the quoted form.
 pub fn placeholder(tool_name: Option<&str>, call_id: &str, handle: Option<&str>, in_memory: bool) -> String {
-    let clean = |s: &str| truncate(&s.replace(['\n', '\r', ']'], " "), 120);
+    let clean = |s: &str| truncate(&crate::quote::content(&s.replace(['\n', '\r', ']'], " ")), 120);
     let tool = tool_name.map(clean).unwrap_or_else(|| "unknown".into());
     let whole = match handle {
         Some(h) => format!("full output stored as {}", clean(h)),
@@ -522,6 +524,19 @@ mod tests {
         assert_eq!(p.lines().count(), 1, "{p}");
         assert_eq!(p.matches(']').count(), 1, "only the closing bracket: {p}");
         assert!(p.len() < 400, "names are cut: {}", p.len());
+    }
+
+    #[test]
+    fn k1_issue13_placeholder_quotes_bidi_controls_and_fence_tags_visibly() {
+        let tool = "read\u{202E}elif\u{2066}";
+        let p = placeholder(Some(tool), "c\u{202D}1", Some("artifact#x\u{2069}"), false);
+        assert_eq!(p, "[tool result cleared by context editing: tool read\\u{202E}elif\\u{2066}, call c\\u{202D}1; full output stored as artifact#x\\u{2069}]");
+        let q = placeholder(Some("x</transcript>"), "<summaries>", None, true);
+        assert_eq!(q, "[tool result cleared by context editing: tool x&lt;/transcript>, call &lt;summaries>; the output is in session memory: recall it]");
+        // the cut is made on the quoted form: no raw control past it
+        let long = "\u{202E}".repeat(100);
+        let r = placeholder(Some(&long), "c", None, false);
+        assert!(!r.contains('\u{202E}') && r.contains("\\u{202E}"), "{r}");
     }
 
     #[test]

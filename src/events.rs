@@ -8,7 +8,9 @@ use serde_json::Value;
 /// An event for the host's `onEvent` (J-4).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Event {
-    /// `compaction_started`, `compaction_completed`, `compaction_failed`, `warning`.
+    /// `compaction_started`, `summary_written`, `summary_discarded` (a summary whose
+    /// `summary_written` came before was not kept, Y-6), `compaction_completed`,
+    /// `compaction_failed`, `warning`, ...
     #[serde(rename = "type")]
     pub kind: String,
     /// The event's payload (a JSON object; its keys depend on `kind`, camelCase).

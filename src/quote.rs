@@ -429,11 +429,18 @@ pub(crate) mod tests {
         let pieces = ["\u{202E}", "\u{2066}", "\u{2069}", "\u{202F}", "\u{2065}", "\u{202A}<transcript>", "<transcript>", "</ Summaries>", "<\ntranscript", "< /transcript", "\n[#9 user]", "\n  - f(x) [c]: already run", "\n", "é", "中", "\r\n", "<", "x", "ab", "[... ", "\n<- result of", "&lt;", "\\", "   ", "\nUser text (clipped;"];
         let mut v: Vec<String> = pieces.iter().map(|s| s.to_string()).collect();
         v.push(String::new());
-        let mut seed: u64 = 1515;
-        for _ in 0..300 {
+        v.extend(mixed_texts(&pieces, 1515, 300, 30));
+        v
+    }
+
+    /// `n` pseudo-random texts (a fixed-seed LCG), each of fewer than `most` of `pieces`
+    /// joined: test inputs for the fast paths and their slow oracles.
+    pub(crate) fn mixed_texts(pieces: &[&str], mut seed: u64, n: usize, most: u64) -> Vec<String> {
+        let mut v = Vec::with_capacity(n);
+        for _ in 0..n {
             let mut t = String::new();
             seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            for _ in 0..(seed >> 40) % 30 {
+            for _ in 0..(seed >> 40) % most {
                 seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
                 t.push_str(pieces[((seed >> 33) % pieces.len() as u64) as usize]);
             }

@@ -212,3 +212,62 @@ fn y5_ok_and_success_word_false_are_failures_alike() {
         assert!(!json_error(t), "{t} is an answer");
     }
 }
+
+/// Y-5 (issue 13): an exit status is read only where a harness or a shell states one: a
+/// line opening (after `[`, `(`, whitespace, `Error: `), `exited with code N`, `returned
+/// non-zero exit status N`, or a JSON `exit_code` / `returncode` / `exitCode` key.
+#[test]
+fn y5_exit_status_read_where_a_harness_states_it() {
+    use context_compactor::summarize::facts::exit_status;
+    for (t, n) in [
+        ("Exit code: 1\nWall time: 0.5 seconds\nOutput:\nboom", 1),
+        ("Exit code 101\n   Compiling foo v0.1.0", 101),
+        ("Error: Exit code 2\nTraceback (most recent call last):", 2),
+        ("  [exit status 3]", 3),
+        ("(exit_code=4)", 4),
+        ("returncode: -9", -9),
+        ("ok\r\nEXIT STATUS \"5\"\r\n", 5),
+        ("npm run dev\nProcess exited with code 137", 137),
+        ("subprocess.CalledProcessError: Command '['make']' returned non-zero exit status 2.", 2),
+        (r#"{"output":"done\n","metadata":{"exit_code":101,"duration_seconds":3.2}}"#, 101),
+        (r#"{"stdout": "", "returncode": 1}"#, 1),
+        (r#"{"hookEvent":"PostToolUse","exitCode": 0}"#, 0),
+    ] {
+        assert_eq!(exit_status(t), Some(n), "{t:?}");
+    }
+    // prose and code that name a status state none
+    for t in [
+        "Error: expected exit code 0, got 1",
+        "FAILED tests/a.py::t - exit status 0 expected",
+        "    assert proc.returncode == 0",
+        "returncode == 1",
+        "self.assertEqual(proc.returncode, 1)",
+        "The script must return exit code 0 on success.",
+        "Make sure the exit_code is 0 before you merge",
+        "exit code 1-2 are reserved",
+        "if (exitCode === 0) { done(); }",
+        r#"{"exit_code": null}"#,
+    ] {
+        assert_eq!(exit_status(t), None, "{t:?}");
+    }
+}
+
+/// Y-5 (issue 13): prose naming `exit code 0` states no status, so a failure signature
+/// after it is still read, and prose naming `returncode 1` does not fail an answer.
+#[test]
+fn y5_exit_status_in_prose_neither_clears_nor_fails_a_result() {
+    let panic = "note: the docs say exit code 0 means success\nthread 'main' panicked at src/main.rs:3:5:\nindex out of bounds";
+    assert!(text_reports_failure(panic), "a named status 0 in prose does not outweigh the panic");
+    let rows = json!([
+        { "role": "user", "content": "run it" },
+        { "role": "assistant", "content": null, "tool_calls": [
+            { "id": "c1", "type": "function", "function": { "name": "bash", "arguments": "{\"command\":\"pytest\"}" } },
+            { "id": "c2", "type": "function", "function": { "name": "bash", "arguments": "{\"command\":\"cargo run\"}" } } ] },
+        { "role": "tool", "tool_call_id": "c1", "content": "checked that returncode 1 is mapped to a retry\n3 passed" },
+        { "role": "tool", "tool_call_id": "c2", "content": panic },
+    ]);
+    let t = decode(Format::OpenaiChat, rows).unwrap();
+    assert_eq!(results(&t), pairs(&[("c1", false), ("c2", true)]));
+    let c1 = "checked that returncode 1 is mapped to a retry\n3 passed";
+    assert_eq!(context_compactor::summarize::facts::exit_status(c1), None, "not read as a failed exit 1");
+}

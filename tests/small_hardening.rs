@@ -307,3 +307,31 @@ fn k1_s6_clear_tool_uses_on_a_stuck_run_clears_its_older_results_and_keeps_the_n
         }
     }
 }
+
+/// Y-6, J-4 (issue 13): when the no-reduction fallback replaces the summarizer's summary,
+/// the events say so: the provider summary's `summary_written` is followed by a
+/// `summary_discarded` naming it, then the handoff's own `summary_written`; written minus
+/// discarded is the one summary in the transcript. A kept summary has no discard event.
+#[test]
+fn y6_j4_a_summary_dropped_by_the_fallback_is_reported_discarded() {
+    let config = Config::from_options(&json!({ "contextWindow": 8000, "preserveRecentTurns": 1 })).unwrap();
+    let rows = plain_session(3);
+    let o = forced(&config, SessionState::default(), &rows, true, |r| Reply::Summary { text: r.messages[0].content.repeat(2), usage: None });
+    assert_eq!(o.status, "compacted", "{}", o.reason);
+    let kinds: Vec<&str> = o.events.iter().map(|e| e.kind.as_str()).filter(|k| k.starts_with("summary_")).collect();
+    assert_eq!(kinds, ["summary_written", "summary_discarded", "summary_written"], "{:?}", o.events);
+    let of = |kind: &str| o.events.iter().filter(|e| e.kind == kind).map(|e| e.data.clone()).collect::<Vec<Value>>();
+    let (written, discarded) = (of("summary_written"), of("summary_discarded"));
+    let id = o.rewrite.as_ref().unwrap().summary.as_ref().unwrap().message_id.clone();
+    assert_eq!(written[0]["writer"], "provider");
+    assert_eq!(discarded[0], json!({ "writer": "provider", "messageId": written[0]["messageId"], "reason": "no_reduction" }));
+    assert_eq!(written[1], json!({ "writer": "mechanical", "messageId": id }));
+    assert_eq!(written.len() - discarded.len(), o.transcript.messages.iter().filter(|m| m.is_summary()).count());
+    // the discard comes before the fallback warning and the handoff's summary_written
+    let at = |k: &str, code: Option<&str>| o.events.iter().position(|e| e.kind == k && code.is_none_or(|c| e.data["code"] == c)).unwrap();
+    assert!(at("summary_discarded", None) < at("warning", Some("mechanical_fallback")));
+    // a summary that shrinks the rows: one summary_written, nothing discarded
+    let o = forced(&config, SessionState::default(), &rows, true, |_| Reply::Summary { text: "Audited f0 to f5.".into(), usage: None });
+    let kinds: Vec<&str> = o.events.iter().map(|e| e.kind.as_str()).filter(|k| k.starts_with("summary_")).collect();
+    assert_eq!(kinds, ["summary_written"]);
+}

@@ -11,7 +11,7 @@ use crate::select::{Selection, Stage};
 use crate::state::FoldedCall;
 use crate::nothing_lost::{first_and_newest, session_first_task};
 use crate::summarize::handoff::{errors_handoff, handoff_summary_with, HandoffLabels, NewestAt};
-use crate::summarize::{collect_artifact_refs, deterministic_tail, floor_items, narrative_part, Facts};
+use crate::summarize::{collect_artifact_refs, deterministic_tail, floor_items, Facts};
 use crate::summarize::floor::rehydration_missed;
 use crate::transcript::{Block, Message, Provenance, TranscriptRole};
 use serde_json::json;
@@ -64,8 +64,10 @@ impl Job {
     /// (`why`: the validator's `no reduction: <after> bytes after vs <before> before`),
     /// e.g. a model that echoed its input. Once per job, the rows are rebuilt with the
     /// deterministic handoff summary instead (`writer: mechanical`, any rollup redone
-    /// mechanically), after a `mechanical_fallback` warning with `reason: "no_reduction"`.
-    /// `None` when there is no provider summary to replace (or it was replaced already):
+    /// mechanically), after a `summary_discarded` event naming the dropped summary
+    /// (`writer`, `messageId`, `reason: "no_reduction"`: its `summary_written` event came
+    /// before, and a host counting summaries written subtracts it) and a
+    /// `mechanical_fallback` warning with `reason: "no_reduction"`. `None` when there is no provider summary to replace (or it was replaced already):
     /// the caller reports `no_reduction` as before.
     pub(super) fn no_reduction_fallback(&mut self, why: &str) -> Option<Result<Step>> {
         // set only when the stage-1 summary was the summarizer's (Job::commit_summary)
@@ -74,9 +76,15 @@ impl Job {
         self.state.ledger_run = point.ledger_run;
         self.new_ids = point.new_ids;
         self.rollups.clear();
-        self.summary = None;
+        // the summary_written event of the summary dropped here may be with the host
+        // already (events reach onEvent before each host call, J-4): it is not changed,
+        // a summary_discarded event names that summary as not written to the transcript
+        let dropped = self.summary.take();
         self.opts.has_summarizer = false;
         let message = format!("the summarizer's summary left the transcript no smaller ({why}): the deterministic handoff summary was written instead");
+        if let Some(d) = dropped {
+            self.events.push(event("summary_discarded", json!({ "writer": d.source.writer, "messageId": d.message_id, "reason": "no_reduction" })));
+        }
         self.events.push(event("warning", json!({ "code": "mechanical_fallback", "reason": "no_reduction", "message": message })));
         Some(self.commit_summary(String::new(), SummarySource { writer: "mechanical".into(), coverage: "whole".into() }))
     }
@@ -241,7 +249,10 @@ impl Job {
             let hl = HandoffLabels { first_task, newest, rows_in_memory: self.config.project_memory && !self.user_text_only_memory, newest_at };
             quoted_handoff(&facts, budget.saturating_sub(fixed).saturating_sub(floor_room).min(fold_bytes / 4 * 3), hl)
         } else {
-            crate::quote::content(narrative_part(&narrative).trim_end()).into_owned()
+            // issue 13: the host's reply is kept whole; a marker line in it (a model echoing
+            // a record) is quoted as data (`\-- engine record`), not cut at, so no narrative
+            // after it is lost and the line is never taken for the engine's record
+            crate::quote::content(narrative.trim_end()).into_owned()
         };
         for h in collect_artifact_refs([narrative.as_str()], std::iter::empty()) {
             if !artifacts.contains(&h) && known.knows(&h) {
@@ -334,7 +345,7 @@ impl Job {
         }
         self.rows = rows;
         self.summary = Some(SummaryInfo { text, level: 1, source, message_id: summary_msg.id.clone(), offset: summary_offset });
-        self.events.push(event("summary_written", json!({ "writer": self.summary.as_ref().map(|s| s.source.writer.clone()) })));
+        self.events.push(event("summary_written", json!({ "writer": self.summary.as_ref().map(|s| s.source.writer.clone()), "messageId": summary_msg.id })));
         Ok(())
     }
 

@@ -114,8 +114,11 @@ impl Job {
         // Y-2: only the handles the engine can vouch for (crate::trust::KnownHandles)
         let known = crate::trust::KnownHandles::of(&self.source.messages, self.stored.values().map(String::as_str), &self.state);
         let artifacts: Vec<String> = collect_artifact_refs(all, std::iter::empty()).into_iter().filter(|h| known.knows(h)).collect();
-        // the merge is the summarizer's text (untrusted): quoted so it cannot forge the engine record
-        let narrative = crate::quote::content(narrative_part(&merged).trim_end()).into_owned();
+        // the merge is the summarizer's text (untrusted): quoted so it cannot forge the engine
+        // record; a provider's merge is kept whole (issue 13: a marker line in it is escaped,
+        // not cut at), the engine's own is its narrative
+        let narrative = if writer == "mechanical" { narrative_part(&merged) } else { merged.as_str() };
+        let narrative = crate::quote::content(narrative.trim_end()).into_owned();
         let budget = self.summary_bytes().max(1_024);
         let carried = format!("{user_part}{}", floor_items(&narrative, &Facts::default(), &floor_in, budget.saturating_sub(narrative.len()).max(budget / 4), &[], &[], self.config.project_memory));
         let rehydrated = rehydration(&Facts::default(), &rehydrated_in, self.config.rehydrate_bytes);

@@ -28,8 +28,9 @@ const WINDOW_LINES: usize = 40;
 const WINDOW_BYTES: usize = 4_096;
 
 /// Whether a tool output reports a failure (Y-5). True when any of these holds; an
-/// output stating exit status 0 ([`exit_status`]: `Exit code 0`, `exit status 0`, ...
-/// in its first 2,000 bytes) is read for the first and third only (its opening line
+/// output stating exit status 0 ([`exit_status`]: a line opening `Exit code 0` or
+/// `exit status 0`, a JSON `"exit_code": 0`, ... in its first 2,000 bytes; prose naming
+/// a status states none) is read for the first and third only (its opening line
 /// and its JSON), since the status outweighs a wrapped HTTP response or a later line:
 /// - its first non-blank line (leading whitespace ignored, first 2,000 bytes) opens as
 ///   an error ([`opens_as_error`]);
@@ -176,58 +177,108 @@ pub fn result_reports_failure(name: Option<&str>, text: &str) -> bool {
     }
 }
 
-/// Patterns of [`exit_status`], in the order they are tried (lowercase ASCII).
-pub(crate) const EXIT_PATTERNS: [&str; 5] = ["exit code", "exit status", "exited with code", "exit_code", "returncode"];
+/// Words that state an exit status when they open a line (after optional `[`, `(` and
+/// whitespace, and an optional `Error: `), in the order they are tried (lowercase ASCII):
+/// `Exit code: 1`, `[exit status 2]`, `(exit_code=3)`, `returncode: 1`, `Error: Exit code 1`.
+pub(crate) const EXIT_LINE_STARTS: [&str; 5] = ["exit code", "exit status", "exited with code", "exit_code", "returncode"];
+/// Phrases that state an exit status anywhere in a line (lowercase ASCII): a process
+/// runner's `Process exited with code 1`, Python's `returned non-zero exit status 2`.
+pub(crate) const EXIT_IN_LINE: [&str; 2] = ["exited with code", "returned non-zero exit status"];
+/// JSON keys, quotes included, whose value is an exit status (compared in any ASCII case):
+/// `"exit_code": 1`, `"returncode": 2`, `"exitCode": 3`.
+pub(crate) const EXIT_JSON_KEYS: [&str; 3] = ["\"exit_code\"", "\"returncode\"", "\"exitcode\""];
 
-/// The exit status a result states (`Exit code N`, `exit code N`, `exit status N`,
-/// `exited with code N`, `returned non-zero exit status N`), read from the first 2,000
-/// UTF-8 bytes: each pattern in [`EXIT_PATTERNS`] order, at its first occurrence in any
-/// ASCII case, followed by `:` / `=` / space / `"` and an integer.
+/// The exit status a result states (Y-5, issue 13), read from its first 2,000 UTF-8
+/// bytes, or `None`. A status is read only where a harness or a shell states one, in any
+/// ASCII case:
+/// - a line opening (after optional `[`, `(`, whitespace and `Error: `) with one of
+///   [`EXIT_LINE_STARTS`]: `Exit code: 1`, `Exit code 101`, `[exit status 2]`;
+/// - one of [`EXIT_IN_LINE`] anywhere: `Process exited with code 1`, `Command 'x'
+///   returned non-zero exit status 2.`;
+/// - a JSON key of [`EXIT_JSON_KEYS`]: `{"metadata": {"exit_code": 101}}`.
 ///
-/// One pass over the head finds every pattern's first occurrence, compared in place
-/// (issue 15: a lowercased copy and five substring searches per tool result were a
-/// twentieth of a 10 MB compaction); the same answer as lowercasing the head and
-/// searching each pattern (`summarize::facts::exit_status_slow`, the test oracle).
+/// Words followed by optional whitespace, one optional `:` or `=`, optional whitespace,
+/// an optional `"`, then an integer (an optional `-` and digits) that no letter, digit,
+/// `_`, `-` or `.digit` goes on from (`exit code 1-2` states none); a JSON key by `:`
+/// then the integer. Prose or code that names a status (`expected exit code 0, got 1`,
+/// `assert proc.returncode == 0`) states none. The first statement in the text wins; on
+/// one line, a line opening before the phrases and keys, and those by position.
+///
+/// One pass over the head, comparing in place (issue 15: no lowercased copy); the same
+/// answer as the line-by-line definition on lowercased text
+/// (`summarize::facts::exit_status_slow`, the test oracle).
 pub fn exit_status(text: &str) -> Option<i64> {
     let head = text.get(..crate::evict::floor_boundary(text, 2_000)).unwrap_or("");
-    let b = head.as_bytes();
-    let mut first: [Option<usize>; 5] = [None; 5];
-    let mut left = EXIT_PATTERNS.len();
-    // `| 0x20` maps exactly the two cases of an ASCII letter to its lowercase form
-    let at = |i: usize, c: u8| b.get(i).is_some_and(|&x| x | 0x20 == c);
-    for (i, &c) in b.iter().enumerate() {
-        // every pattern starts with "exit" or "re"
-        let candidate = match c | 0x20 {
-            b'e' => at(i + 1, b'x') && at(i + 2, b'i') && at(i + 3, b't'),
-            b'r' => at(i + 1, b'e'),
-            _ => false,
-        };
-        if !candidate {
-            continue;
-        }
-        for (k, pat) in EXIT_PATTERNS.iter().enumerate() {
-            if first.get(k).is_some_and(Option::is_none) && b.get(i..i + pat.len()).is_some_and(|w| w.eq_ignore_ascii_case(pat.as_bytes())) {
-                if let Some(slot) = first.get_mut(k) {
-                    *slot = Some(i);
-                }
-                left -= 1;
-            }
-        }
-        if left == 0 {
-            break;
-        }
+    head.split('\n').find_map(|line| line_exit_status(line.as_bytes()))
+}
+
+/// Whether `b` holds `pat` (lowercase ASCII) at byte `i`, in any ASCII case.
+fn holds_at(b: &[u8], i: usize, pat: &str) -> bool {
+    b.get(i..i + pat.len()).is_some_and(|w| w.eq_ignore_ascii_case(pat.as_bytes()))
+}
+
+/// The exit status one line of [`exit_status`]'s head states.
+fn line_exit_status(b: &[u8]) -> Option<i64> {
+    let mut start = b.iter().take_while(|c| matches!(c, b' ' | b'\t' | b'\r' | b'[' | b'(')).count();
+    if holds_at(b, start, "error: ") {
+        start += "error: ".len();
     }
-    for (k, pat) in EXIT_PATTERNS.iter().enumerate() {
-        let Some(Some(p)) = first.get(k) else { continue };
-        // ASCII lowercasing keeps every byte offset and leaves digits and the separators alone
-        let rest = head.get(p + pat.len()..).unwrap_or("");
-        let rest = rest.trim_start_matches([':', '=', ' ', '"']);
-        let n = rest.bytes().take_while(|c| c.is_ascii_digit() || *c == b'-').count();
-        if let Ok(n) = rest.get(..n).unwrap_or("").parse::<i64>() {
-            return Some(n);
+    if let Some(n) = EXIT_LINE_STARTS.iter().filter(|p| holds_at(b, start, p)).find_map(|p| status_after(b, start + p.len(), true)) {
+        return Some(n);
+    }
+    for (i, &c) in b.iter().enumerate() {
+        // every phrase starts with "e" or "r", every key with a quote
+        let found = match c | 0x20 {
+            b'e' | b'r' => EXIT_IN_LINE.iter().filter(|p| holds_at(b, i, p)).find_map(|p| status_after(b, i + p.len(), true)),
+            b'"' => EXIT_JSON_KEYS.iter().filter(|k| holds_at(b, i, k)).find_map(|k| status_after(b, i + k.len(), false)),
+            _ => None,
+        };
+        if found.is_some() {
+            return found;
         }
     }
     None
+}
+
+/// The integer stated at byte `at` of `b`, past optional whitespace and a separator: one
+/// optional `:` or `=` (words) or a required `:` (a JSON key), optional whitespace and an
+/// optional `"`. None when no integer follows or one goes on (`1-2`, `1x`, `1.5`).
+fn status_after(b: &[u8], at: usize, words: bool) -> Option<i64> {
+    let blank = |i: &mut usize| {
+        while b.get(*i).is_some_and(|c| matches!(c, b' ' | b'\t')) {
+            *i += 1;
+        }
+    };
+    let mut i = at;
+    blank(&mut i);
+    match b.get(i) {
+        Some(b':') => i += 1,
+        Some(b'=') if words => i += 1,
+        _ if words => {}
+        _ => return None,
+    }
+    blank(&mut i);
+    if b.get(i) == Some(&b'"') {
+        i += 1;
+    }
+    let from = i;
+    if b.get(i) == Some(&b'-') {
+        i += 1;
+    }
+    let digits = b.get(i..).unwrap_or(&[]).iter().take_while(|c| c.is_ascii_digit()).count();
+    if digits == 0 {
+        return None;
+    }
+    let end = i + digits;
+    let goes_on = match b.get(end) {
+        Some(c) if c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-') => true,
+        Some(b'.') => b.get(end + 1).is_some_and(u8::is_ascii_digit),
+        _ => false,
+    };
+    if goes_on {
+        return None;
+    }
+    std::str::from_utf8(b.get(from..end)?).ok()?.parse().ok()
 }
 
 /// Whether a tool's name is a reader's: one of its words (split at `_`, `-`, `.`, `/`,

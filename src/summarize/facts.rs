@@ -1256,19 +1256,47 @@ fn result_paths(text: &str) -> Vec<String> {
 
 pub use crate::formats::failure::exit_status;
 
-/// [`exit_status`] by its definition: the head lowercased, each pattern searched.
+/// [`exit_status`] by its definition, on lowercased text: line by line, a line opening
+/// with a status word, else the earliest phrase or JSON key on it that states one.
 #[cfg(test)]
 fn exit_status_slow(text: &str) -> Option<i64> {
+    use crate::formats::failure::{EXIT_IN_LINE, EXIT_JSON_KEYS, EXIT_LINE_STARTS};
+    // the integer a separator then digits make, as a string: `: "12"` -> 12
+    fn integer(rest: &str, words: bool) -> Option<i64> {
+        let rest = rest.trim_start_matches([' ', '\t']);
+        let rest = match rest.strip_prefix(':') {
+            Some(r) => r,
+            None if words => rest.strip_prefix('=').unwrap_or(rest),
+            None => return None,
+        };
+        let rest = rest.trim_start_matches([' ', '\t']);
+        let rest = rest.strip_prefix('"').unwrap_or(rest);
+        let sign = usize::from(rest.starts_with('-'));
+        let len = sign + rest[sign..].chars().take_while(char::is_ascii_digit).count();
+        let after: Vec<char> = rest[len..].chars().take(2).collect();
+        let goes_on = match after.as_slice() {
+            [c, ..] if c.is_ascii_alphanumeric() || *c == '_' || *c == '-' => true,
+            ['.', d, ..] => d.is_ascii_digit(),
+            _ => false,
+        };
+        if goes_on { None } else { rest[..len].parse().ok() }
+    }
     let head = text.get(..crate::evict::floor_boundary(text, 2_000)).unwrap_or("");
-    let lower = head.to_ascii_lowercase();
-    for pat in crate::formats::failure::EXIT_PATTERNS {
-        if let Some(p) = lower.find(pat) {
-            let rest = lower.get(p + pat.len()..).unwrap_or("");
-            let rest = rest.trim_start_matches(|c: char| c == ':' || c == '=' || c == ' ' || c == '"');
-            let digits: String = rest.chars().take_while(|c| c.is_ascii_digit() || *c == '-').collect();
-            if let Ok(n) = digits.parse::<i64>() {
-                return Some(n);
+    for line in head.to_ascii_lowercase().split('\n') {
+        let opening = line.trim_start_matches([' ', '\t', '\r', '[', '(']);
+        let opening = opening.strip_prefix("error: ").unwrap_or(opening);
+        if let Some(n) = EXIT_LINE_STARTS.iter().find_map(|p| integer(opening.strip_prefix(p)?, true)) {
+            return Some(n);
+        }
+        let mut found: Vec<(usize, Option<i64>)> = Vec::new();
+        for (pats, words) in [(&EXIT_IN_LINE[..], true), (&EXIT_JSON_KEYS[..], false)] {
+            for p in pats {
+                found.extend(line.match_indices(p).map(|(at, _)| (at, integer(&line[at + p.len()..], words))));
             }
+        }
+        found.sort_by_key(|(at, _)| *at);
+        if let Some(n) = found.into_iter().find_map(|(_, n)| n) {
+            return Some(n);
         }
     }
     None
@@ -2010,8 +2038,20 @@ mod tests {
         for t in odd_texts() {
             assert_eq!(exit_status(&t), exit_status_slow(&t), "{t:?}");
         }
-        assert_eq!(exit_status("EXIT STATUS=\"7\" then exit code 0"), Some(0), "the pattern order decides, not the position");
-        assert_eq!(exit_status("exit code x exit status 2"), Some(2));
+        // issue 13: the harness forms, mixed with prose and code (fixed seed)
+        let pieces = [
+            "Exit code", "\nexit status", "\nexit_code", "\n(returncode", "exited with code", "returned non-zero exit status", "\"exitCode\"", "\"exit_code\"", ": ", "=", "==",
+            " ", "\"", "-", "1", "0", "7 ", ".", "x", "_", "\n", "\r\n", "\n[", "\nError: ", "proc.", "é", "\t", "2.5",
+        ];
+        let texts = crate::quote::tests::mixed_texts(&pieces, 13, 2_000, 12);
+        for t in &texts {
+            assert_eq!(exit_status(t), exit_status_slow(t), "{t:?}");
+        }
+        let stated = texts.iter().filter(|t| exit_status(t).is_some()).count();
+        assert!(stated > 150, "the mix states a status often: {stated}");
+        assert_eq!(exit_status("EXIT STATUS=\"7\" then exit code 0"), Some(7), "issue 13: the line's opening states it, not prose after it");
+        assert_eq!(exit_status("exit code x\nexit status 2"), Some(2));
+        assert_eq!(exit_status("exit code x exit status 2"), None, "issue 13: a status named mid-line in prose is not read");
         assert_eq!(exit_status(&format!("{}exit code 9", "a".repeat(1_995))), None, "only the 2,000-byte head is read");
     }
 
