@@ -225,3 +225,82 @@ fn y5_in_run_ledger_names_responses_mcp_calls() {
     let s = &o.rewrite.as_ref().and_then(|r| r.summary.as_ref()).expect("summary").text;
     assert!(s.contains("[mcp_1]: ran and failed (may be made again): Jira 409: issue already closed"), "{s}");
 }
+
+// ---------------------------------------------------------------- E-2: the summarizer's copy
+
+/// A forced default-profile fold of `doc` (the newest turn kept) whose summarize hook
+/// records each request it is given: the outcome and the text of the first request.
+fn summarizer_input(format: Format, doc: Value) -> (context_compactor::engine::Outcome, String) {
+    // a summarizer window and share that take the folded rows whole (no row clipped)
+    let config = Config::from_options(&json!({ "profile": "default", "contextWindow": 16_000, "preserveRecentTurns": 1, "summarizerContextWindow": 200_000, "summaryInputShare": 1.0 })).expect("config");
+    let (o, seen) = compact_with(format, doc, config, SessionState::default(), forced(), fake_summary);
+    assert_eq!(o.status, "compacted", "{}", o.reason);
+    let first = seen.first().expect("the summarize hook was called");
+    assert_eq!((first.kind.as_str(), first.coverage.as_str()), ("summary", "whole"));
+    (o, first.messages.iter().map(|m| m.content.as_str()).collect())
+}
+
+/// Ten long question-and-answer rounds after the rows under test, so those fold.
+fn filler(user: impl Fn(String) -> Value, assistant: impl Fn(String) -> Value) -> Vec<Value> {
+    (0..10).flat_map(|i| [user(format!("next question {i}")), assistant(format!("answer {i} {}", "w".repeat(2_500)))]).collect()
+}
+
+/// E-2, Y-5: the copy of the folded rows the host's summarizer gets renders each Anthropic
+/// provider-run call as a call (tool, id, arguments) with its result and status: ok with
+/// the search results, failed with the error (a code run with its exit code and stderr),
+/// never an `[server_tool_use item]` placeholder.
+#[test]
+fn e2_y5_summarizer_input_renders_anthropic_provider_calls_with_their_outcomes() {
+    let mut rows = vec![json!({ "role": "user", "content": "What changed in tokio 1.40? File an issue about the docs." }), anthropic_server_turn()];
+    rows.extend(filler(|t| json!({ "role": "user", "content": t }), |t| json!({ "role": "assistant", "content": t })));
+    let (_, text) = summarizer_input(Format::Anthropic, json!({ "system": "s", "messages": rows }));
+    has_lines(&text, &[
+        "[#1 assistant]\nI'll search first.\n-> call web_search (id srvtoolu_01, run by the provider) {\"query\":\"tokio 1.40 release notes\"}\n<- result of web_search srvtoolu_01 ok:\nTokio 1.40 (https://tokio.rs/blog/2024-08-tokio-1-40), page age August 30, 2024\n",
+        "-> call web_search (id srvtoolu_02, run by the provider) {\"query\":\"tokio 1.41 release notes\"}\n<- result of web_search srvtoolu_02 ERROR: max_uses_exceeded\n-> call web_fetch",
+        "<- result of web_fetch srvtoolu_03 ok:\nfetched https://tokio.rs/blog/2024-08-tokio-1-40\nTokio 1.40 adds a new JoinSet API.\n",
+        "<- result of code_execution srvtoolu_04 ERROR (exit 1): Traceback (most recent call last):\nstderr:\nTraceback (most recent call last):\n  File \"<string>\", line 1\nModuleNotFoundError: No module named 'tokio_stats'\nreturn code 1\n",
+        "-> call github.create_issue (id mcptoolu_05, run by the provider) {\"title\":\"JoinSet docs\"}\n<- result of github.create_issue mcptoolu_05 ERROR: 403 Forbidden: token lacks repo scope\nTokio 1.40 added JoinSet.",
+    ]);
+    assert!(!text.contains("_tool_use item]") && !text.contains("_tool_result item]"), "{text}");
+}
+
+/// E-2: a provider-run call's arguments are bounded as a client call's are (300 bytes of
+/// head, 100 of tail), and its result waiting for no block in the row is said to be missing.
+#[test]
+fn e2_provider_call_arguments_are_clipped_and_a_missing_result_is_named() {
+    let code = format!("print('{}')", "x".repeat(3_000));
+    let mut rows = vec![
+        json!({ "role": "user", "content": "run it" }),
+        json!({ "role": "assistant", "content": [{ "type": "server_tool_use", "id": "srvtoolu_7", "name": "code_execution", "input": { "code": code } }] }),
+    ];
+    rows.extend(filler(|t| json!({ "role": "user", "content": t }), |t| json!({ "role": "assistant", "content": t })));
+    let (_, text) = summarizer_input(Format::Anthropic, json!({ "messages": rows }));
+    let line = text.lines().find(|l| l.starts_with("-> call code_execution (id srvtoolu_7, run by the provider) {\"code\":\"print('xxx")).expect(&text);
+    assert!(line.len() < 400, "the arguments' head only: {} bytes", line.len());
+    assert!(text.contains("[... clipped: 2") && text.contains("xxx')\"}\n<- result of code_execution srvtoolu_7: no result in this row"), "{text}");
+}
+
+/// E-2, Y-5: the Responses hosted items in the summarizer's copy: each named with its
+/// arguments and outcome (an MCP call's output, a failed item's error or status, a file
+/// search's results, a search still running as no result).
+#[test]
+fn e2_y5_summarizer_input_renders_responses_hosted_items_with_their_outcomes() {
+    let msg = |role: &str, part: &str, t: String| json!({ "type": "message", "role": role, "content": [{ "type": part, "text": t }] });
+    let mut items = vec![msg("user", "input_text", "Triage the billing outage.".into())];
+    items.extend(responses_hosted_items());
+    items.push(json!({ "type": "web_search_call", "id": "ws_3", "status": "in_progress", "action": { "type": "search", "query": "billing vendor status" } }));
+    items.push(msg("assistant", "output_text", "Billing worker restart is the runbook fix.".into()));
+    items.extend(filler(|t| msg("user", "input_text", t), |t| msg("assistant", "output_text", t)));
+    let (_, text) = summarizer_input(Format::OpenaiResponses, Value::Array(items));
+    has_lines(&text, &[
+        "-> call jira.search_issues (id mcp_1, run by the provider) {\"jql\":\"status=open\"}\n<- result of jira.search_issues mcp_1 ok:\nOPS-1: Prod outage in billing\n",
+        "-> call jira.get_issue (id mcp_2, run by the provider) {\"key\":\"OPS-2\"}\n<- result of jira.get_issue mcp_2 ERROR: Jira 401: token expired\n",
+        "-> call web_search (id ws_1, run by the provider) {\"type\":\"search\",\"query\":\"billing outage status page\"}\n<- result of web_search ws_1 ok\n",
+        "<- result of web_search ws_2 ERROR: status failed\n",
+        "-> call file_search (id fs_1, run by the provider) {\"queries\":[\"runbook billing\"]}\n<- result of file_search fs_1 ok:\nrunbook.md: Restart the billing worker.\n",
+        "-> call code_interpreter (id ci_1, run by the provider) {\"code\":\"df = load('billing.csv')\"}\n<- result of code_interpreter ci_1 ERROR: status incomplete\n",
+        "<- result of image_generation ig_1 ok\n",
+        "<- result of web_search ws_3: no result in this row\n",
+    ]);
+    assert!(!text.contains("_call item]"), "{text}");
+}
