@@ -523,3 +523,34 @@ fn m1_gemini_and_ai_sdk_provider_run_results_become_tool_output_records() {
     assert_eq!(of("ce_1").map(|x| x.1), Some("code_execution failed: ModuleNotFoundError: No module named 'zod'".into()));
     assert_eq!(of("wf_1"), None, "no result, no record");
 }
+
+/// Y-8, E-2: a row holding a provider-run call's output is a tool-output row of the
+/// summarize request: over the budget it is clipped first (stage 1), and a long row of
+/// plain assistant text stays whole; both ways of building the request agree.
+#[test]
+fn y8_e2_a_provider_run_output_is_clipped_first_like_a_tool_output() {
+    use context_compactor::summarize::{render_rows, summary_request, summary_request_for};
+    let report = format!("ticket dump {}", "t".repeat(8_000));
+    let doc = json!({ "messages": [
+        { "role": "user", "content": "Dump the open tickets." },
+        { "role": "assistant", "content": [
+            { "type": "mcp_tool_use", "id": "mcptoolu_9", "name": "dump", "server_name": "jira", "input": {} },
+            { "type": "mcp_tool_result", "tool_use_id": "mcptoolu_9", "content": [{ "type": "text", "text": report }] }
+        ] },
+        { "role": "assistant", "content": format!("My reading: {}", "r".repeat(3_000)) }
+    ] });
+    let t = formats::decode(Format::Anthropic, doc).expect("decode");
+    let rows: Vec<(usize, &Message)> = t.messages.iter().enumerate().collect();
+    let mut cfg = meerkat();
+    cfg.bytes_per_token = 1;
+    cfg.summary_max_output_tokens = 100;
+    cfg.summary_input_share = 1.0;
+    cfg.summarizer_context_window = Some(6_000 + 100 + 3 + 64);
+    let lazy = summary_request_for(&rows, &cfg, "sys");
+    assert_eq!(lazy, summary_request(render_rows(&rows), &cfg, "sys"), "rendered first and rendered on demand");
+    let body = &lazy.messages[0].content;
+    assert_eq!(lazy.coverage, "trimmed");
+    let hosted = body.split("\n\n[#2 assistant]").next().expect(body);
+    assert!(hosted.contains("<- result of jira.dump mcptoolu_9 ok:\nticket dump ttt") && hosted.contains(" bytes clipped ...]"), "{body}");
+    assert!(body.contains(&format!("[#2 assistant]\nMy reading: {}\n</transcript>", "r".repeat(3_000))), "the plain row is whole: {body}");
+}
