@@ -12,6 +12,14 @@
 //!   `image_generation_call`, and the Agents SDK's `hosted_tool_call`. (A
 //!   `computer_call` is a client call there: the adapter makes it a
 //!   [`Block::ToolCall`].)
+//! - Gemini, in one model turn: `executableCode` with the `codeExecutionResult` after it
+//!   (server-side code execution; snake_case spellings read too);
+//! - the AI SDK, in one assistant message: a `tool-call` part with `providerExecuted:
+//!   true` and its `tool-result` part (also `providerExecuted`).
+//!
+//! Each stays opaque in the view, so pairing is as before and the rewrite writes the
+//! row's JSON back unchanged; the summarizer's copy of a folded row
+//! ([`crate::summarize::render_message`]) renders each call with its outcome.
 //!
 //! It sits beside [`crate::transcript`] and below both [`crate::formats`] and
 //! [`crate::summarize`] / [`crate::memory`], so neither reaches the other for it. The
@@ -53,7 +61,8 @@ pub struct HostedCall {
     /// The tool's name: the `server_tool_use` name (`web_search`; the result's kind less
     /// `_tool_result` when the call block is missing), `<server>.<tool>` for an MCP call
     /// (`server_name` / `server_label` and `name`), or the Responses item's tool
-    /// (`web_search`, `file_search`, `code_interpreter`, `image_generation`).
+    /// (`web_search`, `file_search`, `code_interpreter`, `image_generation`),
+    /// `code_execution` for a Gemini code run, the `toolName` of an AI SDK part.
     pub tool: String,
     /// The call's arguments as JSON text: the `input` object, an `mcp_call`'s
     /// `arguments` string as given, a Responses `action` / `{"queries": [...]}` /
@@ -449,21 +458,21 @@ fn responses_call(v: &Value) -> Option<HostedCall> {
 
 /// One provider-run tool result, as memory reads it (M-1): an Anthropic server tool's
 /// result block (`web_search_tool_result`, `web_fetch_tool_result`, a
-/// `*code_execution_tool_result`) with the `server_tool_use` block of its id, or an
-/// OpenAI Responses `mcp_call` item ([`hosted_calls`] gives both).
+/// `*code_execution_tool_result`, an `mcp_tool_result`) with the call block of its id,
+/// an OpenAI Responses hosted item with an output (`mcp_call`, ...), a Gemini code run,
+/// an AI SDK provider-executed result ([`hosted_calls`] gives them all).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ServerSearch {
-    /// The `server_tool_use` id the result answers (`tool_use_id`).
+    /// The id of the call the result answers ([`HostedCall::call_id`]).
     pub call_id: String,
-    /// The tool's name (`server_tool_use.name`; `web_search` when the call is not in
-    /// the message).
+    /// The tool's name ([`HostedCall::tool`]: `web_search`, `<server>.<tool>`, ...).
     pub tool: String,
-    /// The call's `input.query` (a fetch's `url`, a run's `code` / `command`), when it
-    /// has one.
+    /// What the call was asked ([`HostedCall::query`]): its query, URL, code, command,
+    /// or an MCP call's arguments, when it has one.
     pub query: Option<String>,
-    /// One line per `web_search_result`: `<title> (<url>)`, then `, page age <age>`
-    /// when given; or `web search failed: <error_code>` for an error result
-    /// ([`HostedCall::text`]).
+    /// The result as text ([`HostedCall::text`]): for a web search one line per
+    /// `web_search_result`, `<title> (<url>)`, then `, page age <age>` when given; for a
+    /// failure `<tool> failed: <error>` (`web search failed: max_uses_exceeded`).
     pub text: String,
 }
 
