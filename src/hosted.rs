@@ -12,6 +12,14 @@
 //!   `image_generation_call`, and the Agents SDK's `hosted_tool_call`. (A
 //!   `computer_call` is a client call there: the adapter makes it a
 //!   [`Block::ToolCall`].)
+//! - Gemini, in one model turn: `executableCode` with the `codeExecutionResult` after it
+//!   (server-side code execution; snake_case spellings read too);
+//! - the AI SDK, in one assistant message: a `tool-call` part with `providerExecuted:
+//!   true` and its `tool-result` part (also `providerExecuted`).
+//!
+//! Each stays opaque in the view, so pairing is as before and the rewrite writes the
+//! row's JSON back unchanged; the summarizer's copy of a folded row
+//! ([`crate::summarize::render_message`]) renders each call with its outcome.
 //!
 //! It sits beside [`crate::transcript`] and below both [`crate::formats`] and
 //! [`crate::summarize`] / [`crate::memory`], so neither reaches the other for it. The
@@ -53,7 +61,8 @@ pub struct HostedCall {
     /// The tool's name: the `server_tool_use` name (`web_search`; the result's kind less
     /// `_tool_result` when the call block is missing), `<server>.<tool>` for an MCP call
     /// (`server_name` / `server_label` and `name`), or the Responses item's tool
-    /// (`web_search`, `file_search`, `code_interpreter`, `image_generation`).
+    /// (`web_search`, `file_search`, `code_interpreter`, `image_generation`),
+    /// `code_execution` for a Gemini code run, the `toolName` of an AI SDK part.
     pub tool: String,
     /// The call's arguments as JSON text: the `input` object, an `mcp_call`'s
     /// `arguments` string as given, a Responses `action` / `{"queries": [...]}` /
@@ -73,22 +82,51 @@ pub struct HostedCall {
 }
 
 /// Opaque block kinds that start or answer a provider-run call ([`hosted_calls`]): a row
-/// without one holds none, so its JSON need not be parsed.
+/// without one holds none, so its JSON need not be parsed. Besides the Anthropic and
+/// Responses kinds: Gemini's `executableCode` / `codeExecutionResult` parts (either
+/// spelling) and the AI SDK's `tool-call` / `tool-result` parts, which an assistant
+/// message keeps opaque only when `providerExecuted` (a client call there is a
+/// [`Block::ToolCall`]).
 pub fn is_hosted_kind(kind: &str) -> bool {
-    matches!(kind, "server_tool_use" | "mcp_tool_use" | "mcp_tool_result" | "mcp_call" | "web_search_call" | "file_search_call" | "code_interpreter_call" | "image_generation_call" | "hosted_tool_call")
-        || kind.ends_with("_tool_result")
+    matches!(
+        kind,
+        "server_tool_use"
+            | "mcp_tool_use"
+            | "mcp_tool_result"
+            | "mcp_call"
+            | "web_search_call"
+            | "file_search_call"
+            | "code_interpreter_call"
+            | "image_generation_call"
+            | "hosted_tool_call"
+            | "executableCode"
+            | "executable_code"
+            | "codeExecutionResult"
+            | "code_execution_result"
+            | "tool-call"
+            | "tool-result"
+    ) || kind.ends_with("_tool_result")
+}
+
+/// Whether `m` is an assistant row holding a provider-run call or result
+/// ([`is_hosted_kind`]): a row [`hosted_calls`] may read something from.
+pub fn has_hosted(m: &Message) -> bool {
+    m.role == Role::Assistant && m.blocks.iter().any(|b| matches!(b, Block::Opaque { kind, .. } if is_hosted_kind(kind)))
 }
 
 /// The provider-run calls of an assistant row, in the order their call blocks appear (a
 /// result whose call block is missing, at its own place). Empty for other rows, for a
 /// row with no [`is_hosted_kind`] opaque block, and for JSON that does not parse.
 pub fn hosted_calls(m: &Message) -> Vec<HostedCall> {
-    if m.role != Role::Assistant || !m.blocks.iter().any(|b| matches!(b, Block::Opaque { kind, .. } if is_hosted_kind(kind))) {
+    if !has_hosted(m) {
         return Vec::new();
     }
     let Ok(v) = serde_json::from_str::<Value>(m.raw.get()) else { return Vec::new() };
     if v.get("content").is_some_and(Value::is_array) {
         return anthropic_calls(&v);
+    }
+    if let Some(Value::Array(parts)) = v.get("parts") {
+        return gemini_calls(parts);
     }
     responses_call(&v).into_iter().collect()
 }
@@ -117,29 +155,137 @@ fn anthropic_calls(raw: &Value) -> Vec<HostedCall> {
                     _ => name,
                 };
                 let input = b.get("input");
-                let query = input.and_then(|i| ["query", "url", "code", "command", "path"].iter().find_map(|k| str_of(i, k)));
+                // an MCP tool's input names no query key: its arguments are what it was asked
+                let query = input.and_then(query_of).or_else(|| input.filter(|_| ty == "mcp_tool_use").map(Value::to_string));
                 let arguments = input.map_or_else(|| "{}".to_string(), Value::to_string);
                 calls.push(HostedCall { call_id: str_of(b, "id").unwrap_or_default(), tool, arguments, query, text: String::new(), outcome: HostedOutcome::NoResult });
             }
             _ if ty == "mcp_tool_result" || (ty.ends_with("_tool_result") && ty != "tool_result") => {
-                let call_id = str_of(b, "tool_use_id").unwrap_or_default();
-                let at = calls.iter().rposition(|c| !call_id.is_empty() && c.call_id == call_id && c.outcome == HostedOutcome::NoResult);
-                let at = match at {
-                    Some(i) => i,
-                    None => {
-                        // the result without its call block: named by its kind
-                        let tool = if ty == "mcp_tool_result" { "mcp_tool".to_string() } else { ty.trim_end_matches("_tool_result").to_string() };
-                        calls.push(HostedCall { call_id, tool, arguments: "{}".to_string(), query: None, text: String::new(), outcome: HostedOutcome::NoResult });
-                        calls.len() - 1
-                    }
+                // the result without its call block: named by its kind
+                let missing = if ty == "mcp_tool_result" { "mcp_tool" } else { ty.trim_end_matches("_tool_result") };
+                let c = answered(&mut calls, str_of(b, "tool_use_id").unwrap_or_default(), false, missing);
+                let (text, outcome) = anthropic_result(ty, &c.tool, b);
+                c.text = text;
+                c.outcome = outcome;
+            }
+            // AI SDK: a provider-executed tool's call and its result, both in this message
+            "tool-call" if provider_executed(b) => {
+                let input = b.get("input").or_else(|| b.get("args"));
+                let arguments = match input {
+                    Some(Value::String(s)) => s.clone(),
+                    Some(v) if !v.is_null() => v.to_string(),
+                    _ => "{}".to_string(),
                 };
-                if let Some(c) = calls.get_mut(at) {
-                    let (text, outcome) = anthropic_result(ty, &c.tool, b);
-                    c.text = text;
-                    c.outcome = outcome;
-                }
+                let query = input.and_then(query_of);
+                let tool = str_of(b, "toolName").unwrap_or_else(|| "provider_tool".to_string());
+                calls.push(HostedCall { call_id: str_of(b, "toolCallId").unwrap_or_default(), tool, arguments, query, text: String::new(), outcome: HostedOutcome::NoResult });
+            }
+            "tool-result" if provider_executed(b) => {
+                let tool = str_of(b, "toolName").unwrap_or_else(|| "provider_tool".to_string());
+                let c = answered(&mut calls, str_of(b, "toolCallId").unwrap_or_default(), false, &tool);
+                let (text, outcome) = ai_sdk_result(&c.tool, b);
+                c.text = text;
+                c.outcome = outcome;
             }
             _ => {}
+        }
+    }
+    calls
+}
+
+/// The search line of a call's input object: its `query`, `url`, `code`, `command` or
+/// `path`, the first given.
+fn query_of(input: &Value) -> Option<String> {
+    ["query", "url", "code", "command", "path"].iter().find_map(|k| str_of(input, k))
+}
+
+/// The `text` of each of `parts` that has one, a line each.
+fn parts_text(parts: &[Value]) -> String {
+    parts.iter().filter_map(|p| p.get("text").and_then(Value::as_str)).collect::<Vec<_>>().join("\n")
+}
+
+/// An AI SDK part marked `providerExecuted: true`.
+fn provider_executed(p: &Value) -> bool {
+    p.get("providerExecuted").and_then(Value::as_bool) == Some(true)
+}
+
+/// The call in `calls` a result of `call_id` answers: the newest one of that id still
+/// without a result (with `by_position`, when either id is empty, the newest one still
+/// without a result); else a call named `missing` pushed for the result alone.
+fn answered<'c>(calls: &'c mut Vec<HostedCall>, call_id: String, by_position: bool, missing: &str) -> &'c mut HostedCall {
+    let matches = |c: &HostedCall| {
+        let same = if by_position && (call_id.is_empty() || c.call_id.is_empty()) { true } else { !call_id.is_empty() && c.call_id == call_id };
+        same && c.outcome == HostedOutcome::NoResult
+    };
+    let at = match calls.iter().rposition(matches) {
+        Some(i) => i,
+        None => {
+            calls.push(HostedCall { call_id, tool: missing.to_string(), arguments: "{}".to_string(), query: None, text: String::new(), outcome: HostedOutcome::NoResult });
+            calls.len() - 1
+        }
+    };
+    &mut calls[at]
+}
+
+/// The text and outcome of an AI SDK provider-executed `tool-result` part answering a
+/// call of `tool`: its `output` (`{type, value}`: `text` / `json` ok, `error-text` /
+/// `error-json` failed with the value's first line, `execution-denied` failed with its
+/// `reason`, `content` the text of its parts) or, AI SDK 4, `result` with `isError`.
+fn ai_sdk_result(tool: &str, b: &Value) -> (String, HostedOutcome) {
+    let (kind, value) = match b.get("output") {
+        Some(o @ Value::Object(_)) => (o.get("type").and_then(Value::as_str).unwrap_or(""), o.get("value").or_else(|| o.get("reason"))),
+        Some(other) => ("", Some(other)),
+        None if b.get("isError").and_then(Value::as_bool) == Some(true) => ("error-json", b.get("result")),
+        None => ("", b.get("result")),
+    };
+    let text = match value {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Array(parts)) if kind == "content" => parts_text(parts),
+        Some(v) if !v.is_null() => v.to_string(),
+        _ => String::new(),
+    };
+    let first = text.lines().map(str::trim).find(|l| !l.is_empty()).map(str::to_string);
+    let error = match kind {
+        "error-text" | "error-json" => first.unwrap_or_else(|| "error result".to_string()),
+        "execution-denied" => first.map_or_else(|| "execution denied".to_string(), |r| format!("execution denied: {r}")),
+        _ => return (text, HostedOutcome::Ok { exit: None }),
+    };
+    (failed_text(tool, &error), HostedOutcome::Failed { exit: None, error })
+}
+
+/// Gemini's server-side code runs of a content's parts ([`hosted_calls`]): each
+/// `executableCode` part (`{language, code, id?}`) a `code_execution` call, answered by
+/// the `codeExecutionResult` part (`{outcome, output, id?}`) of its `id`, else by the
+/// next one after it. `OUTCOME_OK` (or none) is ok, `OUTCOME_FAILED` failed with the
+/// output's first line, `OUTCOME_DEADLINE_EXCEEDED` failed as `deadline exceeded`; the
+/// text is the output. A part without an `id` gets the view's positional form,
+/// `gemini-pos:code_execution:<k>` (k counting the row's code parts from 0).
+fn gemini_calls(parts: &[Value]) -> Vec<HostedCall> {
+    let mut calls: Vec<HostedCall> = Vec::new();
+    let mut k = 0usize;
+    for p in parts {
+        if let Some(code) = p.get("executableCode").or_else(|| p.get("executable_code")) {
+            let call_id = str_of(code, "id").unwrap_or_else(|| format!("gemini-pos:code_execution:{k}"));
+            k += 1;
+            let arguments = if code.is_object() { code.to_string() } else { "{}".to_string() };
+            calls.push(HostedCall { call_id, tool: "code_execution".to_string(), arguments, query: str_of(code, "code"), text: String::new(), outcome: HostedOutcome::NoResult });
+        } else if let Some(r) = p.get("codeExecutionResult").or_else(|| p.get("code_execution_result")) {
+            let c = answered(&mut calls, str_of(r, "id").unwrap_or_default(), true, "code_execution");
+            if c.call_id.is_empty() {
+                c.call_id = format!("gemini-pos:code_execution:{k}");
+                k += 1;
+            }
+            let output = str_of(r, "output").unwrap_or_default();
+            let first = output.lines().map(str::trim).find(|l| !l.is_empty()).map(str::to_string);
+            c.outcome = match r.get("outcome").and_then(Value::as_str) {
+                None | Some("OUTCOME_OK") => HostedOutcome::Ok { exit: None },
+                Some("OUTCOME_DEADLINE_EXCEEDED") => HostedOutcome::Failed { exit: None, error: "deadline exceeded".to_string() },
+                Some(other) => HostedOutcome::Failed { exit: None, error: first.unwrap_or_else(|| format!("outcome {other}")) },
+            };
+            c.text = match (&c.outcome, output.is_empty()) {
+                (HostedOutcome::Failed { error, .. }, true) => failed_text("code_execution", error),
+                _ => output,
+            };
         }
     }
     calls
@@ -152,7 +298,7 @@ fn anthropic_result(ty: &str, tool: &str, b: &Value) -> (String, HostedOutcome) 
     if ty == "mcp_tool_result" {
         let text = match content {
             Some(Value::String(s)) => s.clone(),
-            Some(Value::Array(parts)) => parts.iter().filter_map(|p| p.get("text").and_then(Value::as_str)).collect::<Vec<_>>().join("\n"),
+            Some(Value::Array(parts)) => parts_text(parts),
             _ => String::new(),
         };
         if b.get("is_error").and_then(Value::as_bool) == Some(true) {
@@ -312,21 +458,21 @@ fn responses_call(v: &Value) -> Option<HostedCall> {
 
 /// One provider-run tool result, as memory reads it (M-1): an Anthropic server tool's
 /// result block (`web_search_tool_result`, `web_fetch_tool_result`, a
-/// `*code_execution_tool_result`) with the `server_tool_use` block of its id, or an
-/// OpenAI Responses `mcp_call` item ([`hosted_calls`] gives both).
+/// `*code_execution_tool_result`, an `mcp_tool_result`) with the call block of its id,
+/// an OpenAI Responses hosted item with an output (`mcp_call`, ...), a Gemini code run,
+/// an AI SDK provider-executed result ([`hosted_calls`] gives them all).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ServerSearch {
-    /// The `server_tool_use` id the result answers (`tool_use_id`).
+    /// The id of the call the result answers ([`HostedCall::call_id`]).
     pub call_id: String,
-    /// The tool's name (`server_tool_use.name`; `web_search` when the call is not in
-    /// the message).
+    /// The tool's name ([`HostedCall::tool`]: `web_search`, `<server>.<tool>`, ...).
     pub tool: String,
-    /// The call's `input.query` (a fetch's `url`, a run's `code` / `command`), when it
-    /// has one.
+    /// What the call was asked ([`HostedCall::query`]): its query, URL, code, command,
+    /// or an MCP call's arguments, when it has one.
     pub query: Option<String>,
-    /// One line per `web_search_result`: `<title> (<url>)`, then `, page age <age>`
-    /// when given; or `web search failed: <error_code>` for an error result
-    /// ([`HostedCall::text`]).
+    /// The result as text ([`HostedCall::text`]): for a web search one line per
+    /// `web_search_result`, `<title> (<url>)`, then `, page age <age>` when given; for a
+    /// failure `<tool> failed: <error>` (`web search failed: max_uses_exceeded`).
     pub text: String,
 }
 

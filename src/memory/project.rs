@@ -49,10 +49,12 @@ pub struct EvictedBody {
 /// name and call id, rendered by [`render_arguments`]), every evicted body
 /// (`tool_output`, with tool name and handle), and the tool-result bodies of discarded
 /// messages that no evicted body already covers (`tool_output`, handle = the
-/// message's `artifact_ref`); an Anthropic assistant row's server web searches give one
-/// `tool_output` record each (role tool, the server tool's name and call id, one
-/// `<title> (<url>)` line per result, the query as context), and its text's citations
-/// are lines of its narrative record (`[cited: "<passage>" from <title> (<url>)]`,
+/// message's `artifact_ref`); each call the provider ran on an assistant row that has a
+/// result gives one `tool_output` record ([`crate::hosted::hosted_calls`]: role tool, the
+/// tool's name, `<server>.<tool>` for an MCP call, and its call id; a web search's one
+/// `<title> (<url>)` line per result, an MCP call's output or `mcp call failed:
+/// <error>`, a code run's output; the query as context), and an Anthropic row's
+/// citations are lines of its narrative record (`[cited: "<passage>" from <title> (<url>)]`,
 /// [`crate::hosted::server_search`]). Every record lists the paths and identifiers it mentions
 /// ([`super::mentions()`]). Messages that are injected context or
 /// compaction summaries (typed role, or any `summary_level`) are never projected, nor
@@ -268,24 +270,22 @@ fn with_media_names(m: &Message) -> String {
     text
 }
 
-/// The provider-run tool results and the citation lines of an assistant row (M-1): an
-/// Anthropic row's server tool results ([`crate::hosted::server_search`]; its JSON is
-/// parsed only when a block of it is a web search, web fetch or code execution result or
-/// its text holds a `cited_text`), or a Responses `mcp_call` item's output or error
-/// (`mcp call failed: <error>`, named `<server_label>.<name>`, its arguments as the
-/// context; [`crate::hosted::hosted_calls`]).
+/// The provider-run tool results and the citation lines of an assistant row (M-1): every
+/// provider-run call of the row that has a result text ([`crate::hosted::hosted_calls`]:
+/// an Anthropic server tool's or MCP connector's result, `<server>.<tool>` for an MCP
+/// call, a Responses hosted item's output, a Gemini code run, an AI SDK
+/// provider-executed tool; a failure as `<tool> failed: <error>`), and the citation lines
+/// of an Anthropic row's text ([`crate::hosted::server_search`]; its JSON is parsed for
+/// them only when it holds a `cited_text`).
 fn server_searches(m: &Message) -> (Vec<crate::hosted::ServerSearch>, Vec<String>) {
-    let searched = m.blocks.iter().any(|b| matches!(b, Block::Opaque { kind, .. } if kind.ends_with("_tool_result") && (kind.starts_with("web_") || kind.contains("code_execution"))));
-    if m.role == Role::Assistant && matches!(m.blocks.as_slice(), [Block::Opaque { kind, .. }] if kind == "mcp_call") {
-        let calls = crate::hosted::hosted_calls(m).into_iter().filter(|c| !c.text.is_empty());
-        return (calls.map(crate::hosted::ServerSearch::from).collect(), Vec::new());
-    }
-    if m.role != Role::Assistant || !(searched || m.raw.get().contains("\"cited_text\"")) {
-        return (Vec::new(), Vec::new());
+    let calls = crate::hosted::hosted_calls(m).into_iter().filter(|c| c.outcome != crate::hosted::HostedOutcome::NoResult && !c.text.is_empty());
+    let searches = calls.map(crate::hosted::ServerSearch::from).collect();
+    if m.role != Role::Assistant || !m.raw.get().contains("\"cited_text\"") {
+        return (searches, Vec::new());
     }
     match serde_json::from_str::<serde_json::Value>(m.raw.get()) {
-        Ok(v) => crate::hosted::server_search(&v),
-        Err(_) => (Vec::new(), Vec::new()),
+        Ok(v) => (searches, crate::hosted::server_search(&v).1),
+        Err(_) => (searches, Vec::new()),
     }
 }
 

@@ -68,9 +68,11 @@ pub fn call_names(rows: &[(usize, &Message)]) -> CallNames {
 }
 
 /// Renders one (already evicted) message as summarizer input text (Y-8): media become
-/// placeholders, reasoning is stripped, opaque items are named only. A tool result is
-/// rendered with its header (E-2): the tool name (the result's own, else unknown here;
-/// see [`render_message_named`]), its status and, for an error, the error's first line.
+/// placeholders, reasoning is stripped, opaque items are named only, except the calls the
+/// provider ran itself, rendered as calls with their outcomes ([`crate::hosted`]). A tool
+/// result is rendered with its header (E-2): the tool name (the result's own, else
+/// unknown here; see [`render_message_named`]), its status and, for an error, the
+/// error's first line.
 pub fn render_message(offset: usize, m: &Message) -> String {
     render_message_named(offset, m, &CallNames::new())
 }
@@ -164,6 +166,8 @@ fn render_into<'a>(out: &mut impl RowSink<'a>, offset: usize, m: &'a Message, na
     if m.is_summary() {
         let _ = out.write_str(" (earlier summary)");
     }
+    // the row's provider-run calls, read at its first opaque call item (None: not yet)
+    let mut hosted: Option<Vec<crate::hosted::HostedCall>> = None;
     for b in &m.blocks {
         match b {
             // content is data (Y-9): fence tags and engine-looking lines escaped (crate::quote)
@@ -194,11 +198,55 @@ fn render_into<'a>(out: &mut impl RowSink<'a>, offset: usize, m: &'a Message, na
                 }
             }
             Block::Reasoning { .. } => {}
+            // E-2, Y-5: a call the provider ran (an opaque item) is rendered like a client
+            // call and its result, all of the row's at its first such item
+            Block::Opaque { kind, .. } if crate::hosted::is_hosted_kind(kind) && hosted.as_ref().is_none_or(|c| !c.is_empty()) => {
+                if hosted.is_none() {
+                    let calls = crate::hosted::hosted_calls(m);
+                    for c in &calls {
+                        render_hosted(out, c);
+                    }
+                    if calls.is_empty() {
+                        let _ = write!(out, "\n[{kind} item]");
+                    }
+                    hosted = Some(calls);
+                }
+            }
             Block::Opaque { kind, .. } => {
                 let _ = write!(out, "\n[{kind} item]");
             }
         }
     }
+}
+
+/// A provider-run call as summarizer input (E-2, Y-5), as a client call and its result
+/// are rendered: `-> call <tool> (id <id>, run by the provider) <arguments>` (the
+/// arguments clipped as a client call's are), then `<- result of <tool> <id> ok:` and its
+/// text, `<- result of <tool> <id> ERROR: <error>` and its text (unless the text only
+/// restates the error), or `<- result of <tool> <id>: no result in this row`; ` (exit N)`
+/// after `ok` / `ERROR` when the run states its return code. Every line starts as a line
+/// quoted content cannot ([`quote`]); transcript text is quoted as data.
+fn render_hosted<'a>(out: &mut impl RowSink<'a>, c: &crate::hosted::HostedCall) {
+    use crate::hosted::HostedOutcome;
+    let (tool, id) = (quote::content(&c.tool), quote::content(&c.call_id));
+    let _ = write!(out, "\n-> call {tool} (id {id}, run by the provider) {}", quote::content(&clip(&c.arguments, 300, 100)));
+    let exit = |e: &Option<i64>| e.map(|n| format!(" (exit {n})")).unwrap_or_default();
+    let _ = match &c.outcome {
+        HostedOutcome::NoResult => write!(out, "\n<- result of {tool} {id}: no result in this row"),
+        HostedOutcome::Ok { exit: e } if c.text.is_empty() => write!(out, "\n<- result of {tool} {id} ok{}", exit(e)),
+        HostedOutcome::Ok { exit: e } => write!(out, "\n<- result of {tool} {id} ok{}:\n{}", exit(e), quote::content(&c.text)),
+        HostedOutcome::Failed { exit: e, error } => {
+            let first = error.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("");
+            let _ = write!(out, "\n<- result of {tool} {id} ERROR{}: {}", exit(e), quote::content(&crate::evict::truncate(first, 200)));
+            // `<what> failed: <error>` alone says nothing the header does not
+            let restated = !c.text.contains('\n') && c.text.ends_with(&format!(" failed: {error}"));
+            if c.text.is_empty() || restated {
+                Ok(())
+            } else {
+                write!(out, "\n{}", quote::content(&c.text))
+            }
+        }
+    };
 }
 
 /// UTF-8 bytes of the row the pieces render to.
@@ -295,16 +343,22 @@ pub struct RenderedRow {
     pub tool_output: bool,
 }
 
+/// Whether a row carries tool output, clipped first (Y-8): a client tool's results, or
+/// a provider-run call's ([`crate::hosted::has_hosted`], E-2).
+fn carries_output(m: &Message) -> bool {
+    m.has_results() || crate::hosted::has_hosted(m)
+}
+
 /// [`render_message`] plus whether the row carries tool output.
 pub fn render_row(offset: usize, m: &Message) -> RenderedRow {
-    RenderedRow { text: render_message(offset, m), tool_output: m.has_results() }
+    RenderedRow { text: render_message(offset, m), tool_output: carries_output(m) }
 }
 
 /// The folded rows rendered as [`summary_request_for`] renders them: each result with
 /// the tool name of its call among `rows` (E-2).
 pub fn render_rows(rows: &[(usize, &Message)]) -> Vec<RenderedRow> {
     let names = call_names(rows);
-    rows.iter().map(|(o, m)| RenderedRow { text: render_message_named(*o, m, &names), tool_output: m.has_results() }).collect()
+    rows.iter().map(|(o, m)| RenderedRow { text: render_message_named(*o, m, &names), tool_output: carries_output(m) }).collect()
 }
 
 /// Rows holding tool output are never clipped below this many UTF-8 bytes (the head of
@@ -378,7 +432,7 @@ pub fn summary_request(rows: Vec<RenderedRow>, config: &Config, system: &str) ->
 pub fn summary_request_for(rows: &[(usize, &Message)], config: &Config, system: &str) -> SummarizeRequest {
     let names = call_names(rows);
     let lens: Vec<usize> = rows.iter().map(|(o, m)| rendered_len_named(*o, m, &names)).collect();
-    let tool: Vec<bool> = rows.iter().map(|(_, m)| m.has_results()).collect();
+    let tool: Vec<bool> = rows.iter().map(|(_, m)| carries_output(m)).collect();
     let user: Vec<bool> = rows.iter().map(|(_, m)| m.role == Role::User).collect();
     let mut source = Unrendered { rows, names: &names, lens: &lens };
     bounded_request(&lens, &tool, &user, &mut source, config, system)
