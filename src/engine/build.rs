@@ -234,20 +234,22 @@ impl Job {
         }
         let floor_room = self.summary_floor.0;
         let fold_bytes: usize = sel.fold.iter().filter_map(|&o| msgs.get(o)).map(|m| m.bytes).sum();
-        let narrative = if mechanical {
-            // Y-6 and the built-in default: the deterministic handoff summary
-            // a short fold gets a shorter handoff, so the rewrite still shrinks the transcript
-            // transcript text quoted as data (crate::quote): it cannot forge the engine record
+        // §9: the newest request kept after the summary, after every folded row or
+        // with rounds of its own run folded (S-6)
+        let handoff_labels = {
             let (first_task, newest) = labels;
-            // §9: the newest request kept after the summary, after every folded row or
-            // with rounds of its own run folded (S-6)
             let newest_at = match newest.filter(|n| sel.fold.binary_search(n).is_err()) {
                 None => NewestAt::Folded,
                 Some(n) if sel.fold.last().is_some_and(|&l| l > n) => NewestAt::InRun,
                 Some(_) => NewestAt::After,
             };
-            let hl = HandoffLabels { first_task, newest, rows_in_memory: self.config.project_memory && !self.user_text_only_memory, newest_at };
-            quoted_handoff(&facts, budget.saturating_sub(fixed).saturating_sub(floor_room).min(fold_bytes / 4 * 3), hl)
+            HandoffLabels { first_task, newest, rows_in_memory: self.config.project_memory && !self.user_text_only_memory, newest_at }
+        };
+        let narrative = if mechanical {
+            // Y-6 and the built-in default: the deterministic handoff summary
+            // a short fold gets a shorter handoff, so the rewrite still shrinks the transcript
+            // transcript text quoted as data (crate::quote): it cannot forge the engine record
+            quoted_handoff(&facts, budget.saturating_sub(fixed).saturating_sub(floor_room).min(fold_bytes / 4 * 3), handoff_labels)
         } else {
             // issue 13: the host's reply is kept whole; a marker line in it (a model echoing
             // a record) is quoted as data (`\-- engine record`), not cut at, so no narrative
@@ -300,7 +302,14 @@ impl Job {
             // with the failed calls' lines of §5 (Y-5: a failed command is never dropped)
             let errors = crate::quote::content(&errors_handoff(&facts)).into_owned();
             let floor_only = compose(&errors);
-            if floor_only.len() < text.len() {
+            // issue 13: before the floor alone, a handoff cut to the room the floor leaves
+            // under the folded rows' size (its priorities keep the next step, the errors and
+            // the decisions first), when it still names every failed call
+            let room = fold_bytes.saturating_sub(floor_only.len().saturating_sub(errors.len()) + 1);
+            let shorter = compose(&quoted_handoff(&facts, room, handoff_labels));
+            if shorter.len() < fold_bytes && shorter.len() < text.len() && errors.lines().all(|l| shorter.contains(l)) {
+                text = shorter;
+            } else if floor_only.len() < text.len() {
                 text = floor_only;
             }
         }
