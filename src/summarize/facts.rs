@@ -156,8 +156,12 @@ pub const CAUSE_BYTES: usize = 240;
 /// exception line of a Python traceback (`<Name>Error: ...` / `<Name>Exception: ...` at a
 /// line start, after a `Traceback` line), else the first compiler / runtime error line
 /// (`error: ...`, `error[E0308]: ...`, `fatal: ...`, `thread '...' panicked at ...`,
-/// `FAILED <test> - ...`, `AssertionError...`). Trimmed, clipped to [`CAUSE_BYTES`];
-/// `None` when no line matches. The line is the tool's output, data: it is only quoted.
+/// `FAILED <test> - ...`, `AssertionError...`), else GNU make's first failure line
+/// (`make: *** ...`, `make[1]: *** ...`, [`crate::formats::failure::make_error`]) or,
+/// when a compiler diagnostic (`main.c:3:5: error: ...`, `: fatal error:`) comes before
+/// it, that diagnostic (the recipe's error make reports). Trimmed, clipped to
+/// [`CAUSE_BYTES`]; `None` when no line matches. The line is the tool's output, data: it
+/// is only quoted.
 pub fn root_cause_line(text: &str) -> Option<String> {
     root_cause_in(text.lines()).map(|l| crate::evict::truncate(l, CAUSE_BYTES))
 }
@@ -176,10 +180,20 @@ fn root_cause_in<'a>(lines: impl Iterator<Item = &'a str>) -> Option<&'a str> {
     let mut traceback = false;
     let mut last_exception: Option<&str> = None;
     let mut first_error: Option<&str> = None;
+    // issue 13: make's `*** ` line, and the last compiler diagnostic before it
+    let mut make_failed: Option<&str> = None;
+    let mut diagnostic: Option<&str> = None;
     for raw in lines {
         let l = raw.trim();
         if l.is_empty() {
             continue;
+        }
+        if make_failed.is_none() {
+            if crate::formats::failure::make_error(l) {
+                make_failed = Some(diagnostic.unwrap_or(l));
+            } else if l.contains(": error:") || l.contains(": fatal error:") {
+                diagnostic = Some(l);
+            }
         }
         if let Some(rest) = l.strip_prefix("E ") {
             let r = rest.trim_start();
@@ -207,7 +221,7 @@ fn root_cause_in<'a>(lines: impl Iterator<Item = &'a str>) -> Option<&'a str> {
             first_error = Some(l);
         }
     }
-    last_exception.or(first_error)
+    last_exception.or(first_error).or(make_failed)
 }
 
 /// One entry of §5 ([`Facts::errors`]): a call that failed or whose output holds a
@@ -1303,7 +1317,8 @@ fn outcome_of(text: &str, is_error: bool) -> Outcome {
 ///   ends with (`ValueError: bad input`, not `Traceback (most recent call last):`), the
 ///   first `error:` / `error[E0425]: ...` / `fatal: ...` / `FAILED ...` / Rust panic line
 ///   (a panic whose message is on the next line, as Rust writes it since 1.73, is given
-///   with it: `thread 'main' panicked at src/main.rs:2:5: boom`);
+///   with it: `thread 'main' panicked at src/main.rs:2:5: boom`), else make's `make: ***
+///   ...` line (or the compiler diagnostic before it);
 /// - SWE-agent's refused edit: its first sentence and the first item of its `ERRORS:`
 ///   list (`Your proposed edit has introduced new syntax error(s): E999 IndentationError: ...`);
 /// - a compiler diagnostic (`main.c:3:5: error: ...`, `: fatal error:`), else Maven's
