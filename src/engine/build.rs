@@ -11,8 +11,8 @@ use crate::select::{Selection, Stage};
 use crate::state::FoldedCall;
 use crate::nothing_lost::{first_and_newest, session_first_task};
 use crate::summarize::handoff::{errors_handoff, handoff_summary_with, HandoffLabels, NewestAt};
-use crate::summarize::{collect_artifact_refs, deterministic_tail, floor_items, narrative_part, Facts};
-use crate::summarize::floor::rehydration_missed;
+use crate::summarize::{collect_artifact_refs, deterministic_tail, narrative_part, Facts};
+use crate::summarize::floor::{floor_items_in, rehydration_missed, Kept};
 use crate::transcript::{Block, Message, Provenance, TranscriptRole};
 use serde_json::json;
 
@@ -96,6 +96,14 @@ impl Job {
     pub(super) fn single_text_cap(&self) -> usize {
         let window_bytes = usize::try_from(self.config.context_window.saturating_mul(self.config.bytes_per_token)).unwrap_or(usize::MAX);
         self.summary_bytes().min(window_bytes / 6).max(1_024)
+    }
+
+    /// What the memory records keep whole of the rows this job folds (M-1), for the
+    /// claims of the summary's markers (N-1): the folded user text with memory projection
+    /// on; every folded row only when that projection is not limited to the user text
+    /// ([`Job::with_user_text_only_memory`]: no memory hook).
+    pub(super) fn kept(&self) -> Kept {
+        Kept { user_text: self.config.project_memory, rows: self.config.project_memory && !self.user_text_only_memory }
     }
 
     /// S-9: the session's first task ([`session_first_task`]: `None` once a summary
@@ -238,7 +246,7 @@ impl Job {
                 Some(n) if sel.fold.last().is_some_and(|&l| l > n) => NewestAt::InRun,
                 Some(_) => NewestAt::After,
             };
-            let hl = HandoffLabels { first_task, newest, rows_in_memory: self.config.project_memory && !self.user_text_only_memory, newest_at };
+            let hl = HandoffLabels { first_task, newest, rows_in_memory: self.kept().rows, newest_at };
             quoted_handoff(&facts, budget.saturating_sub(fixed).saturating_sub(floor_room).min(fold_bytes / 4 * 3), hl)
         } else {
             crate::quote::content(narrative_part(&narrative).trim_end()).into_owned()
@@ -278,7 +286,7 @@ impl Job {
             let floor_bytes = budget.saturating_sub(narrative.len() + fixed).max(if mechanical { 0 } else { budget / 4 });
             // what the re-attached documents hold is in the summary too
             let present = format!("{narrative}{rehydrated}");
-            let carried = format!("{}{references}", floor_items(&present, &facts, &facts.carried, floor_bytes, &user_lines, &protected, self.config.project_memory));
+            let carried = format!("{}{references}", floor_items_in(&present, &facts, &facts.carried, floor_bytes, &user_lines, &protected, self.kept()));
             let tail = deterministic_tail(&carried, &ledger_now, ledger_bytes, &artifacts, &rehydrated, &self.config);
             format!("{narrative}{tail}")
         };
