@@ -150,6 +150,17 @@ impl Job {
         let mechanical = source.writer == "mechanical";
         // the handoff's own facts (decisions, current work, ...) only when it is written
         let mut facts = Facts::read_for(&rows, &|off, nth, m: &Message| stored.get(&(off, nth)).cloned().or_else(|| m.provenance.artifact_ref.clone()), mechanical);
+        if mechanical {
+            // issue 13, Y-3: the §5 lines of the session's summaries left in place (the
+            // folded ones are read above): a call of these rows may resolve an error one
+            // of them left unresolved, and the new handoff says so
+            for (o, m) in msgs.iter().enumerate() {
+                if m.is_summary() && sel.fold.binary_search(&o).is_err() {
+                    let text = m.text();
+                    facts.note_summary_errors(o, crate::summarize::split_summary(&text).0);
+                }
+            }
+        }
         // finding 8: of a block over the summary budget the head and the tail are quoted
         // and the constraint sentences between them carried within a bound; the others
         // are counted by its marker, not listed (they are whole in memory)

@@ -300,6 +300,10 @@ pub struct Facts {
     pub instructions: Vec<Instruction>,
     /// Narrative of the newest earlier summary folded with the rows (stage 2).
     pub earlier_summary: Option<String>,
+    /// Narratives of every earlier summary folded with the rows, oldest first (the last
+    /// is [`Facts::earlier_summary`]): the handoff merges them all (Y-3, N-5: a fold of
+    /// two summary rows keeps the older one's paths and errors too).
+    pub earlier_summaries: Vec<String>,
     /// Every artifact handle in the rows (stamped, stored or inline), oldest first.
     pub artifacts: Vec<String>,
     /// Length-prefixed items (kind, text) of the deterministic sections of summaries in
@@ -309,6 +313,24 @@ pub struct Facts {
     /// out (the counts of their §7 markers, [`summary_decisions`]): the new §7 marker
     /// counts them too, so a drop is never silent across folds (issue 13, Y-3).
     pub decisions_dropped: usize,
+    /// The §5 error lines of the earlier summaries of the session, oldest first
+    /// ([`Facts::note_summary_errors`]): a later call of these rows may resolve one an
+    /// earlier summary left unresolved (issue 13, Y-3: resolution carries across folds).
+    pub carried_errors: Vec<CarriedError>,
+}
+
+/// A §5 line of an earlier summary ([`Facts::carried_errors`]), read back from its
+/// narrative (data: only compared and quoted, never executed).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CarriedError {
+    /// Source offset of the summary row: only the calls of later rows resolve it.
+    pub after: usize,
+    /// The line up to the `; ` before how it was resolved: `- <tool> `<command>` [<call
+    /// id>] <outcome>[; root cause: ...]` (or `<tool> on <path>`, `<tool>(<arguments>)`).
+    pub head: String,
+    /// The line says it was resolved (`; resolved: ...`), not
+    /// [`super::handoff::NOT_RESOLVED`].
+    pub resolved: bool,
 }
 
 /// Start of the §7 marker that counts the decision and finding sentences a summary
@@ -1586,7 +1608,10 @@ impl Facts {
                             f.decisions.push(d);
                         }
                     }
-                    f.earlier_summary = Some(without_decisions(narrative).trim().to_string());
+                    let n = without_decisions(narrative).trim().to_string();
+                    f.earlier_summaries.push(n.clone());
+                    f.earlier_summary = Some(n);
+                    f.note_summary_errors(off, narrative);
                     inline_handles(&text, &mut f.artifacts);
                 }
                 // the items and the plain floor lines (clip markers, rollup markers, the
@@ -1746,6 +1771,17 @@ impl Facts {
             }
         }
         f
+    }
+
+    /// Notes the §5 error lines of the narrative of the summary row at source offset
+    /// `offset` in [`Facts::carried_errors`] ([`super::merge::error_heads`]): each line's
+    /// head and whether it was resolved. The handoff resolves an unresolved one by a
+    /// later call of these rows (issue 13, Y-3); [`Facts::read_for`] notes the folded
+    /// summaries, the engine those of the session left in place.
+    pub fn note_summary_errors(&mut self, offset: usize, narrative: &str) {
+        for (head, resolved) in super::merge::error_heads(narrative) {
+            self.carried_errors.push(CarriedError { after: offset, head, resolved });
+        }
     }
 
     /// The first task (the oldest request).
