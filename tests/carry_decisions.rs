@@ -108,8 +108,12 @@ fn issue13_y3_y6_decisions_survive_a_loop_of_folds_and_rollups() {
     assert!(s.kept + s.counted >= s.decisions, "decisions dropped silently: {s:?}");
     assert_eq!(s.kept + s.in_memory, s.decisions, "a dropped decision is not in memory: {s:?}");
     // Y-3, N-5: the merged handoff of a rollup gives §7 what the files (floor) leave,
-    // with an eighth kept for the errors: 58 of 66 kept, as the pasted rollups did
-    assert!(s.kept >= 58, "decisions kept over 40 folds and 30 rollups fell: {s:?}");
+    // with an eighth kept for the errors: 58 of 66 kept, as the pasted rollups did.
+    // Issue 13 (resolution carried across folds): 57 since a stale unresolved line
+    // (`python3 explore_file.py`, run clean after pandas was installed) is resolved; the
+    // room it held in the unresolved errors' fifth now holds an older error no call
+    // resolved (a Read of a binary .xlsx), one decision fewer (at a 32k window 59 -> 61)
+    assert!(s.kept >= 57, "decisions kept over 40 folds and 30 rollups fell: {s:?}");
 }
 
 /// Prints the survival figures of the loops (run with `--ignored --nocapture`).

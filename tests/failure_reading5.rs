@@ -271,3 +271,55 @@ fn y5_exit_status_in_prose_neither_clears_nor_fails_a_result() {
     let c1 = "checked that returncode 1 is mapped to a retry\n3 passed";
     assert_eq!(context_compactor::summarize::facts::exit_status(c1), None, "not read as a failed exit 1");
 }
+
+/// Y-5 (issue 13): GNU make's own failure line (`make: *** ...`, a sub-make's
+/// `make[N]: *** ...`) opens as an error and is a signature in an output's last lines
+/// when it states no exit status; make's other lines are not.
+#[test]
+fn y5_make_failure_lines_are_failures() {
+    use context_compactor::formats::failure::make_error;
+    for l in ["make: *** No rule to make target 'x'.  Stop.", "make: *** [Makefile:3: all] Error 2", "make[2]: *** [Makefile:12: sub] Error 1"] {
+        assert!(make_error(l), "{l:?}");
+        assert!(opens_as_error(l), "{l:?}");
+        assert!(text_reports_failure(l), "{l:?}");
+    }
+    for l in ["make: Nothing to be done for 'all'.", "make[1]: Entering directory '/repo/sub'", "make[]: *** x", "make[a]: *** x", "makefile: *** x", "make: ** x"] {
+        assert!(!make_error(l), "{l:?}");
+        assert!(!text_reports_failure(l), "{l:?}");
+    }
+    // past the first line, no exit status: make's line in the window is the failure
+    let build = "cc -c main.c\ncc -o app main.o\n./app --selftest\nselftest: 2 of 3 checks\nmake: *** [Makefile:3: all] Error 2";
+    assert!(text_reports_failure(build), "{build}");
+    // an indented copy (a log quoted in a listing) is content
+    assert!(!text_reports_failure("build log:\n    make: *** [Makefile:3: all] Error 2"));
+}
+
+/// Y-5, issue 13 §5: a failed make run is named by make's `*** ` line (the first one: a
+/// sub-make's, nearest the failing recipe), not by the output's first line; a compiler
+/// diagnostic before it is the cause make reports, and is named instead.
+#[test]
+fn y5_the_errors_section_names_makes_failure_line() {
+    use context_compactor::summarize::facts::{error_line, root_cause_line, Facts};
+    use context_compactor::summarize::handoff_summary;
+    let out = "Exit code 2\necho building the docs\nbuilding the docs\n./gen.sh\nmake[1]: *** [docs/Makefile:7: html] Error 1\nmake: *** [Makefile:3: all] Error 2";
+    assert_eq!(error_line(out), "make[1]: *** [docs/Makefile:7: html] Error 1");
+    assert_eq!(root_cause_line(out).as_deref(), Some("make[1]: *** [docs/Makefile:7: html] Error 1"));
+    let rule = "make: Entering directory '/repo'\nmake: *** No rule to make target 'x'.  Stop.";
+    assert_eq!(error_line(rule), "make: *** No rule to make target 'x'.  Stop.");
+    let gcc = "gcc -o app main.c\nmain.c:3:5: error: use of undeclared identifier 'y'\n1 error generated.\nmake: *** [app] Error 1\nexit code 2";
+    assert_eq!(error_line(gcc), "main.c:3:5: error: use of undeclared identifier 'y'");
+    assert_eq!(root_cause_line(gcc).as_deref(), Some("main.c:3:5: error: use of undeclared identifier 'y'"));
+    // the §5 line of the call
+    let rows = json!([
+        { "role": "system", "content": "sys" },
+        { "role": "user", "content": "Build the docs." },
+        { "role": "assistant", "content": null, "tool_calls": [{ "id": "m1", "type": "function", "function": { "name": "Bash", "arguments": "{\"command\":\"make docs\"}" } }] },
+        { "role": "tool", "tool_call_id": "m1", "content": "echo building the docs\nbuilding the docs\nmake: *** [Makefile:3: all] Error 2" },
+    ]);
+    let t = decode(Format::OpenaiChat, rows).unwrap();
+    let rows: Vec<(usize, &context_compactor::transcript::Message)> = t.messages.iter().enumerate().collect();
+    let f = Facts::read(&rows, &|_, _, _| None);
+    let s = handoff_summary(&f, 4_096);
+    let line = s.lines().find(|l| l.contains("[m1]")).unwrap_or_else(|| panic!("m1 in §5:\n{s}"));
+    assert!(line.contains("failed: make: *** [Makefile:3: all] Error 2") && !line.contains("echo building"), "{line}");
+}

@@ -202,3 +202,119 @@ fn c8_n4_over_window_floor_counts_the_carried_constraint_sentences() {
     }
     assert!(checked > 0, "no rewrite was over the threshold: the case does not test the floor");
 }
+
+/// The session of the resolution tests: `npm test` fails (t1) and an edit of
+/// /repo/src/sum.js fails (e0) early; turns of reads follow; the edit is made (e1), and
+/// `npm test` passes (t2) turns later; a heredoc run fails (h1) and a different heredoc
+/// with the same first line passes (h2).
+fn fixed_later_session() -> Vec<Value> {
+    use common::{asst, call, result, sys, user};
+    let reads = |rows: &mut Vec<Value>, from: usize, to: usize| {
+        for k in from..to {
+            rows.push(call(&format!("r{k}"), "Read", json!({"file_path": format!("/repo/src/part{k}.js")})));
+            rows.push(result(&format!("r{k}"), &(0..30).map(|i| format!("line {i} of part {k}")).collect::<Vec<_>>().join("\n")));
+            rows.push(asst(&format!("Finding {k}: part {k} looks fine, the cause is elsewhere.")));
+        }
+    };
+    let mut rows = vec![sys(), user("Make the test suite pass.")];
+    rows.push(call("t1", "Bash", json!({"command": "npm test"})));
+    rows.push(result("t1", "FAIL src/sum.test.js\n  expected 3, received 4\nTests: 1 failed, 4 passed\nExit code 1"));
+    rows.push(call("e0", "Edit", json!({"file_path": "/repo/src/sum.js", "old_string": "a + b + 2", "new_string": "a + b"})));
+    rows.push(result("e0", "Error: String to replace not found in file."));
+    rows.push(call("h1", "Bash", json!({"command": "python3 << 'EOF'\nimport sum_check\nsum_check.run(strict=True)\nEOF"})));
+    rows.push(result("h1", "Traceback (most recent call last):\n  File \"<stdin>\", line 2, in <module>\nValueError: strict mode needs a seed\nExit code 1"));
+    reads(&mut rows, 0, 4);
+    rows.push(user("Keep going, check the other parts too."));
+    reads(&mut rows, 4, 8);
+    rows.push(call("e1", "Edit", json!({"file_path": "/repo/src/sum.js", "old_string": "a + b + 1", "new_string": "a + b"})));
+    rows.push(result("e1", "The file /repo/src/sum.js has been updated."));
+    rows.push(user("Now run the tests again."));
+    reads(&mut rows, 8, 10);
+    rows.push(call("t2", "Bash", json!({"command": "npm test"})));
+    rows.push(result("t2", "PASS src/sum.test.js\nTests: 5 passed\nExit code 0"));
+    rows.push(call("h2", "Bash", json!({"command": "python3 << 'EOF'\nprint('hello')\nEOF"})));
+    rows.push(result("h2", "hello\nExit code 0"));
+    rows.push(user("Good. Tidy up the rest."));
+    reads(&mut rows, 10, 16);
+    rows.push(user("Last: one more pass over the parts."));
+    reads(&mut rows, 16, 20);
+    rows.push(asst("All tests pass now."));
+    rows
+}
+
+/// The §5 line of call `id` in the summaries of `t`.
+fn error_line_of(t: &Transcript, id: &str) -> Option<String> {
+    let tag = format!("[{id}] ");
+    t.messages.iter().filter(|m| m.is_summary()).flat_map(|m| narrative_part(&m.text()).lines().filter(|l| l.starts_with("- ") && l.contains(&tag)).map(str::to_string).collect::<Vec<_>>()).last()
+}
+
+/// Issue 13, Y-3, Y-5 (resolution carries across folds): over 11 forced compactions,
+/// the early failed `npm test` (t1) and failed edit (e0), carried in earlier summaries
+/// as not resolved, are resolved in the final summary by the later `npm test` (t2) and
+/// the later edit of the same file (e1), each named, once each; the heredoc run (h1) is
+/// not resolved by another heredoc with the same first line (h2). Before, t1 and e0 stayed
+/// "not resolved" in every summary (and a fold of two summary rows lost the older one's
+/// §3 and §5 whole: t1 and /repo/src/part0.js were gone after the fourth fold).
+#[test]
+fn issue13_y3_an_error_fixed_folds_later_is_resolved_in_the_final_summary() {
+    let full = decode(Format::OpenaiChat, Value::Array(fixed_later_session())).unwrap();
+    let config = Config::from_options(&json!({ "contextWindow": 16000 })).unwrap();
+    let mut compactions = 0;
+    let mut carried_unresolved = false;
+    let cur = common::forced_fold_loop(&full, 4, 4, &config, |o| {
+        compactions += 1;
+        // t1 reaches a later fold as a carried, unresolved line before t2 comes
+        carried_unresolved |= error_line_of(&o.transcript, "t1").is_some_and(|l| l.ends_with("not resolved in the folded rows")) && !o.transcript.messages.iter().any(|m| m.blocks.iter().any(|b| matches!(b, context_compactor::transcript::Block::ToolCall { id, .. } if id == "t1")));
+    });
+    assert!(compactions >= 3, "{compactions}");
+    assert!(carried_unresolved, "t1 was carried unresolved by an earlier summary");
+    let all: String = cur.messages.iter().map(|m| m.text()).collect::<Vec<_>>().join("\n");
+    let t1 = error_line_of(&cur, "t1").unwrap_or_else(|| panic!("t1 in §5:\n{all}"));
+    assert!(t1.starts_with("- Bash `npm test` [t1] failed (exit 1): FAIL src/sum.test.js; resolved: a later Bash call (t2) succeeded"), "{t1}");
+    let e0 = error_line_of(&cur, "e0").unwrap_or_else(|| panic!("e0 in §5:\n{all}"));
+    assert!(e0.starts_with("- Edit on /repo/src/sum.js [e0] failed: Error: String to replace not found in file.; resolved: a later Edit call (e1) succeeded"), "{e0}");
+    let h1 = error_line_of(&cur, "h1").unwrap_or_else(|| panic!("h1 in §5:\n{all}"));
+    assert!(h1.starts_with("- Bash `python3 << 'EOF'…` [h1]") && h1.ends_with("; not resolved in the folded rows"), "{h1}");
+    for id in ["[t1] ", "[e0] ", "[h1] "] {
+        assert_eq!(all.lines().filter(|l| l.starts_with("- ") && l.contains(id) && l.contains("resolved")).count(), 1, "{id} once:\n{all}");
+    }
+    // N-5: the paths of the oldest folds are still there
+    assert!((0..20).all(|k| all.contains(&format!("/repo/src/part{k}.js"))), "{all}");
+}
+
+/// Issue 13, Y-3: a rollup of a summary that left an error unresolved and a later one
+/// whose fold resolved it ([`Facts::note_summary_errors`]: the later fold reads the
+/// summaries left in place) keeps the error once, resolved, naming the call.
+#[test]
+fn issue13_y3_a_rollup_keeps_the_resolved_line_of_an_error_a_later_member_fixed() {
+    use context_compactor::summarize::{handoff_summary, mechanical_merge_in};
+    let t = decode(Format::OpenaiChat, Value::Array(fixed_later_session())).unwrap();
+    let rows: Vec<(usize, &context_compactor::transcript::Message)> = t.messages.iter().enumerate().collect();
+    // member A: the rows up to the first user follow-up (t1, e0, h1 fail there)
+    let cut = rows.iter().position(|(_, m)| m.text() == "Keep going, check the other parts too.").unwrap();
+    let a = handoff_summary(&Facts::read(&rows[..cut], &|_, _, _| None), 8_192);
+    for id in ["t1", "e0", "h1"] {
+        assert!(a.lines().any(|l| l.contains(&format!("[{id}] ")) && l.ends_with("; not resolved in the folded rows")), "{id}:\n{a}");
+    }
+    // member B: the later rows, with A's §5 lines noted as a summary before them
+    let mut fb = Facts::read(&rows[cut..], &|_, _, _| None);
+    fb.note_summary_errors(cut - 1, &a);
+    let b = handoff_summary(&fb, 8_192);
+    let s5 = common::section(&b, 5);
+    // the edit made between them is named as the fix (the handoff's rule)
+    assert!(s5.contains("- Bash `npm test` [t1] failed (exit 1): FAIL src/sum.test.js; resolved: after edits to /repo/src/sum.js (Edit e1), a later Bash call (t2) succeeded"), "{s5}");
+    assert!(s5.contains("- Edit on /repo/src/sum.js [e0] failed: Error: String to replace not found in file.; resolved: a later Edit call (e1) succeeded"), "{s5}");
+    assert!(!s5.contains("[h1]"), "{s5}");
+    // only the calls of rows after the summary resolve its errors
+    let mut late = Facts::read(&rows[cut..], &|_, _, _| None);
+    late.note_summary_errors(rows.len(), &a);
+    assert!(!handoff_summary(&late, 8_192).contains("[t1]"));
+    let merged = mechanical_merge_in(&[a, b], 8_192, true);
+    let m5 = common::section(&merged, 5);
+    for id in ["[t1] ", "[e0] "] {
+        let lines: Vec<&str> = m5.lines().filter(|l| l.contains(id)).collect();
+        assert_eq!(lines.len(), 1, "{id}:\n{m5}");
+        assert!(lines[0].contains("; resolved: ") && lines[0].contains("a later "), "{id}:\n{m5}");
+    }
+    assert!(m5.lines().any(|l| l.contains("[h1] ") && l.ends_with("; not resolved in the folded rows")), "{m5}");
+}

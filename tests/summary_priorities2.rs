@@ -282,3 +282,38 @@ fn issue13_y6_a_short_fold_keeps_a_cut_handoff_with_its_findings() {
     assert!(text.contains("config/app.toml"), "{text}");
     assert!(text.contains("Check the proxy route number 5"), "the plan is re-attached\n{text}");
 }
+
+/// N-1, M-1 (issue 13): the floor's and the handoff's path markers say the folded rows
+/// are in memory only when the memory records hold them. With projection on and no
+/// memory hook limited to the user text (user-text-only memory: the folded user rows
+/// alone are projected) the paths of the folded calls are in no record, and every
+/// marker says the rows are not kept; with the full projection the records hold the
+/// patch (its paths) and the markers say so.
+#[test]
+fn n1_m1_path_markers_in_user_text_only_memory_claim_no_copy() {
+    use context_compactor::config::Config;
+    use context_compactor::engine::{run_sync, Job, JobOptions};
+    use context_compactor::formats::{decode, Format};
+    use context_compactor::state::SessionState;
+    use context_compactor::trigger::Signals;
+    for user_text_only in [false, true] {
+        let cfg = Config::from_options(&json!({"profile": "default", "preserveRecentTurns": 2, "summaryMaxOutputTokens": 512, "projectMemory": true})).unwrap();
+        let t = decode(Format::OpenaiChat, Value::Array(later_turns(patch_session()))).unwrap();
+        let mut job = Job::start(cfg, SessionState::default(), t, JobOptions { signals: Signals { force: true, ..Signals::default() }, has_summarizer: false }).with_user_text_only_memory(user_text_only);
+        let o = run_sync(&mut job, |_| unreachable!()).unwrap();
+        assert_eq!(o.status, "compacted", "{}", o.reason);
+        let text = summary_text(&o);
+        let records: String = o.memory.iter().flat_map(|b| b.records.iter()).map(|r| r.content.as_str()).collect::<Vec<_>>().join("\n");
+        // the truth the markers must tell: a path of the patch is in a record or not
+        assert_eq!(records.contains("crates/engine/src/module_149/mod.rs"), !user_text_only, "user text only {user_text_only}: records\n{records}");
+        // the folded user text is in the records either way
+        assert!(records.contains("Move the engine crate from log to tracing."), "{records}");
+        let markers: Vec<&str> = text.lines().filter(|l| (l.starts_with("[clipped: ") || l.starts_with("[floor: ")) && l.contains("file")).collect();
+        let floor = markers.iter().find(|l| l.starts_with("[floor: ") && l.contains(" more file paths ")).unwrap_or_else(|| panic!("{text}"));
+        assert!(floor.contains("apply_patch p1"), "{floor}");
+        for m in &markers {
+            assert_eq!(m.contains("the folded rows are in memory"), !user_text_only, "user text only {user_text_only}: {m}");
+            assert_eq!(m.contains("the folded rows are not kept in memory"), user_text_only, "user text only {user_text_only}: {m}");
+        }
+    }
+}

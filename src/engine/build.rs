@@ -11,8 +11,8 @@ use crate::select::{Selection, Stage};
 use crate::state::FoldedCall;
 use crate::nothing_lost::{first_and_newest, session_first_task};
 use crate::summarize::handoff::{errors_handoff, handoff_summary_with, HandoffLabels, NewestAt};
-use crate::summarize::{collect_artifact_refs, deterministic_tail, floor_items, Facts};
-use crate::summarize::floor::rehydration_missed;
+use crate::summarize::{collect_artifact_refs, deterministic_tail, Facts};
+use crate::summarize::floor::{floor_items_in, rehydration_missed, Kept};
 use crate::transcript::{Block, Message, Provenance, TranscriptRole};
 use serde_json::json;
 
@@ -106,6 +106,14 @@ impl Job {
         self.summary_bytes().min(window_bytes / 6).max(1_024)
     }
 
+    /// What the memory records keep whole of the rows this job folds (M-1), for the
+    /// claims of the summary's markers (N-1): the folded user text with memory projection
+    /// on; every folded row only when that projection is not limited to the user text
+    /// ([`Job::with_user_text_only_memory`]: no memory hook).
+    pub(super) fn kept(&self) -> Kept {
+        Kept { user_text: self.config.project_memory, rows: self.config.project_memory && !self.user_text_only_memory }
+    }
+
     /// S-9: the session's first task ([`session_first_task`]: `None` once a summary
     /// carries it) and the newest request, as source offsets of `msgs`.
     pub(super) fn first_and_newest_of(&self, msgs: &[Message]) -> (Option<usize>, Option<usize>) {
@@ -150,6 +158,17 @@ impl Job {
         let mechanical = source.writer == "mechanical";
         // the handoff's own facts (decisions, current work, ...) only when it is written
         let mut facts = Facts::read_for(&rows, &|off, nth, m: &Message| stored.get(&(off, nth)).cloned().or_else(|| m.provenance.artifact_ref.clone()), mechanical);
+        if mechanical {
+            // issue 13, Y-3: the §5 lines of the session's summaries left in place (the
+            // folded ones are read above): a call of these rows may resolve an error one
+            // of them left unresolved, and the new handoff says so
+            for (o, m) in msgs.iter().enumerate() {
+                if m.is_summary() && sel.fold.binary_search(&o).is_err() {
+                    let text = m.text();
+                    facts.note_summary_errors(o, crate::summarize::split_summary(&text).0);
+                }
+            }
+        }
         // finding 8: of a block over the summary budget the head and the tail are quoted
         // and the constraint sentences between them carried within a bound; the others
         // are counted by its marker, not listed (they are whole in memory)
@@ -243,7 +262,7 @@ impl Job {
                 Some(n) if sel.fold.last().is_some_and(|&l| l > n) => NewestAt::InRun,
                 Some(_) => NewestAt::After,
             };
-            HandoffLabels { first_task, newest, rows_in_memory: self.config.project_memory && !self.user_text_only_memory, newest_at }
+            HandoffLabels { first_task, newest, rows_in_memory: self.kept().rows, newest_at }
         };
         let narrative = if mechanical {
             // Y-6 and the built-in default: the deterministic handoff summary
@@ -291,7 +310,7 @@ impl Job {
             let floor_bytes = budget.saturating_sub(narrative.len() + fixed).max(if mechanical { 0 } else { budget / 4 });
             // what the re-attached documents hold is in the summary too
             let present = format!("{narrative}{rehydrated}");
-            let carried = format!("{}{references}", floor_items(&present, &facts, &facts.carried, floor_bytes, &user_lines, &protected, self.config.project_memory));
+            let carried = format!("{}{references}", floor_items_in(&present, &facts, &facts.carried, floor_bytes, &user_lines, &protected, self.kept()));
             let tail = deterministic_tail(&carried, &ledger_now, ledger_bytes, &artifacts, &rehydrated, &self.config);
             format!("{narrative}{tail}")
         };

@@ -4,8 +4,8 @@ use super::{Job, Phase, Reply, Rollup, Step};
 use crate::error::{Error, ErrorCode, Result};
 use crate::rewrite::Origin;
 use crate::summarize::carry::MemberUserText;
-use crate::summarize::floor::{CONSTRAINTS_KIND, REHYDRATED};
-use crate::summarize::{collect_artifact_refs, deterministic_tail, floor_items, mechanical_merge, mechanical_merge_in, narrative_part, rehydration, rollup_request, Facts};
+use crate::summarize::floor::{floor_items_in, CONSTRAINTS_KIND, REHYDRATED};
+use crate::summarize::{collect_artifact_refs, deterministic_tail, mechanical_merge, mechanical_merge_in, narrative_part, rehydration, rollup_request, Facts};
 
 impl Job {
     /// The summaries of the summary block of the new rows (past a provider compaction
@@ -107,7 +107,7 @@ impl Job {
             user_part.push_str(&crate::summarize::ledger::item(CONSTRAINTS_KIND, &constraints.join("\n")));
         }
         // N-4: the engine's own merge shares the rollup budget with the user text it carries
-        let in_memory = self.config.project_memory && !self.user_text_only_memory;
+        let in_memory = self.kept().rows;
         let merged = if writer == "mechanical" { mechanical_merge_in(&texts, self.rollup_bytes().saturating_sub(user_part.len()).max(self.rollup_bytes() * 5 / 8), in_memory) } else { merged };
         let mut all: Vec<&str> = texts.iter().map(String::as_str).collect();
         all.push(&merged);
@@ -120,7 +120,7 @@ impl Job {
         let narrative = if writer == "mechanical" { narrative_part(&merged) } else { merged.as_str() };
         let narrative = crate::quote::content(narrative.trim_end()).into_owned();
         let budget = self.summary_bytes().max(1_024);
-        let carried = format!("{user_part}{}", floor_items(&narrative, &Facts::default(), &floor_in, budget.saturating_sub(narrative.len()).max(budget / 4), &[], &[], self.config.project_memory));
+        let carried = format!("{user_part}{}", floor_items_in(&narrative, &Facts::default(), &floor_in, budget.saturating_sub(narrative.len()).max(budget / 4), &[], &[], self.kept()));
         let rehydrated = rehydration(&Facts::default(), &rehydrated_in, self.config.rehydrate_bytes);
         let text = format!("{narrative}{}", deterministic_tail(&carried, &[], 0, &artifacts, &rehydrated, &self.config));
         let msg = self.summary_message(&text, 2)?;

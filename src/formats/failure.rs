@@ -107,7 +107,9 @@ fn http_status(line: &str) -> Option<u16> {
 ///   remote ref`);
 /// - pytest's `FAILED <test id with ::>`;
 /// - a shell saying it found no command, or a command's errno message (as
-///   [`opens_as_error`] reads them: `ls: cannot access 'x': No such file or directory`).
+///   [`opens_as_error`] reads them: `ls: cannot access 'x': No such file or directory`);
+/// - GNU make's own failure line ([`make_error`]: `make: *** [Makefile:3: all] Error 2`,
+///   `make[1]: *** No rule to make target 'x'.  Stop.`).
 pub fn window_signature(text: &str) -> bool {
     let head = text.get(..crate::evict::floor_boundary(text, WINDOW_BYTES)).unwrap_or("");
     if head.lines().take(WINDOW_LINES).any(signature_line) {
@@ -160,7 +162,24 @@ fn signature_line(line: &str) -> bool {
     if let Some(rest) = line.strip_prefix("Error [ERR_") {
         return rest.split_once("]:").is_some_and(|(code, _)| !code.is_empty() && code.bytes().all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_'));
     }
-    STARTS.iter().any(|s| line.starts_with(s)) || npm_error(line) || rust_panic(line) || rustc_error(line) || shell_not_found(line) || command_errno(line)
+    STARTS.iter().any(|s| line.starts_with(s)) || npm_error(line) || rust_panic(line) || rustc_error(line) || shell_not_found(line) || command_errno(line) || make_error(line)
+}
+
+/// Whether a line is GNU make's own failure line (Y-5, issue 13): `make: *** ` or, from
+/// a sub-make, `make[N]: *** ` (N digits) at the line's start, then make's words (`No
+/// rule to make target 'x'.  Stop.`, `[Makefile:3: all] Error 2`, `Waiting for
+/// unfinished jobs....`). `make: Nothing to be done for 'all'.` and `make: Entering
+/// directory ...` are not (no `*** `).
+pub fn make_error(line: &str) -> bool {
+    let Some(rest) = line.strip_prefix("make") else { return false };
+    let rest = match rest.strip_prefix('[') {
+        Some(r) => match r.split_once(']') {
+            Some((n, r)) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => r,
+            _ => return false,
+        },
+        None => rest,
+    };
+    rest.starts_with(": *** ")
 }
 
 /// Whether the result of a call to tool `name` reports a failure (Y-5): as
@@ -325,6 +344,7 @@ pub fn is_reader(name: &str) -> bool {
 ///   '<name>' panicked at`, Java's `Exception in thread "<name>"`, rustc's
 ///   `error[E0425]:`, Go's `--- FAIL:`, Jest's `FAIL <file>`, or the word `FAILED` alone
 ///   or before a space, `:` or `(` (pytest's `FAILED tests/x.py::t - ...`);
+/// - GNU make's `make: *** ...` / `make[N]: *** ...` ([`make_error`]);
 /// - SWE-agent's `Your proposed edit has introduced new syntax error(s).` (the edit was
 ///   not applied).
 pub fn opens_as_error(line: &str) -> bool {
@@ -356,7 +376,7 @@ pub fn opens_as_error(line: &str) -> bool {
     if line.strip_prefix("FAILED").is_some_and(|r| r.is_empty() || r.starts_with([' ', ':', '('])) {
         return true;
     }
-    if rust_panic(line) || rustc_error(line) || shell_not_found(line) || command_errno(line) {
+    if rust_panic(line) || rustc_error(line) || shell_not_found(line) || command_errno(line) || make_error(line) {
         return true;
     }
     if let Some(rest) = line.strip_prefix("[Errno ") {

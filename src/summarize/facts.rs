@@ -156,8 +156,12 @@ pub const CAUSE_BYTES: usize = 240;
 /// exception line of a Python traceback (`<Name>Error: ...` / `<Name>Exception: ...` at a
 /// line start, after a `Traceback` line), else the first compiler / runtime error line
 /// (`error: ...`, `error[E0308]: ...`, `fatal: ...`, `thread '...' panicked at ...`,
-/// `FAILED <test> - ...`, `AssertionError...`). Trimmed, clipped to [`CAUSE_BYTES`];
-/// `None` when no line matches. The line is the tool's output, data: it is only quoted.
+/// `FAILED <test> - ...`, `AssertionError...`), else GNU make's first failure line
+/// (`make: *** ...`, `make[1]: *** ...`, [`crate::formats::failure::make_error`]) or,
+/// when a compiler diagnostic (`main.c:3:5: error: ...`, `: fatal error:`) comes before
+/// it, that diagnostic (the recipe's error make reports). Trimmed, clipped to
+/// [`CAUSE_BYTES`]; `None` when no line matches. The line is the tool's output, data: it
+/// is only quoted.
 pub fn root_cause_line(text: &str) -> Option<String> {
     root_cause_in(text.lines()).map(|l| crate::evict::truncate(l, CAUSE_BYTES))
 }
@@ -176,10 +180,20 @@ fn root_cause_in<'a>(lines: impl Iterator<Item = &'a str>) -> Option<&'a str> {
     let mut traceback = false;
     let mut last_exception: Option<&str> = None;
     let mut first_error: Option<&str> = None;
+    // issue 13: make's `*** ` line, and the last compiler diagnostic before it
+    let mut make_failed: Option<&str> = None;
+    let mut diagnostic: Option<&str> = None;
     for raw in lines {
         let l = raw.trim();
         if l.is_empty() {
             continue;
+        }
+        if make_failed.is_none() {
+            if crate::formats::failure::make_error(l) {
+                make_failed = Some(diagnostic.unwrap_or(l));
+            } else if l.contains(": error:") || l.contains(": fatal error:") {
+                diagnostic = Some(l);
+            }
         }
         if let Some(rest) = l.strip_prefix("E ") {
             let r = rest.trim_start();
@@ -207,7 +221,7 @@ fn root_cause_in<'a>(lines: impl Iterator<Item = &'a str>) -> Option<&'a str> {
             first_error = Some(l);
         }
     }
-    last_exception.or(first_error)
+    last_exception.or(first_error).or(make_failed)
 }
 
 /// One entry of §5 ([`Facts::errors`]): a call that failed or whose output holds a
@@ -286,6 +300,10 @@ pub struct Facts {
     pub instructions: Vec<Instruction>,
     /// Narrative of the newest earlier summary folded with the rows (stage 2).
     pub earlier_summary: Option<String>,
+    /// Narratives of every earlier summary folded with the rows, oldest first (the last
+    /// is [`Facts::earlier_summary`]): the handoff merges them all (Y-3, N-5: a fold of
+    /// two summary rows keeps the older one's paths and errors too).
+    pub earlier_summaries: Vec<String>,
     /// Every artifact handle in the rows (stamped, stored or inline), oldest first.
     pub artifacts: Vec<String>,
     /// Length-prefixed items (kind, text) of the deterministic sections of summaries in
@@ -295,6 +313,24 @@ pub struct Facts {
     /// out (the counts of their §7 markers, [`summary_decisions`]): the new §7 marker
     /// counts them too, so a drop is never silent across folds (issue 13, Y-3).
     pub decisions_dropped: usize,
+    /// The §5 error lines of the earlier summaries of the session, oldest first
+    /// ([`Facts::note_summary_errors`]): a later call of these rows may resolve one an
+    /// earlier summary left unresolved (issue 13, Y-3: resolution carries across folds).
+    pub carried_errors: Vec<CarriedError>,
+}
+
+/// A §5 line of an earlier summary ([`Facts::carried_errors`]), read back from its
+/// narrative (data: only compared and quoted, never executed).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CarriedError {
+    /// Source offset of the summary row: only the calls of later rows resolve it.
+    pub after: usize,
+    /// The line up to the `; ` before how it was resolved: `- <tool> `<command>` [<call
+    /// id>] <outcome>[; root cause: ...]` (or `<tool> on <path>`, `<tool>(<arguments>)`).
+    pub head: String,
+    /// The line says it was resolved (`; resolved: ...`), not
+    /// [`super::handoff::NOT_RESOLVED`].
+    pub resolved: bool,
 }
 
 /// Start of the §7 marker that counts the decision and finding sentences a summary
@@ -1331,7 +1367,8 @@ fn outcome_of(text: &str, is_error: bool) -> Outcome {
 ///   ends with (`ValueError: bad input`, not `Traceback (most recent call last):`), the
 ///   first `error:` / `error[E0425]: ...` / `fatal: ...` / `FAILED ...` / Rust panic line
 ///   (a panic whose message is on the next line, as Rust writes it since 1.73, is given
-///   with it: `thread 'main' panicked at src/main.rs:2:5: boom`);
+///   with it: `thread 'main' panicked at src/main.rs:2:5: boom`), else make's `make: ***
+///   ...` line (or the compiler diagnostic before it);
 /// - SWE-agent's refused edit: its first sentence and the first item of its `ERRORS:`
 ///   list (`Your proposed edit has introduced new syntax error(s): E999 IndentationError: ...`);
 /// - a compiler diagnostic (`main.c:3:5: error: ...`, `: fatal error:`), else Maven's
@@ -1599,7 +1636,10 @@ impl Facts {
                             f.decisions.push(d);
                         }
                     }
-                    f.earlier_summary = Some(without_decisions(narrative).trim().to_string());
+                    let n = without_decisions(narrative).trim().to_string();
+                    f.earlier_summaries.push(n.clone());
+                    f.earlier_summary = Some(n);
+                    f.note_summary_errors(off, narrative);
                     inline_handles(&text, &mut f.artifacts);
                 }
                 // the items and the plain floor lines (clip markers, rollup markers, the
@@ -1759,6 +1799,17 @@ impl Facts {
             }
         }
         f
+    }
+
+    /// Notes the §5 error lines of the narrative of the summary row at source offset
+    /// `offset` in [`Facts::carried_errors`] ([`super::merge::error_heads`]): each line's
+    /// head and whether it was resolved. The handoff resolves an unresolved one by a
+    /// later call of these rows (issue 13, Y-3); [`Facts::read_for`] notes the folded
+    /// summaries, the engine those of the session left in place.
+    pub fn note_summary_errors(&mut self, offset: usize, narrative: &str) {
+        for (head, resolved) in super::merge::error_heads(narrative) {
+            self.carried_errors.push(CarriedError { after: offset, head, resolved });
+        }
     }
 
     /// The first task (the oldest request).

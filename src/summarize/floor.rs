@@ -295,12 +295,38 @@ pub fn floor_min_bytes(user_lines: &[String], memory: bool) -> usize {
 /// does not fit is counted in a `[floor: ...]` line, never dropped silently: the file
 /// paths' line names the folded calls whose arguments hold them
 /// ([`super::handoff::path_holders`]), and every such line says the folded rows are in
-/// memory only with `memory` (N-1). Of a path or
+/// memory only when they are ([`floor_items_in`], N-1). Of a path or
 /// plan list only the missing lines are carried.
 ///
 /// Time: linear in the inputs plus the narrative's size per whole quote, path list or
 /// earlier item it searches (constraint sentences use a hash set of its lines).
+///
+/// `memory` stands for both parts of [`Kept`]: see [`floor_items_in`] for a session
+/// whose memory keeps the folded user text only.
 pub fn floor_items(narrative: &str, facts: &Facts, earlier: &[(String, String)], max_bytes: usize, user_lines: &[String], protected: &[usize], memory: bool) -> String {
+    floor_items_in(narrative, facts, earlier, max_bytes, user_lines, protected, Kept { user_text: memory, rows: memory })
+}
+
+/// What the memory records keep whole of the rows a summary folds (M-1, N-1), for the
+/// claims its markers make.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Kept {
+    /// The folded user text: memory projection is on (`projectMemory`), with a memory
+    /// hook or without one (then only the folded user text is projected, into the
+    /// result's records: README "Semantic memory").
+    pub user_text: bool,
+    /// Every folded row (tool calls, their arguments and paths, results, assistant
+    /// text): memory projection is on and not limited to the user text.
+    pub rows: bool,
+}
+
+/// [`floor_items`] with what memory keeps split (N-1: a marker never claims a copy that
+/// does not exist): a `carried user text` the narrative quotes is named by a rollup clip
+/// marker only with `kept.user_text`; a `[floor: N more <kind> not carried ...]` line
+/// (file paths, plan items, earlier items: none of them user text) says the folded rows
+/// are in memory only with `kept.rows`.
+pub fn floor_items_in(narrative: &str, facts: &Facts, earlier: &[(String, String)], max_bytes: usize, user_lines: &[String], protected: &[usize], kept: Kept) -> String {
+    let memory = kept.user_text;
     use crate::nothing_lost::{CONSTRAINT_PREFIX, FIRST_TASK_KIND, FIRST_TASK_PREFIX, NEWEST_KIND, NEWEST_PREFIX, VERBATIM_PREFIX};
     use std::collections::HashSet;
     let mut out = String::new();
@@ -476,7 +502,7 @@ pub fn floor_items(narrative: &str, facts: &Facts, earlier: &[(String, String)],
     }
     // N-1: the marker says the rows are in memory only when they are; the paths left out
     // are named by the folded calls whose arguments hold them (issue 13)
-    let kept = if memory { "the folded rows are in memory" } else { "the folded rows are not kept in memory" };
+    let kept = if kept.rows { "the folded rows are in memory" } else { "the folded rows are not kept in memory" };
     let paths: HashSet<&str> = left_paths.iter().flat_map(|t| t.lines()).collect();
     for (kind, n) in left {
         let what = kind.trim_start_matches("carried ");

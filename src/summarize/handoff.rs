@@ -2,7 +2,7 @@
 //! sections filled from the folded rows by rules ([`Facts`]), within the summary budget,
 //! filled by priority, every clip marked (issue 13).
 
-use super::facts::{describe_uses, Facts};
+use super::facts::{describe_uses, Call, Facts};
 use super::ledger::narrative_part;
 use crate::evict::{ceil_boundary, floor_boundary, truncate};
 use crate::transcript::Message;
@@ -160,12 +160,18 @@ fn next_step_kept(at: NewestAt, announced: Option<String>) -> Option<String> {
 /// `None` labels the folded rows' own first and last request, as [`handoff_summary`].
 pub fn handoff_summary_with(f: &Facts, max_bytes: usize, labels: Option<HandoffLabels>) -> String {
     let in_memory = labels.map_or(true, |l| l.rows_in_memory);
-    // Y-3, Y-9: an earlier handoff folded with the rows is merged section by section
-    // into this one ([`super::merge`]), not quoted in §1 (nested quotes clipped mid-word)
-    if let Some(e) = f.earlier_summary.as_deref() {
+    // Y-3, Y-9: the earlier handoffs folded with the rows (every one, oldest first) are
+    // merged section by section into this one ([`super::merge`]), not quoted in §1
+    // (nested quotes clipped mid-word)
+    let mut members: Vec<&str> = f.earlier_summaries.iter().map(String::as_str).collect();
+    if members.is_empty() {
+        members.extend(f.earlier_summary.as_deref());
+    }
+    if !members.is_empty() {
         let own = handoff_sections(f, max_bytes, labels, false);
         let opts = super::merge::MergeOptions { in_memory, constraints_in_record: false };
-        if let Some(m) = super::merge::merge_handoffs(&[e, &own], max_bytes, opts) {
+        members.push(&own);
+        if let Some(m) = super::merge::merge_handoffs(&members, max_bytes, opts) {
             return m;
         }
     }
@@ -212,7 +218,9 @@ fn handoff_sections(f: &Facts, max_bytes: usize, labels: Option<HandoffLabels>, 
         push(&mut items, 1, prio, n_req - i, text, cap, "requests");
     }
     if let Some(e) = f.earlier_summary.as_ref().filter(|_| quote_earlier) {
-        push(&mut items, 1, 9, 0, format!("Earlier summary folded with these rows:\n{e}"), Some(quote_cap), "earlier summary");
+        // every earlier summary folded here, oldest first
+        let all = if f.earlier_summaries.len() > 1 { f.earlier_summaries.join("\n\n") } else { e.clone() };
+        push(&mut items, 1, 9, 0, format!("Earlier summary folded with these rows:\n{all}"), Some(quote_cap), "earlier summary");
     }
     // §2 constraints
     for (i, c) in f.constraints.iter().enumerate() {
@@ -255,8 +263,15 @@ fn handoff_sections(f: &Facts, max_bytes: usize, labels: Option<HandoffLabels>, 
         let handle = c.handle.as_ref().map(|h| format!(" [{h}]")).unwrap_or_default();
         push(&mut items, 4, 7, n_calls - i, format!("- {what} -> {}{handle}", c.outcome.describe()), None, "calls");
     }
-    // §5 errors and how they were resolved
-    let errors = error_lines(f);
+    // §5 errors and how they were resolved: an earlier summary's error these rows
+    // resolve first (the oldest), kept after the decisions (the summary that left it
+    // unresolved is still in the transcript, or merged here); then the rows' own
+    let carried = carried_resolutions(f);
+    let n_carried = carried.len();
+    for (i, e) in carried.into_iter().enumerate() {
+        push(&mut items, 5, 7, n_carried - i, e, None, "errors");
+    }
+    let errors = own_error_lines(f);
     let n_err = errors.len();
     for (i, e) in errors.into_iter().enumerate() {
         push(&mut items, 5, 4, n_err - i, e, None, "errors");
@@ -507,39 +522,115 @@ pub const NOT_RESOLVED: &str = "not resolved in the folded rows";
 /// The §5 lines of `f` (issue 13, Y-5): each failed call (or one whose output names a
 /// root cause) with its command or path, its call id, its outcome and root-cause line,
 /// and how it was resolved (the later success of the same call and the edits before
-/// it) or `not resolved in the folded rows`; oldest first.
+/// it) or `not resolved in the folded rows`; oldest first, after the lines of the
+/// errors earlier summaries left unresolved that a call of `f` resolves
+/// ([`carried_resolutions`]).
 fn error_lines(f: &Facts) -> Vec<String> {
+    let mut out = carried_resolutions(f);
+    out.extend(own_error_lines(f));
+    out
+}
+
+/// The §5 lines of the errors of `f`'s own calls ([`error_lines`]).
+fn own_error_lines(f: &Facts) -> Vec<String> {
     let mut out = Vec::new();
     for e in f.errors() {
         let c = e.call;
-        let what = match (&c.command, c.paths.first()) {
-            (Some(cmd), _) => format!("{} `{}`", c.name, truncate(cmd.lines().next().unwrap_or(""), 160)),
-            (None, Some(p)) => format!("{} on {p}", c.name),
-            (None, None) => format!("{}({})", c.name, truncate(&c.arguments, 120)),
-        };
         let outcome = c.outcome.describe();
         // the line that says why (issue 13): a failing test's assertion, an exception
         let cause = c.cause.as_deref().filter(|l| !outcome.contains(*l)).map(|l| format!("; root cause: {l}")).unwrap_or_default();
         let res = match e.fix {
-            Some(d) => {
-                let mut edited: Vec<String> = Vec::new();
-                for x in e.edits.iter().filter(|x| !x.patched.is_empty() || matches!(super::facts::action_of(&x.name), super::facts::FileAction::Edited | super::facts::FileAction::Written) && !x.command.as_deref().is_some_and(|c| c.starts_with("view"))) {
-                    for p in &x.paths {
-                        let s = format!("{p} ({} {})", x.name, x.id);
-                        if !edited.contains(&s) {
-                            edited.push(s);
-                        }
-                    }
-                }
-                if edited.is_empty() {
-                    format!("resolved: a later {} call ({}) succeeded", d.name, d.id)
-                } else {
-                    format!("resolved: after edits to {}, a later {} call ({}) succeeded", truncate(&edited.join(", "), 300), d.name, d.id)
-                }
-            }
+            Some(d) => resolution(d, e.edits),
             None => NOT_RESOLVED.to_string(),
         };
-        out.push(format!("- {what} [{}] {outcome}{cause}; {res}", c.id));
+        out.push(format!("- {} [{}] {outcome}{cause}; {res}", error_subject(c), c.id));
+    }
+    out
+}
+
+/// What a §5 line names a failed call by: `<tool> `<command>`` (its first line within
+/// 160 bytes, `…` after it when the command goes on: a longer line or more lines),
+/// else `<tool> on <first path>`, else `<tool>(<arguments, 120 bytes>)`.
+fn error_subject(c: &Call) -> String {
+    match (&c.command, c.paths.first()) {
+        (Some(cmd), _) => {
+            let first = truncate(cmd.lines().next().unwrap_or(""), 160);
+            let more = if !first.ends_with('…') && cmd.trim_end().lines().nth(1).is_some() { "…" } else { "" };
+            format!("{} `{first}{more}`", c.name)
+        }
+        (None, Some(p)) => format!("{} on {p}", c.name),
+        (None, None) => format!("{}({})", c.name, truncate(&c.arguments, 120)),
+    }
+}
+
+/// How a §5 line says its error was resolved by the later call `fix`, with the calls
+/// made before it (`edits`): `resolved: [after edits to <path> (<tool> <id>), ..., ]a
+/// later <tool> call (<id>) succeeded`, naming the calls among `edits` that edited or
+/// wrote a file (not a view).
+fn resolution(fix: &Call, edits: &[Call]) -> String {
+    let mut edited: Vec<String> = Vec::new();
+    for x in edits.iter().filter(|x| !x.patched.is_empty() || matches!(super::facts::action_of(&x.name), super::facts::FileAction::Edited | super::facts::FileAction::Written) && !x.command.as_deref().is_some_and(|c| c.starts_with("view"))) {
+        for p in &x.paths {
+            let s = format!("{p} ({} {})", x.name, x.id);
+            if !edited.contains(&s) {
+                edited.push(s);
+            }
+        }
+    }
+    if edited.is_empty() {
+        format!("resolved: a later {} call ({}) succeeded", fix.name, fix.id)
+    } else {
+        format!("resolved: after edits to {}, a later {} call ({}) succeeded", truncate(&edited.join(", "), 300), fix.name, fix.id)
+    }
+}
+
+/// Whether the §5 line head `head` of an earlier summary ([`super::facts::CarriedError`])
+/// names a failed call that `d` resolves by the rule of [`Facts::errors`], read from
+/// what the line names ([`error_subject`]): the same tool and the same whole command
+/// (as [`super::facts::core_command`] gives them; a command the line names only in part,
+/// `…` at its end, is resolved by none: two heredocs share their first line), else the
+/// same first path, else the same arguments (as far as the line names them). A leading
+/// `\` (the quote escape) is skipped.
+fn head_names(head: &str, d: &Call) -> bool {
+    let Some(rest) = head.trim_start_matches('\\').strip_prefix("- ").and_then(|r| r.strip_prefix(d.name.as_str())) else { return false };
+    match (&d.command, d.paths.first()) {
+        (Some(cmd), _) => {
+            let Some(r) = rest.strip_prefix(" `") else { return false };
+            let want = super::facts::core_command(cmd);
+            // the command ends at a "` [" (the call id follows): any whose text is it whole
+            r.match_indices("` [").any(|(i, _)| r.get(..i).is_some_and(|c| !c.ends_with('…') && super::facts::core_command(c) == want))
+        }
+        (None, Some(p)) => rest.strip_prefix(" on ").and_then(|r| r.strip_prefix(p.as_str())).is_some_and(|r| r.starts_with(" [")),
+        // arguments the line clips (over 120 bytes) are not compared
+        (None, None) => d.arguments.len() <= 120 && rest.strip_prefix('(').and_then(|r| r.strip_prefix(d.arguments.as_str())).is_some_and(|r| r.starts_with(") [")),
+    }
+}
+
+/// Issue 13, Y-3 (resolution carries across folds): the §5 lines of the errors earlier
+/// summaries left unresolved ([`Facts::carried_errors`]; once each, none another
+/// summary already says was resolved) that a call of `f` resolves: the first call of a
+/// row after that summary's that succeeded with no root-cause line and that the line
+/// names ([`head_names`]). Each is `<head>; resolved: ...` ([`resolution`], the calls of
+/// `f` after the summary and before the fix as the edits), oldest first; a rollup keeps
+/// the resolved line in place of the unresolved one ([`super::merge`]). Time: the
+/// unresolved lines times the calls.
+fn carried_resolutions(f: &Facts) -> Vec<String> {
+    if f.carried_errors.is_empty() || f.calls.is_empty() {
+        return Vec::new();
+    }
+    let resolved: std::collections::HashSet<&str> = f.carried_errors.iter().filter(|e| e.resolved).map(|e| e.head.as_str()).collect();
+    let mut done: std::collections::HashSet<&str> = std::collections::HashSet::new();
+    let mut out = Vec::new();
+    for e in f.carried_errors.iter().filter(|e| !e.resolved) {
+        if resolved.contains(e.head.as_str()) || !done.insert(e.head.as_str()) {
+            continue;
+        }
+        let start = f.calls.iter().position(|c| c.offset > e.after).unwrap_or(f.calls.len());
+        let later = f.calls.get(start..).unwrap_or(&[]);
+        let Some(j) = later.iter().position(|d| matches!(d.outcome, super::facts::Outcome::Ok { .. }) && d.cause.is_none() && head_names(&e.head, d)) else { continue };
+        if let Some(d) = later.get(j) {
+            out.push(format!("{}; {}", e.head, resolution(d, later.get(..j).unwrap_or(&[]))));
+        }
     }
     out
 }

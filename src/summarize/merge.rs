@@ -22,6 +22,9 @@
 //!   grouped by their use (`- (read by read_file): a, b`); over the share the oldest are
 //!   counted. The newest four `instructions loaded` lines are kept, the rest counted
 //!   (the engine record re-attaches or names those documents, N-6);
+//! - §5 errors: an error one member left unresolved and another's line (same call, same
+//!   outcome) says was resolved is written once, resolved (issue 13: a later fold found
+//!   the call that fixed it);
 //! - §7 decisions and findings, then §5 errors, then §4 commands: union, once each, the
 //!   newest kept first (§7 within what the files leave less an eighth kept for §5), the
 //!   rest counted with the members' own counts; room the count markers did not use is
@@ -135,6 +138,48 @@ fn parse(narrative: &str) -> Option<Parsed> {
         push_line(&mut p, n, l);
     }
     Some(p)
+}
+
+/// What a §5 line that says its error was resolved holds before its resolution.
+const RESOLVED_SEP: &str = "; resolved: ";
+
+/// The head of a §5 error line and whether it says the error was resolved: the text
+/// before `; ` + [`NOT_RESOLVED`] at its end (`false`), or before its last `; resolved: `
+/// (`true`); `None` for a line that is neither (a marker, a line a host edited).
+fn error_head(line: &str) -> Option<(&str, bool)> {
+    if !line.trim_start_matches('\\').starts_with("- ") {
+        return None;
+    }
+    if let Some(h) = line.strip_suffix(NOT_RESOLVED).and_then(|h| h.strip_suffix("; ")) {
+        return Some((h, false));
+    }
+    line.rfind(RESOLVED_SEP).and_then(|i| line.get(..i)).map(|h| (h, true))
+}
+
+/// The §5 error lines of a handoff narrative (every `[§5 ...]` block, nested ones
+/// too), in order: each line's head (the line up to the `; ` before how it was
+/// resolved, verbatim) and whether it says the error was resolved (issue 13, Y-3: a
+/// later fold resolves an earlier summary's unresolved error, [`super::Facts::carried_errors`]).
+/// Empty for text with no §5 section. Linear in the narrative.
+pub fn error_heads(narrative: &str) -> Vec<(String, bool)> {
+    let mut out = Vec::new();
+    let mut in5 = false;
+    for l in narrative.lines() {
+        if let Some(n) = section_of(l) {
+            in5 = n == 5;
+            continue;
+        }
+        if l.starts_with(HEADER_START) {
+            in5 = false;
+            continue;
+        }
+        if in5 {
+            if let Some((h, r)) = error_head(l) {
+                out.push((h.to_string(), r));
+            }
+        }
+    }
+    out
 }
 
 fn push_line(p: &mut Parsed, n: usize, l: &str) {
@@ -403,6 +448,12 @@ pub fn merge_handoffs(narratives: &[&str], max_bytes: usize, opts: MergeOptions)
             union_push(&mut lists[n], &mut seen, scrub_message_refs(l));
         }
     }
+    // issue 13, Y-3: an error a member left unresolved that another member's line says
+    // was resolved (a later fold found the call that fixed it) is written once, resolved
+    let resolved: std::collections::HashSet<String> = lists[5].iter().filter_map(|l| error_head(l)).filter(|(_, r)| *r).map(|(h, _)| h.to_string()).collect();
+    if !resolved.is_empty() {
+        lists[5].retain(|l| !matches!(error_head(l), Some((h, false)) if resolved.contains(h)));
+    }
     // budget: the fixed sections first (quotes clipped at a quarter), then the shares
     // the plan is kept whole within a quarter; the current work within a quarter too,
     // an eighth in a rollup (the newest member's last assistant text: the live rows
@@ -502,9 +553,9 @@ fn fill_lists(x: Fill<'_>) -> (String, bool) {
     sec[3] = file_lines;
     sec[3].extend(other3.iter().cloned());
     // issue 13: the unresolved errors first (what the next engineer needs first), the
-    // newest within a fifth of the room (a member's line stays unresolved when a later
-    // fold fixed it: the union grows over a loop of rollups); then the decisions (what a
-    // loop of folds loses first), then the other errors, then the calls
+    // newest within a fifth of the room (an error a later fold fixed is resolved by then,
+    // [`merge_handoffs`]); then the decisions (what a loop of folds loses first), then the
+    // other errors, then the calls
     let errors = std::mem::take(&mut lists[5]);
     let open: Vec<String> = errors.iter().filter(|l| l.ends_with(NOT_RESOLVED)).cloned().collect();
     let (open_kept, _) = newest_within(&open, room / 5);
