@@ -212,6 +212,20 @@ pub fn exit_status(text: &str) -> Option<i64> {
     head.split('\n').find_map(|line| line_exit_status(line.as_bytes()))
 }
 
+/// The exit status the result of a call to tool `name` states (Y-5, brk finding 1): as
+/// [`exit_status`], except that a reader's output ([`is_reader`]) is a file's or page's
+/// content, so only its first non-blank line, where a harness wraps an output (`Exit
+/// code 1`), is read: a later line of the content that reads like a status (`exit_code
+/// = 1` in a script, `Exit code: 2` in a log) states none.
+pub fn result_exit_status(name: &str, text: &str) -> Option<i64> {
+    if is_reader(name) {
+        let first = text.split('\n').find(|l| !l.trim().is_empty()).unwrap_or("");
+        exit_status(first)
+    } else {
+        exit_status(text)
+    }
+}
+
 /// Whether `b` holds `pat` (lowercase ASCII) at byte `i`, in any ASCII case.
 fn holds_at(b: &[u8], i: usize, pat: &str) -> bool {
     b.get(i..i + pat.len()).is_some_and(|w| w.eq_ignore_ascii_case(pat.as_bytes()))
