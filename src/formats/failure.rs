@@ -101,6 +101,8 @@ fn http_status(line: &str) -> Option<u16> {
 /// - `Traceback (most recent call last):`, Java's `Exception in thread "<name>"`, Go's
 ///   `goroutine N [running]:`;
 /// - npm's `npm ERR!` / `npm error ...`;
+/// - the Docker CLI's `Error response from daemon:` (or `docker: Error response from
+///   daemon:`, after `docker run`'s pull lines);
 /// - git's `fatal:` when it goes on with one of git's own failures (`not a git
 ///   repository`, `repository '`, `unable to access '`, `could not read `, `Authentication
 ///   failed`, `destination path '`, `pathspec '`, `ambiguous argument '`, `couldn't find
@@ -124,8 +126,10 @@ pub fn window_signature(text: &str) -> bool {
 
 /// One line (untrimmed) of [`window_signature`]'s window: whether it is a signature.
 fn signature_line(line: &str) -> bool {
-    const STARTS: [&str; 8] = [
+    const STARTS: [&str; 10] = [
         "Error: Cannot find module '",
+        "Error response from daemon:",
+        "docker: Error response from daemon:",
         "Traceback (most recent call last):",
         "Exception in thread \"",
         "npm ERR!",
@@ -335,6 +339,7 @@ pub fn is_reader(name: &str) -> bool {
 ///   python: command not found`, `zsh: command not found: foo`, `sh: 1: foo: not found`);
 /// - a command's errno message ([`command_errno`]): `ls: cannot access 'x': No such file
 ///   or directory`, `cat: x: No such file or directory`, `curl: (6) Could not resolve host: x`;
+/// - the Docker CLI's `Error response from daemon:` / `docker: Error response from daemon:`;
 /// - git's `fatal:`, npm's `npm ERR!` / `npm error`, Go's `panic:`, Rust's `thread
 ///   '<name>' panicked at`, Java's `Exception in thread "<name>"`, rustc's
 ///   `error[E0425]:`, Go's `--- FAIL:`, Jest's `FAIL <file>`, or the word `FAILED` alone
@@ -342,8 +347,11 @@ pub fn is_reader(name: &str) -> bool {
 /// - SWE-agent's `Your proposed edit has introduced new syntax error(s).` (the edit was
 ///   not applied).
 pub fn opens_as_error(line: &str) -> bool {
-    const OPENINGS: [&str; 11] = [
+    const OPENINGS: [&str; 13] = [
         "Error:",
+        // the Docker CLI relaying its daemon's refusal (brk finding 5)
+        "Error response from daemon:",
+        "docker: Error response from daemon:",
         "error:",
         "ERROR:",
         "Error -",
