@@ -206,3 +206,35 @@ fn y5_brk5_docker_daemon_errors_are_failures() {
     let h = handoff(&doc, 4_000);
     assert!(section(&h, 5).contains("bash `docker rm web` [c1] failed"), "{h}");
 }
+
+/// N-1 (brk finding 7): the §3 count marker says where the paths it leaves out are. A
+/// SWE-agent `edit` call's arguments hold only line numbers and the new text; the file's
+/// path is in its result (`[File: /repo/... (100 lines total)]`). Expected: the marker
+/// says the paths are in the results of those calls. Actual (before the fix): `their
+/// paths are in the arguments of edit e5, edit e6, edit e7 and 52 other calls`, which
+/// sends a reader to arguments that name no path.
+#[test]
+fn n1_brk7_files_marker_says_results_when_the_paths_are_in_results() {
+    let mut doc = vec![sys(), user("fix the bug")];
+    for i in 0..60 {
+        let id = format!("e{i}");
+        doc.push(call(&id, "edit", json!({"command": format!("edit {i}:{i}\n    return x\nend_of_edit")})));
+        doc.push(result(&id, &format!("[File: /repo/src/module_number_{i}/file_{i}.py (100 lines total)]\n{i}:    return x\nFile updated.")));
+    }
+    doc.extend([asst("done"), user("now run tests")]);
+    let h = handoff(&doc, 1_500);
+    let marker = section(&h, 3).lines().find(|l| l.starts_with("[clipped:")).map(str::to_string).unwrap_or_else(|| panic!("a count marker in\n{h}"));
+    assert!(marker.contains("their paths are in the results of edit e5, edit e6, edit e7 and 52 other calls"), "{marker}");
+    assert!(!marker.contains("arguments"), "{marker}");
+    // a mix: the read calls hold theirs in their arguments, the edits in their results
+    let mut mixed = doc[..doc.len() - 2].to_vec();
+    for i in 0..60 {
+        let id = format!("r{i}");
+        mixed.push(call(&id, "read_file", json!({"path": format!("/repo/lib/another_module_{i}/reader_{i}.py")})));
+        mixed.push(result(&id, "x = 1"));
+    }
+    mixed.extend([asst("done"), user("now run tests")]);
+    let h = handoff(&mixed, 1_500);
+    let marker = section(&h, 3).lines().find(|l| l.starts_with("[clipped:")).map(str::to_string).unwrap_or_else(|| panic!("a count marker in\n{h}"));
+    assert!(marker.contains("their paths are in the arguments or results of"), "{marker}");
+}
