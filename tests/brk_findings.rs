@@ -11,6 +11,18 @@ use context_compactor::formats::Format;
 use context_compactor::trigger::Signals;
 use serde_json::json;
 
+/// An OpenAI Chat session: the system row, the user's `ask`, each `(id, tool, arguments,
+/// output)` call with its result, the assistant's `answer` and the user's `next` request.
+fn session(ask: &str, calls: &[(&str, &str, serde_json::Value, &str)], answer: &str, next: &str) -> Vec<serde_json::Value> {
+    let mut doc = vec![sys(), user(ask)];
+    for (id, tool, args, out) in calls {
+        doc.push(call(id, tool, args.clone()));
+        doc.push(result(id, out));
+    }
+    doc.extend([asst(answer), user(next)]);
+    doc
+}
+
 /// A Python script as a reader returns it: a line `exit_code = 1` of its code.
 const SCRIPT: &str = "#!/usr/bin/env python3\nimport sys\n\nexit_code = 1\nfor f in sys.argv[1:]:\n    if check(f):\n        exit_code = 0\nsys.exit(exit_code)\n";
 
@@ -24,16 +36,7 @@ const SCRIPT: &str = "#!/usr/bin/env python3\nimport sys\n\nexit_code = 1\nfor f
 #[test]
 fn y5_brk1_a_readers_content_stating_an_exit_status_is_not_a_failed_read() {
     let log = "2026-12-03 build started\nExit code: 2\n2026-12-03 retrying\nbuild ok";
-    let doc = vec![
-        sys(),
-        user("Look at src/check.py and ci.log."),
-        call("c3", "read_file", json!({"path": "src/check.py"})),
-        result("c3", SCRIPT),
-        call("c4", "read_file", json!({"path": "ci.log"})),
-        result("c4", log),
-        asst("The check script defaults to failure."),
-        user("make it default to success"),
-    ];
+    let doc = session("Look at src/check.py and ci.log.", &[("c3", "read_file", json!({"path": "src/check.py"}), SCRIPT), ("c4", "read_file", json!({"path": "ci.log"}), log)], "The check script defaults to failure.", "make it default to success");
     assert!(!result_reports_failure(Some("read_file"), SCRIPT), "the decoder reads it as content");
     assert_eq!(result_exit_status("read_file", SCRIPT), None, "a line of the file states no status");
     assert_eq!(result_exit_status("read_file", "Exit code 1\nENOENT"), Some(1), "a harness's wrapping line still does");
@@ -135,16 +138,8 @@ const KUBECTL_DESCRIBE: &str = "Name:         web-7d4b9\nNamespace:    default\n
 #[test]
 #[ignore = "brk finding 4: a reported exit status of another process fails the call"]
 fn y5_brk4_an_output_reporting_another_process_exit_status_is_not_a_failure() {
-    let doc = vec![
-        sys(),
-        user("Why does the web pod restart?"),
-        call("c1", "bash", json!({"command": "docker inspect web"})),
-        result("c1", DOCKER_INSPECT),
-        call("c2", "bash", json!({"command": "kubectl describe pod web-7d4b9"})),
-        result("c2", KUBECTL_DESCRIBE),
-        asst("It was OOM-killed (137)."),
-        user("raise the memory limit"),
-    ];
+    let calls = [("c1", "bash", json!({"command": "docker inspect web"}), DOCKER_INSPECT), ("c2", "bash", json!({"command": "kubectl describe pod web-7d4b9"}), KUBECTL_DESCRIBE)];
+    let doc = session("Why does the web pod restart?", &calls, "It was OOM-killed (137).", "raise the memory limit");
     let h = handoff(&doc, 6_000);
     assert!(!h.contains("failed (exit"), "{h}");
 }
