@@ -7,7 +7,8 @@
 //! - a fence tag (`<transcript>`, `</transcript>`, `<summaries>`, `</summaries>`, any case,
 //!   spaces allowed after `<` / `</`) has its `<` written as `&lt;`, so only the engine's
 //!   own tags open and close the fence;
-//! - a line that starts (after leading spaces / tabs) like a line the engine writes (a row
+//! - a line that starts (after leading white space or invisible format characters, such
+//!   as U+200B, U+FEFF, U+200E: brk finding 2) like a line the engine writes (a row
 //!   header `[#N role]`, `[summary N]`, a block header `-> call ` / `<- result of `, the clip
 //!   marker `[... `, the record marker `-- engine record`, the record's section lines
 //!   `User request (verbatim):`, `User text (clipped;`, `User text (over the summary budget;`,
@@ -30,7 +31,7 @@ use std::borrow::Cow;
 /// Fence tag names the engine opens and closes (lowercase).
 const FENCE_TAGS: [&str; 2] = ["transcript", "summaries"];
 
-/// Line starts the engine writes itself (compared after leading spaces / tabs).
+/// Line starts the engine writes itself (compared after a blank or invisible lead).
 const ENGINE_LINE_STARTS: [&str; 16] = [
     "[#",
     "User text (over the summary budget;",
@@ -54,9 +55,19 @@ const ENGINE_LINE_STARTS: [&str; 16] = [
 /// Ledger line endings (Y-5, [`crate::summarize::ledger_text`]).
 const LEDGER_ENDS: [&str; 2] = ["]: already run", "]: ran and failed"];
 
-/// Is this line (of content) one the engine could have written?
+/// Whether `c` may lead a line without showing (brk finding 2): Unicode white space
+/// (spaces, tabs, a carriage return, a vertical tab, U+00A0, U+3000, ...) or an invisible
+/// format character (U+200B to U+200F, U+2060 to U+2064, U+FEFF, U+061C, U+180E, U+00AD,
+/// U+034F, the bidi controls [`content`] escapes), so a line the engine could have
+/// written behind it reads as one to a model.
+fn blank_or_invisible(c: char) -> bool {
+    c.is_whitespace() || matches!(c, '\u{200B}'..='\u{200F}' | '\u{2060}'..='\u{2064}' | '\u{FEFF}' | '\u{061C}' | '\u{180E}' | '\u{00AD}' | '\u{034F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+}
+
+/// Is this line (of content) one the engine could have written, after any blank or
+/// invisible lead ([`blank_or_invisible`])?
 fn looks_like_engine_line(line: &str) -> bool {
-    let l = line.trim_start_matches([' ', '\t']);
+    let l = line.trim_start_matches(blank_or_invisible);
     if ENGINE_LINE_STARTS.iter().any(|p| starts_with_ignore_case(l, p)) {
         return true;
     }
@@ -292,7 +303,8 @@ fn any_engine_line(text: &str) -> bool {
             j += 1;
         }
         let next = b.get(j..).and_then(|r| r.iter().position(|&c| c == b'\n')).map(|p| j + p);
-        if b.get(j).is_some_and(|&c| ENGINE_LINE_FIRSTS[usize::from(c)]) && looks_like_engine_line(text.get(i..next.unwrap_or(b.len())).unwrap_or("")) {
+        // a non-ASCII or control lead byte may be an invisible character before one (brk finding 2)
+        if b.get(j).is_some_and(|&c| ENGINE_LINE_FIRSTS[usize::from(c)] || c >= 0x80 || c.is_ascii_control()) && looks_like_engine_line(text.get(i..next.unwrap_or(b.len())).unwrap_or("")) {
             return true;
         }
         match next {

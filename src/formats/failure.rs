@@ -101,6 +101,8 @@ fn http_status(line: &str) -> Option<u16> {
 /// - `Traceback (most recent call last):`, Java's `Exception in thread "<name>"`, Go's
 ///   `goroutine N [running]:`;
 /// - npm's `npm ERR!` / `npm error ...`;
+/// - the Docker CLI's `Error response from daemon:` (or `docker: Error response from
+///   daemon:`, after `docker run`'s pull lines);
 /// - git's `fatal:` when it goes on with one of git's own failures (`not a git
 ///   repository`, `repository '`, `unable to access '`, `could not read `, `Authentication
 ///   failed`, `destination path '`, `pathspec '`, `ambiguous argument '`, `couldn't find
@@ -126,8 +128,10 @@ pub fn window_signature(text: &str) -> bool {
 
 /// One line (untrimmed) of [`window_signature`]'s window: whether it is a signature.
 fn signature_line(line: &str) -> bool {
-    const STARTS: [&str; 8] = [
+    const STARTS: [&str; 10] = [
         "Error: Cannot find module '",
+        "Error response from daemon:",
+        "docker: Error response from daemon:",
         "Traceback (most recent call last):",
         "Exception in thread \"",
         "npm ERR!",
@@ -229,6 +233,20 @@ pub(crate) const EXIT_JSON_KEYS: [&str; 3] = ["\"exit_code\"", "\"returncode\"",
 pub fn exit_status(text: &str) -> Option<i64> {
     let head = text.get(..crate::evict::floor_boundary(text, 2_000)).unwrap_or("");
     head.split('\n').find_map(|line| line_exit_status(line.as_bytes()))
+}
+
+/// The exit status the result of a call to tool `name` states (Y-5, brk finding 1): as
+/// [`exit_status`], except that a reader's output ([`is_reader`]) is a file's or page's
+/// content, so only its first non-blank line, where a harness wraps an output (`Exit
+/// code 1`), is read: a later line of the content that reads like a status (`exit_code
+/// = 1` in a script, `Exit code: 2` in a log) states none.
+pub fn result_exit_status(name: &str, text: &str) -> Option<i64> {
+    if is_reader(name) {
+        let first = text.split('\n').find(|l| !l.trim().is_empty()).unwrap_or("");
+        exit_status(first)
+    } else {
+        exit_status(text)
+    }
 }
 
 /// Whether `b` holds `pat` (lowercase ASCII) at byte `i`, in any ASCII case.
@@ -340,6 +358,7 @@ pub fn is_reader(name: &str) -> bool {
 ///   python: command not found`, `zsh: command not found: foo`, `sh: 1: foo: not found`);
 /// - a command's errno message ([`command_errno`]): `ls: cannot access 'x': No such file
 ///   or directory`, `cat: x: No such file or directory`, `curl: (6) Could not resolve host: x`;
+/// - the Docker CLI's `Error response from daemon:` / `docker: Error response from daemon:`;
 /// - git's `fatal:`, npm's `npm ERR!` / `npm error`, Go's `panic:`, Rust's `thread
 ///   '<name>' panicked at`, Java's `Exception in thread "<name>"`, rustc's
 ///   `error[E0425]:`, Go's `--- FAIL:`, Jest's `FAIL <file>`, or the word `FAILED` alone
@@ -348,8 +367,11 @@ pub fn is_reader(name: &str) -> bool {
 /// - SWE-agent's `Your proposed edit has introduced new syntax error(s).` (the edit was
 ///   not applied).
 pub fn opens_as_error(line: &str) -> bool {
-    const OPENINGS: [&str; 11] = [
+    const OPENINGS: [&str; 13] = [
         "Error:",
+        // the Docker CLI relaying its daemon's refusal (brk finding 5)
+        "Error response from daemon:",
+        "docker: Error response from daemon:",
         "error:",
         "ERROR:",
         "Error -",

@@ -1343,8 +1343,13 @@ pub fn first_line(text: &str, max: usize) -> String {
     truncate(text.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or(""), max)
 }
 
-fn outcome_of(text: &str, is_error: bool) -> Outcome {
-    let exit = exit_status(text);
+/// The outcome of a result `text` of a call to tool `name` with the error flag its
+/// decode gave (`is_error`, which already read a flagless output, Y-5): failed when
+/// flagged or when the text states a non-zero exit status
+/// ([`crate::formats::failure::result_exit_status`]: of a reader's content, its first
+/// line only; brk finding 1).
+fn outcome_of(name: &str, text: &str, is_error: bool) -> Outcome {
+    let exit = crate::formats::failure::result_exit_status(name, text);
     if is_error || exit.is_some_and(|c| c != 0) {
         Outcome::Failed { exit: exit.filter(|c| *c != 0), first_line: truncate(&error_line(text), 200) }
     } else {
@@ -1700,7 +1705,7 @@ impl Facts {
                         }
                         // a reused id pairs with the newest call still waiting for its result
                         if let Some(c) = f.calls.iter_mut().rev().find(|c| c.id == *call_id && c.outcome == Outcome::NoResult) {
-                            c.outcome = outcome_of(text, *is_error);
+                            c.outcome = outcome_of(&c.name, text, *is_error);
                             if searches_cause(c) {
                                 c.cause = root_cause_line(text);
                             }

@@ -55,7 +55,7 @@ pub fn clip_marked_in(text: &str, cap: usize, in_memory: bool) -> String {
 }
 
 /// UTF-8 bytes a §3 count marker may take beyond the others' 90: it names the calls
-/// whose arguments hold the paths it leaves out ([`path_holders`]).
+/// holding the paths it leaves out ([`path_holders`]).
 const FILES_MARKER_EXTRA: usize = 200;
 
 /// Calls [`path_holders`] names before it counts the rest.
@@ -64,8 +64,11 @@ const HOLDERS_NAMED: usize = 3;
 /// Where file paths a bound leaves out can be found (issue 13, N-1): `their paths are in
 /// the arguments of <tool> <call id>[, ...][ and <n> other calls]`, the folded calls of
 /// `f` whose paths hold one of `paths`, in call order, the first [`HOLDERS_NAMED`] named
-/// (each id clipped to 64 UTF-8 bytes). `None` when no folded call names one of them
-/// (a path read from a result). Linear in the calls' paths.
+/// (each id clipped to 64 UTF-8 bytes). Where those calls hold them: `the arguments of`
+/// when each holder's arguments (JSON text) name one of its left-out paths, `the results
+/// of` when none do (a SWE-agent `edit`'s path is in its `[File: ...]` result, brk
+/// finding 7), `the arguments or results of` for a mix. `None` when no folded call names
+/// one of them. Linear in the calls' paths.
 pub fn path_holders(f: &Facts, paths: &std::collections::HashSet<&str>) -> Option<String> {
     if paths.is_empty() {
         return None;
@@ -74,10 +77,23 @@ pub fn path_holders(f: &Facts, paths: &std::collections::HashSet<&str>) -> Optio
     if holders.is_empty() {
         return None;
     }
+    // a path as its arguments' JSON text writes it (`"` and `\` escaped)
+    let in_arguments = |c: &super::facts::Call| {
+        c.paths.iter().filter(|p| paths.contains(p.as_str())).any(|p| {
+            let json = serde_json::to_string(p).unwrap_or_default();
+            c.arguments.contains(json.get(1..json.len().saturating_sub(1)).unwrap_or(p))
+        })
+    };
+    let by_arguments = holders.iter().filter(|c| in_arguments(c)).count();
+    let place = match by_arguments {
+        0 => "results",
+        n if n == holders.len() => "arguments",
+        _ => "arguments or results",
+    };
     let named: Vec<String> = holders.iter().take(HOLDERS_NAMED).map(|c| format!("{} {}", truncate(&c.name, 64), truncate(&c.id, 64))).collect();
     let more = holders.len().saturating_sub(HOLDERS_NAMED);
     let rest = if more > 0 { format!(" and {more} other calls") } else { String::new() };
-    Some(format!("their paths are in the arguments of {}{rest}", named.join(", ")))
+    Some(format!("their paths are in the {place} of {}{rest}", named.join(", ")))
 }
 
 /// One line (or block) of a section, with its place in the budget order.

@@ -184,8 +184,9 @@ fn render_into<'a>(out: &mut impl RowSink<'a>, offset: usize, m: &'a Message, na
             Block::ToolResult { call_id, name, text, is_error, media, .. } => {
                 // E-2: the header (tool name, status, error) stays readable for the summarizer
                 let tool = name.as_deref().or_else(|| names.get(call_id).map(String::as_str)).unwrap_or("?");
-                // a result without an error flag that states a non-zero exit status failed too
-                let failed = *is_error || crate::summarize::facts::exit_status(text).is_some_and(|c| c != 0);
+                // a result without an error flag that states a non-zero exit status failed
+                // too (of a reader's content, its first line only: brk finding 1)
+                let failed = *is_error || crate::formats::failure::result_exit_status(tool, text).is_some_and(|c| c != 0);
                 let _ = if failed {
                     let first = text.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("");
                     write!(out, "\n<- result of {} {} ERROR: {}\n", quote::content(tool), quote::content(call_id), quote::content(&crate::evict::truncate(first, 200)))
