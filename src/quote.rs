@@ -134,7 +134,8 @@ fn lines(text: &str) -> impl Iterator<Item = (usize, usize, usize)> + '_ {
 }
 
 /// Whether `c` may lead a line without showing (brk finding 2): Unicode white space
-/// (spaces, tabs, a carriage return, a vertical tab, U+00A0, U+3000, ...) or an invisible
+/// (spaces, tabs, U+00A0, U+3000, ...; a lead CR or vertical tab is a line break, see
+/// [`break_len`], so the line starts after it) or an invisible
 /// format character (U+200B to U+200F, U+2060 to U+2064, U+FEFF, U+061C, U+180E, U+00AD,
 /// U+034F, the bidi controls [`content`] escapes), so a line the engine could have
 /// written behind it reads as one to a model.
