@@ -294,9 +294,9 @@ pub fn content_prefix(text: &str, n: usize, out: &mut Vec<u8>) {
 /// from the end (see [`content_prefix`]; a line's `&lt;` depends only on the bytes after
 /// its `<`, so a line is escaped only from where the suffix starts in it).
 pub fn content_suffix(text: &str, n: usize) -> Vec<u8> {
-    // pieces from the end, joined in order at the end
-    // `escaped[k]`: the `k`-th line from the end as quoted (from where the suffix starts
-    // in it); `breaks[k]`: the line break before it, when the suffix reaches it
+    // pieces from the end, joined in order at the end: `escaped[k]`, the `k`-th line from
+    // the end as quoted (from where the suffix starts in it); `breaks[k]`, the line break
+    // before it, when the suffix reaches it
     let mut escaped: Vec<Vec<u8>> = Vec::new();
     let mut breaks: Vec<&[u8]> = Vec::new();
     let mut have = 0usize;
