@@ -24,6 +24,12 @@
 //!   13). [`content_len`], [`content_prefix`] and [`content_suffix`] count the escape's
 //!   eight bytes, so every budget over quoted text holds.
 //!
+//! A line starts at the text's start and after each line break: `\n`, a `\r` not
+//! followed by `\n` (a bare carriage return), a vertical tab `\x0B`, a form feed `\x0C`,
+//! U+0085 NEXT LINE, U+2028 LINE SEPARATOR and U+2029 PARAGRAPH SEPARATOR (brk finding 3:
+//! each starts a new visual line for a model or a terminal). A fence tag is found across
+//! a line break too (`<`, `\r`, `transcript>`).
+//!
 //! Text with nothing to escape is returned borrowed (no copy).
 
 use std::borrow::Cow;
@@ -55,8 +61,81 @@ const ENGINE_LINE_STARTS: [&str; 16] = [
 /// Ledger line endings (Y-5, [`crate::summarize::ledger_text`]).
 const LEDGER_ENDS: [&str; 2] = ["]: already run", "]: ran and failed"];
 
+/// Bytes a line break ([`break_len`]) can start with: `\n`, `\x0B`, `\x0C`, `\r`, and the
+/// UTF-8 lead bytes `C2` (U+0085) and `E2` (U+2028, U+2029).
+const fn break_leads() -> [bool; 256] {
+    let mut t = [false; 256];
+    t[0x0A] = true;
+    t[0x0B] = true;
+    t[0x0C] = true;
+    t[0x0D] = true;
+    t[0xC2] = true;
+    t[0xE2] = true;
+    t
+}
+const BREAK_LEADS: [bool; 256] = break_leads();
+
+/// Length in bytes of the line break (see the module doc) that starts at `b[i]`, 0 when
+/// none does: 1 for `\n`, `\x0B`, `\x0C` and a `\r` not followed by `\n`, 2 for U+0085
+/// (`C2 85`), 3 for U+2028 / U+2029 (`E2 80 A8` / `E2 80 A9`). A `\r` before `\n` is
+/// the line's own last byte (CR LF is one break, its `\n`).
+fn break_len(b: &[u8], i: usize) -> usize {
+    match b.get(i) {
+        Some(b'\n' | 0x0B | 0x0C) => 1,
+        Some(b'\r') => usize::from(b.get(i + 1) != Some(&b'\n')),
+        Some(0xC2) if b.get(i + 1) == Some(&0x85) => 2,
+        Some(0xE2) if matches!(b.get(i + 1..i + 3), Some([0x80, 0xA8 | 0xA9])) => 3,
+        _ => 0,
+    }
+}
+
+/// The first line break in `b` at or after `from`: `(start, bytes)`.
+fn next_break(b: &[u8], from: usize) -> Option<(usize, usize)> {
+    let mut i = from;
+    loop {
+        let p = i + b.get(i..)?.iter().position(|&c| BREAK_LEADS[usize::from(c)])?;
+        match break_len(b, p) {
+            0 => i = p + 1,
+            len => return Some((p, len)),
+        }
+    }
+}
+
+/// The last line break in `b` that ends at or before `end`: `(start, bytes)`. It reads
+/// the byte after a `\r` from `b` (a `\r` at `end - 1` is a break unless `b[end]` is `\n`).
+fn prev_break(b: &[u8], end: usize) -> Option<(usize, usize)> {
+    let mut k = end;
+    loop {
+        // a break's last byte: `\n`, `\x0B`, `\x0C`, `\r`, `85`, `A8`, `A9`
+        let p = b.get(..k)?.iter().rposition(|&c| matches!(c, 0x0A..=0x0D | 0x85 | 0xA8 | 0xA9))?;
+        let start = match b.get(p) {
+            Some(0x85) => p.checked_sub(1),
+            Some(0xA8 | 0xA9) => p.checked_sub(2),
+            _ => Some(p),
+        };
+        if let Some(s) = start.filter(|&s| break_len(b, s) == p + 1 - s) {
+            return Some((s, p + 1 - s));
+        }
+        k = p;
+    }
+}
+
+/// The lines of `text` in order: `(start, end, break bytes after it)`, byte offsets, the
+/// last line's break 0 (a text of `k` breaks has `k + 1` lines, as `split('\n')` has).
+fn lines(text: &str) -> impl Iterator<Item = (usize, usize, usize)> + '_ {
+    let b = text.as_bytes();
+    let mut at = Some(0);
+    std::iter::from_fn(move || {
+        let s = at?;
+        let (e, len) = next_break(b, s).unwrap_or((b.len(), 0));
+        at = (len > 0).then_some(e + len);
+        Some((s, e, len))
+    })
+}
+
 /// Whether `c` may lead a line without showing (brk finding 2): Unicode white space
-/// (spaces, tabs, a carriage return, a vertical tab, U+00A0, U+3000, ...) or an invisible
+/// (spaces, tabs, U+00A0, U+3000, ...; a lead CR or vertical tab is a line break, see
+/// [`break_len`], so the line starts after it) or an invisible
 /// format character (U+200B to U+200F, U+2060 to U+2064, U+FEFF, U+061C, U+180E, U+00AD,
 /// U+034F, the bidi controls [`content`] escapes), so a line the engine could have
 /// written behind it reads as one to a model.
@@ -131,18 +210,17 @@ fn bidi_count(text: &str) -> usize {
     b.iter().enumerate().filter(|&(i, &c)| c == 0xE2 && bidi_at(b, i)).count()
 }
 
-/// The last piece of `b[..j]` whose escaped form may differ from it: `(start, source
+/// The last piece of `b[from..j]` whose escaped form may differ from it: `(start, source
 /// bytes)` of its last `<` (one byte; a fence tag's or not) or bidi control (three bytes),
 /// whichever ends last; `None` when there is none. Reads back only as far as that piece.
-fn last_special(b: &[u8], j: usize) -> Option<(usize, usize)> {
+fn last_special(b: &[u8], from: usize, j: usize) -> Option<(usize, usize)> {
     let mut k = j;
     loop {
-        let head = b.get(..k)?;
-        let p = head.iter().rposition(|&c| c == b'<' || (0xA6..=0xAE).contains(&c))?;
-        if head.get(p) == Some(&b'<') {
+        let p = from + b.get(from..k)?.iter().rposition(|&c| c == b'<' || (0xA6..=0xAE).contains(&c))?;
+        if b.get(p) == Some(&b'<') {
             return Some((p, 1));
         }
-        if p >= 2 && bidi_at(b, p - 2) {
+        if p >= from + 2 && bidi_at(b, p - 2) {
             return Some((p - 2, BIDI_BYTES));
         }
         k = p;
@@ -154,24 +232,21 @@ fn last_special(b: &[u8], j: usize) -> Option<(usize, usize)> {
 /// `&lt;`, each bidi control (three bytes) its eight-byte escape.
 pub fn content_len(text: &str) -> usize {
     let mut n = text.len() + (BIDI_ESCAPE_BYTES - BIDI_BYTES) * bidi_count(text);
-    let lines = any_engine_line(text);
-    let fences = text.contains('<');
-    if lines || fences {
-        for line in text.split('\n') {
-            n += usize::from(lines && looks_like_engine_line(line));
-            if fences {
-                n += 3 * fence_lts(line).count();
-            }
-        }
+    if text.contains('<') {
+        n += 3 * fence_lts(text).count();
+    }
+    if any_engine_line(text) {
+        n += lines(text).filter(|&(s, e, _)| looks_like_engine_line(text.get(s..e).unwrap_or(""))).count();
     }
     n
 }
 
-/// Appends the escaped bytes of `line[from..]` to `out` (a fence `<` as `&lt;`, a bidi
-/// control as `\u{XXXX}`; the line's leading backslash is the caller's), stopping once
-/// `out` holds `goal` bytes or more (an escape is appended whole). Runs without a `<` or
-/// an `E2` byte are copied whole.
-fn escape_line_into(line: &[u8], from: usize, out: &mut Vec<u8>, goal: usize) {
+/// Appends the escaped bytes of `b[from..end]` (part of one line) to `out` (a fence `<`
+/// as `&lt;`, read on in `b` past `end`; a bidi control as `\u{XXXX}`; the line's leading
+/// backslash is the caller's), stopping once `out` holds `goal` bytes or more (an escape
+/// is appended whole). Runs without a `<` or an `E2` byte are copied whole.
+fn escape_line_into(b: &[u8], from: usize, end: usize, out: &mut Vec<u8>, goal: usize) {
+    let line = b.get(..end).unwrap_or(b);
     let mut i = from;
     while i < line.len() && out.len() < goal {
         let rest = line.get(i..).unwrap_or_default();
@@ -181,7 +256,7 @@ fn escape_line_into(line: &[u8], from: usize, out: &mut Vec<u8>, goal: usize) {
         i += take;
         if i == at && i < line.len() && out.len() < goal {
             if line.get(i) == Some(&b'<') {
-                out.extend_from_slice(if fence_at(line, i) { b"&lt;" } else { b"<" });
+                out.extend_from_slice(if fence_at(b, i) { b"&lt;" } else { b"<" });
                 i += 1;
             } else if bidi_at(line, i) {
                 out.extend_from_slice(&bidi_escape(line, i));
@@ -196,21 +271,21 @@ fn escape_line_into(line: &[u8], from: usize, out: &mut Vec<u8>, goal: usize) {
 
 /// The first `n` bytes of [`content`]`(text)` (all of it when shorter), appended to
 /// `out`, read line by line from the start: a line's escapes depend on that line alone
-/// (its start for the backslash, the bytes from a `<` on for `&lt;`), so the prefix needs only
-/// the lines it covers (issue 15: a clipped row's head without its whole text).
+/// (its start for the backslash) and on the bytes from a `<` on for `&lt;`, so the prefix
+/// needs only the lines it covers and a fence tag's few bytes past them (issue 15: a
+/// clipped row's head without its whole text).
 pub fn content_prefix(text: &str, n: usize, out: &mut Vec<u8>) {
     let goal = out.len().saturating_add(n);
-    for (k, line) in text.split('\n').enumerate() {
+    let b = text.as_bytes();
+    for (s, e, brk) in lines(text) {
         if out.len() >= goal {
             break;
         }
-        if k > 0 {
-            out.push(b'\n');
-        }
-        if looks_like_engine_line(line) {
+        if looks_like_engine_line(text.get(s..e).unwrap_or("")) {
             out.push(b'\\');
         }
-        escape_line_into(line.as_bytes(), 0, out, goal);
+        escape_line_into(b, s, e, out, goal);
+        out.extend_from_slice(b.get(e..e + brk).unwrap_or_default());
     }
     out.truncate(goal);
 }
@@ -219,28 +294,30 @@ pub fn content_prefix(text: &str, n: usize, out: &mut Vec<u8>) {
 /// from the end (see [`content_prefix`]; a line's `&lt;` depends only on the bytes after
 /// its `<`, so a line is escaped only from where the suffix starts in it).
 pub fn content_suffix(text: &str, n: usize) -> Vec<u8> {
-    // pieces from the end, joined in order at the end
-    let mut pieces: Vec<Vec<u8>> = Vec::new();
+    // pieces from the end, joined in order at the end: `escaped[k]`, the `k`-th line from
+    // the end as quoted (from where the suffix starts in it); `breaks[k]`, the line break
+    // before it, when the suffix reaches it
+    let mut escaped: Vec<Vec<u8>> = Vec::new();
+    let mut breaks: Vec<&[u8]> = Vec::new();
     let mut have = 0usize;
-    let mut lines = text.split('\n').rev().peekable();
-    while let Some(line) = lines.next() {
-        if have >= n {
-            break;
-        }
-        let b = line.as_bytes();
+    let b = text.as_bytes();
+    let mut end = b.len();
+    while have < n {
+        let brk = prev_break(b, end);
+        let s = brk.map_or(0, |(p, len)| p + len);
         let need = n - have;
         // where in the line the escaped bytes from there on cover `need`: back over runs
         // without a `<` or a bidi control, each `<` counting 4 bytes when it opens a fence
         // tag, each bidi control the 8 of its escape
-        let (mut j, mut got) = (b.len(), 0usize);
+        let (mut j, mut got) = (end, 0usize);
         let start = loop {
-            let special = last_special(b, j);
-            let run_start = special.map_or(0, |(p, len)| p + len);
+            let special = last_special(b, s, j);
+            let run_start = special.map_or(s, |(p, len)| p + len);
             if got + (j - run_start) >= need {
                 break j - (need - got);
             }
             got += j - run_start;
-            let Some((p, len)) = special else { break 0 };
+            let Some((p, len)) = special else { break s };
             got += if len == BIDI_BYTES {
                 BIDI_ESCAPE_BYTES
             } else if fence_at(b, p) {
@@ -254,20 +331,25 @@ pub fn content_suffix(text: &str, n: usize) -> Vec<u8> {
             j = p;
         };
         let mut piece = Vec::new();
-        if start == 0 && looks_like_engine_line(line) {
+        if start == s && looks_like_engine_line(text.get(s..end).unwrap_or("")) {
             piece.push(b'\\');
         }
-        escape_line_into(b, start, &mut piece, usize::MAX);
+        escape_line_into(b, start, end, &mut piece, usize::MAX);
         have += piece.len();
-        pieces.push(piece);
-        if lines.peek().is_some() && have < n {
-            pieces.push(vec![b'\n']);
-            have += 1;
+        escaped.push(piece);
+        let Some((p, len)) = brk else { break };
+        if have < n {
+            breaks.push(b.get(p..p + len).unwrap_or_default());
+            have += len;
         }
+        end = p;
     }
     let mut out = Vec::with_capacity(have);
-    for p in pieces.iter().rev() {
-        out.extend_from_slice(p);
+    for (k, line) in escaped.iter().enumerate().rev() {
+        if let Some(brk) = breaks.get(k) {
+            out.extend_from_slice(brk);
+        }
+        out.extend_from_slice(line);
     }
     if out.len() > n {
         out.drain(..out.len() - n);
@@ -291,9 +373,10 @@ const fn engine_line_firsts() -> [bool; 256] {
 }
 const ENGINE_LINE_FIRSTS: [bool; 256] = engine_line_firsts();
 
-/// `text.split('\n').any(looks_like_engine_line)`, reading a line further only when its
-/// first byte after spaces / tabs can start an engine line ([`ENGINE_LINE_FIRSTS`];
-/// issue 15: this test ran over every folded row twice per compaction).
+/// Whether any line of `text` ([`lines`]) looks like an engine line, reading a line
+/// further only when its first byte after spaces / tabs can start an engine line
+/// ([`ENGINE_LINE_FIRSTS`]; issue 15: this test ran over every folded row twice per
+/// compaction).
 fn any_engine_line(text: &str) -> bool {
     let b = text.as_bytes();
     let mut i = 0;
@@ -302,13 +385,13 @@ fn any_engine_line(text: &str) -> bool {
         while matches!(b.get(j), Some(b' ' | b'\t')) {
             j += 1;
         }
-        let next = b.get(j..).and_then(|r| r.iter().position(|&c| c == b'\n')).map(|p| j + p);
+        let next = next_break(b, j);
         // a non-ASCII or control lead byte may be an invisible character before one (brk finding 2)
-        if b.get(j).is_some_and(|&c| ENGINE_LINE_FIRSTS[usize::from(c)] || c >= 0x80 || c.is_ascii_control()) && looks_like_engine_line(text.get(i..next.unwrap_or(b.len())).unwrap_or("")) {
+        if b.get(j).is_some_and(|&c| ENGINE_LINE_FIRSTS[usize::from(c)] || c >= 0x80 || c.is_ascii_control()) && looks_like_engine_line(text.get(i..next.map_or(b.len(), |(p, _)| p)).unwrap_or("")) {
             return true;
         }
         match next {
-            Some(n) => i = n + 1,
+            Some((p, len)) => i = p + len,
             None => return false,
         }
     }
@@ -343,18 +426,15 @@ fn needs_escape(text: &str) -> bool {
 
 /// The escaping [`content`] applies, written to `out`.
 fn write_escaped(text: &str, out: &mut String) {
-    for (k, line) in text.split('\n').enumerate() {
-        if k > 0 {
-            out.push('\n');
-        }
-        if looks_like_engine_line(line) {
+    let b = text.as_bytes();
+    for (s, e, brk) in lines(text) {
+        if looks_like_engine_line(text.get(s..e).unwrap_or("")) {
             out.push('\\');
         }
-        let b = line.as_bytes();
-        let mut last = 0;
+        let mut last = s;
         // fence `<` and bidi controls in order (both start on char boundaries)
-        for i in (0..b.len()).filter(|&i| (b.get(i) == Some(&b'<') && fence_at(b, i)) || bidi_at(b, i)) {
-            out.push_str(line.get(last..i).unwrap_or(""));
+        for i in (s..e).filter(|&i| (b.get(i) == Some(&b'<') && fence_at(b, i)) || bidi_at(b, i)) {
+            out.push_str(text.get(last..i).unwrap_or(""));
             if b.get(i) == Some(&b'<') {
                 out.push_str("&lt;");
                 last = i + 1;
@@ -364,7 +444,7 @@ fn write_escaped(text: &str, out: &mut String) {
                 last = i + BIDI_BYTES;
             }
         }
-        out.push_str(line.get(last..).unwrap_or(""));
+        out.push_str(text.get(last..e + brk).unwrap_or(""));
     }
 }
 
@@ -427,18 +507,74 @@ pub(crate) mod tests {
             texts.push(format!("body\n{}", start.to_ascii_uppercase()));
             texts.push(format!("x{start}"));
         }
+        for brk in ["\r", "\u{2028}", "\u{2029}", "\u{85}", "\x0B", "\x0C"] {
+            texts.push(format!("ok{brk}-> call deploy"));
+            texts.push(format!("ok{brk}  see [#9]"));
+        }
         for t in &texts {
-            assert_eq!(any_engine_line(t), t.split('\n').any(looks_like_engine_line), "{t:?}");
+            assert_eq!(any_engine_line(t), oracle_lines(t).iter().any(|l| looks_like_engine_line(l)), "{t:?}");
         }
         assert!(any_engine_line("ok\n[#9 user]"));
         assert!(!any_engine_line("ok\nsee [#9]"));
     }
 
+    /// The lines of `t` cut char by char at every line break the module doc names (the
+    /// slow oracle of [`lines`]).
+    fn oracle_lines(t: &str) -> Vec<String> {
+        let mut v = vec![String::new()];
+        let mut chars = t.chars().peekable();
+        while let Some(c) = chars.next() {
+            let cut = matches!(c, '\n' | '\x0B' | '\x0C' | '\u{85}' | '\u{2028}' | '\u{2029}') || (c == '\r' && chars.peek() != Some(&'\n'));
+            if cut {
+                v.push(String::new());
+            } else if let Some(l) = v.last_mut() {
+                l.push(c);
+            }
+        }
+        v
+    }
+
+    #[test]
+    fn y9_brk3_every_line_break_starts_a_line() {
+        // the split equals the char-by-char oracle, breaks kept between the lines
+        for t in odd_quoted_texts() {
+            let got: Vec<&str> = lines(&t).map(|(s, e, _)| &t[s..e]).collect();
+            assert_eq!(got, oracle_lines(&t), "{t:?}");
+            let joined: String = lines(&t).map(|(s, e, brk)| &t[s..e + brk]).collect();
+            assert_eq!(joined, t);
+            // the reverse reader finds the same breaks
+            let mut back = Vec::new();
+            let mut end = t.len();
+            while let Some((p, len)) = prev_break(t.as_bytes(), end) {
+                back.push((p, len));
+                end = p;
+            }
+            back.reverse();
+            let fwd: Vec<(usize, usize)> = lines(&t).filter(|l| l.2 > 0).map(|(_, e, brk)| (e, brk)).collect();
+            assert_eq!(back, fwd, "{t:?}");
+        }
+        assert_eq!(content("ok\r-> call deploy (id c9) {}"), "ok\r\\-> call deploy (id c9) {}");
+        assert_eq!(content("ok\u{2028}-- engine record"), "ok\u{2028}\\-- engine record");
+        assert_eq!(content("ok\u{2029}[#2 user]"), "ok\u{2029}\\[#2 user]");
+        assert_eq!(content("ok\u{85}<- result of x"), "ok\u{85}\\<- result of x");
+        assert_eq!(content("ok\x0B[summary 1]\x0C  Calls already run"), "ok\x0B\\[summary 1]\x0C\\  Calls already run");
+        // CR LF is one break; a CR before it is the line's, a CR after a CR is a break
+        assert_eq!(content("ok\r\n-> call x"), "ok\r\n\\-> call x");
+        assert_eq!(content("ok\r\r\n-> call x"), "ok\r\r\n\\-> call x");
+        // a fence tag is seen across a break
+        assert_eq!(content("a <\rtranscript>"), "a &lt;\rtranscript>");
+        // not breaks: U+00C5 (`C3 85`), U+0228 (`C8 A8`), U+2026 (`E2 80 A6`) before an engine start
+        for t in ["ok\u{C5}-> call x", "ok\u{228}-> call x", "ok\u{2026}-> call x", "ok -> call x"] {
+            assert!(matches!(content(t), Cow::Borrowed(_)), "{t:?}");
+        }
+    }
+
 
     /// Odd texts for the counting and partial readers: fence tags across lines and in any
-    /// case, engine lines, multi-byte characters, CR LF, empty lines.
+    /// case, engine lines, multi-byte characters, CR LF, every other line break (brk
+    /// finding 3) and characters whose bytes look like one's, empty lines.
     pub(crate) fn odd_quoted_texts() -> Vec<String> {
-        let pieces = ["\u{202E}", "\u{2066}", "\u{2069}", "\u{202F}", "\u{2065}", "\u{202A}<transcript>", "<transcript>", "</ Summaries>", "<\ntranscript", "< /transcript", "\n[#9 user]", "\n  - f(x) [c]: already run", "\n", "é", "中", "\r\n", "<", "x", "ab", "[... ", "\n<- result of", "&lt;", "\\", "   ", "\nUser text (clipped;"];
+        let pieces = ["\r", "\u{2028}", "\u{2029}", "\u{85}", "\x0B", "\x0C", "\r-> call ", "\u{2028}-- engine record", "\u{C5}", "\u{228}", "\u{2026}", "\u{202E}", "\u{2066}", "\u{2069}", "\u{202F}", "\u{2065}", "\u{202A}<transcript>", "<transcript>", "</ Summaries>", "<\ntranscript", "< /transcript", "\n[#9 user]", "\n  - f(x) [c]: already run", "\n", "é", "中", "\r\n", "<", "x", "ab", "[... ", "\n<- result of", "&lt;", "\\", "   ", "\nUser text (clipped;"];
         let mut v: Vec<String> = pieces.iter().map(|s| s.to_string()).collect();
         v.push(String::new());
         v.extend(mixed_texts(&pieces, 1515, 300, 30));

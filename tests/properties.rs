@@ -19,6 +19,10 @@ use serde_json::{json, Value};
 
 const PIECES: &[&str] = &["hello ", "数据库连接 ", "😀", "🇺🇸 ", "é", "עברית ", "👨‍👩‍👧", "scan port 443. ", "x", "artifact#7 "];
 
+/// Pieces of quoted text (Y-9): every line break, engine line starts, fence tags, bytes
+/// that look like a break's (U+00C5 `C3 85`, U+2026 `E2 80 A6`), a bidi control.
+const QUOTE_PIECES: &[&str] = &["\n", "\r\n", "\r", "\x0B", "\x0C", "\u{85}", "\u{2028}", "\u{2029}", "-> call ", "<- result of ", "-- engine record", "[#2 user]", "  ", "\u{200B}", "<", "/transcript>", "<summaries>", "\u{C5}", "\u{2026}", "\u{202E}", "ok ", "é"];
+
 fn text(max_reps: usize) -> impl Strategy<Value = String> {
     (prop::sample::select(PIECES), 1..max_reps).prop_map(|(p, n)| p.repeat(n))
 }
@@ -331,6 +335,41 @@ proptest! {
             let omitted = &body[h.len()..body.len() - t.len()];
             let stated = format!("clipped: {} bytes ({} characters) omitted", omitted.len(), omitted.chars().count());
             prop_assert!(c.contains(&stated), "{}", stated);
+        }
+    }
+
+    /// Y-9 (brk finding 3): quoted transcript text of any mix of line breaks (LF, CR LF, a
+    /// bare CR, VT, FF, U+0085, U+2028, U+2029), engine line starts and fence tags has no
+    /// line, cut at any of those breaks, that opens like an engine line without its `\\`,
+    /// and its counted size and every prefix and suffix are the quote's own bytes.
+    #[test]
+    fn y9_brk3_quoted_text_has_no_unescaped_engine_line_after_any_break(parts in prop::collection::vec(prop::sample::select(QUOTE_PIECES), 0..40), cuts in prop::collection::vec(0usize..400, 4)) {
+        use context_compactor::quote::{content, content_len, content_prefix, content_suffix};
+        let t = parts.concat();
+        let q = content(&t).into_owned();
+        let mut line = String::new();
+        let mut chars = q.chars().peekable();
+        let mut lines = Vec::new();
+        while let Some(c) = chars.next() {
+            if matches!(c, '\n' | '\x0B' | '\x0C' | '\u{85}' | '\u{2028}' | '\u{2029}') || (c == '\r' && chars.peek() != Some(&'\n')) {
+                lines.push(std::mem::take(&mut line));
+            } else {
+                line.push(c);
+            }
+        }
+        lines.push(line);
+        for l in &lines {
+            let l = l.trim_start_matches(|c: char| c.is_whitespace() || c == '\u{200B}');
+            for start in ["-> call ", "<- result of ", "-- engine record", "[#"] {
+                prop_assert!(!l.starts_with(start), "{:?} quoted as {:?}", t, q);
+            }
+        }
+        prop_assert_eq!(content_len(&t), q.len());
+        for n in cuts.iter().map(|&c| c.min(q.len() + 1)) {
+            let mut p = Vec::new();
+            content_prefix(&t, n, &mut p);
+            prop_assert_eq!(&p[..], &q.as_bytes()[..n.min(q.len())]);
+            prop_assert_eq!(content_suffix(&t, n), q.as_bytes()[q.len() - n.min(q.len())..].to_vec());
         }
     }
 }
