@@ -8,10 +8,13 @@
 //! an HTTP response whose final status is 4xx / 5xx, a JSON object that says so at its
 //! top level ([`json_error`]), or, when the output states no exit status, a specific
 //! failure signature at the start of a line in its first or last 40 lines
-//! ([`window_signature`]: a Rust panic, node's missing module, a traceback, ...). A
-//! result that merely mentions the word "error" in prose is not a failure, and an
-//! output stating exit status 0 is not read for an HTTP status or a later signature. A non-zero exit status
-//! ([`exit_status`]) is read separately (`summarize::facts`), for every format.
+//! ([`window_signature`]: a Rust panic, node's missing module, a traceback, ...) that
+//! no test runner's passing verdict after it outweighs ([`runner_verdict`]). A result
+//! that merely mentions the word "error" in prose is not a failure, and an output
+//! stating exit status 0 is not read for an HTTP status or a later signature. A non-zero
+//! exit status ([`exit_status`]: the harness's, at a line's start or the top level of a
+//! JSON output, not one the command reports of another process) is read separately
+//! (`summarize::facts`), for every format.
 
 use serde_json::Value;
 
@@ -40,7 +43,10 @@ const WINDOW_BYTES: usize = 4_096;
 /// - it states no exit status at all and one of the lines of its first and last 40 lines
 ///   (4 KiB at each end) is a specific failure signature ([`window_signature`]), such as
 ///   a Rust panic after cargo's `Compiling` lines or node's `Error: Cannot find module`
-///   after its loader's lines. The bare word `error` on a later line is not one.
+///   after its loader's lines. The bare word `error` on a later line is not one. A test
+///   runner's passing verdict among the last 40 lines, with no failing one there
+///   ([`runner_verdict`]: `test result: ok.`), outweighs a signature before it (a
+///   `#[should_panic]` test's panic line), not one after it.
 ///
 /// The tool's name is not known here: see [`result_reports_failure`] for a result whose
 /// call names a reader.
@@ -112,7 +118,7 @@ fn after_passing_verdict(text: &str) -> &str {
 /// Whether an output is an HTTP response (its first non-blank line an HTTP status line,
 /// `HTTP/<version> <3 digits>[ <reason>]`) whose final status is 4xx or 5xx (Y-5). The
 /// final status: a 1xx or 3xx response, or a proxy's `200 Connection established`
-/// ([`proxy_preamble`]), followed, after its headers' blank line, by another status line
+/// (`proxy_preamble`), followed, after its headers' blank line, by another status line
 /// (`100 Continue`, a redirect `curl -L -i` followed, the server's answer through a
 /// proxy) gives way to that one. Only the first 4 KiB are read; text after the headers is the body and is
 /// not read.
@@ -159,9 +165,14 @@ fn http_status(line: &str) -> Option<u16> {
 /// (an indented, quoted or diffed copy is content) and is one of:
 /// - Rust's `thread '<name>' panicked at`, rustc's `error[E0425]:`, cargo's `error: could
 ///   not compile `;
-/// - node's `Error: Cannot find module '` or a coded `Error [ERR_...]:`;
-/// - `Traceback (most recent call last):`, Java's `Exception in thread "<name>"`, Go's
-///   `goroutine N [running]:`;
+/// - node's `Error: Cannot find module '` or a coded `Error [ERR_...]:`, or its uncaught
+///   `TypeError: ...` (a JS error name) followed by a `    at ` stack frame;
+/// - `Traceback (most recent call last):` (not one a logger printed while the program
+///   went on: a log record at ERROR / WARNING / CRITICAL before it and another after
+///   it), Python's `SyntaxError:` / `IndentationError:` after its `  File "...", line N`
+///   line, Java's `Exception in thread "<name>"`, Go's `goroutine N [running]:`;
+/// - a C compiler's `path:line:col: error: ...`, Jest's `FAIL` badge (` FAIL  path`);
+/// - git's `error: failed to push some refs`;
 /// - npm's `npm ERR!` / `npm error ...`;
 /// - the Docker CLI's `Error response from daemon:` (or `docker: Error response from
 ///   daemon:`, after `docker run`'s pull lines);

@@ -2153,6 +2153,14 @@ mod tests {
         }
         let stated = texts.iter().filter(|t| exit_status(t).is_some()).count();
         assert!(stated > 100, "the mix states a status often: {stated}");
+        // brk finding 4: keys in and out of the top object and `metadata`, lines indented
+        let pieces = ["{", "{", "}", "[", "]", "\"exit_code\": 1", "\"ExitCode\": 2", "\"metadata\": ", ", ", "\n   Exit code 3", "\n  Exit code 4", "\n\tExit code 5", "\"x\\\"", "\"", " ", "\n"];
+        let texts = crate::quote::tests::mixed_texts(&pieces, 4, 3_000, 10);
+        for t in texts.iter().flat_map(|t| [t.clone(), format!("{{{t}")]) {
+            assert_eq!(exit_status(&t), exit_status_slow(&t), "{t:?}");
+        }
+        let stated = texts.iter().filter(|t| exit_status(&format!("{{{t}")).is_some()).count();
+        assert!(stated > 300, "the mix states a status often: {stated}");
         assert_eq!(exit_status("EXIT STATUS=\"7\" then exit code 0"), Some(7), "issue 13: the line's opening states it, not prose after it");
         assert_eq!(exit_status("exit code x\nexit status 2"), Some(2));
         assert_eq!(exit_status("exit code x exit status 2"), None, "issue 13: a status named mid-line in prose is not read");
