@@ -140,14 +140,15 @@ const DOCKER_INSPECT: &str = "[\n    {\n        \"Id\": \"3f2a\",\n        \"Sta
 /// `kubectl describe pod` of a pod whose container restarted: the command succeeded.
 const KUBECTL_DESCRIBE: &str = "Name:         web-7d4b9\nNamespace:    default\nStatus:       Running\nContainers:\n  web:\n    State:          Running\n    Last State:     Terminated\n      Reason:       Error\n      Exit Code:    1\n    Ready:          True\n    Restart Count:  3";
 
-/// Y-5 (brk finding 4, open): a command whose output *reports* another process's exit
+/// Y-5 (brk finding 4, fixed): a command whose output *reports* another process's exit
 /// status (Docker's `"ExitCode": 137` key, matched in any case as `exitCode`; kubectl's
 /// indented `Exit Code:    1` line) is read as a failed call with that status. Expected:
 /// both calls ok (they answered the question "why does the pod restart?"). Actual: §5
 /// lists `bash docker inspect web [c1] failed (exit 137): [` and `kubectl describe pod
-/// ... failed (exit 1): Name: ...`, and the summarizer's copy marks both `ERROR`.
+/// ... failed (exit 1): Name: ...`, and the summarizer's copy marks both `ERROR`. Fixed:
+/// a JSON status key is read only at the top level of an output object (or in its
+/// `metadata`), a status line only when indented by at most 2 blanks.
 #[test]
-#[ignore = "brk finding 4: a reported exit status of another process fails the call"]
 fn y5_brk4_an_output_reporting_another_process_exit_status_is_not_a_failure() {
     let calls = [("c1", "bash", json!({"command": "docker inspect web"}), DOCKER_INSPECT), ("c2", "bash", json!({"command": "kubectl describe pod web-7d4b9"}), KUBECTL_DESCRIBE)];
     let doc = session("Why does the web pod restart?", &calls, "It was OOM-killed (137).", "raise the memory limit");
@@ -155,20 +156,20 @@ fn y5_brk4_an_output_reporting_another_process_exit_status_is_not_a_failure() {
     assert!(!h.contains("failed (exit"), "{h}");
 }
 
-/// Y-5 (brk finding 5, open): realistic failed outputs with no stated exit status (an
+/// Y-5 (brk finding 5, fixed): realistic failed outputs with no stated exit status (an
 /// Anthropic `tool_result` without `is_error`, an OpenAI Chat tool row, SWE-agent) that
 /// the reading misses: node's uncaught `TypeError` after its source excerpt, a Python `SyntaxError` (no `Traceback` line), a rejected `git push`,
-/// `make`'s `Error 1`, a Jest `FAIL` behind npm's script header, curl through a proxy
+/// gcc's `path:line:col: error:` (make's `*** ` line was already read on main), a Jest `FAIL` behind npm's script header, curl through a proxy
 /// answering 404 after `200 Connection established`. Expected: each a failed call.
-/// Actual: each read as a success (`already run` in the ledger, `ok` in the copy).
+/// Actual (before the fix): each read as a success (`already run` in the ledger, `ok`
+/// in the copy).
 #[test]
-#[ignore = "brk finding 5: common failed outputs without an exit status read as successes"]
 fn y5_brk5_common_failed_outputs_without_an_exit_status_are_failures() {
     let failed = [
         "/work/app/index.js:2\nconsole.log(a.b.c);\n                ^\n\nTypeError: Cannot read properties of undefined (reading 'c')\n    at Object.<anonymous> (/work/app/index.js:2:17)\n\nNode.js v20.11.1",
         "  File \"x.py\", line 1\n    def f(\n         ^\nSyntaxError: '(' was never closed",
         "To github.com:o/r.git\n ! [rejected]        main -> main (fetch first)\nerror: failed to push some refs to 'github.com:o/r.git'",
-        "cc -c main.c -o main.o\nmain.c:3:5: error: expected ';' before 'return'\nmake: *** [Makefile:3: main.o] Error 1",
+        "cc -c main.c -o main.o\nmain.c:3:5: error: expected ';' before 'return'\n    3 |     return 0\n      |     ^~~~~~",
         "\n> app@1.0.0 test\n> jest\n\n FAIL  src/sum.test.js\n  ● adds\n\nTests:       1 failed, 1 total",
         "HTTP/1.1 200 Connection established\n\nHTTP/2 404\ncontent-type: text/html\n\n<html>not found</html>",
     ];
@@ -176,13 +177,14 @@ fn y5_brk5_common_failed_outputs_without_an_exit_status_are_failures() {
     assert!(missed.is_empty(), "read as successes: {missed:#?}");
 }
 
-/// Y-5 (brk finding 6, open): successful outputs the window signature reads as failures:
+/// Y-5 (brk finding 6, fixed): successful outputs the window signature reads as failures:
 /// `cargo test -- --nocapture` with a passing `#[should_panic]` test prints the panic
 /// line at column 0 and ends `test result: ok`; a service's log shows a handled
 /// exception's traceback before `done`. Expected: ok. Actual: failed calls (§5, ledger
-/// `ran and failed`, the summarizer's copy `ERROR: running 2 tests`).
+/// `ran and failed`, the summarizer's copy `ERROR: running 2 tests`). Fixed: a runner's
+/// passing verdict in the last lines outweighs an earlier signature, and a traceback
+/// logged between log records is handled.
 #[test]
-#[ignore = "brk finding 6: passing outputs holding a panic or traceback line read as failures"]
 fn y5_brk6_passing_outputs_holding_a_handled_panic_are_not_failures() {
     let ok = [
         "running 2 tests\nthread 'tests::rejects_empty' panicked at src/lib.rs:20:9:\nempty input\nnote: run with `RUST_BACKTRACE=1` environment variable to display a backtrace\ntest tests::rejects_empty - should panic ... ok\ntest tests::adds ... ok\n\ntest result: ok. 2 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s",

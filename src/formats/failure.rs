@@ -8,10 +8,13 @@
 //! an HTTP response whose final status is 4xx / 5xx, a JSON object that says so at its
 //! top level ([`json_error`]), or, when the output states no exit status, a specific
 //! failure signature at the start of a line in its first or last 40 lines
-//! ([`window_signature`]: a Rust panic, node's missing module, a traceback, ...). A
-//! result that merely mentions the word "error" in prose is not a failure, and an
-//! output stating exit status 0 is not read for an HTTP status or a later signature. A non-zero exit status
-//! ([`exit_status`]) is read separately (`summarize::facts`), for every format.
+//! ([`window_signature`]: a Rust panic, node's missing module, a traceback, ...) that
+//! no test runner's passing verdict after it outweighs ([`runner_verdict`]). A result
+//! that merely mentions the word "error" in prose is not a failure, and an output
+//! stating exit status 0 is not read for an HTTP status or a later signature. A non-zero
+//! exit status ([`exit_status`]: the harness's, at a line's start or the top level of a
+//! JSON output, not one the command reports of another process) is read separately
+//! (`summarize::facts`), for every format.
 
 use serde_json::Value;
 
@@ -40,7 +43,10 @@ const WINDOW_BYTES: usize = 4_096;
 /// - it states no exit status at all and one of the lines of its first and last 40 lines
 ///   (4 KiB at each end) is a specific failure signature ([`window_signature`]), such as
 ///   a Rust panic after cargo's `Compiling` lines or node's `Error: Cannot find module`
-///   after its loader's lines. The bare word `error` on a later line is not one.
+///   after its loader's lines. The bare word `error` on a later line is not one. A test
+///   runner's passing verdict among the last 40 lines, with no failing one there
+///   ([`runner_verdict`]: `test result: ok.`), outweighs a signature before it (a
+///   `#[should_panic]` test's panic line), not one after it.
 ///
 /// The tool's name is not known here: see [`result_reports_failure`] for a result whose
 /// call names a reader.
@@ -53,28 +59,90 @@ pub fn text_reports_failure(text: &str) -> bool {
     // a stated exit status 0 outweighs what a later line or a wrapped HTTP response
     // holds, not an output that opens as an error (`Error: expected exit code 0, got 1`)
     let exit = exit_status(text);
-    opens_as_error(first) || json_error(text) || (exit != Some(0) && http_failure(text)) || (exit.is_none() && window_signature(text))
+    opens_as_error(first) || json_error(text) || (exit != Some(0) && http_failure(text)) || (exit.is_none() && window_signature(after_passing_verdict(text)))
+}
+
+/// A test runner's own verdict on its run (Y-5, brk finding 6): libtest's `test result:
+/// ok.` / `test result: FAILED.`, pytest's summary (`===== 2 passed, 1 skipped in 0.12s
+/// =====`, `-q`'s bare `2 passed in 0.01s`), Jest's `Tests:       3 passed, 3 total`.
+/// `Some(true)` when it says the run passed (pytest and Jest: some passed, none failed
+/// and no error), `Some(false)` when it says it failed, `None` for any other line.
+pub fn runner_verdict(line: &str) -> Option<bool> {
+    let line = line.trim_end();
+    if let Some(rest) = line.strip_prefix("test result: ") {
+        return if rest.starts_with("ok.") { Some(true) } else if rest.starts_with("FAILED.") { Some(false) } else { None };
+    }
+    // `N word` parts, comma-separated: pytest's after its `=` rule, Jest's after `Tests:`
+    let counts = |parts: &str, words: &[&str]| -> Option<Vec<(u64, String)>> {
+        parts.split(", ").map(|p| {
+            let (n, w) = p.trim().split_once(' ')?;
+            let n: u64 = n.parse().ok()?;
+            words.contains(&w).then(|| (n, w.to_string()))
+        }).collect()
+    };
+    let says = |c: Vec<(u64, String)>, bad: &[&str]| {
+        let failed = c.iter().any(|(n, w)| *n > 0 && bad.contains(&w.as_str()));
+        let passed = c.iter().any(|(n, w)| *n > 0 && w == "passed");
+        (failed || passed).then_some(!failed)
+    };
+    if let Some(rest) = line.strip_prefix("Tests:") {
+        return says(counts(rest.trim(), &["passed", "failed", "skipped", "todo", "total"])?, &["failed"]);
+    }
+    const PYTEST: [&str; 11] = ["passed", "failed", "skipped", "xfailed", "xpassed", "error", "errors", "warning", "warnings", "deselected", "rerun"];
+    let inner = line.trim_matches(|c| c == '=' || c == ' ');
+    let (parts, time) = inner.rsplit_once(" in ")?;
+    let secs = time.split(' ').next().unwrap_or("").strip_suffix('s')?;
+    if secs.parse::<f64>().is_err() {
+        return None;
+    }
+    says(counts(parts, &PYTEST)?, &["failed", "error", "errors"])
+}
+
+/// The part of `text` after its final passing runner verdict ([`runner_verdict`]) when
+/// its last [`WINDOW_LINES`] lines hold one and no failing verdict (Y-5, brk finding 6):
+/// a panic or traceback before it is the runner's report of a test that passed (a
+/// `#[should_panic]` test under `--nocapture`), so [`window_signature`] reads only what
+/// follows. The whole text otherwise.
+fn after_passing_verdict(text: &str) -> &str {
+    let tail = tail_window(text);
+    let verdicts: Vec<(&str, bool)> = tail.iter().filter_map(|l| Some((*l, runner_verdict(l)?))).collect();
+    match verdicts.last() {
+        Some((line, true)) if verdicts.iter().all(|(_, ok)| *ok) => {
+            let end = line.as_ptr() as usize - text.as_ptr() as usize + line.len();
+            text.get(end..).unwrap_or(text)
+        }
+        _ => text,
+    }
 }
 
 /// Whether an output is an HTTP response (its first non-blank line an HTTP status line,
 /// `HTTP/<version> <3 digits>[ <reason>]`) whose final status is 4xx or 5xx (Y-5). The
-/// final status: a 1xx or 3xx response followed, after its headers' blank line, by
-/// another status line (`100 Continue`, a redirect `curl -L -i` followed) gives way to
-/// that one. Only the first 4 KiB are read; text after the headers is the body and is
+/// final status: a 1xx or 3xx response, or a proxy's `200 Connection established`
+/// (`proxy_preamble`), followed, after its headers' blank line, by another status line
+/// (`100 Continue`, a redirect `curl -L -i` followed, the server's answer through a
+/// proxy) gives way to that one. Only the first 4 KiB are read; text after the headers is the body and is
 /// not read.
 pub fn http_failure(text: &str) -> bool {
     let head = text.get(..crate::evict::floor_boundary(text, WINDOW_BYTES)).unwrap_or("");
     let mut lines = head.lines().map(str::trim).skip_while(|l| l.is_empty());
-    let Some(mut status) = lines.next().and_then(http_status) else { return false };
-    while status < 200 || (300..400).contains(&status) {
+    let Some(mut line) = lines.next() else { return false };
+    let Some(mut status) = http_status(line) else { return false };
+    while status < 200 || (300..400).contains(&status) || proxy_preamble(line) {
         // past the headers' blank line, the next response's status line, if any
         let mut rest = lines.by_ref().skip_while(|l| !l.is_empty()).skip_while(|l| l.is_empty());
-        match rest.next().and_then(http_status) {
-            Some(next) => status = next,
+        match rest.next().and_then(|l| Some((l, http_status(l)?))) {
+            Some((l, next)) => (line, status) = (l, next),
             None => break,
         }
     }
     status >= 400
+}
+
+/// Whether an HTTP status line is a proxy's answer to `CONNECT` (`HTTP/1.1 200
+/// Connection established`, reason in any case; brk finding 5): curl through a proxy
+/// prints it before the server's own response, whose status is the final one.
+fn proxy_preamble(line: &str) -> bool {
+    http_status(line) == Some(200) && line.split_once(" 200 ").is_some_and(|(_, reason)| reason.trim().eq_ignore_ascii_case("connection established"))
 }
 
 /// The status of an HTTP status line: `HTTP/1.1 404 Not Found`, `HTTP/2 500`.
@@ -97,9 +165,14 @@ fn http_status(line: &str) -> Option<u16> {
 /// (an indented, quoted or diffed copy is content) and is one of:
 /// - Rust's `thread '<name>' panicked at`, rustc's `error[E0425]:`, cargo's `error: could
 ///   not compile `;
-/// - node's `Error: Cannot find module '` or a coded `Error [ERR_...]:`;
-/// - `Traceback (most recent call last):`, Java's `Exception in thread "<name>"`, Go's
-///   `goroutine N [running]:`;
+/// - node's `Error: Cannot find module '` or a coded `Error [ERR_...]:`, or its uncaught
+///   `TypeError: ...` (a JS error name) followed by a `    at ` stack frame;
+/// - `Traceback (most recent call last):` (not one a logger printed while the program
+///   went on: a log record at ERROR / WARNING / CRITICAL before it and another after
+///   it), Python's `SyntaxError:` / `IndentationError:` after its `  File "...", line N`
+///   line, Java's `Exception in thread "<name>"`, Go's `goroutine N [running]:`;
+/// - a C compiler's `path:line:col: error: ...`, Jest's `FAIL` badge (` FAIL  path`);
+/// - git's `error: failed to push some refs`;
 /// - npm's `npm ERR!` / `npm error ...`;
 /// - the Docker CLI's `Error response from daemon:` (or `docker: Error response from
 ///   daemon:`, after `docker run`'s pull lines);
@@ -114,22 +187,94 @@ fn http_status(line: &str) -> Option<u16> {
 ///   `make[1]: *** No rule to make target 'x'.  Stop.`).
 pub fn window_signature(text: &str) -> bool {
     let head = text.get(..crate::evict::floor_boundary(text, WINDOW_BYTES)).unwrap_or("");
-    if head.lines().take(WINDOW_LINES).any(signature_line) {
+    let head: Vec<&str> = head.lines().take(WINDOW_LINES).collect();
+    if (0..head.len()).any(|i| signature_at(&head, i)) {
         return true;
     }
+    let tail = tail_window(text);
+    (0..tail.len()).any(|i| signature_at(&tail, i))
+}
+
+/// The last [`WINDOW_LINES`] lines of `text` within its last [`WINDOW_BYTES`], in order
+/// (a line cut by the byte bound is not read).
+fn tail_window(text: &str) -> Vec<&str> {
     let from = crate::evict::ceil_boundary(text, text.len().saturating_sub(WINDOW_BYTES));
     let mut tail = text.get(from..).unwrap_or("").lines();
-    // a line cut by the byte bound is not read
     if from > 0 && text.as_bytes().get(from - 1) != Some(&b'\n') {
         tail.next();
     }
-    tail.rev().take(WINDOW_LINES).any(signature_line)
+    let mut tail: Vec<&str> = tail.rev().take(WINDOW_LINES).collect();
+    tail.reverse();
+    tail
+}
+
+/// Whether line `i` of a window's `lines` is a failure signature ([`window_signature`]):
+/// a one-line signature ([`signature_line`]) or one its neighbours make (node's uncaught
+/// error, Python's `SyntaxError`), except a traceback a logger printed while the
+/// program went on ([`logged_traceback`]).
+fn signature_at(lines: &[&str], i: usize) -> bool {
+    let line = lines[i].trim_end();
+    if line.starts_with("Traceback (most recent call last):") {
+        return !logged_traceback(lines, i);
+    }
+    signature_line(line) || js_uncaught(lines, i) || python_syntax_error(lines, i)
+}
+
+/// Node's uncaught error (Y-5, brk finding 5): line `i` opens at column 0 with a JS
+/// error name, an identifier ending `Error` longer than `Error` (`TypeError: `,
+/// `ReferenceError: `), then `: `, and the next line is a stack frame (`    at `).
+fn js_uncaught(lines: &[&str], i: usize) -> bool {
+    let Some((name, _)) = lines[i].split_once(": ") else { return false };
+    let named = name.len() > "Error".len() && name.ends_with("Error") && name.starts_with(|c: char| c.is_ascii_uppercase()) && name.bytes().all(|b| b.is_ascii_alphanumeric());
+    named && lines.get(i + 1).is_some_and(|l| l.starts_with("    at "))
+}
+
+/// Python's `SyntaxError: ` or `IndentationError: ` at column 0 (Y-5, brk finding 5)
+/// with, in the 4 lines before it, the `  File "<path>", line N` line naming where (the
+/// code and caret lines between): a compile error Python reports without a traceback.
+fn python_syntax_error(lines: &[&str], i: usize) -> bool {
+    if !(lines[i].starts_with("SyntaxError: ") || lines[i].starts_with("IndentationError: ")) {
+        return false;
+    }
+    let file_line = |l: &str| {
+        l.strip_prefix("  File \"").and_then(|r| r.split_once("\", line ")).is_some_and(|(path, n)| {
+            let digits = n.bytes().take_while(u8::is_ascii_digit).count();
+            !path.is_empty() && digits > 0 && (n.len() == digits || n[digits..].starts_with(','))
+        })
+    };
+    lines[i.saturating_sub(4)..i].iter().any(|l| file_line(l.trim_end()))
+}
+
+/// Whether the traceback whose header is line `i` of a window was printed by a logger
+/// while the program went on (Y-5, brk finding 6): the line before it is a log record
+/// at level `ERROR`, `WARNING` or `CRITICAL` ([`log_record`]: `ERROR:root:retrying`,
+/// Python's `logger.exception`), and after the traceback's frames (its indented lines)
+/// and exception line, a later line is a log record too (`INFO retry ok`). An uncaught
+/// exception ends the program: nothing is logged after it.
+fn logged_traceback(lines: &[&str], i: usize) -> bool {
+    let before = i.checked_sub(1).and_then(|j| log_record(lines[j]));
+    if !before.is_some_and(|level| ["ERROR", "WARNING", "CRITICAL"].contains(&level)) {
+        return false;
+    }
+    let frames = lines[i + 1..].iter().take_while(|l| l.starts_with(' ')).count();
+    // past the frames, the exception line, then the program's own lines
+    lines.get(i + 2 + frames..).is_some_and(|rest| rest.iter().any(|l| log_record(l).is_some()))
+}
+
+/// The level a log record line opens with at column 0 (`DEBUG`, `INFO`, `WARNING`,
+/// `ERROR`, `CRITICAL`), then `:` (Python logging's default `ERROR:root:msg`) or a space
+/// (`INFO done`).
+fn log_record(line: &str) -> Option<&'static str> {
+    const LEVELS: [&str; 5] = ["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"];
+    LEVELS.into_iter().find(|l| line.strip_prefix(l).is_some_and(|r| r.starts_with([':', ' '])))
 }
 
 /// One line (untrimmed) of [`window_signature`]'s window: whether it is a signature.
 fn signature_line(line: &str) -> bool {
-    const STARTS: [&str; 10] = [
+    const STARTS: [&str; 11] = [
         "Error: Cannot find module '",
+        // git refusing a push (brk finding 5)
+        "error: failed to push some refs",
         "Error response from daemon:",
         "docker: Error response from daemon:",
         "Traceback (most recent call last):",
@@ -166,7 +311,25 @@ fn signature_line(line: &str) -> bool {
     if let Some(rest) = line.strip_prefix("Error [ERR_") {
         return rest.split_once("]:").is_some_and(|(code, _)| !code.is_empty() && code.bytes().all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_'));
     }
-    STARTS.iter().any(|s| line.starts_with(s)) || npm_error(line) || rust_panic(line) || rustc_error(line) || shell_not_found(line) || command_errno(line) || make_error(line)
+    STARTS.iter().any(|s| line.starts_with(s)) || npm_error(line) || rust_panic(line) || rustc_error(line) || shell_not_found(line) || command_errno(line) || make_error(line) || compiler_error(line) || jest_fail(line)
+}
+
+/// A C compiler's (gcc, clang) error line (Y-5, brk finding 5): `<path>:<line>:<col>:
+/// error: ` at column 0, the path holding no blank, line and column digits (`main.c:3:5:
+/// error: expected ';'`). A warning (`: warning: `) is not one.
+fn compiler_error(line: &str) -> bool {
+    let Some((place, _)) = line.split_once(": error: ") else { return false };
+    let mut parts = place.rsplitn(3, ':');
+    let digits = |p: Option<&str>| p.is_some_and(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()));
+    let (col, row, path) = (parts.next(), parts.next(), parts.next());
+    digits(col) && digits(row) && path.is_some_and(|p| !p.is_empty() && !p.contains(char::is_whitespace))
+}
+
+/// Jest's failed test file (Y-5, brk finding 5): `FAIL` after at most one space (Jest
+/// pads its badge: ` FAIL  src/sum.test.js`), then spaces and a path.
+fn jest_fail(line: &str) -> bool {
+    let line = line.strip_prefix(' ').unwrap_or(line);
+    line.strip_prefix("FAIL ").is_some_and(|r| !r.trim().is_empty())
 }
 
 /// Whether a line is GNU make's own failure line (Y-5, issue 13): `make: *** ` or, from
@@ -214,11 +377,18 @@ pub(crate) const EXIT_JSON_KEYS: [&str; 3] = ["\"exit_code\"", "\"returncode\"",
 /// The exit status a result states (Y-5, issue 13), read from its first 2,000 UTF-8
 /// bytes, or `None`. A status is read only where a harness or a shell states one, in any
 /// ASCII case:
-/// - a line opening (after optional `[`, `(`, whitespace and `Error: `) with one of
-///   [`EXIT_LINE_STARTS`]: `Exit code: 1`, `Exit code 101`, `[exit status 2]`;
+/// - a line opening (after optional `[`, `(`, at most [`EXIT_INDENT`] blanks and
+///   `Error: `) with one of [`EXIT_LINE_STARTS`]: `Exit code: 1`, `Exit code 101`,
+///   `  [exit status 2]`; a status indented deeper is a field of what the command
+///   printed (`kubectl describe pod`'s `      Exit Code:    1`), not the harness's;
 /// - one of [`EXIT_IN_LINE`] anywhere: `Process exited with code 1`, `Command 'x'
 ///   returned non-zero exit status 2.`;
-/// - a JSON key of [`EXIT_JSON_KEYS`]: `{"metadata": {"exit_code": 101}}`.
+/// - a JSON key of [`EXIT_JSON_KEYS`] when the output is a JSON object (its first
+///   non-blank byte `{`), directly in that object or in its top-level `metadata` object
+///   ([`json_status_spots`]): `{"returncode": 1}`, Codex's `{"output": "...",
+///   "metadata": {"exit_code": 101}}`. A key nested deeper or inside an array is another
+///   process's status the command reports (`docker inspect`'s `[{"State": {"ExitCode":
+///   137}}]`, brk finding 4).
 ///
 /// Words followed by optional whitespace, one optional `:` or `=`, optional whitespace,
 /// an optional `"`, then an integer (an optional `-` and digits) that no letter, digit,
@@ -232,7 +402,64 @@ pub(crate) const EXIT_JSON_KEYS: [&str; 3] = ["\"exit_code\"", "\"returncode\"",
 /// (`summarize::facts::exit_status_slow`, the test oracle).
 pub fn exit_status(text: &str) -> Option<i64> {
     let head = text.get(..crate::evict::floor_boundary(text, 2_000)).unwrap_or("");
-    head.split('\n').find_map(|line| line_exit_status(line.as_bytes()))
+    let spots = json_status_spots(head);
+    let mut at = 0;
+    head.split('\n').find_map(|line| {
+        let from = at;
+        at += line.len() + 1;
+        line_exit_status(line.as_bytes(), &|i| spots.binary_search(&(from + i)).is_ok())
+    })
+}
+
+/// Most blanks (spaces, tabs, carriage returns) before a line's exit status words
+/// ([`exit_status`]): a harness states the status at the line's start (`Exit code 1`,
+/// `  [exit status 2]`); deeper is a field of the command's own output (brk finding 4).
+pub const EXIT_INDENT: usize = 2;
+
+/// The byte offsets in `head` of the quotes opening a string where [`exit_status`]
+/// reads a JSON status key (Y-5, brk finding 4), ascending: when `head`'s first non-blank
+/// byte is `{`, the strings directly in that object (depth 1) and in the object its
+/// `metadata` key holds (depth 2); none otherwise. Strings are skipped with their
+/// escapes; a head cut mid-JSON is read as far as it goes.
+pub fn json_status_spots(head: &str) -> Vec<usize> {
+    let b = head.as_bytes();
+    let Some(open) = b.iter().position(|c| !c.is_ascii_whitespace()).filter(|&i| b[i] == b'{') else { return Vec::new() };
+    let mut spots = Vec::new();
+    let (mut depth, mut in_meta, mut i) = (0usize, false, open);
+    // the last string closed at depth 1 (a key when a `{` follows its `:`)
+    let mut last = (0, 0);
+    while i < b.len() {
+        match b[i] {
+            b'"' => {
+                let start = i;
+                i += 1;
+                while i < b.len() && b[i] != b'"' {
+                    i += if b[i] == b'\\' { 2 } else { 1 };
+                }
+                if depth == 1 || (depth == 2 && in_meta) {
+                    spots.push(start);
+                }
+                if depth == 1 {
+                    last = (start + 1, i.min(b.len()));
+                }
+            }
+            c @ (b'{' | b'[') => {
+                depth += 1;
+                if depth == 2 {
+                    in_meta = c == b'{' && b.get(last.0..last.1) == Some(b"metadata".as_slice());
+                }
+            }
+            b'}' | b']' => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    break;
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    spots
 }
 
 /// The exit status the result of a call to tool `name` states (Y-5, brk finding 1): as
@@ -254,20 +481,24 @@ fn holds_at(b: &[u8], i: usize, pat: &str) -> bool {
     b.get(i..i + pat.len()).is_some_and(|w| w.eq_ignore_ascii_case(pat.as_bytes()))
 }
 
-/// The exit status one line of [`exit_status`]'s head states.
-fn line_exit_status(b: &[u8]) -> Option<i64> {
+/// The exit status one line of [`exit_status`]'s head states; `key_ok` tells whether a
+/// quote at a byte of the line may open a JSON status key ([`json_status_spots`]).
+fn line_exit_status(b: &[u8], key_ok: &dyn Fn(usize) -> bool) -> Option<i64> {
     let mut start = b.iter().take_while(|c| matches!(c, b' ' | b'\t' | b'\r' | b'[' | b'(')).count();
-    if holds_at(b, start, "error: ") {
-        start += "error: ".len();
-    }
-    if let Some(n) = EXIT_LINE_STARTS.iter().filter(|p| holds_at(b, start, p)).find_map(|p| status_after(b, start + p.len(), true)) {
-        return Some(n);
+    // indented deeper than a harness writes: no line opening (phrases and keys still read)
+    if b[..start].iter().filter(|c| matches!(c, b' ' | b'\t' | b'\r')).count() <= EXIT_INDENT {
+        if holds_at(b, start, "error: ") {
+            start += "error: ".len();
+        }
+        if let Some(n) = EXIT_LINE_STARTS.iter().filter(|p| holds_at(b, start, p)).find_map(|p| status_after(b, start + p.len(), true)) {
+            return Some(n);
+        }
     }
     for (i, &c) in b.iter().enumerate() {
         // every phrase starts with "e" or "r", every key with a quote
         let found = match c | 0x20 {
             b'e' | b'r' => EXIT_IN_LINE.iter().filter(|p| holds_at(b, i, p)).find_map(|p| status_after(b, i + p.len(), true)),
-            b'"' => EXIT_JSON_KEYS.iter().filter(|k| holds_at(b, i, k)).find_map(|k| status_after(b, i + k.len(), false)),
+            b'"' if key_ok(i) => EXIT_JSON_KEYS.iter().filter(|k| holds_at(b, i, k)).find_map(|k| status_after(b, i + k.len(), false)),
             _ => None,
         };
         if found.is_some() {

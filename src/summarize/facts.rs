@@ -1317,17 +1317,59 @@ fn exit_status_slow(text: &str) -> Option<i64> {
         };
         if goes_on { None } else { rest[..len].parse().ok() }
     }
+    // whether a quote at byte `pos` of the head opens a string in the top-level object
+    // or its `metadata` object: the containers open before it, each with its key
+    fn key_read(head: &str, pos: usize) -> bool {
+        if !head.trim_start_matches(|c: char| c.is_ascii_whitespace()).starts_with('{') {
+            return false;
+        }
+        let (mut open, mut key, mut string, mut escaped): (Vec<(char, String)>, String, Option<String>, bool) = (Vec::new(), String::new(), None, false);
+        for c in head[..pos].chars() {
+            match string.as_mut() {
+                Some(s) if escaped => {
+                    s.push(c);
+                    escaped = false;
+                }
+                Some(s) if c == '\\' => {
+                    s.push(c);
+                    escaped = true;
+                }
+                // the key a container after it is the value of: a string of the top object
+                Some(_) if c == '"' && open.len() == 1 => key = string.take().unwrap_or_default(),
+                Some(_) if c == '"' => string = None,
+                Some(s) => s.push(c),
+                None if c == '"' => string = Some(String::new()),
+                None if c == '{' || c == '[' => open.push((c, key.clone())),
+                None if c == '}' || c == ']' => {
+                    open.pop();
+                    if open.is_empty() {
+                        return false;
+                    }
+                }
+                None => {}
+            }
+        }
+        string.is_none() && (open.len() == 1 || (open.len() == 2 && open[1] == ('{', "metadata".to_string())))
+    }
     let head = text.get(..crate::evict::floor_boundary(text, 2_000)).unwrap_or("");
+    let mut line_at = 0;
     for line in head.to_ascii_lowercase().split('\n') {
+        let from = line_at;
+        line_at += line.len() + 1;
         let opening = line.trim_start_matches([' ', '\t', '\r', '[', '(']);
+        let lead = &line[..line.len() - opening.len()];
         let opening = opening.strip_prefix("error: ").unwrap_or(opening);
-        if let Some(n) = EXIT_LINE_STARTS.iter().find_map(|p| integer(opening.strip_prefix(p)?, true)) {
-            return Some(n);
+        let indent = lead.chars().filter(|c| c.is_ascii_whitespace()).count();
+        if indent <= crate::formats::failure::EXIT_INDENT {
+            if let Some(n) = EXIT_LINE_STARTS.iter().find_map(|p| integer(opening.strip_prefix(p)?, true)) {
+                return Some(n);
+            }
         }
         let mut found: Vec<(usize, Option<i64>)> = Vec::new();
         for (pats, words) in [(&EXIT_IN_LINE[..], true), (&EXIT_JSON_KEYS[..], false)] {
             for p in pats {
-                found.extend(line.match_indices(p).map(|(at, _)| (at, integer(&line[at + p.len()..], words))));
+                let read = |at: usize| words || key_read(head, from + at);
+                found.extend(line.match_indices(p).filter(|(at, _)| read(*at)).map(|(at, _)| (at, integer(&line[at + p.len()..], words))));
             }
         }
         found.sort_by_key(|(at, _)| *at);
@@ -2098,13 +2140,27 @@ mod tests {
         let pieces = [
             "Exit code", "\nexit status", "\nexit_code", "\n(returncode", "exited with code", "returned non-zero exit status", "\"exitCode\"", "\"exit_code\"", ": ", "=", "==",
             " ", "\"", "-", "1", "0", "7 ", ".", "x", "_", "\n", "\r\n", "\n[", "\nError: ", "proc.", "é", "\t", "2.5",
+            // brk finding 4: JSON nesting and indentation
+            "{", "}", "[", "]", "\"metadata\": {", "\\\"", ",", "\n   ", "\n  ", "\u{a0}",
         ];
         let texts = crate::quote::tests::mixed_texts(&pieces, 13, 2_000, 12);
         for t in &texts {
             assert_eq!(exit_status(t), exit_status_slow(t), "{t:?}");
+            // as the opening of a JSON object, and inside its `metadata` object
+            for j in [format!("{{{t}"), format!(" {{\"a\": [1], \"metadata\": {{{t}")] {
+                assert_eq!(exit_status(&j), exit_status_slow(&j), "{j:?}");
+            }
         }
         let stated = texts.iter().filter(|t| exit_status(t).is_some()).count();
-        assert!(stated > 150, "the mix states a status often: {stated}");
+        assert!(stated > 100, "the mix states a status often: {stated}");
+        // brk finding 4: keys in and out of the top object and `metadata`, lines indented
+        let pieces = ["{", "{", "}", "[", "]", "\"exit_code\": 1", "\"ExitCode\": 2", "\"metadata\": ", ", ", "\n   Exit code 3", "\n  Exit code 4", "\n\tExit code 5", "\"x\\\"", "\"", " ", "\n"];
+        let texts = crate::quote::tests::mixed_texts(&pieces, 4, 3_000, 10);
+        for t in texts.iter().flat_map(|t| [t.clone(), format!("{{{t}")]) {
+            assert_eq!(exit_status(&t), exit_status_slow(&t), "{t:?}");
+        }
+        let stated = texts.iter().filter(|t| exit_status(&format!("{{{t}")).is_some()).count();
+        assert!(stated > 300, "the mix states a status often: {stated}");
         assert_eq!(exit_status("EXIT STATUS=\"7\" then exit code 0"), Some(7), "issue 13: the line's opening states it, not prose after it");
         assert_eq!(exit_status("exit code x\nexit status 2"), Some(2));
         assert_eq!(exit_status("exit code x exit status 2"), None, "issue 13: a status named mid-line in prose is not read");
