@@ -256,33 +256,6 @@ fn issue13_y5_errors_and_next_step_come_before_the_file_list() {
     assert!(count > 140 && marker.contains("apply_patch p1"), "{marker}");
 }
 
-/// Issue 13, Y-6: a short fold whose full handoff with its tail (the re-attached plan,
-/// the floor) would be bigger than the rows it replaces gets a handoff cut to the room
-/// under their size, not the floor alone: what the agent found (§7) stays in the context.
-#[test]
-fn issue13_y6_a_short_fold_keeps_a_cut_handoff_with_its_findings() {
-    let todos: Vec<Value> = (0..6).map(|k| json!({"content": format!("Check the proxy route number {k} against the config"), "status": if k == 0 { "in_progress" } else { "pending" }})).collect();
-    let body = "[server]\nhost = \"0.0.0.0\"\n".to_string() + &"# a comment line of the config file\n".repeat(12) + "port = 8081\n";
-    let d = vec![
-        sys(),
-        user("Check which port the server uses."),
-        call("t1", "TodoWrite", json!({"todos": todos})),
-        result("t1", "Todos have been modified successfully."),
-        call("c1", "read_file", json!({"path": "config/app.toml"})),
-        result("c1", &body),
-        asst("I found that the server listens on port 8081 in config/app.toml, so the proxy must point there."),
-        user("Point the proxy there."),
-        asst("Editing the proxy config now."),
-        user("Then push."),
-    ];
-    let o = mechanical(d, json!({"profile": "default", "preserveRecentTurns": 2}));
-    assert_eq!(o.status, "compacted", "{}", o.reason);
-    let text = summary_text(&o);
-    assert!(text.contains("listens on port 8081"), "the finding is kept\n{text}");
-    assert!(text.contains("config/app.toml"), "{text}");
-    assert!(text.contains("Check the proxy route number 5"), "the plan is re-attached\n{text}");
-}
-
 /// N-1, M-1 (issue 13): the floor's and the handoff's path markers say the folded rows
 /// are in memory only when the memory records hold them. With projection on and no
 /// memory hook limited to the user text (user-text-only memory: the folded user rows

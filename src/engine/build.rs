@@ -321,14 +321,7 @@ impl Job {
             // with the failed calls' lines of §5 (Y-5: a failed command is never dropped)
             let errors = crate::quote::content(&errors_handoff(&facts)).into_owned();
             let floor_only = compose(&errors);
-            // issue 13: before the floor alone, a handoff cut to the room the floor leaves
-            // under the folded rows' size (its priorities keep the next step, the errors and
-            // the decisions first), when it still names every failed call
-            let room = fold_bytes.saturating_sub(floor_only.len().saturating_sub(errors.len()) + 1);
-            let shorter = compose(&quoted_handoff(&facts, room, handoff_labels));
-            if shorter.len() < fold_bytes && shorter.len() < text.len() && errors.lines().all(|l| shorter.contains(l)) {
-                text = shorter;
-            } else if floor_only.len() < text.len() {
+            if floor_only.len() < text.len() {
                 text = floor_only;
             }
         }
