@@ -312,3 +312,42 @@ fn y3_brk2_12_a_long_command_fixed_folds_later_is_resolved() {
     assert!(l1.starts_with("- bash `cd /repo && python -m pytest") && l1.contains("failed"), "{l1}");
     assert!(l1.contains("resolved: a later bash call (L2) succeeded"), "the same command passed later: {l1}");
 }
+
+/// Y-5 (brk2 finding 13, harness exit statuses not read): two agent harnesses' own
+/// footers state a failed command's status in words [`exit_status`] does not read:
+/// OpenHands' `[The command completed with exit code 1.]` (the status after other
+/// words in the bracket) and mini-swe-agent's `<returncode>1</returncode>` (a tag, not
+/// `[` / `(`, before the word). With no signature in the output (a test script's own
+/// summary), the call is an ordinary success. Expected: each call is a failed call of
+/// §5 (`[o1] failed (exit 1)`, `[m1] failed (exit 1)`). Actual: no §5, the calls are
+/// successes in §4.
+#[test]
+#[ignore = "brk2 finding 13: OpenHands and mini-swe-agent exit status footers"]
+fn y5_brk2_13_harness_exit_status_footers_are_read() {
+    let doc = vec![
+        sys(),
+        user("run the checks"),
+        call("o1", "execute_bash", json!({"command": "./check.sh"})),
+        result("o1", "checked 12 files, 2 problems\n[The command completed with exit code 1.]"),
+        call("m1", "bash", json!({"command": "./lint.sh"})),
+        result("m1", "<returncode>1</returncode>\n<output>\nlint: 3 problems in src/a.py\n</output>"),
+        asst("Both checks report problems."),
+        user("fix them"),
+    ];
+    let h = handoff(&doc, 6_000);
+    assert!(h.contains("[o1] failed (exit 1)"), "{h}");
+    assert!(h.contains("[m1] failed (exit 1)"), "{h}");
+}
+
+/// Y-5 (brk2 finding 14, a retried run that passed read as failed; low): `npx jest ||
+/// npx jest` (a retry of a flaky suite) prints the first run's ` FAIL  path` and
+/// `Tests: 1 failed, 4 passed`, then the retry's `Tests: 5 passed`; with a failing
+/// verdict anywhere in the last 40 lines the passing verdict after it does not
+/// outweigh the badge. The retry is the command's outcome (exit 0). Expected: not a
+/// failure. Actual: true.
+#[test]
+#[ignore = "brk2 finding 14: the last verdict of a retried run"]
+fn y5_brk2_14_a_retry_that_passed_is_not_a_failure() {
+    let out = " FAIL  src/net.test.js\n  \u{25cf} fetches \u{203a} retries\n\n    thrown: \"Exceeded timeout of 5000 ms for a test.\"\n\nTest Suites: 1 failed, 1 total\nTests:       1 failed, 4 passed, 5 total\nTime:        6.1 s\n PASS  src/net.test.js\n\nTest Suites: 1 passed, 1 total\nTests:       5 passed, 5 total\nTime:        1.2 s\nRan all test suites.";
+    assert!(!text_reports_failure(out), "{out}");
+}
