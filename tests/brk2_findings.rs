@@ -27,16 +27,15 @@ fn error_line(h: &str, id: &str) -> String {
 #[test]
 #[ignore = "brk2 finding 1: an editor subcommand is read as the command"]
 fn y5_brk2_1_an_edit_of_another_file_does_not_resolve_a_failed_edit() {
-    let doc = vec![
-        sys(),
-        user("fix the bug in a.py and b.py"),
-        call("c1", "str_replace_editor", json!({"command": "str_replace", "path": "/repo/a.py", "old_str": "x = 1", "new_str": "x = 2"})),
-        result("c1", "Error: No replacement was performed, old_str `x = 1` did not appear verbatim in /repo/a.py."),
-        call("c2", "str_replace_editor", json!({"command": "str_replace", "path": "/repo/b.py", "old_str": "y = 1", "new_str": "y = 2"})),
-        result("c2", "The file /repo/b.py has been edited. Here's the result of running `cat -n` on a snippet of /repo/b.py:\n     1\ty = 2\nReview the changes and make sure they are as expected."),
-        asst("b.py is done; a.py still needs the edit."),
-        user("go on"),
-    ];
+    let doc = session(
+        "fix the bug in a.py and b.py",
+        &[
+            ("c1", "str_replace_editor", json!({"command": "str_replace", "path": "/repo/a.py", "old_str": "x = 1", "new_str": "x = 2"}), "Error: No replacement was performed, old_str `x = 1` did not appear verbatim in /repo/a.py."),
+            ("c2", "str_replace_editor", json!({"command": "str_replace", "path": "/repo/b.py", "old_str": "y = 1", "new_str": "y = 2"}), "The file /repo/b.py has been edited. Here's the result of running `cat -n` on a snippet of /repo/b.py:\n     1\ty = 2\nReview the changes and make sure they are as expected."),
+        ],
+        "b.py is done; a.py still needs the edit.",
+        "go on",
+    );
     let h = handoff(&doc, 6_000);
     let line = error_line(&h, "c1");
     assert!(line.contains("failed"), "c1 is a failed call:\n{h}");
@@ -51,16 +50,15 @@ fn y5_brk2_1_an_edit_of_another_file_does_not_resolve_a_failed_edit() {
 #[test]
 #[ignore = "brk2 finding 2: the directory a command ran in is dropped"]
 fn y5_brk2_2_the_same_command_in_another_directory_does_not_resolve() {
-    let doc = vec![
-        sys(),
-        user("run the tests of both packages"),
-        call("c3", "bash", json!({"command": "cd packages/api && npm test"})),
-        result("c3", "> api@1.0.0 test\n> node test.js\n\nnpm ERR! Test failed.  See above for more details."),
-        call("c4", "bash", json!({"command": "cd packages/web && npm test"})),
-        result("c4", "> web@1.0.0 test\n> node test.js\n\nall 12 checks passed"),
-        asst("web passes, api fails."),
-        user("fix api"),
-    ];
+    let doc = session(
+        "run the tests of both packages",
+        &[
+            ("c3", "bash", json!({"command": "cd packages/api && npm test"}), "> api@1.0.0 test\n> node test.js\n\nnpm ERR! Test failed.  See above for more details."),
+            ("c4", "bash", json!({"command": "cd packages/web && npm test"}), "> web@1.0.0 test\n> node test.js\n\nall 12 checks passed"),
+        ],
+        "web passes, api fails.",
+        "fix api",
+    );
     let h = handoff(&doc, 6_000);
     let line = error_line(&h, "c3");
     assert!(line.contains("failed"), "{h}");
@@ -219,15 +217,13 @@ fn mechanical_summary_text(doc: Vec<serde_json::Value>) -> String {
 #[test]
 #[ignore = "brk2 finding 11: a short fold's handoff loses its failed call"]
 fn y5_y6_brk2_11_a_short_folds_summary_names_its_failed_call() {
-    let doc = vec![
-        sys(),
-        user("fix the build; do not touch vendor/ and keep the API stable"),
-        call("c0", "bash", json!({"command": "cd /repo && make target0"})),
-        result("c0", &format!("make: *** [Makefile:3: target0] Error 1\n{}", "cc: fatal error: no input files\n".repeat(20))),
-        asst("The build fails at target0: the compiler gets no input files."),
-        user("next: ship it"),
-        asst("ok"),
-    ];
+    let mut doc = session(
+        "fix the build; do not touch vendor/ and keep the API stable",
+        &[("c0", "bash", json!({"command": "cd /repo && make target0"}), &format!("make: *** [Makefile:3: target0] Error 1\n{}", "cc: fatal error: no input files\n".repeat(20)))],
+        "The build fails at target0: the compiler gets no input files.",
+        "next: ship it",
+    );
+    doc.push(asst("ok"));
     let s = mechanical_summary_text(doc);
     assert!(s.lines().any(|l| l.contains("[c0]") && l.contains("failed")), "the failed make call is named:\n{s}");
 }
@@ -324,16 +320,15 @@ fn y3_brk2_12_a_long_command_fixed_folds_later_is_resolved() {
 #[test]
 #[ignore = "brk2 finding 13: OpenHands and mini-swe-agent exit status footers"]
 fn y5_brk2_13_harness_exit_status_footers_are_read() {
-    let doc = vec![
-        sys(),
-        user("run the checks"),
-        call("o1", "execute_bash", json!({"command": "./check.sh"})),
-        result("o1", "checked 12 files, 2 problems\n[The command completed with exit code 1.]"),
-        call("m1", "bash", json!({"command": "./lint.sh"})),
-        result("m1", "<returncode>1</returncode>\n<output>\nlint: 3 problems in src/a.py\n</output>"),
-        asst("Both checks report problems."),
-        user("fix them"),
-    ];
+    let doc = session(
+        "run the checks",
+        &[
+            ("o1", "execute_bash", json!({"command": "./check.sh"}), "checked 12 files, 2 problems\n[The command completed with exit code 1.]"),
+            ("m1", "bash", json!({"command": "./lint.sh"}), "<returncode>1</returncode>\n<output>\nlint: 3 problems in src/a.py\n</output>"),
+        ],
+        "Both checks report problems.",
+        "fix them",
+    );
     let h = handoff(&doc, 6_000);
     assert!(h.contains("[o1] failed (exit 1)"), "{h}");
     assert!(h.contains("[m1] failed (exit 1)"), "{h}");
