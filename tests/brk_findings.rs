@@ -11,18 +11,6 @@ use context_compactor::formats::Format;
 use context_compactor::trigger::Signals;
 use serde_json::json;
 
-/// An OpenAI Chat session: the system row, the user's `ask`, each `(id, tool, arguments,
-/// output)` call with its result, the assistant's `answer` and the user's `next` request.
-fn session(ask: &str, calls: &[(&str, &str, serde_json::Value, &str)], answer: &str, next: &str) -> Vec<serde_json::Value> {
-    let mut doc = vec![sys(), user(ask)];
-    for (id, tool, args, out) in calls {
-        doc.push(call(id, tool, args.clone()));
-        doc.push(result(id, out));
-    }
-    doc.extend([asst(answer), user(next)]);
-    doc
-}
-
 /// A Python script as a reader returns it: a line `exit_code = 1` of its code.
 const SCRIPT: &str = "#!/usr/bin/env python3\nimport sys\n\nexit_code = 1\nfor f in sys.argv[1:]:\n    if check(f):\n        exit_code = 0\nsys.exit(exit_code)\n";
 

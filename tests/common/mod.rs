@@ -194,6 +194,18 @@ pub fn result(id: &str, body: &str) -> Value {
     json!({"role": "tool", "tool_call_id": id, "content": body})
 }
 
+/// An OpenAI Chat session: the system row, the user's `ask`, each `(id, tool, arguments,
+/// output)` call with its result, the assistant's `answer` and the user's `next` request.
+pub fn session(ask: &str, calls: &[(&str, &str, Value, &str)], answer: &str, next: &str) -> Vec<Value> {
+    let mut doc = vec![sys(), user(ask)];
+    for (id, tool, args, out) in calls {
+        doc.push(call(id, tool, args.clone()));
+        doc.push(result(id, out));
+    }
+    doc.extend([asst(answer), user(next)]);
+    doc
+}
+
 /// The section `n` of a handoff summary (after its header, up to the next section header).
 pub fn section(text: &str, n: usize) -> String {
     let h = context_compactor::summarize::section_header(n);
