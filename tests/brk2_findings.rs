@@ -213,9 +213,10 @@ fn mechanical_summary_text(doc: Vec<serde_json::Value>) -> String {
 /// marker, cut mid-header (`[§8 Current work (the last as`), with no §5 line for c0.
 /// Expected: the failed call c0 is named as failed in the summary (its §5 line, as the
 /// floor-only summary would carry it). Actual: `[clipped: 1 more errors not shown here
-/// (summary budget); ...]` and nothing names c0.
+/// (summary budget); ...]` and nothing names c0. Fixed: a handoff that lost a failed
+/// call's §5 line gives way to the floor with those lines while that still shrinks the
+/// transcript (`engine::build`).
 #[test]
-#[ignore = "brk2 finding 11: a short fold's handoff loses its failed call"]
 fn y5_y6_brk2_11_a_short_folds_summary_names_its_failed_call() {
     let mut doc = session(
         "fix the build; do not touch vendor/ and keep the API stable",

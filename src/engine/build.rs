@@ -315,13 +315,20 @@ impl Job {
             format!("{narrative}{tail}")
         };
         let mut text = compose(&narrative);
-        if mechanical && text.len() >= fold_bytes {
+        // Y-5: the failed calls' §5 lines, which a summary of the engine's own never drops
+        let errors = if mechanical { crate::quote::content(&errors_handoff(&facts)).into_owned() } else { String::new() };
+        // a failed call the handoff names nowhere (its `[call id]` absent), not one it
+        // words differently
+        let call_ref = |l: &str| l.strip_prefix("- ").and_then(|r| r.find(" [").map(|i| &r[i + 1..])).and_then(|r| r.find("] ").map(|j| r[..=j].to_string()));
+        let drops_an_error = errors.lines().filter_map(call_ref).any(|id| !text.contains(&id));
+        if mechanical && (text.len() >= fold_bytes || drops_an_error) {
             // a summary never bigger than the rows it replaces when a smaller one does:
             // on a short fold the floor alone (every user text, constraint, path) is that,
-            // with the failed calls' lines of §5 (Y-5: a failed command is never dropped)
-            let errors = crate::quote::content(&errors_handoff(&facts)).into_owned();
+            // with the failed calls' lines of §5; and the floor with them stands in for a
+            // handoff cut so short that it lost one (brk2 finding 11), while it still shrinks
+            // the transcript
             let floor_only = compose(&errors);
-            if floor_only.len() < text.len() {
+            if floor_only.len() < text.len() || (drops_an_error && floor_only.len() < fold_bytes) {
                 text = floor_only;
             }
         }
