@@ -318,7 +318,6 @@ fn y3_brk2_12_a_long_command_fixed_folds_later_is_resolved() {
 /// §5 (`[o1] failed (exit 1)`, `[m1] failed (exit 1)`). Actual: no §5, the calls are
 /// successes in §4.
 #[test]
-#[ignore = "brk2 finding 13: OpenHands and mini-swe-agent exit status footers"]
 fn y5_brk2_13_harness_exit_status_footers_are_read() {
     let doc = session(
         "run the checks",

@@ -365,8 +365,11 @@ pub fn result_reports_failure(name: Option<&str>, text: &str) -> bool {
 
 /// Words that state an exit status when they open a line (after optional `[`, `(` and
 /// whitespace, and an optional `Error: `), in the order they are tried (lowercase ASCII):
-/// `Exit code: 1`, `[exit status 2]`, `(exit_code=3)`, `returncode: 1`, `Error: Exit code 1`.
-pub(crate) const EXIT_LINE_STARTS: [&str; 5] = ["exit code", "exit status", "exited with code", "exit_code", "returncode"];
+/// `Exit code: 1`, `[exit status 2]`, `(exit_code=3)`, `returncode: 1`, `Error: Exit code 1`,
+/// and two agent harnesses' footers (brk2 finding 13): OpenHands' `[The command completed
+/// with exit code 1.]` and mini-swe-agent's `<returncode>1</returncode>`.
+pub(crate) const EXIT_LINE_STARTS: [&str; 7] =
+    ["exit code", "exit status", "exited with code", "exit_code", "returncode", "the command completed with exit code", "<returncode>"];
 /// Phrases that state an exit status anywhere in a line (lowercase ASCII): a process
 /// runner's `Process exited with code 1`, Python's `returned non-zero exit status 2`.
 pub(crate) const EXIT_IN_LINE: [&str; 2] = ["exited with code", "returned non-zero exit status"];
