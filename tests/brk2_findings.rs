@@ -87,7 +87,14 @@ fn y5_brk2_4_cargo_no_fail_fast_with_a_failed_target_is_a_failure() {
     for k in 0..45 {
         out.push_str(&format!("test src/lib.rs - f{k} (line {}) ... ok\n", 10 + k));
     }
-    out.push_str("\ntest result: ok. 45 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 1.20s\n\nerror: 1 target failed:\n    `--test it`\n");
+    out.push_str("\ntest result: ok. 45 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 1.20s\n");
+    // the failing verdict alone, without cargo's closing line
+    assert!(text_reports_failure(&out), "{out}");
+    // cargo's closing lines alone are signatures
+    for close in ["error: 1 target failed:\n    `--test it`\n", "error: 2 targets failed:\n", "error: test failed, to rerun pass `--test it`\n"] {
+        assert!(context_compactor::formats::failure::window_signature(&format!("running 1 test\n{close}")), "{close}");
+    }
+    out.push_str("\nerror: 1 target failed:\n    `--test it`\n");
     assert!(text_reports_failure(&out), "{out}");
 }
 

@@ -9,7 +9,8 @@
 //! top level ([`json_error`]), or, when the output states no exit status, a specific
 //! failure signature at the start of a line in its first or last 40 lines
 //! ([`window_signature`]: a Rust panic, node's missing module, a traceback, ...) that
-//! no test runner's passing verdict after it outweighs ([`runner_verdict`]). A result
+//! no test runner's passing verdict after it outweighs, or a runner's failing verdict
+//! ([`runner_verdict`]). A result
 //! that merely mentions the word "error" in prose is not a failure, and an output
 //! stating exit status 0 is not read for an HTTP status or a later signature. A non-zero
 //! exit status ([`exit_status`]: the harness's, at a line's start or the top level of a
@@ -44,9 +45,11 @@ const WINDOW_BYTES: usize = 4_096;
 ///   (4 KiB at each end) is a specific failure signature ([`window_signature`]), such as
 ///   a Rust panic after cargo's `Compiling` lines or node's `Error: Cannot find module`
 ///   after its loader's lines. The bare word `error` on a later line is not one. A test
-///   runner's passing verdict among the last 40 lines, with no failing one there
-///   ([`runner_verdict`]: `test result: ok.`), outweighs a signature before it (a
-///   `#[should_panic]` test's panic line), not one after it.
+///   runner's failing verdict in those lines is a failure ([`runner_verdict`]: libtest's
+///   `test result: FAILED.` anywhere, the last of Jest's or pytest's: `Test Suites: 1
+///   failed`, `1 passed, 1 error in 0.02s`); when none fails, a final passing verdict
+///   (`test result: ok.`) outweighs a signature before it (a `#[should_panic]` test's
+///   panic line, the first run of a retry that passed), not one after it.
 ///
 /// The tool's name is not known here: see [`result_reports_failure`] for a result whose
 /// call names a reader.
@@ -64,7 +67,8 @@ pub fn text_reports_failure(text: &str) -> bool {
 
 /// A test runner's own verdict on its run (Y-5, brk finding 6): libtest's `test result:
 /// ok.` / `test result: FAILED.`, pytest's summary (`===== 2 passed, 1 skipped in 0.12s
-/// =====`, `-q`'s bare `2 passed in 0.01s`), Jest's `Tests:       3 passed, 3 total`.
+/// =====`, `-q`'s bare `2 passed in 0.01s`), Jest's `Tests:       3 passed, 3 total` and
+/// `Test Suites: 1 failed, 1 passed, 2 total`.
 /// `Some(true)` when it says the run passed (pytest and Jest: some passed, none failed
 /// and no error), `Some(false)` when it says it failed, `None` for any other line.
 pub fn runner_verdict(line: &str) -> Option<bool> {
