@@ -71,7 +71,6 @@ fn y5_brk2_2_the_same_command_in_another_directory_does_not_resolve() {
 /// in the last lines outweighs the badge. Expected: a failure (Jest exits 1). Actual:
 /// `text_reports_failure` is false.
 #[test]
-#[ignore = "brk2 finding 3: Jest's Tests line outweighs a suite that failed to run"]
 fn y5_brk2_3_jest_suite_that_failed_to_run_is_a_failure() {
     let out = "> app@1.0.0 test\n> jest\n\n PASS  src/b.test.js\n FAIL  src/a.test.js\n  \u{25cf} Test suite failed to run\n\n    Cannot find module './x' from 'src/a.test.js'\n\nTest Suites: 1 failed, 1 passed, 2 total\nTests:       3 passed, 3 total\nSnapshots:   0 total\nTime:        0.512 s\nRan all test suites.";
     assert!(text_reports_failure(out), "{out}");
@@ -83,13 +82,19 @@ fn y5_brk2_3_jest_suite_that_failed_to_run_is_a_failure() {
 /// panic, `test result: FAILED.`) is skipped, and cargo's closing `error: 1 target
 /// failed:` is no signature. Expected: a failure. Actual: false.
 #[test]
-#[ignore = "brk2 finding 4: a later passing verdict hides an earlier failing one"]
 fn y5_brk2_4_cargo_no_fail_fast_with_a_failed_target_is_a_failure() {
     let mut out = String::from("     Running tests/it.rs (target/debug/deps/it-0123)\n\nrunning 1 test\ntest c ... FAILED\n\nfailures:\n\n---- c stdout ----\nthread 'c' panicked at tests/it.rs:3:5:\nboom\n\nfailures:\n    c\n\ntest result: FAILED. 0 passed; 1 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s\n\n   Doc-tests foo\n\nrunning 45 tests\n");
     for k in 0..45 {
         out.push_str(&format!("test src/lib.rs - f{k} (line {}) ... ok\n", 10 + k));
     }
-    out.push_str("\ntest result: ok. 45 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 1.20s\n\nerror: 1 target failed:\n    `--test it`\n");
+    out.push_str("\ntest result: ok. 45 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 1.20s\n");
+    // the failing verdict alone, without cargo's closing line
+    assert!(text_reports_failure(&out), "{out}");
+    // cargo's closing lines alone are signatures
+    for close in ["error: 1 target failed:\n    `--test it`\n", "error: 2 targets failed:\n", "error: test failed, to rerun pass `--test it`\n"] {
+        assert!(context_compactor::formats::failure::window_signature(&format!("running 1 test\n{close}")), "{close}");
+    }
+    out.push_str("\nerror: 1 target failed:\n    `--test it`\n");
     assert!(text_reports_failure(&out), "{out}");
 }
 
@@ -99,7 +104,6 @@ fn y5_brk2_4_cargo_no_fail_fast_with_a_failed_target_is_a_failure() {
 /// line. `runner_verdict` reads both as `Some(false)`, yet only uses that to keep a
 /// passing verdict from winning. Expected: failures. Actual: false.
 #[test]
-#[ignore = "brk2 finding 5: pytest's failing verdict alone is not read"]
 fn y5_brk2_5_pytest_errors_verdict_is_a_failure() {
     for out in [
         "==================================== ERRORS ====================================\n_________________ ERROR collecting tests/test_a.py _________________\nImportError while importing test module '/app/tests/test_a.py'.\nE   ModuleNotFoundError: No module named 'foo'\n=========================== short test summary info ============================\nERROR tests/test_a.py\n!!!!!!!!!!!!!!!!!!!! Interrupted: 1 error during collection !!!!!!!!!!!!!!!!!!!!\n=============================== 1 error in 0.10s ===============================",
@@ -319,7 +323,6 @@ fn y3_brk2_12_a_long_command_fixed_folds_later_is_resolved() {
 /// §5 (`[o1] failed (exit 1)`, `[m1] failed (exit 1)`). Actual: no §5, the calls are
 /// successes in §4.
 #[test]
-#[ignore = "brk2 finding 13: OpenHands and mini-swe-agent exit status footers"]
 fn y5_brk2_13_harness_exit_status_footers_are_read() {
     let doc = session(
         "run the checks",
@@ -342,7 +345,6 @@ fn y5_brk2_13_harness_exit_status_footers_are_read() {
 /// outweigh the badge. The retry is the command's outcome (exit 0). Expected: not a
 /// failure. Actual: true.
 #[test]
-#[ignore = "brk2 finding 14: the last verdict of a retried run"]
 fn y5_brk2_14_a_retry_that_passed_is_not_a_failure() {
     let out = " FAIL  src/net.test.js\n  \u{25cf} fetches \u{203a} retries\n\n    thrown: \"Exceeded timeout of 5000 ms for a test.\"\n\nTest Suites: 1 failed, 1 total\nTests:       1 failed, 4 passed, 5 total\nTime:        6.1 s\n PASS  src/net.test.js\n\nTest Suites: 1 passed, 1 total\nTests:       5 passed, 5 total\nTime:        1.2 s\nRan all test suites.";
     assert!(!text_reports_failure(out), "{out}");

@@ -9,7 +9,8 @@
 //! top level ([`json_error`]), or, when the output states no exit status, a specific
 //! failure signature at the start of a line in its first or last 40 lines
 //! ([`window_signature`]: a Rust panic, node's missing module, a traceback, ...) that
-//! no test runner's passing verdict after it outweighs ([`runner_verdict`]). A result
+//! no test runner's passing verdict after it outweighs, or a runner's failing verdict
+//! ([`runner_verdict`]). A result
 //! that merely mentions the word "error" in prose is not a failure, and an output
 //! stating exit status 0 is not read for an HTTP status or a later signature. A non-zero
 //! exit status ([`exit_status`]: the harness's, at a line's start or the top level of a
@@ -44,9 +45,11 @@ const WINDOW_BYTES: usize = 4_096;
 ///   (4 KiB at each end) is a specific failure signature ([`window_signature`]), such as
 ///   a Rust panic after cargo's `Compiling` lines or node's `Error: Cannot find module`
 ///   after its loader's lines. The bare word `error` on a later line is not one. A test
-///   runner's passing verdict among the last 40 lines, with no failing one there
-///   ([`runner_verdict`]: `test result: ok.`), outweighs a signature before it (a
-///   `#[should_panic]` test's panic line), not one after it.
+///   runner's failing verdict in those lines is a failure ([`runner_verdict`]: libtest's
+///   `test result: FAILED.` anywhere, the last of Jest's or pytest's: `Test Suites: 1
+///   failed`, `1 passed, 1 error in 0.02s`); when none fails, a final passing verdict
+///   (`test result: ok.`) outweighs a signature before it (a `#[should_panic]` test's
+///   panic line, the first run of a retry that passed), not one after it.
 ///
 /// The tool's name is not known here: see [`result_reports_failure`] for a result whose
 /// call names a reader.
@@ -59,12 +62,13 @@ pub fn text_reports_failure(text: &str) -> bool {
     // a stated exit status 0 outweighs what a later line or a wrapped HTTP response
     // holds, not an output that opens as an error (`Error: expected exit code 0, got 1`)
     let exit = exit_status(text);
-    opens_as_error(first) || json_error(text) || (exit != Some(0) && http_failure(text)) || (exit.is_none() && window_signature(after_passing_verdict(text)))
+    opens_as_error(first) || json_error(text) || (exit != Some(0) && http_failure(text)) || (exit.is_none() && runner_or_signature(text))
 }
 
 /// A test runner's own verdict on its run (Y-5, brk finding 6): libtest's `test result:
 /// ok.` / `test result: FAILED.`, pytest's summary (`===== 2 passed, 1 skipped in 0.12s
-/// =====`, `-q`'s bare `2 passed in 0.01s`), Jest's `Tests:       3 passed, 3 total`.
+/// =====`, `-q`'s bare `2 passed in 0.01s`), Jest's `Tests:       3 passed, 3 total` and
+/// `Test Suites: 1 failed, 1 passed, 2 total`.
 /// `Some(true)` when it says the run passed (pytest and Jest: some passed, none failed
 /// and no error), `Some(false)` when it says it failed, `None` for any other line.
 pub fn runner_verdict(line: &str) -> Option<bool> {
@@ -85,7 +89,8 @@ pub fn runner_verdict(line: &str) -> Option<bool> {
         let passed = c.iter().any(|(n, w)| *n > 0 && w == "passed");
         (failed || passed).then_some(!failed)
     };
-    if let Some(rest) = line.strip_prefix("Tests:") {
+    // Jest's `Test Suites: 1 failed, 1 passed, 2 total` (a suite that failed to run) too
+    if let Some(rest) = line.strip_prefix("Tests:").or_else(|| line.strip_prefix("Test Suites:")) {
         return says(counts(rest.trim(), &["passed", "failed", "skipped", "todo", "total"])?, &["failed"]);
     }
     const PYTEST: [&str; 11] = ["passed", "failed", "skipped", "xfailed", "xpassed", "error", "errors", "warning", "warnings", "deselected", "rerun"];
@@ -98,20 +103,86 @@ pub fn runner_verdict(line: &str) -> Option<bool> {
     says(counts(parts, &PYTEST)?, &["failed", "error", "errors"])
 }
 
-/// The part of `text` after its final passing runner verdict ([`runner_verdict`]) when
-/// its last [`WINDOW_LINES`] lines hold one and no failing verdict (Y-5, brk finding 6):
-/// a panic or traceback before it is the runner's report of a test that passed (a
-/// `#[should_panic]` test under `--nocapture`), so [`window_signature`] reads only what
-/// follows. The whole text otherwise.
-fn after_passing_verdict(text: &str) -> &str {
+/// The test runner whose verdict a line is ([`runner_verdict`]).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Runner {
+    /// libtest's `test result: ...`: one per test binary cargo ran, never a retry.
+    Libtest,
+    /// Jest's `Test Suites:` / `Tests:` lines.
+    Jest,
+    /// pytest's summary line.
+    Pytest,
+}
+
+/// One runner verdict in an output's windows: where its line (or Jest's `Test Suites:`
+/// and `Tests:` lines together) ends in the output (a byte offset), its runner, and
+/// whether it passed.
+struct Verdict {
+    end: usize,
+    runner: Runner,
+    passed: bool,
+}
+
+/// The runner verdicts ([`runner_verdict`]) among `text`'s first and last
+/// [`WINDOW_LINES`] lines (each end within [`WINDOW_BYTES`]; a line in both read once),
+/// in order (Y-5, brk2 findings 3 and 4). Jest's `Tests:` line right after its `Test
+/// Suites:` line (only blanks between) joins it as one verdict that passed only when
+/// both did: a suite that failed to run ran no test, so `Tests:` alone says passed.
+fn verdicts(text: &str) -> Vec<Verdict> {
+    let head = text.get(..crate::evict::floor_boundary(text, WINDOW_BYTES)).unwrap_or("");
+    let offset = |l: &str| l.as_ptr() as usize - text.as_ptr() as usize;
+    let head_end = head.lines().take(WINDOW_LINES).last().map_or(0, |l| offset(l) + l.len());
     let tail = tail_window(text);
-    let verdicts: Vec<(&str, bool)> = tail.iter().filter_map(|l| Some((*l, runner_verdict(l)?))).collect();
-    match verdicts.last() {
-        Some((line, true)) if verdicts.iter().all(|(_, ok)| *ok) => {
-            let end = line.as_ptr() as usize - text.as_ptr() as usize + line.len();
-            text.get(end..).unwrap_or(text)
+    let lines = head.lines().take(WINDOW_LINES).chain(tail.into_iter().filter(|l| offset(l) >= head_end));
+    let mut out: Vec<Verdict> = Vec::new();
+    for line in lines {
+        let Some(passed) = runner_verdict(line) else { continue };
+        let (start, end) = (offset(line), offset(line) + line.len());
+        let runner = if line.starts_with("test result: ") {
+            Runner::Libtest
+        } else if line.starts_with("Tests:") || line.starts_with("Test Suites:") {
+            Runner::Jest
+        } else {
+            Runner::Pytest
+        };
+        if let Some(last) = out.last_mut() {
+            let joined = runner == Runner::Jest && last.runner == Runner::Jest && line.starts_with("Tests:") && text[last.end..start].trim().is_empty();
+            if joined {
+                last.end = end;
+                last.passed &= passed;
+                continue;
+            }
         }
-        _ => text,
+        out.push(Verdict { end, runner, passed });
+    }
+    out
+}
+
+/// Whether a test runner's own verdict says the run failed (Y-5, brk2 findings 3-5):
+/// libtest's `test result: FAILED.` anywhere in the windows (cargo runs one binary after
+/// another, so a later `test result: ok.` is another target's and hides none), or the
+/// last verdict of Jest or of pytest failing (`Test Suites: 1 failed`, `1 passed, 1
+/// error in 0.02s`); an earlier failing verdict of the same runner a later passing one
+/// follows is a retry that passed (`npx jest || npx jest`).
+fn verdicts_fail(all: &[Verdict]) -> bool {
+    let last_fails = |r: Runner| all.iter().rev().find(|v| v.runner == r).is_some_and(|v| !v.passed);
+    all.iter().any(|v| v.runner == Runner::Libtest && !v.passed) || last_fails(Runner::Jest) || last_fails(Runner::Pytest)
+}
+
+/// Whether a test runner's verdict ([`verdicts_fail`]) or a failure signature
+/// ([`window_signature`]) says an output that states no exit status failed (Y-5). When
+/// no verdict fails and the final one passed, only the part after it is read for a
+/// signature (brk finding 6): a panic or traceback before it is the runner's report of
+/// a test that passed (a `#[should_panic]` test under `--nocapture`) or of a run it
+/// retried.
+fn runner_or_signature(text: &str) -> bool {
+    let all = verdicts(text);
+    if verdicts_fail(&all) {
+        return true;
+    }
+    match all.last() {
+        Some(v) if v.passed => window_signature(text.get(v.end..).unwrap_or(text)),
+        _ => window_signature(text),
     }
 }
 
@@ -184,7 +255,9 @@ fn http_status(line: &str) -> Option<u16> {
 /// - a shell saying it found no command, or a command's errno message (as
 ///   [`opens_as_error`] reads them: `ls: cannot access 'x': No such file or directory`);
 /// - GNU make's own failure line ([`make_error`]: `make: *** [Makefile:3: all] Error 2`,
-///   `make[1]: *** No rule to make target 'x'.  Stop.`).
+///   `make[1]: *** No rule to make target 'x'.  Stop.`);
+/// - cargo's closing line when a test target failed: `error: 1 target failed:`, `error:
+///   test failed, to rerun pass `--test it``.
 pub fn window_signature(text: &str) -> bool {
     let head = text.get(..crate::evict::floor_boundary(text, WINDOW_BYTES)).unwrap_or("");
     let head: Vec<&str> = head.lines().take(WINDOW_LINES).collect();
@@ -311,6 +384,14 @@ fn signature_line(line: &str) -> bool {
     if let Some(rest) = line.strip_prefix("Error [ERR_") {
         return rest.split_once("]:").is_some_and(|(code, _)| !code.is_empty() && code.bytes().all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_'));
     }
+    // cargo's closing line when a test target failed (brk2 finding 4): `error: 1 target
+    // failed:` (`--no-fail-fast`), `error: test failed, to rerun pass `--test it``
+    if let Some(rest) = line.strip_prefix("error: ") {
+        let n = rest.bytes().take_while(u8::is_ascii_digit).count();
+        if rest.starts_with("test failed, to rerun pass") || (n > 0 && [" target failed:", " targets failed:"].iter().any(|t| rest[n..].starts_with(t))) {
+            return true;
+        }
+    }
     STARTS.iter().any(|s| line.starts_with(s)) || npm_error(line) || rust_panic(line) || rustc_error(line) || shell_not_found(line) || command_errno(line) || make_error(line) || compiler_error(line) || jest_fail(line)
 }
 
@@ -365,8 +446,11 @@ pub fn result_reports_failure(name: Option<&str>, text: &str) -> bool {
 
 /// Words that state an exit status when they open a line (after optional `[`, `(` and
 /// whitespace, and an optional `Error: `), in the order they are tried (lowercase ASCII):
-/// `Exit code: 1`, `[exit status 2]`, `(exit_code=3)`, `returncode: 1`, `Error: Exit code 1`.
-pub(crate) const EXIT_LINE_STARTS: [&str; 5] = ["exit code", "exit status", "exited with code", "exit_code", "returncode"];
+/// `Exit code: 1`, `[exit status 2]`, `(exit_code=3)`, `returncode: 1`, `Error: Exit code 1`,
+/// and two agent harnesses' footers (brk2 finding 13): OpenHands' `[The command completed
+/// with exit code 1.]` and mini-swe-agent's `<returncode>1</returncode>`.
+pub(crate) const EXIT_LINE_STARTS: [&str; 7] =
+    ["exit code", "exit status", "exited with code", "exit_code", "returncode", "the command completed with exit code", "<returncode>"];
 /// Phrases that state an exit status anywhere in a line (lowercase ASCII): a process
 /// runner's `Process exited with code 1`, Python's `returned non-zero exit status 2`.
 pub(crate) const EXIT_IN_LINE: [&str; 2] = ["exited with code", "returned non-zero exit status"];

@@ -2161,6 +2161,14 @@ mod tests {
         }
         let stated = texts.iter().filter(|t| exit_status(&format!("{{{t}")).is_some()).count();
         assert!(stated > 300, "the mix states a status often: {stated}");
+        // brk2 finding 13: OpenHands' and mini-swe-agent's footers, whole and broken
+        let pieces = ["\n[The command completed with exit code ", "\n<returncode>", "</returncode>", "\n<RETURNCODE>", "The Command Completed", "1", "0", ".]", ".", "x", " ", "\n", "\n   ", "\nError: ", "<", "-"];
+        let texts = crate::quote::tests::mixed_texts(&pieces, 1313, 2_000, 10);
+        for t in &texts {
+            assert_eq!(exit_status(t), exit_status_slow(t), "{t:?}");
+        }
+        let stated = texts.iter().filter(|t| exit_status(t).is_some()).count();
+        assert!(stated > 100, "the footers state a status often: {stated}");
         assert_eq!(exit_status("EXIT STATUS=\"7\" then exit code 0"), Some(7), "issue 13: the line's opening states it, not prose after it");
         assert_eq!(exit_status("exit code x\nexit status 2"), Some(2));
         assert_eq!(exit_status("exit code x exit status 2"), None, "issue 13: a status named mid-line in prose is not read");
