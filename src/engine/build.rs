@@ -320,15 +320,17 @@ impl Job {
         // a failed call the handoff names nowhere (its `[call id]` absent), not one it
         // words differently
         let call_ref = |l: &str| l.strip_prefix("- ").and_then(|r| r.find(" [").map(|i| &r[i + 1..])).and_then(|r| r.find("] ").map(|j| r[..=j].to_string()));
-        let drops_an_error = errors.lines().filter_map(call_ref).any(|id| !text.contains(&id));
+        // only a handoff the fold's own size cut (a short fold), not one the summary budget
+        // filled, whose count markers say what they left out
+        let short_fold = fold_bytes / 4 * 3 < budget.saturating_sub(fixed).saturating_sub(floor_room);
+        let drops_an_error = short_fold && errors.lines().filter_map(call_ref).any(|id| !text.contains(&id));
         if mechanical && (text.len() >= fold_bytes || drops_an_error) {
             // a summary never bigger than the rows it replaces when a smaller one does:
             // on a short fold the floor alone (every user text, constraint, path) is that,
             // with the failed calls' lines of §5; and the floor with them stands in for a
-            // handoff cut so short that it lost one (brk2 finding 11), while it still shrinks
-            // the transcript
+            // handoff cut so short that it lost one (brk2 finding 11), when it is smaller
             let floor_only = compose(&errors);
-            if floor_only.len() < text.len() || (drops_an_error && floor_only.len() < fold_bytes) {
+            if floor_only.len() < text.len() {
                 text = floor_only;
             }
         }
