@@ -25,7 +25,6 @@ fn error_line(h: &str, id: &str) -> String {
 /// succeeded` (`summarize::facts::arg_paths` keeps `command` as the call's command;
 /// the same head match, `handoff::head_names`, resolves carried lines across folds).
 #[test]
-#[ignore = "brk2 finding 1: an editor subcommand is read as the command"]
 fn y5_brk2_1_an_edit_of_another_file_does_not_resolve_a_failed_edit() {
     let doc = session(
         "fix the bug in a.py and b.py",
@@ -48,7 +47,6 @@ fn y5_brk2_1_an_edit_of_another_file_does_not_resolve_a_failed_edit() {
 /// test command succeeding in another directory (a monorepo's other package).
 /// Expected: c3 not resolved. Actual: `...; resolved: a later bash call (c4) succeeded`.
 #[test]
-#[ignore = "brk2 finding 2: the directory a command ran in is dropped"]
 fn y5_brk2_2_the_same_command_in_another_directory_does_not_resolve() {
     let doc = session(
         "run the tests of both packages",
@@ -281,7 +279,6 @@ fn fold_many(long: &str) -> (context_compactor::transcript::Transcript, usize) {
 /// in the folded rows`. Actual: `...; resolved: a later str_replace_editor call (s2)
 /// succeeded` from the seventh fold on.
 #[test]
-#[ignore = "brk2 finding 1 (across folds): an editor subcommand is read as the command"]
 fn y3_brk2_1b_an_edit_of_another_file_does_not_resolve_a_carried_failed_edit() {
     let (cur, folds) = fold_many("cd /repo && python -m pytest tests -x -q");
     assert!(folds >= 5, "{folds}");
@@ -299,7 +296,7 @@ fn y3_brk2_1b_an_edit_of_another_file_does_not_resolve_a_carried_failed_edit() {
 /// rows` in every summary to the end (13 folds). Expected: `resolved: a later bash call
 /// (L2) succeeded`.
 #[test]
-#[ignore = "brk2 finding 12: a clipped one-line command is never resolved across folds"]
+#[ignore = "brk2 finding 12: the fold that carries the resolution is refused (no_reduction)"]
 fn y3_brk2_12_a_long_command_fixed_folds_later_is_resolved() {
     let long = format!("cd /repo && python -m pytest {} -x -q --tb=short", (0..12).map(|k| format!("tests/test_module_{k}.py")).collect::<Vec<_>>().join(" "));
     let (cur, folds) = fold_many(&long);
