@@ -343,3 +343,55 @@ fn y5_brk2_14_a_retry_that_passed_is_not_a_failure() {
     let out = " FAIL  src/net.test.js\n  \u{25cf} fetches \u{203a} retries\n\n    thrown: \"Exceeded timeout of 5000 ms for a test.\"\n\nTest Suites: 1 failed, 1 total\nTests:       1 failed, 4 passed, 5 total\nTime:        6.1 s\n PASS  src/net.test.js\n\nTest Suites: 1 passed, 1 total\nTests:       5 passed, 5 total\nTime:        1.2 s\nRan all test suites.";
     assert!(!text_reports_failure(out), "{out}");
 }
+
+/// Y-3 / Y-5 (brk2 finding 12, the rule alone): [`many_folds_session`] with the long
+/// one-line command and more reads in the round of its passing run (L2), so the fold
+/// that holds L2 folds more than L2's rows and is taken. L1's carried §5 line names the
+/// command clipped (`…`); the very same command, clipped the same way, resolves it.
+#[test]
+fn y3_brk2_12b_a_clipped_one_line_command_is_resolved_by_the_same_command() {
+    let long = format!("cd /repo && python -m pytest {} -x -q --tb=short", (0..12).map(|k| format!("tests/test_module_{k}.py")).collect::<Vec<_>>().join(" "));
+    let mut rows = many_folds_session(&long);
+    let at = rows.iter().position(|r| r["content"] == "Good.").unwrap();
+    let extra: Vec<serde_json::Value> = (30..34)
+        .flat_map(|k| {
+            vec![
+                call(&format!("r{k}"), "Read", json!({"file_path": format!("/repo/src/part{k}.py")})),
+                result(&format!("r{k}"), &(0..30).map(|i| format!("line {i} of part {k}")).collect::<Vec<_>>().join("\n")),
+                asst(&format!("Finding {k}: part {k} looks fine.")),
+            ]
+        })
+        .collect();
+    rows.splice(at..at, extra);
+    let full = context_compactor::formats::decode(context_compactor::formats::Format::OpenaiChat, serde_json::Value::Array(rows)).unwrap();
+    let config = context_compactor::config::Config::from_options(&json!({ "contextWindow": 16000 })).unwrap();
+    let mut folds = 0;
+    let cur = forced_fold_loop(&full, 4, 4, &config, |_| folds += 1);
+    assert!(folds >= 5, "{folds}");
+    let l1 = carried_line(&cur, "L1");
+    assert!(l1.starts_with("- bash `cd /repo && python -m pytest tests/test_module_0.py") && l1.contains("tests/test_modul…` [L1] failed"), "the line names the command clipped: {l1}");
+    assert!(l1.ends_with("resolved: a later bash call (L2) succeeded"), "the same command passed later: {l1}");
+}
+
+/// Y-5 (brk2 finding 1, the editor's subcommands): with the editor's `command` no longer
+/// its command, a failed edit of `/repo/a.py` is resolved on its path; a `view` of that
+/// file edits nothing, so it neither resolves the failed edit nor counts as an edit
+/// before the later successful one (c3). Expected: `resolved: a later
+/// str_replace_editor call (c3) succeeded`, no `after edits`, c2 named nowhere in it.
+#[test]
+fn y5_brk2_1c_a_view_of_the_file_does_not_resolve_a_failed_edit() {
+    let doc = session(
+        "fix the bug in a.py",
+        &[
+            ("c1", "str_replace_editor", json!({"command": "str_replace", "path": "/repo/a.py", "old_str": "x = 1", "new_str": "x = 2"}), "Error: No replacement was performed, old_str `x = 1` did not appear verbatim in /repo/a.py."),
+            ("c2", "str_replace_editor", json!({"command": "view", "path": "/repo/a.py"}), "Here's the result of running `cat -n` on /repo/a.py:\n     1\tx  =  1"),
+            ("c3", "str_replace_editor", json!({"command": "str_replace", "path": "/repo/a.py", "old_str": "x  =  1", "new_str": "x = 2"}), "The file /repo/a.py has been edited."),
+        ],
+        "a.py is fixed.",
+        "go on",
+    );
+    let h = handoff(&doc, 6_000);
+    let line = error_line(&h, "c1");
+    assert!(line.starts_with("- str_replace_editor on /repo/a.py [c1] failed"), "{h}");
+    assert!(line.ends_with("; resolved: a later str_replace_editor call (c3) succeeded"), "the view c2 is no fix and no edit:\n{line}");
+}

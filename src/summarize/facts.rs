@@ -1942,7 +1942,8 @@ impl Facts {
                         // neither names a path: the same arguments (break5 finding 7: a
                         // later weather call for Paris does not resolve a failed one for Rome)
                         _ if c.paths.is_empty() && d.paths.is_empty() => c.arguments == d.arguments,
-                        _ => c.paths.first() == d.paths.first(),
+                        // an editor's view edits nothing: it resolves only a failed view
+                        _ => c.paths.first() == d.paths.first() && (!is_editor_view(d) || is_editor_view(c)),
                     }
             };
             let at = self.calls.iter().enumerate().skip(i + 1).find(|(_, d)| matches!(d.outcome, Outcome::Ok { .. }) && d.cause.is_none() && same(d)).map(|(j, _)| j);

@@ -613,7 +613,8 @@ fn resolution(fix: &Call, edits: &[Call]) -> String {
 /// line names only in part, `…` at its end, only by a one-line command the line would
 /// clip to the same text (brk2 finding 12), never by a command of more lines (two
 /// heredocs share their first line), else the
-/// same first path, else the same arguments (as far as the line names them). A leading
+/// same first path (by a call that is no editor view), else the same arguments (as far
+/// as the line names them). A leading
 /// `\` (the quote escape) is skipped.
 fn head_names(head: &str, d: &Call) -> bool {
     let Some(rest) = head.trim_start_matches('\\').strip_prefix("- ").and_then(|r| r.strip_prefix(d.name.as_str())) else { return false };
@@ -626,7 +627,8 @@ fn head_names(head: &str, d: &Call) -> bool {
             // (or, clipped, the same clipped text)
             r.match_indices("` [").any(|(i, _)| r.get(..i).is_some_and(|c| if c.ends_with('…') { clipped.as_deref() == Some(c) } else { super::facts::same_command(c, cmd) }))
         }
-        (None, Some(p)) => rest.strip_prefix(" on ").and_then(|r| r.strip_prefix(p.as_str())).is_some_and(|r| r.starts_with(" [")),
+        // an editor's view edits nothing, and the line does not say the failed call was a view
+        (None, Some(p)) => rest.strip_prefix(" on ").and_then(|r| r.strip_prefix(p.as_str())).is_some_and(|r| r.starts_with(" [")) && !super::facts::is_editor_view(d),
         // arguments the line clips (over 120 bytes) are not compared
         (None, None) => d.arguments.len() <= 120 && rest.strip_prefix('(').and_then(|r| r.strip_prefix(d.arguments.as_str())).is_some_and(|r| r.starts_with(") [")),
     }
