@@ -256,6 +256,11 @@ fn many_folds_session(long: &str) -> Vec<serde_json::Value> {
     rows
 }
 
+/// A one-line pytest command naming 12 test files (323 bytes: over a §5 line's clip).
+fn long_pytest() -> String {
+    format!("cd /repo && python -m pytest {} -x -q --tb=short", (0..12).map(|k| format!("tests/test_module_{k}.py")).collect::<Vec<_>>().join(" "))
+}
+
 /// The last §5 line naming call `id` in the summaries of `t`.
 fn carried_line(t: &context_compactor::transcript::Transcript, id: &str) -> String {
     let tag = format!("[{id}] ");
@@ -265,7 +270,12 @@ fn carried_line(t: &context_compactor::transcript::Transcript, id: &str) -> Stri
 /// The transcript after [`many_folds_session`] is fed 4 rows at a time, each step a
 /// forced deterministic fold (16k window), and how many folds ran.
 fn fold_many(long: &str) -> (context_compactor::transcript::Transcript, usize) {
-    let full = context_compactor::formats::decode(context_compactor::formats::Format::OpenaiChat, serde_json::Value::Array(many_folds_session(long))).unwrap();
+    fold_rows(many_folds_session(long))
+}
+
+/// [`fold_many`] over OpenAI Chat rows `rows`.
+fn fold_rows(rows: Vec<serde_json::Value>) -> (context_compactor::transcript::Transcript, usize) {
+    let full = context_compactor::formats::decode(context_compactor::formats::Format::OpenaiChat, serde_json::Value::Array(rows)).unwrap();
     let config = context_compactor::config::Config::from_options(&json!({ "contextWindow": 16000 })).unwrap();
     let mut folds = 0;
     let cur = forced_fold_loop(&full, 4, 4, &config, |_| folds += 1);
@@ -298,7 +308,7 @@ fn y3_brk2_1b_an_edit_of_another_file_does_not_resolve_a_carried_failed_edit() {
 #[test]
 #[ignore = "brk2 finding 12: the fold that carries the resolution is refused (no_reduction)"]
 fn y3_brk2_12_a_long_command_fixed_folds_later_is_resolved() {
-    let long = format!("cd /repo && python -m pytest {} -x -q --tb=short", (0..12).map(|k| format!("tests/test_module_{k}.py")).collect::<Vec<_>>().join(" "));
+    let long = long_pytest();
     let (cur, folds) = fold_many(&long);
     assert!(folds >= 5, "{folds}");
     let l1 = carried_line(&cur, "L1");
@@ -350,7 +360,7 @@ fn y5_brk2_14_a_retry_that_passed_is_not_a_failure() {
 /// command clipped (`…`); the very same command, clipped the same way, resolves it.
 #[test]
 fn y3_brk2_12b_a_clipped_one_line_command_is_resolved_by_the_same_command() {
-    let long = format!("cd /repo && python -m pytest {} -x -q --tb=short", (0..12).map(|k| format!("tests/test_module_{k}.py")).collect::<Vec<_>>().join(" "));
+    let long = long_pytest();
     let mut rows = many_folds_session(&long);
     let at = rows.iter().position(|r| r["content"] == "Good.").unwrap();
     let extra: Vec<serde_json::Value> = (30..34)
@@ -363,10 +373,7 @@ fn y3_brk2_12b_a_clipped_one_line_command_is_resolved_by_the_same_command() {
         })
         .collect();
     rows.splice(at..at, extra);
-    let full = context_compactor::formats::decode(context_compactor::formats::Format::OpenaiChat, serde_json::Value::Array(rows)).unwrap();
-    let config = context_compactor::config::Config::from_options(&json!({ "contextWindow": 16000 })).unwrap();
-    let mut folds = 0;
-    let cur = forced_fold_loop(&full, 4, 4, &config, |_| folds += 1);
+    let (cur, folds) = fold_rows(rows);
     assert!(folds >= 5, "{folds}");
     let l1 = carried_line(&cur, "L1");
     assert!(l1.starts_with("- bash `cd /repo && python -m pytest tests/test_module_0.py") && l1.contains("tests/test_modul…` [L1] failed"), "the line names the command clipped: {l1}");
