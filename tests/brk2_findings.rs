@@ -25,7 +25,6 @@ fn error_line(h: &str, id: &str) -> String {
 /// succeeded` (`summarize::facts::arg_paths` keeps `command` as the call's command;
 /// the same head match, `handoff::head_names`, resolves carried lines across folds).
 #[test]
-#[ignore = "brk2 finding 1: an editor subcommand is read as the command"]
 fn y5_brk2_1_an_edit_of_another_file_does_not_resolve_a_failed_edit() {
     let doc = session(
         "fix the bug in a.py and b.py",
@@ -48,7 +47,6 @@ fn y5_brk2_1_an_edit_of_another_file_does_not_resolve_a_failed_edit() {
 /// test command succeeding in another directory (a monorepo's other package).
 /// Expected: c3 not resolved. Actual: `...; resolved: a later bash call (c4) succeeded`.
 #[test]
-#[ignore = "brk2 finding 2: the directory a command ran in is dropped"]
 fn y5_brk2_2_the_same_command_in_another_directory_does_not_resolve() {
     let doc = session(
         "run the tests of both packages",
@@ -263,6 +261,11 @@ fn many_folds_session(long: &str) -> Vec<serde_json::Value> {
     rows
 }
 
+/// A one-line pytest command naming 12 test files (323 bytes: over a §5 line's clip).
+fn long_pytest() -> String {
+    format!("cd /repo && python -m pytest {} -x -q --tb=short", (0..12).map(|k| format!("tests/test_module_{k}.py")).collect::<Vec<_>>().join(" "))
+}
+
 /// The last §5 line naming call `id` in the summaries of `t`.
 fn carried_line(t: &context_compactor::transcript::Transcript, id: &str) -> String {
     let tag = format!("[{id}] ");
@@ -272,7 +275,12 @@ fn carried_line(t: &context_compactor::transcript::Transcript, id: &str) -> Stri
 /// The transcript after [`many_folds_session`] is fed 4 rows at a time, each step a
 /// forced deterministic fold (16k window), and how many folds ran.
 fn fold_many(long: &str) -> (context_compactor::transcript::Transcript, usize) {
-    let full = context_compactor::formats::decode(context_compactor::formats::Format::OpenaiChat, serde_json::Value::Array(many_folds_session(long))).unwrap();
+    fold_rows(many_folds_session(long))
+}
+
+/// [`fold_many`] over OpenAI Chat rows `rows`.
+fn fold_rows(rows: Vec<serde_json::Value>) -> (context_compactor::transcript::Transcript, usize) {
+    let full = context_compactor::formats::decode(context_compactor::formats::Format::OpenaiChat, serde_json::Value::Array(rows)).unwrap();
     let config = context_compactor::config::Config::from_options(&json!({ "contextWindow": 16000 })).unwrap();
     let mut folds = 0;
     let cur = forced_fold_loop(&full, 4, 4, &config, |_| folds += 1);
@@ -286,7 +294,6 @@ fn fold_many(long: &str) -> (context_compactor::transcript::Transcript, usize) {
 /// in the folded rows`. Actual: `...; resolved: a later str_replace_editor call (s2)
 /// succeeded` from the seventh fold on.
 #[test]
-#[ignore = "brk2 finding 1 (across folds): an editor subcommand is read as the command"]
 fn y3_brk2_1b_an_edit_of_another_file_does_not_resolve_a_carried_failed_edit() {
     let (cur, folds) = fold_many("cd /repo && python -m pytest tests -x -q");
     assert!(folds >= 5, "{folds}");
@@ -304,9 +311,9 @@ fn y3_brk2_1b_an_edit_of_another_file_does_not_resolve_a_carried_failed_edit() {
 /// rows` in every summary to the end (13 folds). Expected: `resolved: a later bash call
 /// (L2) succeeded`.
 #[test]
-#[ignore = "brk2 finding 12: a clipped one-line command is never resolved across folds"]
+#[ignore = "brk2 finding 12: the fold that carries the resolution is refused (no_reduction)"]
 fn y3_brk2_12_a_long_command_fixed_folds_later_is_resolved() {
-    let long = format!("cd /repo && python -m pytest {} -x -q --tb=short", (0..12).map(|k| format!("tests/test_module_{k}.py")).collect::<Vec<_>>().join(" "));
+    let long = long_pytest();
     let (cur, folds) = fold_many(&long);
     assert!(folds >= 5, "{folds}");
     let l1 = carried_line(&cur, "L1");
@@ -348,4 +355,53 @@ fn y5_brk2_13_harness_exit_status_footers_are_read() {
 fn y5_brk2_14_a_retry_that_passed_is_not_a_failure() {
     let out = " FAIL  src/net.test.js\n  \u{25cf} fetches \u{203a} retries\n\n    thrown: \"Exceeded timeout of 5000 ms for a test.\"\n\nTest Suites: 1 failed, 1 total\nTests:       1 failed, 4 passed, 5 total\nTime:        6.1 s\n PASS  src/net.test.js\n\nTest Suites: 1 passed, 1 total\nTests:       5 passed, 5 total\nTime:        1.2 s\nRan all test suites.";
     assert!(!text_reports_failure(out), "{out}");
+}
+
+/// Y-3 / Y-5 (brk2 finding 12, the rule alone): [`many_folds_session`] with the long
+/// one-line command and more reads in the round of its passing run (L2), so the fold
+/// that holds L2 folds more than L2's rows and is taken. L1's carried §5 line names the
+/// command clipped (`…`); the very same command, clipped the same way, resolves it.
+#[test]
+fn y3_brk2_12b_a_clipped_one_line_command_is_resolved_by_the_same_command() {
+    let long = long_pytest();
+    let mut rows = many_folds_session(&long);
+    let at = rows.iter().position(|r| r["content"] == "Good.").unwrap();
+    let extra: Vec<serde_json::Value> = (30..34)
+        .flat_map(|k| {
+            vec![
+                call(&format!("r{k}"), "Read", json!({"file_path": format!("/repo/src/part{k}.py")})),
+                result(&format!("r{k}"), &(0..30).map(|i| format!("line {i} of part {k}")).collect::<Vec<_>>().join("\n")),
+                asst(&format!("Finding {k}: part {k} looks fine.")),
+            ]
+        })
+        .collect();
+    rows.splice(at..at, extra);
+    let (cur, folds) = fold_rows(rows);
+    assert!(folds >= 5, "{folds}");
+    let l1 = carried_line(&cur, "L1");
+    assert!(l1.starts_with("- bash `cd /repo && python -m pytest tests/test_module_0.py") && l1.contains("tests/test_modul…` [L1] failed"), "the line names the command clipped: {l1}");
+    assert!(l1.ends_with("resolved: a later bash call (L2) succeeded"), "the same command passed later: {l1}");
+}
+
+/// Y-5 (brk2 finding 1, the editor's subcommands): with the editor's `command` no longer
+/// its command, a failed edit of `/repo/a.py` is resolved on its path; a `view` of that
+/// file edits nothing, so it neither resolves the failed edit nor counts as an edit
+/// before the later successful one (c3). Expected: `resolved: a later
+/// str_replace_editor call (c3) succeeded`, no `after edits`, c2 named nowhere in it.
+#[test]
+fn y5_brk2_1c_a_view_of_the_file_does_not_resolve_a_failed_edit() {
+    let doc = session(
+        "fix the bug in a.py",
+        &[
+            ("c1", "str_replace_editor", json!({"command": "str_replace", "path": "/repo/a.py", "old_str": "x = 1", "new_str": "x = 2"}), "Error: No replacement was performed, old_str `x = 1` did not appear verbatim in /repo/a.py."),
+            ("c2", "str_replace_editor", json!({"command": "view", "path": "/repo/a.py"}), "Here's the result of running `cat -n` on /repo/a.py:\n     1\tx  =  1"),
+            ("c3", "str_replace_editor", json!({"command": "str_replace", "path": "/repo/a.py", "old_str": "x  =  1", "new_str": "x = 2"}), "The file /repo/a.py has been edited."),
+        ],
+        "a.py is fixed.",
+        "go on",
+    );
+    let h = handoff(&doc, 6_000);
+    let line = error_line(&h, "c1");
+    assert!(line.starts_with("- str_replace_editor on /repo/a.py [c1] failed"), "{h}");
+    assert!(line.ends_with("; resolved: a later str_replace_editor call (c3) succeeded"), "the view c2 is no fix and no edit:\n{line}");
 }

@@ -1080,9 +1080,28 @@ fn looks_like_path(w: &str) -> bool {
 /// The command a shell call runs, for telling two calls apart (§5): a `bash -lc` /
 /// `sh -c` wrapper (and the quotes around its script) and leading `cd DIR &&` steps are
 /// dropped, and runs of whitespace become one space. `bash -lc "cd /repo && npm test"`
-/// and `npm test` give the same text; `npm run build` and `npm run lint` do not.
+/// and `npm test` give the same text; `npm run build` and `npm run lint` do not. For
+/// deciding whether a later call runs the same command, see [`same_command`], which
+/// compares the directories too.
 pub fn core_command(command: &str) -> String {
+    command_parts(command).1
+}
+
+/// Y-5 (brk2 finding 2): whether two shell commands run the same command for error
+/// resolution (§5): the same [`core_command`], and the same directories of the leading
+/// `cd DIR &&` steps it drops when both name some (one naming none ran where the agent
+/// stood, which is not known). `cd packages/api && npm test` and `cd packages/web && npm
+/// test` differ; `bash -lc "cd /repo &&  npm test"` and `npm test` are the same.
+pub fn same_command(a: &str, b: &str) -> bool {
+    let ((da, ca), (db, cb)) = (command_parts(a), command_parts(b));
+    ca == cb && (da.is_empty() || db.is_empty() || da == db)
+}
+
+/// The directories of a command's leading `cd DIR &&` steps (trimmed, in order) and its
+/// [`core_command`].
+fn command_parts(command: &str) -> (Vec<String>, String) {
     let mut t = command.split_whitespace().collect::<Vec<_>>().join(" ");
+    let mut dirs = Vec::new();
     loop {
         let before = t.len();
         let mut w = t.splitn(3, ' ');
@@ -1096,12 +1115,13 @@ pub fn core_command(command: &str) -> String {
         if let Some(after) = t.strip_prefix("cd ") {
             if let Some((dir, tail)) = after.split_once("&&") {
                 if !dir.trim().is_empty() && !dir.contains([';', '|']) && !tail.trim().is_empty() {
+                    dirs.push(dir.trim().to_string());
                     t = tail.trim().to_string();
                 }
             }
         }
         if t.len() == before {
-            return t;
+            return (dirs, t);
         }
     }
 }
@@ -1197,8 +1217,33 @@ fn call_patch(arguments: &str, v: &Value) -> Vec<(String, FileAction)> {
     out
 }
 
+/// The subcommands of an editor tool (SWE-agent's `str_replace_editor`, Anthropic's
+/// `str_replace_based_edit_tool` / `text_editor_*`), which it takes in its `command`
+/// argument next to a `path`.
+const EDITOR_SUBCOMMANDS: [&str; 5] = ["view", "create", "str_replace", "insert", "undo_edit"];
+
+/// Y-5 (brk2 finding 1): the editor subcommand an arguments object holds: its `command`
+/// (any ASCII case) is one of [`EDITOR_SUBCOMMANDS`] and it names a path (a string under
+/// one of the path keys). Such a `command` is no shell command: the call is a file
+/// operation on its path. `None` otherwise.
+fn editor_subcommand(map: &serde_json::Map<String, Value>) -> Option<&str> {
+    let sub = map.iter().find(|(k, _)| k.eq_ignore_ascii_case("command")).and_then(|(_, v)| v.as_str()).map(str::trim).filter(|s| EDITOR_SUBCOMMANDS.contains(s))?;
+    map.iter().any(|(k, v)| v.is_string() && PATH_KEYS.contains(&k.to_ascii_lowercase().as_str())).then_some(sub)
+}
+
+/// Whether call `c` is an editor tool's `view` (Y-5, brk2 finding 1): its arguments hold
+/// the editor subcommand `view` ([`editor_subcommand`]). A view reads the file; it edits
+/// nothing, whatever the tool's name says.
+pub fn is_editor_view(c: &Call) -> bool {
+    c.command.is_none()
+        && c.arguments.contains("view")
+        && matches!(serde_json::from_str::<Value>(&c.arguments), Ok(Value::Object(m)) if editor_subcommand(&m) == Some("view"))
+}
+
 fn arg_paths(v: &Value, out: &mut Vec<String>, command: &mut Option<String>) {
     let Value::Object(map) = v else { return };
+    // an editor's subcommand (`{"command": "str_replace", "path": ...}`) is no command
+    let editor = editor_subcommand(map).is_some();
     // seen paths in a set: a `paths` list or a command of many distinct paths stays linear
     let mut seen: std::collections::HashSet<String> = out.iter().cloned().collect();
     let mut push = |p: &str| {
@@ -1222,7 +1267,7 @@ fn arg_paths(v: &Value, out: &mut Vec<String>, command: &mut Option<String>) {
                     }
                 }
             }
-        } else if key == "command" || key == "cmd" {
+        } else if (key == "command" && !editor) || key == "cmd" {
             let text = match val {
                 Value::String(s) => Some(s.clone()),
                 Value::Array(items) => Some(items.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(" ")),
@@ -1826,7 +1871,7 @@ impl Facts {
                 // what a patch does to its files is known exactly
                 let patched = patched.get(p.as_str()).copied();
                 // a failed patch changed nothing it is known of: its files are not "edited"
-                let act = if let Some(a) = patched { if c.outcome.failed() { FileAction::PatchFailed } else { a } } else if c.command.is_some() { FileAction::Command } else if k > 0 && action == FileAction::Read { FileAction::Mentioned } else { action };
+                let act = if let Some(a) = patched { if c.outcome.failed() { FileAction::PatchFailed } else { a } } else if c.command.is_some() { FileAction::Command } else if k > 0 && action == FileAction::Read { FileAction::Mentioned } else if is_editor_view(c) { FileAction::Read } else { action };
                 let at = match file_at.get(p.as_str()) {
                     Some(i) => *i,
                     None => {
@@ -1876,7 +1921,7 @@ impl Facts {
 
     /// Errors and how they were resolved (§5): each call that failed or whose output
     /// holds a root-cause line ([`Call::cause`]), with the later call of the same tool
-    /// running the same command ([`core_command`]; else on the same path; for calls naming
+    /// running the same command in the same directory ([`same_command`]; else on the same path; for calls naming
     /// neither, with the same arguments)
     /// that succeeded with no root-cause line, if one followed, and the file edits made in
     /// between.
@@ -1891,12 +1936,14 @@ impl Facts {
                     && match (&c.command, &d.command) {
                         // the same command, whole (breaker finding: the first two words made
                         // `ls` resolve a failed `bash -lc "git push origin main"`)
-                        (Some(a), Some(b)) => core_command(a) == core_command(b),
+                        // in the same directory (brk2 finding 2: [`same_command`])
+                        (Some(a), Some(b)) => same_command(a, b),
                         (Some(_), None) => false,
                         // neither names a path: the same arguments (break5 finding 7: a
                         // later weather call for Paris does not resolve a failed one for Rome)
                         _ if c.paths.is_empty() && d.paths.is_empty() => c.arguments == d.arguments,
-                        _ => c.paths.first() == d.paths.first(),
+                        // an editor's view edits nothing: it resolves only a failed view
+                        _ => c.paths.first() == d.paths.first() && (!is_editor_view(d) || is_editor_view(c)),
                     }
             };
             let at = self.calls.iter().enumerate().skip(i + 1).find(|(_, d)| matches!(d.outcome, Outcome::Ok { .. }) && d.cause.is_none() && same(d)).map(|(j, _)| j);

@@ -570,7 +570,7 @@ fn own_error_lines(f: &Facts) -> Vec<String> {
 fn error_subject(c: &Call) -> String {
     match (&c.command, c.paths.first()) {
         (Some(cmd), _) => {
-            let first = truncate(cmd.lines().next().unwrap_or(""), 160);
+            let first = clipped_first_line(cmd);
             let more = if !first.ends_with('…') && cmd.trim_end().lines().nth(1).is_some() { "…" } else { "" };
             format!("{} `{first}{more}`", c.name)
         }
@@ -579,13 +579,19 @@ fn error_subject(c: &Call) -> String {
     }
 }
 
+/// The first line of a command as a §5 line names it ([`error_subject`]): clipped to 160
+/// UTF-8 bytes, `…` after a clipped one.
+fn clipped_first_line(cmd: &str) -> String {
+    truncate(cmd.lines().next().unwrap_or(""), 160)
+}
+
 /// How a §5 line says its error was resolved by the later call `fix`, with the calls
 /// made before it (`edits`): `resolved: [after edits to <path> (<tool> <id>), ..., ]a
 /// later <tool> call (<id>) succeeded`, naming the calls among `edits` that edited or
 /// wrote a file (not a view).
 fn resolution(fix: &Call, edits: &[Call]) -> String {
     let mut edited: Vec<String> = Vec::new();
-    for x in edits.iter().filter(|x| !x.patched.is_empty() || matches!(super::facts::action_of(&x.name), super::facts::FileAction::Edited | super::facts::FileAction::Written) && !x.command.as_deref().is_some_and(|c| c.starts_with("view"))) {
+    for x in edits.iter().filter(|x| !x.patched.is_empty() || matches!(super::facts::action_of(&x.name), super::facts::FileAction::Edited | super::facts::FileAction::Written) && !x.command.as_deref().is_some_and(|c| c.starts_with("view")) && !super::facts::is_editor_view(x)) {
         for p in &x.paths {
             let s = format!("{p} ({} {})", x.name, x.id);
             if !edited.contains(&s) {
@@ -603,20 +609,26 @@ fn resolution(fix: &Call, edits: &[Call]) -> String {
 /// Whether the §5 line head `head` of an earlier summary ([`super::facts::CarriedError`])
 /// names a failed call that `d` resolves by the rule of [`Facts::errors`], read from
 /// what the line names ([`error_subject`]): the same tool and the same whole command
-/// (as [`super::facts::core_command`] gives them; a command the line names only in part,
-/// `…` at its end, is resolved by none: two heredocs share their first line), else the
-/// same first path, else the same arguments (as far as the line names them). A leading
+/// in the same directory ([`super::facts::same_command`]); a command the
+/// line names only in part, `…` at its end, only by a one-line command the line would
+/// clip to the same text (brk2 finding 12), never by a command of more lines (two
+/// heredocs share their first line), else the
+/// same first path (by a call that is no editor view), else the same arguments (as far
+/// as the line names them). A leading
 /// `\` (the quote escape) is skipped.
 fn head_names(head: &str, d: &Call) -> bool {
     let Some(rest) = head.trim_start_matches('\\').strip_prefix("- ").and_then(|r| r.strip_prefix(d.name.as_str())) else { return false };
     match (&d.command, d.paths.first()) {
         (Some(cmd), _) => {
             let Some(r) = rest.strip_prefix(" `") else { return false };
-            let want = super::facts::core_command(cmd);
+            // a long one-line command: the line names it clipped, as it would name `cmd`
+            let clipped = if cmd.trim_end().lines().nth(1).is_none() { Some(clipped_first_line(cmd)).filter(|f| f.ends_with('…')) } else { None };
             // the command ends at a "` [" (the call id follows): any whose text is it whole
-            r.match_indices("` [").any(|(i, _)| r.get(..i).is_some_and(|c| !c.ends_with('…') && super::facts::core_command(c) == want))
+            // (or, clipped, the same clipped text)
+            r.match_indices("` [").any(|(i, _)| r.get(..i).is_some_and(|c| if c.ends_with('…') { clipped.as_deref() == Some(c) } else { super::facts::same_command(c, cmd) }))
         }
-        (None, Some(p)) => rest.strip_prefix(" on ").and_then(|r| r.strip_prefix(p.as_str())).is_some_and(|r| r.starts_with(" [")),
+        // an editor's view edits nothing, and the line does not say the failed call was a view
+        (None, Some(p)) => rest.strip_prefix(" on ").and_then(|r| r.strip_prefix(p.as_str())).is_some_and(|r| r.starts_with(" [")) && !super::facts::is_editor_view(d),
         // arguments the line clips (over 120 bytes) are not compared
         (None, None) => d.arguments.len() <= 120 && rest.strip_prefix('(').and_then(|r| r.strip_prefix(d.arguments.as_str())).is_some_and(|r| r.starts_with(") [")),
     }
