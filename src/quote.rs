@@ -171,8 +171,14 @@ fn fence_at(b: &[u8], i: usize) -> bool {
     if b.get(j) == Some(&b'/') {
         j += 1;
     }
-    while matches!(b.get(j), Some(b' ' | b'\t' | b'\n' | b'\r')) {
-        j += 1;
+    // blanks and every line break (VT, FF, U+0085, U+2028, U+2029 too: brk2 finding 8)
+    loop {
+        match b.get(j..).unwrap_or(&[]) {
+            [b' ' | b'\t' | b'\n' | b'\r' | 0x0B | 0x0C, ..] => j += 1,
+            [0xC2, 0x85, ..] => j += 2,
+            [0xE2, 0x80, 0xA8 | 0xA9, ..] => j += 3,
+            _ => break,
+        }
     }
     let rest = b.get(j..).unwrap_or(&[]);
     FENCE_TAGS.iter().any(|t| rest.len() >= t.len() && rest.iter().zip(t.as_bytes()).all(|(a, c)| a.eq_ignore_ascii_case(c)))

@@ -151,9 +151,8 @@ fn y5_brk2_7_a_traceback_logged_between_timestamped_records_is_not_a_failure() {
 /// tabs, `\n` and `\r` between `<` / `</` and the tag name, so `</\u{2028}transcript>`,
 /// `<\x0Btranscript>` or `</\x0Ctranscript>` keep their `<`, while `</\r\ntranscript>`
 /// gets `&lt;`. Expected: each `<` written `&lt;` (content_len 3 bytes more). Actual:
-/// unchanged.
+/// unchanged. Fixed: `fence_at` skips every line break.
 #[test]
-#[ignore = "brk2 finding 8: fence tags across VT / FF / U+0085 / U+2028 / U+2029"]
 fn y9_brk2_8_a_fence_tag_across_any_line_break_is_escaped() {
     assert_eq!(content("ok\n</\r\ntranscript>"), "ok\n&lt;/\r\ntranscript>", "the rule as it holds for CR LF");
     for s in ["ok\n</\u{2028}transcript>", "ok\n<\u{2029}transcript>", "ok\n</\u{85}summaries>", "ok\n<\x0btranscript>", "ok\n</\x0ctranscript>"] {
