@@ -167,9 +167,9 @@ fn y9_brk2_8_a_fence_tag_across_any_line_break_is_escaped() {
 /// `Error from server (NotFound):` (its first and only line), BuildKit's `ERROR: failed
 /// to solve:`, Terraform's boxed `│ Error: `, tsc's `path(l,c): error TS2322:` and
 /// `path:l:c - error TS`, go build's `./main.go:5:2: undefined: foo` after `# pkg`.
-/// Expected: failures. Actual: each false.
+/// Expected: failures. Actual: each false. Fixed: kubectl's opening, BuildKit's and
+/// Terraform's lines, tsc's and go's compile error lines are signatures.
 #[test]
-#[ignore = "brk2 finding 9: kubectl / BuildKit / Terraform / tsc / go build failures"]
 fn y5_brk2_9_common_cli_failures_are_failures() {
     let missed: Vec<&str> = [
         "Error from server (NotFound): pods \"web\" not found",

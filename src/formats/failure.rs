@@ -344,8 +344,11 @@ fn log_record(line: &str) -> Option<&'static str> {
 
 /// One line (untrimmed) of [`window_signature`]'s window: whether it is a signature.
 fn signature_line(line: &str) -> bool {
-    const STARTS: [&str; 11] = [
+    const STARTS: [&str; 13] = [
         "Error: Cannot find module '",
+        // BuildKit's closing line, Terraform's boxed diagnostic (brk2 finding 9)
+        "ERROR: failed to solve:",
+        "\u{2502} Error: ",
         // git refusing a push (brk finding 5)
         "error: failed to push some refs",
         "Error response from daemon:",
@@ -392,7 +395,35 @@ fn signature_line(line: &str) -> bool {
             return true;
         }
     }
-    STARTS.iter().any(|s| line.starts_with(s)) || npm_error(line) || rust_panic(line) || rustc_error(line) || shell_not_found(line) || command_errno(line) || make_error(line) || compiler_error(line) || jest_fail(line)
+    STARTS.iter().any(|s| line.starts_with(s)) || npm_error(line) || rust_panic(line) || rustc_error(line) || shell_not_found(line) || command_errno(line) || make_error(line) || compiler_error(line) || jest_fail(line) || tsc_error(line) || go_compile_error(line)
+}
+
+/// TypeScript's compiler error line (Y-5, brk2 finding 9) at column 0: `path(line,col):
+/// error TS<digits>:` (tsc's plain reporter) or `path:line:col - error TS<digits>:` (its
+/// pretty one), the path holding no blank.
+fn tsc_error(line: &str) -> bool {
+    let digits = |p: &str| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit());
+    let code = |r: &str| r.strip_prefix("error TS").is_some_and(|r| r.split_once(':').is_some_and(|(n, _)| digits(n)));
+    if let Some((place, rest)) = line.split_once("): ") {
+        if let Some((path, at)) = place.rsplit_once('(') {
+            if let Some((l, c)) = at.split_once(',') {
+                return digits(l) && digits(c) && !path.is_empty() && !path.contains(char::is_whitespace) && code(rest);
+            }
+        }
+    }
+    let Some((place, rest)) = line.split_once(" - ") else { return false };
+    let mut parts = place.rsplitn(3, ':');
+    let (c, l, path) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""), parts.next().unwrap_or(""));
+    digits(c) && digits(l) && !path.is_empty() && !path.contains(char::is_whitespace) && code(rest)
+}
+
+/// Go's compile error line (Y-5, brk2 finding 9) at column 0: `<path>.go:<line>:<col>:
+/// <message>` (`./main.go:5:2: undefined: foo`), the path holding no blank.
+fn go_compile_error(line: &str) -> bool {
+    let mut parts = line.splitn(4, ':');
+    let (path, l, c, msg) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""), parts.next().unwrap_or(""), parts.next());
+    let digits = |p: &str| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit());
+    path.ends_with(".go") && !path.contains(char::is_whitespace) && digits(l) && digits(c) && msg.is_some_and(|m| m.starts_with(' ') && m.trim().len() > 1)
 }
 
 /// A C compiler's (gcc, clang) error line (Y-5, brk finding 5): `<path>:<line>:<col>:
@@ -682,8 +713,10 @@ pub fn is_reader(name: &str) -> bool {
 /// - SWE-agent's `Your proposed edit has introduced new syntax error(s).` (the edit was
 ///   not applied).
 pub fn opens_as_error(line: &str) -> bool {
-    const OPENINGS: [&str; 13] = [
+    const OPENINGS: [&str; 14] = [
         "Error:",
+        // kubectl relaying the API server's refusal (brk2 finding 9)
+        "Error from server (",
         // the Docker CLI relaying its daemon's refusal (brk finding 5)
         "Error response from daemon:",
         "docker: Error response from daemon:",
