@@ -146,7 +146,7 @@ fn verdicts(text: &str) -> Vec<Verdict> {
             Runner::Pytest
         };
         if let Some(last) = out.last_mut() {
-            let joined = runner == Runner::Jest && last.runner == Runner::Jest && line.starts_with("Tests:") && text[last.end..start].trim().is_empty();
+            let joined = runner == Runner::Jest && last.runner == Runner::Jest && line.starts_with("Tests:") && text.get(last.end..start).is_some_and(|gap| gap.trim().is_empty());
             if joined {
                 last.end = end;
                 last.passed &= passed;
@@ -286,7 +286,7 @@ fn tail_window(text: &str) -> Vec<&str> {
 /// error, Python's `SyntaxError`), except a traceback a logger printed while the
 /// program went on ([`logged_traceback`]).
 fn signature_at(lines: &[&str], i: usize) -> bool {
-    let line = lines[i].trim_end();
+    let Some(line) = lines.get(i).map(|l| l.trim_end()) else { return false };
     if line.starts_with("Traceback (most recent call last):") {
         return !logged_traceback(lines, i);
     }
@@ -297,7 +297,7 @@ fn signature_at(lines: &[&str], i: usize) -> bool {
 /// error name, an identifier ending `Error` longer than `Error` (`TypeError: `,
 /// `ReferenceError: `), then `: `, and the next line is a stack frame (`    at `).
 fn js_uncaught(lines: &[&str], i: usize) -> bool {
-    let Some((name, _)) = lines[i].split_once(": ") else { return false };
+    let Some((name, _)) = lines.get(i).and_then(|l| l.split_once(": ")) else { return false };
     let named = name.len() > "Error".len() && name.ends_with("Error") && name.starts_with(|c: char| c.is_ascii_uppercase()) && name.bytes().all(|b| b.is_ascii_alphanumeric());
     named && lines.get(i + 1).is_some_and(|l| l.starts_with("    at "))
 }
@@ -306,7 +306,7 @@ fn js_uncaught(lines: &[&str], i: usize) -> bool {
 /// with, in the 4 lines before it, the `  File "<path>", line N` line naming where (the
 /// code and caret lines between): a compile error Python reports without a traceback.
 fn python_syntax_error(lines: &[&str], i: usize) -> bool {
-    if !(lines[i].starts_with("SyntaxError: ") || lines[i].starts_with("IndentationError: ")) {
+    if !lines.get(i).is_some_and(|l| l.starts_with("SyntaxError: ") || l.starts_with("IndentationError: ")) {
         return false;
     }
     let file_line = |l: &str| {
@@ -315,7 +315,7 @@ fn python_syntax_error(lines: &[&str], i: usize) -> bool {
             !path.is_empty() && digits > 0 && (n.len() == digits || n[digits..].starts_with(','))
         })
     };
-    lines[i.saturating_sub(4)..i].iter().any(|l| file_line(l.trim_end()))
+    lines.get(i.saturating_sub(4)..i).is_some_and(|before| before.iter().any(|l| file_line(l.trim_end())))
 }
 
 /// Whether the traceback whose header is line `i` of a window was printed by a logger
@@ -325,11 +325,11 @@ fn python_syntax_error(lines: &[&str], i: usize) -> bool {
 /// and exception line, a later line is a log record too (`INFO retry ok`). An uncaught
 /// exception ends the program: nothing is logged after it.
 fn logged_traceback(lines: &[&str], i: usize) -> bool {
-    let before = i.checked_sub(1).and_then(|j| log_record(lines[j]));
+    let before = i.checked_sub(1).and_then(|j| lines.get(j)).and_then(|l| log_record(l));
     if !before.is_some_and(|level| ["ERROR", "WARNING", "CRITICAL"].contains(&level)) {
         return false;
     }
-    let frames = lines[i + 1..].iter().take_while(|l| l.starts_with(' ')).count();
+    let frames = lines.get(i + 1..).unwrap_or(&[]).iter().take_while(|l| l.starts_with(' ')).count();
     // past the frames, the exception line, then the program's own lines
     lines.get(i + 2 + frames..).is_some_and(|rest| rest.iter().any(|l| log_record(l).is_some()))
 }
