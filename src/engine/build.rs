@@ -317,13 +317,11 @@ impl Job {
         let mut text = compose(&narrative);
         // Y-5: the failed calls' §5 lines, which a summary of the engine's own never drops
         let errors = if mechanical { crate::quote::content(&errors_handoff(&facts)).into_owned() } else { String::new() };
-        // a failed call the handoff names nowhere (its `[call id]` absent), not one it
-        // words differently
-        let call_ref = |l: &str| l.strip_prefix("- ").and_then(|r| r.find(" [").map(|i| &r[i + 1..])).and_then(|r| r.find("] ").map(|j| r[..=j].to_string()));
         // only a handoff the fold's own size cut (a short fold), not one the summary budget
-        // filled, whose count markers say what they left out
+        // filled, whose count markers say what they left out: a failed call of the fold it
+        // names nowhere (its `[call id]` absent)
         let short_fold = fold_bytes / 4 * 3 < budget.saturating_sub(fixed).saturating_sub(floor_room);
-        let drops_an_error = short_fold && errors.lines().filter_map(call_ref).any(|id| !text.contains(&id));
+        let drops_an_error = short_fold && facts.calls.iter().any(|c| c.outcome.failed() && !text.contains(&format!("[{}]", c.id)));
         if mechanical && (text.len() >= fold_bytes || drops_an_error) {
             // a summary never bigger than the rows it replaces when a smaller one does:
             // on a short fold the floor alone (every user text, constraint, path) is that,
